@@ -1,0 +1,1 @@
+"""The pforge command-line interface."""

@@ -1,0 +1,872 @@
+"""Finds loops and annotates each level with its iteration space, name classes and blockers.
+
+Analyses annotate, they never rewrite (STYLE.md). For each loop level the result is a
+:class:`LoopInfo`: every name touched in the body gets one class (DESIGN.md, "Name
+classification"), subscripted accesses go through the dependence test
+(:mod:`pforge.transpile.dependence`), calls through the effect tables
+(:mod:`pforge.transpile.effects`), and each reason the level cannot be vectorized becomes a
+``PF2xx`` remark naming the variable and the lines. Def-use chains come from beniget.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import beniget
+import gast
+
+from pforge.transpile import dependence, effects
+from pforge.transpile.frontend import ImportMap, SourceText
+from pforge.transpile.remarks import Remark
+from pforge.transpile.spaces import Space, for_space, while_space
+
+INVARIANT, INDUCTION, ITEM, PRIVATE = "invariant", "induction", "item", "private"
+COLLECTOR, INDEXED, REDUCTION, CARRIED, DERIVED = (
+    "collector", "indexed output", "reduction", "carried", "derived induction")
+
+#: Consumers of a collector after the loop: resolved callee -> kind of result.
+CONSUMERS = {
+    "tensorflow.stack": "stack", "tensorflow.convert_to_tensor": "stack",
+    "tensorflow.constant": "stack", "tensorflow.concat": "concat",
+    "numpy.stack": "stack", "numpy.array": "stack", "numpy.asarray": "stack",
+    "numpy.concatenate": "concat", "numpy.vstack": "concat",
+}
+_FRESH_CALLS = {"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "numpy.array",
+                "numpy.copy", "numpy.zeros_like", "numpy.ones_like", "numpy.empty_like",
+                "numpy.full_like", "builtins.list", "builtins.dict", "builtins.set",
+                "tensorflow.TensorArray"}
+_REDUCE_CALLS = {
+    "builtins.max": "max", "builtins.min": "min", "tensorflow.maximum": "max",
+    "tensorflow.minimum": "min", "tensorflow.math.maximum": "max", "tensorflow.math.minimum": "min",
+    "numpy.maximum": "max", "numpy.minimum": "min", "numpy.fmax": "max", "numpy.fmin": "min",
+}
+_AUG_OPS = {gast.Add: "add", gast.Sub: "add", gast.Mult: "mul", gast.BitOr: "or", gast.BitAnd: "and"}
+
+
+@dataclass
+class Collector:
+    """A list built by ``append`` in the loop and consumed once after it.
+
+    Attributes:
+        init: the statement that binds the empty list before the loop.
+        appends: the ``name.append(e)`` calls in the body (possibly under ``if``).
+        consumer: the call after the loop (``tf.stack(name)``) and its ``kind``.
+        conditional: some append runs only under an ``if`` in this level's body.
+    """
+
+    name: str
+    init: gast.stmt
+    appends: list[gast.Call]
+    consumer: gast.Call
+    kind: str
+    conditional: bool = False
+
+
+@dataclass
+class Reduction:
+    """``name ⊕= term`` in every store of ``name`` in the body; ``op`` is add, mul, max, min, or, and."""
+
+    name: str
+    op: str
+    updates: list[gast.stmt]
+
+
+@dataclass
+class LoopInfo:
+    """Annotations of one loop level (one ``for`` or ``while``).
+
+    ``classes`` maps each name touched in the body to its class; ``blockers`` holds the PF2xx
+    remarks (empty when the level is vectorizable); ``children`` are the loops nested directly
+    in the body.
+    """
+
+    node: gast.stmt
+    qualname: str
+    function: gast.FunctionDef | None
+    parent: "LoopInfo | None"
+    space: Space | None = None
+    body: list[gast.stmt] = field(default_factory=list)
+    classes: dict[str, str] = field(default_factory=dict)
+    collectors: dict[str, Collector] = field(default_factory=dict)
+    reductions: dict[str, Reduction] = field(default_factory=dict)
+    tensorarrays: dict[str, list[gast.Assign]] = field(default_factory=dict)
+    arrays: dict[str, list[dependence.Access]] = field(default_factory=dict)
+    derived: dict[str, gast.stmt] = field(default_factory=dict)
+    dependences: list[str] = field(default_factory=list)
+    blockers: list[Remark] = field(default_factory=list)
+    children: list["LoopInfo"] = field(default_factory=list)
+    library: str = "python"
+    has_tape: bool = False
+    scatter_add: bool = False
+    host_casts: list[gast.Call] = field(default_factory=list)
+
+    @property
+    def vectorizable(self) -> bool:
+        return not self.blockers
+
+    @property
+    def lineno(self) -> int:
+        return self.node.lineno
+
+    @property
+    def end_lineno(self) -> int:
+        return self.node.end_lineno
+
+    def block(self, code: str, message: str, node: gast.AST | None = None) -> None:
+        where = node if node is not None and hasattr(node, "lineno") else self.node
+        remark = Remark(code, message, where.lineno, where.col_offset + 1)
+        if remark not in self.blockers:
+            self.blockers.append(remark)
+
+    def walk(self):
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+
+class ModuleContext:
+    """Everything about one module that the per-loop analyses share."""
+
+    def __init__(self, source: SourceText, tree: gast.Module):
+        self.source = source
+        self.tree = tree
+        self.imports = ImportMap.from_module(tree)
+        self.parents: dict[int, gast.AST] = {}
+        for node in gast.walk(tree):
+            for child in gast.iter_child_nodes(node):
+                self.parents[id(child)] = node
+        self.functions = {n.name: n for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)}
+        self.effects = effects.EffectAnalyzer(self.imports, self.functions)
+        self.lines = source.text.splitlines()
+        self._chains: beniget.DefUseChains | None = None
+        self._use_def: dict | None = None
+
+    @property
+    def chains(self) -> beniget.DefUseChains:
+        if self._chains is None:
+            chains = beniget.DefUseChains(self.source.filename)
+            chains.visit(self.tree)
+            self._chains = chains
+        return self._chains
+
+    def definitions_of(self, use: gast.Name) -> list:
+        """beniget's reaching definitions of a name load."""
+        if self._use_def is None:
+            self._use_def = beniget.UseDefChains(self.chains).chains
+        return self._use_def.get(use, [])
+
+    def users_of(self, name_node: gast.Name) -> list[gast.AST]:
+        chain = self.chains.chains.get(name_node)
+        return [u.node for u in chain.users()] if chain is not None else []
+
+    def waived(self, node: gast.AST) -> bool:
+        """A ``# pforge: pure`` comment on any line of the node waives PF210."""
+        for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
+            if 0 < line <= len(self.lines) and "pforge: pure" in self.lines[line - 1]:
+                return True
+        return False
+
+
+# ---------------------------------------------------------------------------------------------
+# Discovery
+
+
+def discover(ctx: ModuleContext) -> list[LoopInfo]:
+    """All loop nests of the module, outermost first, in source order; each level analysed."""
+    roots: list[LoopInfo] = []
+    _normalise_continue(ctx.tree)
+
+    def visit_block(stmts, qualname, function, parent_loop, sink):
+        previous = None
+        for stmt in stmts:
+            if isinstance(stmt, (gast.For, gast.While)):
+                info = LoopInfo(stmt, qualname, function, parent_loop)
+                info.space = (for_space(stmt, ctx.imports) if isinstance(stmt, gast.For)
+                              else while_space(stmt, previous))
+                info.body = list(stmt.body)
+                if isinstance(stmt, gast.While) and info.space is not None:
+                    info.body = info.body[:-1]  # the counter increment is the iteration space
+                sink.append(info)
+                visit_block(stmt.body, qualname, function, info, info.children)
+                visit_block(stmt.orelse, qualname, function, parent_loop, sink)
+            elif isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef)):
+                inner = f"{qualname}.{stmt.name}" if qualname else stmt.name
+                visit_block(stmt.body, inner, stmt, None, roots)
+            elif isinstance(stmt, gast.ClassDef):
+                inner = f"{qualname}.{stmt.name}" if qualname else stmt.name
+                visit_block(stmt.body, inner, None, None, roots)
+            else:
+                for block in _child_blocks(stmt):
+                    visit_block(block, qualname, function, parent_loop, sink)
+            previous = stmt
+
+    visit_block(ctx.tree.body, "", None, None, roots)
+    roots.sort(key=lambda info: (info.node.lineno, info.node.col_offset))
+    for root in roots:
+        for info in root.walk():
+            _analyse_level(ctx, info)
+    return roots
+
+
+def _child_blocks(stmt):
+    if isinstance(stmt, gast.If):
+        return [stmt.body, stmt.orelse]
+    if isinstance(stmt, (gast.With, gast.AsyncWith)):
+        return [stmt.body]
+    if isinstance(stmt, gast.Try):
+        return [stmt.body, *[h.body for h in stmt.handlers], stmt.orelse, stmt.finalbody]
+    if isinstance(stmt, gast.AsyncFor):
+        return [stmt.body, stmt.orelse]
+    return []
+
+
+def _normalise_continue(tree: gast.Module) -> None:
+    """``if c: continue`` followed by ``rest`` at the top of a loop body becomes ``if not c: rest``.
+
+    Adapted from AutoGraph's ``continue_statements`` converter: the rest of the body runs
+    exactly when the guard is false, so the rewrite keeps the iteration's effects.
+    """
+    for node in gast.walk(tree):
+        if isinstance(node, (gast.For, gast.While)):
+            node.body = _guard_rest(node.body)
+
+
+def _guard_rest(body):
+    for k, stmt in enumerate(body):
+        if (isinstance(stmt, gast.If) and not stmt.orelse and len(stmt.body) == 1
+                and isinstance(stmt.body[0], gast.Continue)):
+            rest = _guard_rest(body[k + 1:])
+            if not rest:
+                return body[:k]
+            guard = gast.If(test=gast.UnaryOp(op=gast.Not(), operand=stmt.test), body=rest, orelse=[])
+            gast.copy_location(guard, stmt)
+            guard.end_lineno, guard.end_col_offset = rest[-1].end_lineno, rest[-1].end_col_offset
+            return body[:k] + [guard]
+    return body
+
+
+# ---------------------------------------------------------------------------------------------
+# Per-level analysis
+
+
+def _scope_nodes(stmts):
+    """All nodes under ``stmts``, not descending into nested function or class bodies."""
+    stack = list(reversed(stmts))
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)):
+            continue
+        stack.extend(reversed(list(gast.iter_child_nodes(node))))
+
+
+def _stored_names(stmts) -> dict[str, list[gast.Name]]:
+    stored: dict[str, list[gast.Name]] = {}
+    for node in _scope_nodes(stmts):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            if not _in_comprehension_target(node, stmts):
+                stored.setdefault(node.id, []).append(node)
+    return stored
+
+
+def _in_comprehension_target(node, stmts) -> bool:
+    return False
+
+
+def _loaded_names(node) -> list[gast.Name]:
+    found, bound = [], set()
+    for sub in gast.walk(node):
+        if isinstance(sub, gast.comprehension):
+            bound |= {n.id for n in gast.walk(sub.target) if isinstance(n, gast.Name)}
+        elif isinstance(sub, gast.Lambda):
+            bound |= {a.id for a in sub.args.args if isinstance(a, gast.Name)}
+    for sub in gast.walk(node):
+        if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load) and sub.id not in bound:
+            found.append(sub)
+    return found
+
+
+def _analyse_level(ctx: ModuleContext, info: LoopInfo) -> None:
+    loop = info.node
+    if info.space is None:
+        if isinstance(loop, gast.While):
+            info.block("PF207", "while loop whose exit depends on values computed in the loop; "
+                       "only counted loops (`v = a; while v < b: ...; v += 1`) are vectorized")
+        else:
+            info.block("PF213", f"iteration space `{gast.unparse(loop.iter).strip()}` is not "
+                       "one pforge models (range, rows, enumerate, zip)")
+    if getattr(loop, "orelse", None):
+        info.block("PF211", "`for ... else` is not vectorized")
+    body = info.body
+    nodes = list(_scope_nodes(body))
+    node_ids = {id(n) for n in _scope_nodes([loop])}
+    targets = info.space.target_names() if info.space else set()
+    stored = _stored_names(body)
+    if info.space and info.space.kind == "while":
+        stored.pop(info.space.induction, None)
+
+    _structural_blockers(ctx, info, nodes)
+    _find_tensorarrays(info, body, stored)
+    _find_collectors(ctx, info, nodes, node_ids, stored)
+    _find_reductions(ctx, info, body, stored)
+    _find_derived(info, body, stored, targets)
+    _classify_scalars(ctx, info, body, stored, targets, node_ids)
+    _check_subscripts(ctx, info, nodes, stored, targets)
+    _check_calls(ctx, info, nodes)
+    _detect_library(ctx, info, nodes)
+    for name in sorted({n.id for n in nodes if isinstance(n, gast.Name)} - set(info.classes)):
+        info.classes[name] = INVARIANT
+
+
+def _structural_blockers(ctx, info, nodes):
+    own_loop_nodes = _own_level_nodes(info)
+    for node in nodes:
+        if isinstance(node, (gast.Return, gast.Yield, gast.YieldFrom, gast.Await)):
+            kind = type(node).__name__.lower().replace("yieldfrom", "yield from")
+            info.block("PF204", f"`{kind}` in the loop body leaves the loop early", node)
+        elif isinstance(node, gast.Raise):
+            info.block("PF204", "`raise` in the loop body can end the loop early", node)
+        elif isinstance(node, gast.Break) and id(node) in own_loop_nodes:
+            info.block("PF204", "`break` makes the trip count depend on the data", node)
+        elif isinstance(node, gast.Continue) and id(node) in own_loop_nodes:
+            info.block("PF211", "`continue` is vectorized only as a leading `if cond: continue`", node)
+        elif isinstance(node, (gast.Try, gast.Delete, gast.Import, gast.ImportFrom, gast.ClassDef,
+                               gast.FunctionDef, gast.AsyncFunctionDef, gast.Global, gast.Nonlocal)):
+            what = {gast.Try: "try", gast.Delete: "del", gast.Import: "import", gast.ImportFrom: "import",
+                    gast.ClassDef: "a class definition", gast.FunctionDef: "a nested function",
+                    gast.AsyncFunctionDef: "a nested function", gast.Global: "global",
+                    gast.Nonlocal: "nonlocal"}[type(node)]
+            info.block("PF211", f"{what} in the loop body is not analysed", node)
+        elif isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Store):
+            info.block("PF206", f"writes the attribute `{gast.unparse(node).strip()}`, visible "
+                       "outside the loop in iteration order", node)
+        elif isinstance(node, gast.With):
+            for item in node.items:
+                if isinstance(item.context_expr, gast.Call) and (
+                        ctx.imports.resolve(item.context_expr.func) or "").endswith("GradientTape"):
+                    info.has_tape = True
+    if info.function is not None:
+        declared = {n for node in gast.walk(info.function)
+                    if isinstance(node, (gast.Global, gast.Nonlocal)) for n in node.names}
+        for name in sorted(declared & set(_stored_names(info.body))):
+            info.block("PF206", f"writes `{name}`, declared global/nonlocal in the function")
+
+
+def _own_level_nodes(info):
+    """Nodes of the body that belong to this level, not to a nested loop."""
+    own, stack = set(), list(info.body)
+    while stack:
+        node = stack.pop()
+        own.add(id(node))
+        if isinstance(node, (gast.For, gast.While, gast.FunctionDef, gast.Lambda, gast.ClassDef)):
+            own.add(id(node))
+            if isinstance(node, (gast.For, gast.While)):
+                stack.extend([node.target] if isinstance(node, gast.For) else [])
+                stack.append(node.iter if isinstance(node, gast.For) else node.test)
+            continue
+        stack.extend(gast.iter_child_nodes(node))
+    return own
+
+
+def _find_tensorarrays(info, body, stored):
+    for node in _scope_nodes(body):
+        if (isinstance(node, gast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], gast.Name) and isinstance(node.value, gast.Call)
+                and isinstance(node.value.func, gast.Attribute) and node.value.func.attr == "write"
+                and isinstance(node.value.func.value, gast.Name)
+                and node.value.func.value.id == node.targets[0].id and len(node.value.args) == 2):
+            info.tensorarrays.setdefault(node.targets[0].id, []).append(node)
+    for name, writes in list(info.tensorarrays.items()):
+        if len(stored.get(name, [])) != len(writes):
+            del info.tensorarrays[name]
+            continue
+        info.classes[name] = INDEXED
+
+
+def _find_collectors(ctx, info, nodes, node_ids, stored):
+    appends: dict[str, list[gast.Call]] = {}
+    receivers: set[int] = set()
+    for node in nodes:
+        if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+                and node.func.attr == "append" and isinstance(node.func.value, gast.Name)
+                and len(node.args) == 1 and not node.keywords
+                and isinstance(ctx.parents.get(id(node)), gast.Expr)):
+            appends.setdefault(node.func.value.id, []).append(node)
+            receivers.add(id(node.func.value))
+    for name, calls in appends.items():
+        if name in stored:
+            continue
+        other_loads = [n for n in nodes if isinstance(n, gast.Name) and n.id == name
+                       and id(n) not in receivers]
+        if other_loads:
+            continue
+        defs = ctx.definitions_of(calls[0].func.value)
+        if len(defs) != 1:
+            continue
+        def_node = defs[0].node
+        if id(def_node) in node_ids:
+            continue
+        init, value = _binding(ctx, def_node)
+        if init is None or not _is_empty_list(ctx, value):
+            continue
+        outside = [u for u in ctx.users_of(def_node) if id(u) not in node_ids]
+        if len(outside) != 1:
+            continue
+        consumer = ctx.parents.get(id(outside[0]))
+        kind = _consumer_kind(ctx, consumer, outside[0])
+        if kind is None:
+            continue
+        low, high = _append_counts(info.body, {id(c) for c in calls})
+        conditional = (low, high) != (1, 1)
+        info.collectors[name] = Collector(name, init, calls, consumer, kind, conditional)
+        info.classes[name] = COLLECTOR
+
+
+def _binding(ctx, name_node):
+    """The statement that binds ``name_node`` and the value bound to it (tuple targets too)."""
+    parent = ctx.parents.get(id(name_node))
+    if isinstance(parent, gast.Assign) and len(parent.targets) == 1 and parent.targets[0] is name_node:
+        return parent, parent.value
+    if isinstance(parent, gast.Tuple):
+        stmt = ctx.parents.get(id(parent))
+        if (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and stmt.targets[0] is parent
+                and isinstance(stmt.value, gast.Tuple) and len(stmt.value.elts) == len(parent.elts)):
+            return stmt, stmt.value.elts[parent.elts.index(name_node)]
+    return None, None
+
+
+def _is_empty_list(ctx, value) -> bool:
+    if isinstance(value, gast.List) and not value.elts:
+        return True
+    return (isinstance(value, gast.Call) and ctx.imports.resolve(value.func) == "builtins.list"
+            and not value.args)
+
+
+def _consumer_kind(ctx, call, arg) -> str | None:
+    if not isinstance(call, gast.Call) or not call.args or call.args[0] is not arg:
+        return None
+    kind = CONSUMERS.get(ctx.imports.resolve(call.func) or "")
+    if kind is None:
+        return None
+    axis = call.args[1] if len(call.args) > 1 else next(
+        (k.value for k in call.keywords if k.arg == "axis"), None)
+    if axis is not None and not (isinstance(axis, gast.Constant) and axis.value == 0):
+        return None
+    if kind == "concat" and axis is None and (ctx.imports.resolve(call.func) or "").startswith("tensorflow"):
+        return None
+    allowed = {"axis", "dtype", "name"}
+    if any(k.arg not in allowed for k in call.keywords):
+        return None
+    return kind
+
+
+def _append_counts(stmts, calls) -> tuple[int, int]:
+    """Fewest and most of ``calls`` one iteration can run (``(1, 1)``: exactly one, a map)."""
+    low = high = 0
+    for stmt in stmts:
+        if isinstance(stmt, gast.If):
+            a, b = _append_counts(stmt.body, calls), _append_counts(stmt.orelse, calls)
+            low, high = low + min(a[0], b[0]), high + max(a[1], b[1])
+        elif isinstance(stmt, (gast.For, gast.While)):
+            _, inner = _append_counts(stmt.body, calls)
+            high += 2 * inner  # a loop may run any number of times
+        elif isinstance(stmt, (gast.With, gast.AsyncWith)):
+            a, b = _append_counts(stmt.body, calls)
+            low, high = low + a, high + b
+        elif any(id(n) in calls for n in gast.walk(stmt)):
+            low, high = low + 1, high + 1
+    return low, high
+
+
+
+
+def _reduction_update(ctx, stmt, name):
+    """The reduction operator if ``stmt`` is ``name ⊕= term`` (in any accepted spelling)."""
+    if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name) and stmt.target.id == name:
+        op = _AUG_OPS.get(type(stmt.op))
+        if op and name not in {n.id for n in _loaded_names(stmt.value)}:
+            return op
+        return None
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id == name):
+        return None
+    value = stmt.value
+    operands = None
+    if isinstance(value, gast.BinOp) and type(value.op) in (gast.Add, gast.Mult, gast.Sub):
+        op = _AUG_OPS[type(value.op)]
+        if isinstance(value.left, gast.Name) and value.left.id == name:
+            operands = (op, value.right)
+        elif isinstance(value.right, gast.Name) and value.right.id == name and not isinstance(value.op, gast.Sub):
+            operands = (op, value.left)
+    elif isinstance(value, gast.BoolOp) and len(value.values) == 2:
+        op = "or" if isinstance(value.op, gast.Or) else "and"
+        first, second = value.values
+        if isinstance(first, gast.Name) and first.id == name:
+            operands = (op, second)
+    elif isinstance(value, gast.Call) and len(value.args) == 2 and not value.keywords:
+        op = _REDUCE_CALLS.get(ctx.imports.resolve(value.func) or "")
+        first, second = value.args
+        if op and isinstance(first, gast.Name) and first.id == name:
+            operands = (op, second)
+        elif op and isinstance(second, gast.Name) and second.id == name:
+            operands = (op, first)
+    if operands and name not in {n.id for n in _loaded_names(operands[1])}:
+        return operands[0]
+    return None
+
+
+def _statement_of(ctx, node):
+    while node is not None and not isinstance(node, gast.stmt):
+        node = ctx.parents.get(id(node))
+    return node
+
+
+def _find_reductions(ctx, info, body, stored):
+    for name, stores in stored.items():
+        if name in info.classes:
+            continue
+        updates, ops = [], set()
+        for store in stores:
+            stmt = _statement_of(ctx, store)
+            op = _reduction_update(ctx, stmt, name)
+            if op is None:
+                break
+            updates.append(stmt)
+            ops.add(op)
+        else:
+            if len(ops) != 1:
+                continue
+            update_ids = set()
+            for stmt in updates:
+                update_ids |= {id(n) for n in gast.walk(stmt)}
+            stray = [n for n in _scope_nodes(body) if isinstance(n, gast.Name) and n.id == name
+                     and id(n) not in update_ids]
+            if stray:
+                continue
+            info.reductions[name] = Reduction(name, ops.pop(), updates)
+            info.classes[name] = REDUCTION
+
+
+def _find_derived(info, body, stored, targets):
+    if info.space is None or info.space.kind not in ("range", "while", "enumerate"):
+        return
+    for name, stores in stored.items():
+        if name in info.classes or name in targets or len(stores) != 1:
+            continue
+        stmt = next((s for s in body if any(n is stores[0] for n in gast.walk(s))), None)
+        if stmt is None:
+            continue  # not at the top level of the body
+        step = None
+        if isinstance(stmt, gast.AugAssign) and isinstance(stmt.op, (gast.Add, gast.Sub)):
+            step = stmt.value
+        elif (isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.BinOp)
+              and isinstance(stmt.value.op, (gast.Add, gast.Sub))
+              and isinstance(stmt.value.left, gast.Name) and stmt.value.left.id == name):
+            step = stmt.value.right
+        if step is None or {n.id for n in _loaded_names(step)} & (set(stored) | targets):
+            continue
+        info.derived[name] = stmt
+        info.classes[name] = DERIVED
+
+
+def _exposed_reads(stmts, defined, assigned, out):
+    """Must-define scan: records loads of ``assigned`` names not yet defined in the iteration.
+
+    Returns the names definitely defined after ``stmts``. A branch ending in ``continue``,
+    ``break`` or ``return`` does not fall through, so it defines everything.
+    """
+    everything = set(assigned)
+    for stmt in stmts:
+        if isinstance(stmt, (gast.Continue, gast.Break, gast.Return, gast.Raise)):
+            _record(_loaded_names(stmt), defined, assigned, out)
+            return everything
+        if isinstance(stmt, gast.If):
+            _record(_loaded_names(stmt.test), defined, assigned, out)
+            left = _exposed_reads(stmt.body, set(defined), assigned, out)
+            right = _exposed_reads(stmt.orelse, set(defined), assigned, out)
+            defined = left & right
+        elif isinstance(stmt, gast.For):
+            _record(_loaded_names(stmt.iter), defined, assigned, out)
+            inner = set(defined) | {n.id for n in gast.walk(stmt.target) if isinstance(n, gast.Name)}
+            _exposed_reads(stmt.body, inner, assigned, out)
+        elif isinstance(stmt, gast.While):
+            _record(_loaded_names(stmt.test), defined, assigned, out)
+            _exposed_reads(stmt.body, set(defined), assigned, out)
+        elif isinstance(stmt, (gast.With, gast.AsyncWith)):
+            for item in stmt.items:
+                _record(_loaded_names(item.context_expr), defined, assigned, out)
+                if item.optional_vars is not None:
+                    defined |= {n.id for n in gast.walk(item.optional_vars) if isinstance(n, gast.Name)}
+            defined = _exposed_reads(stmt.body, defined, assigned, out)
+        elif isinstance(stmt, gast.AugAssign):
+            _record(_loaded_names(stmt.value), defined, assigned, out)
+            if isinstance(stmt.target, gast.Name):
+                _record([stmt.target], defined, assigned, out, force=True)
+                defined.add(stmt.target.id)
+            else:
+                _record(_loaded_names(stmt.target), defined, assigned, out)
+        elif isinstance(stmt, (gast.Assign, gast.AnnAssign)):
+            if stmt.value is not None:
+                _record(_loaded_names(stmt.value), defined, assigned, out)
+            targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target]
+            for target in targets:
+                _record(_loaded_names(target), defined, assigned, out)
+                defined |= {n.id for n in gast.walk(target)
+                            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        else:
+            _record(_loaded_names(stmt), defined, assigned, out)
+    return defined
+
+
+def _record(names, defined, assigned, out, force=False):
+    for name in names:
+        if name.id in assigned and name.id not in defined and name.id not in out:
+            out[name.id] = name
+
+
+def _classify_scalars(ctx, info, body, stored, targets, node_ids):
+    for name in targets:
+        info.classes[name] = INDUCTION if name == (info.space.induction if info.space else None) else ITEM
+        if name in stored:
+            info.block("PF211", f"the loop variable `{name}` is reassigned in the body",
+                       stored[name][0])
+    assigned = {n for n in stored if n not in info.classes}
+    exposed: dict[str, gast.Name] = {}
+    _exposed_reads(body, set(), assigned, exposed)
+    for name in sorted(assigned):
+        if name in exposed:
+            read = exposed[name]
+            write = stored[name][0]
+            info.classes[name] = CARRIED
+            info.dependences.append(f"{name}: read at line {read.lineno} before it is written "
+                                    f"at line {write.lineno} (loop-carried)")
+            hint = " (a recurrence: consider tf.scan)" if info.library != "numpy" else ""
+            info.block("PF201", f"`{name}` is read at line {read.lineno} before it is written at "
+                       f"line {write.lineno}, so each iteration needs the previous one's value"
+                       f"{hint}", read)
+            continue
+        info.classes[name] = PRIVATE
+        for store in stored[name]:
+            outside = [u for u in ctx.users_of(store) if id(u) not in node_ids]
+            if outside:
+                info.block("PF212", f"`{name}` is used after the loop (line {outside[0].lineno}); "
+                           "it holds only the last iteration's value", outside[0])
+                break
+
+
+def _fresh_value(ctx, value) -> bool:
+    if isinstance(value, (gast.List, gast.Dict, gast.Set, gast.ListComp, gast.DictComp,
+                          gast.SetComp, gast.Constant, gast.BinOp)):
+        return True
+    if isinstance(value, gast.Call):
+        callee = ctx.imports.resolve(value.func)
+        if callee in _FRESH_CALLS:
+            return True
+        return isinstance(value.func, gast.Attribute) and value.func.attr in ("copy", "astype")
+    return False
+
+
+def _check_subscripts(ctx, info, nodes, stored, targets):
+    writes: dict[str, list[dependence.Access]] = {}
+    reads: dict[str, list[dependence.Access]] = {}
+    aug_read_ids: set[int] = set()
+    for node in nodes:
+        if isinstance(node, (gast.Assign, gast.AugAssign)):
+            tlist = node.targets if isinstance(node, gast.Assign) else [node.target]
+            for target in tlist:
+                for sub in gast.walk(target):
+                    if isinstance(sub, gast.Subscript) and isinstance(sub.ctx, gast.Store):
+                        flat = dependence.flatten_subscript(sub)
+                        if flat is None:
+                            if not isinstance(sub.value, gast.Attribute):
+                                info.block("PF203", f"cannot model the subscripted write "
+                                           f"`{gast.unparse(sub).strip()}`", node)
+                            else:
+                                info.block("PF206", f"writes into `{gast.unparse(sub.value).strip()}`, "
+                                           "an attribute", node)
+                            continue
+                        aug = _aug_kind(node, sub)
+                        if aug:
+                            aug_read_ids |= _same_subscript_reads(node, sub)
+                        writes.setdefault(flat[0], []).append(
+                            dependence.Access(flat[0], flat[1], node, True, aug))
+        if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Load):
+            parent = ctx.parents.get(id(node))
+            if isinstance(parent, gast.Subscript) and parent.value is node:
+                continue  # the outer subscript of a chain is the access
+            flat = dependence.flatten_subscript(node)
+            if flat is not None:
+                reads.setdefault(flat[0], []).append(dependence.Access(flat[0], flat[1], node))
+    for name, tas in info.tensorarrays.items():
+        for assign in tas:
+            writes.setdefault(name, []).append(
+                dependence.Access(name, [assign.value.args[0]], assign, True))
+        for node in nodes:
+            if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+                    and isinstance(node.func.value, gast.Name) and node.func.value.id == name
+                    and node.func.attr != "write"):
+                dims = [node.args[0]] if node.func.attr == "read" and node.args else [gast.Slice(None, None, None)]
+                reads.setdefault(name, []).append(dependence.Access(name, dims, node))
+
+    variant = (set(stored) | {n for n in targets if n != (info.space.induction if info.space else None)}
+               | _inner_targets(info))
+    induction = info.space.induction if info.space and info.space.kind != "rows" else None
+    step_sign = info.space.step_sign() if info.space else None
+    for name, wlist in sorted(writes.items()):
+        cls = info.classes.get(name)
+        if cls in (PRIVATE, ITEM, INDUCTION) or name in stored and cls is None:
+            stores = stored.get(name, [])
+            fresh = all(_fresh_value(ctx, _binding(ctx, s)[1]) for s in stores) and stores
+            if cls == ITEM or not fresh:
+                info.block("PF203", f"writes through `{name}`, which may be a view of another "
+                           "array (make a copy first)", wlist[0].node)
+            continue
+        if name in info.tensorarrays:
+            pass
+        elif name in stored:
+            continue
+        info.classes.setdefault(name, INDEXED)
+        if name not in info.tensorarrays:
+            info.arrays[name] = wlist
+        rlist = [r for r in reads.get(name, []) if id(r.node) not in aug_read_ids]
+        only_aug = all(w.aug in ("add", "mul", "or", "and") for w in wlist) and not rlist \
+            and len({w.aug for w in wlist}) == 1
+        for w in wlist:
+            if only_aug and dependence.separating_dim(w, induction or "", variant) is None:
+                info.scatter_add = True
+                info.dependences.append(f"{name}: `{w.aug}` updates may collide; a scatter-"
+                                        f"{w.aug} is order-independent")
+                continue
+            for other in rlist + [o for o in wlist if o is not w]:
+                if only_aug and other.write:
+                    continue
+                conflict = dependence.test_pair(w, other, induction, variant, step_sign)
+                if conflict is None:
+                    continue
+                where = f"line {w.node.lineno}" + (
+                    f" and line {other.node.lineno}" if other.node.lineno != w.node.lineno else "")
+                info.dependences.append(f"{name}: {conflict.kind} dependence ({conflict.detail}) at {where}")
+                if conflict.kind == "flow":
+                    info.block("PF202", f"`{gast.unparse(other.node).strip()}` {conflict.detail} "
+                               f"(`{name}` is written at line {w.node.lineno}): a loop-carried "
+                               "dependence", other.node)
+                else:
+                    info.block("PF203", f"`{name}`: {conflict.detail} ({where})", other.node)
+                break
+            else:
+                if not rlist and len(wlist) == 1 and w.aug is None and \
+                        dependence.separating_dim(w, induction or "", variant) is None:
+                    info.block("PF203", f"`{name}`: every iteration writes the same element "
+                               f"(line {w.node.lineno})", w.node)
+
+
+def _aug_kind(stmt, sub):
+    if isinstance(stmt, gast.AugAssign):
+        return _AUG_OPS.get(type(stmt.op))
+    value = stmt.value
+    if isinstance(value, gast.BinOp) and type(value.op) in (gast.Add, gast.Mult):
+        for side in (value.left, value.right):
+            if isinstance(side, gast.Subscript) and gast.dump(side.value) == gast.dump(sub.value) \
+                    and gast.dump(side.slice) == gast.dump(sub.slice):
+                other = value.right if side is value.left else value.left
+                if not any(isinstance(n, gast.Subscript) and gast.dump(n.value) == gast.dump(sub.value)
+                           for n in gast.walk(other)):
+                    return _AUG_OPS[type(value.op)]
+    return None
+
+
+def _same_subscript_reads(stmt, sub):
+    if isinstance(stmt, gast.AugAssign):
+        return set()
+    return {id(n) for n in gast.walk(stmt.value) if isinstance(n, gast.Subscript)
+            and gast.dump(n.value) == gast.dump(sub.value) and gast.dump(n.slice) == gast.dump(sub.slice)}
+
+
+def _inner_targets(info):
+    names = set()
+    for child in info.walk():
+        if child is not info and child.space is not None:
+            names |= child.space.target_names()
+    return names
+
+
+def _check_calls(ctx, info, nodes):
+    private = {n for n, c in info.classes.items() if c == PRIVATE}
+    for node in nodes:
+        if not isinstance(node, gast.Call):
+            continue
+        func = node.func
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
+            receiver = func.value.id
+            if func.attr == "append" and receiver in info.collectors:
+                continue
+            if func.attr == "write" and receiver in info.tensorarrays:
+                continue
+            if receiver in private and func.attr in effects.MUTATING_METHODS:
+                continue  # mutates a value private to the iteration
+        effect = ctx.effects.classify(node)
+        if effect.kind == effects.PURE:
+            name = ctx.imports.resolve(func) or ""
+            if name in ("builtins.int", "builtins.float", "builtins.bool"):
+                info.host_casts.append(node)
+            continue
+        if effect.kind == effects.EFFECT:
+            if isinstance(func, gast.Attribute) and func.attr == "append":
+                info.block("PF205", f"appends to `{gast.unparse(func.value).strip()}`, which is not a "
+                           "collector (an empty list before the loop, consumed once after it by "
+                           "tf.stack / tf.concat / np.array)", node)
+            else:
+                info.block("PF205", f"calls {effect.what}, a side effect whose order the loop "
+                           "fixes", node)
+        elif effect.kind == effects.RANDOM:
+            info.block("PF208", f"draws random numbers ({effect.what}); a batched draw gives "
+                       "different numbers", node)
+        elif effect.kind == effects.HOST:
+            if info.library == "numpy":
+                continue
+            info.host_conversion = True
+            info.block("PF209", f"`{gast.unparse(node).strip()}` converts a tensor to a Python "
+                       "value, which graph code cannot do", node)
+        elif effect.kind == effects.UNKNOWN and not ctx.waived(node):
+            info.block("PF210", f"calls `{effect.what}`, whose purity is unknown; if it has no side "
+                       "effects, add `# pforge: pure` to the line", node)
+
+
+def _detect_library(ctx, info, nodes):
+    extra = [c.consumer for c in info.collectors.values()] + [c.init for c in info.collectors.values()]
+    libraries = set()
+    for node in list(nodes) + extra:
+        if isinstance(node, gast.Attribute) or isinstance(node, gast.Name):
+            name = ctx.imports.resolve(node) or ""
+            if name.startswith("tensorflow"):
+                libraries.add("tensorflow")
+            elif name.startswith("numpy"):
+                libraries.add("numpy")
+    for name, red in info.reductions.items():
+        libraries |= _definition_libraries(ctx, info, name)
+    for name in info.tensorarrays:
+        libraries.add("tensorflow")
+    if "numpy" in libraries:
+        info.library = "numpy" if "tensorflow" not in libraries else "mixed"
+    elif "tensorflow" in libraries:
+        info.library = "tensorflow"
+    # A host conversion is only a blocker for TensorFlow code.
+    if info.library == "numpy":
+        info.blockers = [b for b in info.blockers if b.code != "PF209"]
+
+
+def _definition_libraries(ctx, info, name):
+    """Libraries named where ``name`` is initialised before the loop (``s = tf.constant(0.)``)."""
+    found = set()
+    if info.function is None:
+        return found
+    for node in gast.walk(info.function):
+        if isinstance(node, gast.Assign) and node.lineno < info.node.lineno and any(
+                isinstance(t, gast.Name) and t.id == name for t in node.targets):
+            for sub in gast.walk(node.value):
+                resolved = ctx.imports.resolve(sub) if isinstance(sub, (gast.Name, gast.Attribute)) else None
+                if resolved and resolved.startswith("tensorflow"):
+                    found.add("tensorflow")
+                elif resolved and resolved.startswith("numpy"):
+                    found.add("numpy")
+    return found

@@ -1,0 +1,1 @@
+"""Code generators that turn a loop plan into vectorized source."""

@@ -1,0 +1,676 @@
+"""Lowers a vectorizable loop to ``tf.vectorized_map`` over a generated body function.
+
+The body function computes one iteration; pfor (Agarwal & Ganichev, arXiv:1903.04243) batches
+it at trace time with one converter per op. ``tf.vectorized_map`` does not run AutoGraph on
+its function, so the body emitted here is already graph code: an ``if`` on a stacked value
+becomes ``tf.where`` (both branches are pure, so both may run), ``and``/``or``/``not`` become
+``tf.logical_*``, ``int(t)``/``float(t)`` become ``tf.cast``, a nested independent loop becomes
+a nested ``tf.vectorized_map`` and a nested carried loop a ``tf.while_loop`` (pfor converts
+while loops with per-iteration trip counts by masking).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+import gast
+
+from pforge.transpile import analysis, templates
+from pforge.transpile.analysis import LoopInfo, ModuleContext
+from pforge.transpile.naming import Namer
+from pforge.transpile.spaces import Space, constant_int
+
+
+class Unsupported(Exception):
+    """The loop is vectorizable but this backend cannot express it; the message says why."""
+
+
+@dataclass
+class LoopRewrite:
+    """What replaces one loop.
+
+    Attributes:
+        stmts: the statements that take the loop's place.
+        drop: statements outside the loop to delete (collector initialisers).
+        replace: ``id(node) -> new expression`` for consumers outside the loop
+            (``tf.stack(outs)`` -> ``outs``).
+        pattern: a short description for the marker comment and the remark.
+    """
+
+    stmts: list[gast.stmt]
+    drop: list[gast.stmt] = field(default_factory=list)
+    replace: dict[int, gast.expr] = field(default_factory=dict)
+    pattern: str = ""
+
+
+def rewrite_loop(ctx: ModuleContext, info: LoopInfo, namer: Namer, tf: str) -> LoopRewrite:
+    """Builds the vectorized replacement of ``info``'s loop (the outermost level of a nest).
+
+    Args:
+        ctx: the module context (imports, parents, def-use chains).
+        info: an analysed, vectorizable loop level.
+        namer: the module's namer; generated names are prefixed by the function's name.
+        tf: the local name bound to the ``tensorflow`` module.
+    Returns:
+        The replacement statements and the edits outside the loop.
+    Raises:
+        Unsupported: the loop needs a construct this backend does not emit.
+    """
+    if info.library != "tensorflow":
+        raise Unsupported("a NumPy or plain-Python loop; rewriting it needs the direct backend, "
+                          "which is not available yet")
+    return _Vectorizer(ctx, info, namer, tf, stacked_outside=set()).run()
+
+
+def _loads(node) -> set[str]:
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+
+
+def _stores(stmts) -> set[str]:
+    found = set()
+    for stmt in stmts:
+        for n in gast.walk(stmt):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                found.add(n.id)
+    return found
+
+
+_IDENTITY = {"add": "0", "mul": "1", "or": "False", "and": "True"}
+_REDUCE = {"add": ("{s} + {tf}.reduce_sum({t}, axis=0)"), "mul": "{s} * {tf}.reduce_prod({t}, axis=0)",
+           "max": "{tf}.maximum({s}, {tf}.reduce_max({t}, axis=0))",
+           "min": "{tf}.minimum({s}, {tf}.reduce_min({t}, axis=0))",
+           "or": "{tf}.logical_or({s}, {tf}.reduce_any({t}, axis=0))",
+           "and": "{tf}.logical_and({s}, {tf}.reduce_all({t}, axis=0))"}
+
+
+class _Vectorizer:
+    """Generates the body function and the ``tf.vectorized_map`` call for one level."""
+
+    def __init__(self, ctx, info, namer, tf, stacked_outside):
+        self.ctx, self.info, self.namer, self.tf = ctx, info, namer, tf
+        self.prefix = (info.qualname.split(".")[-1] if info.qualname else "loop").lstrip("_")
+        self.stacked_outside = stacked_outside
+        self.outputs: dict[str, gast.expr] = {}
+        self.masks: dict[str, gast.expr] = {}
+        self.order: list[str] = []
+        self.drop: list[gast.stmt] = []
+        self.inner_replace: dict[int, gast.expr] = {}
+        self.inner_drop: set[int] = set()
+        self.gathers: dict[str, str] = {}
+
+    # -- entry -----------------------------------------------------------------------------
+
+    def run(self) -> LoopRewrite:
+        info = self.info
+        space = info.space
+        self._check_supported()
+        streams = self._streams(space)
+        params = [p for p, _ in streams]
+        self.stacked = set(params) | self.stacked_outside | space.target_names()
+        for child in info.children:
+            for col in child.collectors.values():
+                if col.name not in info.collectors and _stores([col.init]) <= set(child.collectors):
+                    self.inner_drop.add(id(col.init))
+        body = self._lower_block(info.body, later=set())
+        outputs = self.order
+        if not outputs:
+            raise Unsupported("the loop produces no value pforge can collect")
+        body_name = self.namer.new(f"_{self.prefix}_body")
+        ret = [self._output_expr(k) for k in outputs] + [self.masks[k] for k in outputs if k in self.masks]
+        ret_node = ret[0] if len(ret) == 1 else gast.Tuple(elts=ret, ctx=gast.Load())
+        body.append(gast.Return(value=ret_node))
+        if len(streams) == 1:
+            arg = params[0]
+            elems = streams[0][1]
+            fdef_body = body
+        else:
+            arg = self.namer.new("elems")
+            unpack = templates.replace(f"{', '.join(params)} = {arg}")
+            fdef_body = unpack + body
+            elems = gast.Tuple(elts=[e for _, e in streams], ctx=gast.Load())
+        fdef = templates.replace(f"def {body_name}({arg}):\n    pass")[0]
+        fdef.body = fdef_body
+
+        result_names, post = [], []
+        replace, drop = {}, list(self.drop)
+        for key in outputs:
+            kind, name = key.split(":", 1)
+            if kind == "collector":
+                col = info.collectors[name]
+                result_names.append(name)
+                replace[id(col.consumer)] = self._consumer_value(col)
+                if self._init_only_collectors(col.init):
+                    drop.append(col.init)
+            elif kind == "ta":
+                values = self.namer.new(f"{name}_values")
+                result_names.append(values)
+                post += templates.replace(f"{name} = {name}.scatter(indices, {values})",
+                                          indices=self._range_expr(space))
+            else:
+                red = info.reductions[name]
+                terms = self.namer.new(f"{name}_terms")
+                result_names.append(terms)
+                post += templates.replace(
+                    f"{name} = " + _REDUCE[red.op].format(s=name, t=terms, tf=self.tf))
+        for key in outputs:
+            if key in self.masks:
+                kind, name = key.split(":", 1)
+                mask = self.namer.new(f"{name}_mask")
+                result_names.append(mask)
+                post += templates.replace(f"{name} = {self.tf}.boolean_mask({name}, {mask})")
+        target = ", ".join(result_names)
+        call = templates.replace(f"{target} = {self.tf}.vectorized_map({body_name}, ELEMS)", ELEMS=elems)
+        stmts = [fdef] + call + post
+        return LoopRewrite(stmts, drop, replace, self._pattern(streams))
+
+    # -- checks and iteration space ------------------------------------------------------------
+
+    def _check_supported(self):
+        info = self.info
+        if info.derived:
+            raise Unsupported(f"derived induction variable `{next(iter(info.derived))}` is not "
+                              "rewritten by the pfor backend yet")
+        if info.arrays:
+            raise Unsupported(f"writes elements of `{next(iter(info.arrays))}` in place, which "
+                              "TensorFlow tensors do not support")
+        if info.space.kind == "while":
+            raise Unsupported("a counted while loop is vectorized only inside another loop")
+        for name, writes in info.tensorarrays.items():
+            for assign in writes:
+                index = assign.value.args[0]
+                if not (info.space.kind == "range" and isinstance(index, gast.Name)
+                        and index.id == info.space.induction):
+                    raise Unsupported(f"TensorArray `{name}` is written at an index other than "
+                                      "the loop variable")
+        for red in info.reductions.values():
+            if len(red.updates) != 1:
+                raise Unsupported(f"`{red.name}` is updated more than once per iteration")
+
+    def _streams(self, space: Space):
+        """(parameter, elements) pairs fed to ``tf.vectorized_map``."""
+        if space.kind == "range":
+            i = space.induction
+            streams = []
+            for base in self._gather_bases(i):
+                param = self.namer.new(f"{base}_{i}")
+                self.gathers[base] = param
+                streams.append((param, self._sliced(base, space)))
+            if self._induction_used_elsewhere(i) or not streams:
+                streams.append((i, self._range_expr(space)))
+            return streams
+        streams = []
+        if space.kind == "enumerate":
+            seq = space.items[0][1]
+            count = templates.expr(f"{self.tf}.shape(SEQ)[0]", SEQ=seq)
+            if space.enumerate_start is None:
+                rng = templates.expr(f"{self.tf}.range(N)", N=count)
+            else:
+                rng = templates.expr(f"{self.tf}.range(S, S + N)", S=space.enumerate_start, N=count)
+            streams.append((space.induction, rng))
+        for target, seq in space.items:
+            if isinstance(target, gast.Name):
+                streams.append((target.id, copy.deepcopy(seq)))
+            else:
+                raise Unsupported("unpacking each row into several names is not rewritten yet")
+        return streams
+
+    def _range_expr(self, space):
+        args = [a for a in (space.start, space.stop, space.step) if a is not None]
+        if space.start is None and space.step is not None:
+            args = [gast.Constant(value=0, kind=None), space.stop, space.step]
+        return gast.Call(func=templates.expr(f"{self.tf}.range"), args=[copy.deepcopy(a) for a in args],
+                         keywords=[])
+
+    def _gather_bases(self, i):
+        """Invariant names ``X`` read as ``X[i]`` or ``X[i, ...]`` (they become elems)."""
+        space = self.info.space
+        start = constant_int(space.start) if space.start is not None else 0
+        step = constant_int(space.step) if space.step is not None else 1
+        if start is None or start < 0 or step is None or step <= 0:
+            return []
+        bases = []
+        for node in analysis._scope_nodes(self.info.body):
+            if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Load) \
+                    and isinstance(node.value, gast.Name) and self._first_index_is(node, i):
+                base = node.value.id
+                if self.info.classes.get(base) == analysis.INVARIANT and base not in bases \
+                        and base not in self.stacked_outside:
+                    bases.append(base)
+        return bases
+
+    @staticmethod
+    def _first_index_is(node, i):
+        index = node.slice
+        first = index.elts[0] if isinstance(index, gast.Tuple) and index.elts else index
+        return isinstance(first, gast.Name) and first.id == i
+
+    def _induction_used_elsewhere(self, i):
+        """True when ``i`` is read other than as the first index of a gathered base."""
+        gathered = set()
+        for node in analysis._scope_nodes(self.info.body):
+            if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
+                    and node.value.id in self.gathers and self._first_index_is(node, i):
+                index = node.slice
+                gathered.add(id(index.elts[0] if isinstance(index, gast.Tuple) else index))
+        return any(isinstance(n, gast.Name) and n.id == i and isinstance(n.ctx, gast.Load)
+                   and id(n) not in gathered for n in analysis._scope_nodes(self.info.body))
+
+    def _sliced(self, base, space):
+        stop = space.stop
+        if space.start is None and space.step is None and self._is_length_of(stop, base):
+            return templates.name(base)
+        lower = space.start if space.start is not None and constant_int(space.start) != 0 else None
+        step = space.step if space.step is not None and constant_int(space.step) != 1 else None
+        return gast.Subscript(value=templates.name(base), slice=gast.Slice(
+            lower=copy.deepcopy(lower), upper=copy.deepcopy(stop), step=copy.deepcopy(step)),
+            ctx=gast.Load())
+
+    def _is_length_of(self, stop, base):
+        text = gast.unparse(stop).strip()
+        return text in (f"{base}.shape[0]", f"len({base})", f"{self.tf}.shape({base})[0]")
+
+    # -- body lowering -------------------------------------------------------------------------
+
+    def _is_stacked(self, node) -> bool:
+        return bool(_loads(node) & self.stacked)
+
+    def _expr(self, node, env=None):
+        """Copies an expression with gathers, casts, inner-consumer and renaming substitutions."""
+        memo: dict = {}
+        duplicate = copy.deepcopy(node, memo)
+        back = {id(v): k for k, v in memo.items() if isinstance(v, gast.AST)}
+        return _ExprRewriter(self, env or {}, back).visit(duplicate)
+
+    def _record(self, key, value, later, out_stmts, env_names=None):
+        """Records an output value; materialises it when later statements rebind its inputs."""
+        if _loads(value) & later:
+            tmp = self.namer.new(f"{key.split(':', 1)[1]}_item")
+            out_stmts += templates.replace(f"{tmp} = VALUE", VALUE=value)
+            value = templates.name(tmp)
+        if key not in self.order:
+            self.order.append(key)
+        self.outputs[key] = value
+
+    def _output_expr(self, key):
+        return self.outputs[key]
+
+    def _lower_block(self, stmts, later):
+        """Lowers the top-level statements of the body."""
+        out: list[gast.stmt] = []
+        for k, stmt in enumerate(stmts):
+            rest_stores = _stores(stmts[k + 1:]) | later
+            if id(stmt) in self.inner_drop:
+                continue
+            kind = self._output_kind(stmt)
+            if kind is not None:
+                key, value = kind
+                self._record(key, self._expr(value), rest_stores, out)
+                continue
+            if isinstance(stmt, gast.If):
+                out += self._lower_if(stmt, rest_stores)
+                continue
+            if isinstance(stmt, (gast.For, gast.While)):
+                out += self._lower_inner_loop(stmt)
+                continue
+            if isinstance(stmt, gast.With):
+                new = copy.copy(stmt)
+                new.items = [self._expr(item) for item in stmt.items]
+                new.body = self._lower_block(stmt.body, rest_stores)
+                out.append(new)
+                continue
+            if isinstance(stmt, gast.Pass):
+                continue
+            new = self._expr(stmt)
+            self._mark_stacked(stmt)
+            out.append(new)
+        return out
+
+    def _mark_stacked(self, stmt):
+        if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
+            value = stmt.value
+            if value is not None and (self._is_stacked(value) or isinstance(stmt, gast.AugAssign)):
+                self.stacked |= _stores([stmt])
+        elif isinstance(stmt, gast.With):
+            for inner in stmt.body:
+                self._mark_stacked(inner)
+
+    def _output_kind(self, stmt):
+        """``(key, value)`` when ``stmt`` records an output: an append, a TA write, a reduction."""
+        info = self.info
+        if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
+            call = stmt.value
+            if isinstance(call.func, gast.Attribute) and call.func.attr == "append" and \
+                    isinstance(call.func.value, gast.Name) and call.func.value.id in info.collectors:
+                return f"collector:{call.func.value.id}", call.args[0]
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], gast.Name):
+            name = stmt.targets[0].id
+            if name in info.tensorarrays and stmt in info.tensorarrays[name]:
+                return f"ta:{name}", stmt.value.args[1]
+        for red in info.reductions.values():
+            if stmt in red.updates:
+                return f"reduction:{red.name}", _reduction_term(stmt, red.name)
+        return None
+
+    def _lower_if(self, stmt, later):
+        """An ``if`` in the body becomes ``tf.where`` merges (both branches run; both are pure)."""
+        out: list[gast.stmt] = []
+        cond_expr = self._test(stmt.test)
+        if len(_loads(cond_expr)) and (self._count_merges(stmt) > 1):
+            cond = self.namer.new("cond")
+            out += templates.replace(f"{cond} = COND", COND=cond_expr)
+            cond_expr = templates.name(cond)
+        then = self._lower_branch(stmt.body)
+        other = self._lower_branch(stmt.orelse)
+        out += then.stmts + other.stmts
+        for name in sorted(set(then.env) | set(other.env)):
+            a = then.env.get(name, templates.name(name))
+            b = other.env.get(name, templates.name(name))
+            out += templates.replace(f"{name} = {self.tf}.where(C, A, B)", C=cond_expr, A=a, B=b)
+            self.stacked.add(name)
+        for key in [k for k in then.outputs] + [k for k in other.outputs if k not in then.outputs]:
+            kind, name = key.split(":", 1)
+            a, b = then.outputs.get(key), other.outputs.get(key)
+            if key in self.outputs:
+                raise Unsupported(f"`{name}` gets more than one value per iteration")
+            if a is not None and b is not None:
+                value = templates.expr(f"{self.tf}.where(C, A, B)", C=cond_expr, A=a, B=b)
+                mask_a, mask_b = then.masks.get(key), other.masks.get(key)
+                if mask_a is not None or mask_b is not None:
+                    ma = mask_a if mask_a is not None else gast.Constant(value=True, kind=None)
+                    mb = mask_b if mask_b is not None else gast.Constant(value=True, kind=None)
+                    self.masks[key] = templates.expr(f"{self.tf}.where(C, A, B)", C=cond_expr, A=ma, B=mb)
+            elif kind == "reduction":
+                red = self.info.reductions[name]
+                if red.op not in _IDENTITY:
+                    raise Unsupported(f"a conditional `{red.op}` reduction of `{name}`")
+                present = a if a is not None else b
+                zero = templates.expr(f"{self.tf}.zeros_like(V)" if red.op == "add" else
+                                      f"{self.tf}.ones_like(V)" if red.op == "mul" else _IDENTITY[red.op],
+                                      V=present)
+                value = templates.expr(f"{self.tf}.where(C, A, B)", C=cond_expr,
+                                       A=a if a is not None else zero, B=b if b is not None else zero)
+            else:
+                value = a if a is not None else b
+                mask = cond_expr if a is not None else templates.expr(f"{self.tf}.logical_not(C)", C=cond_expr)
+                inner_mask = (then.masks if a is not None else other.masks).get(key)
+                if inner_mask is not None:
+                    mask = templates.expr(f"{self.tf}.logical_and(A, B)", A=mask, B=inner_mask)
+                self.masks[key] = mask
+            self._record(key, value, later, out)
+        return out
+
+    def _count_merges(self, stmt):
+        """How many ``tf.where`` merges the ``if`` needs (a shared condition pays off above one)."""
+        appended = {n.func.value.id for n in gast.walk(stmt) if isinstance(n, gast.Call)
+                    and isinstance(n.func, gast.Attribute) and n.func.attr == "append"
+                    and isinstance(n.func.value, gast.Name)}
+        return len(_stores(stmt.body) | _stores(stmt.orelse) | appended)
+
+    def _lower_branch(self, stmts, outer_env=None):
+        """Lowers one branch into temporaries; returns its statements, renamings and outputs.
+
+        ``outer_env`` holds the renamings of enclosing branches, so a nested ``if`` reads the
+        values its own branch computed.
+        """
+        outer_env = outer_env or {}
+        branch = _Branch()
+        saved = self.outputs, self.order, self.masks
+        self.outputs, self.order, self.masks = {}, [], {}
+        try:
+            for stmt in stmts:
+                scope = {**outer_env, **branch.env}
+                kind = self._output_kind(stmt)
+                if kind is not None:
+                    key, value = kind
+                    if key in self.outputs:
+                        raise Unsupported(f"`{key.split(':', 1)[1]}` gets more than one value per iteration")
+                    self.outputs[key] = self._expr(value, scope)
+                    self.order.append(key)
+                elif isinstance(stmt, gast.If):
+                    branch.stmts += self._lower_if_in_branch(stmt, branch, scope)
+                elif isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                        isinstance(stmt.targets[0], gast.Name):
+                    name = stmt.targets[0].id
+                    tmp = self.namer.new(f"{name}_if")
+                    branch.stmts += templates.replace(f"{tmp} = VALUE", VALUE=self._expr(stmt.value, scope))
+                    branch.env[name] = templates.name(tmp)
+                elif isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name):
+                    name = stmt.target.id
+                    tmp = self.namer.new(f"{name}_if")
+                    current = scope.get(name, templates.name(name))
+                    value = gast.BinOp(left=copy.deepcopy(current), op=stmt.op,
+                                       right=self._expr(stmt.value, scope))
+                    branch.stmts += templates.replace(f"{tmp} = VALUE", VALUE=value)
+                    branch.env[name] = templates.name(tmp)
+                elif isinstance(stmt, gast.Pass):
+                    continue
+                else:
+                    raise Unsupported(f"line {stmt.lineno}: only assignments, appends and nested "
+                                      "ifs are lowered under a per-iteration `if`")
+            branch.outputs, branch.masks = self.outputs, self.masks
+        finally:
+            self.outputs, self.order, self.masks = saved
+        return branch
+
+    def _lower_if_in_branch(self, stmt, branch, scope):
+        """A nested ``if`` inside a branch: its merges become temporaries of that branch."""
+        cond_expr = self._test(stmt.test, scope)
+        then = self._lower_branch(stmt.body, scope)
+        other = self._lower_branch(stmt.orelse, scope)
+        stmts = then.stmts + other.stmts
+        for name in sorted(set(then.env) | set(other.env)):
+            a = then.env.get(name, scope.get(name, templates.name(name)))
+            b = other.env.get(name, scope.get(name, templates.name(name)))
+            tmp = self.namer.new(f"{name}_if")
+            stmts += templates.replace(f"{tmp} = {self.tf}.where(C, A, B)", C=cond_expr, A=a, B=b)
+            branch.env[name] = templates.name(tmp)
+        for key in list(then.outputs) + [k for k in other.outputs if k not in then.outputs]:
+            a, b = then.outputs.get(key), other.outputs.get(key)
+            if key in self.outputs:
+                raise Unsupported(f"`{key.split(':', 1)[1]}` gets more than one value per iteration")
+            if a is None or b is None or key in then.masks or key in other.masks:
+                raise Unsupported("a filter inside a nested conditional is not rewritten yet")
+            self.outputs[key] = templates.expr(f"{self.tf}.where(C, A, B)", C=cond_expr, A=a, B=b)
+            self.order.append(key)
+        return stmts
+
+    def _test(self, test, env=None):
+        return _to_graph_test(self._expr(test, env), self.tf)
+
+    # -- inner loops -----------------------------------------------------------------------------
+
+    def _lower_inner_loop(self, stmt):
+        child = next((c for c in self.info.children if c.node is stmt), None)
+        if child is None:
+            raise Unsupported(f"line {stmt.lineno}: an inner loop pforge did not analyse")
+        bounds = [b for b in (child.space.start, child.space.stop, child.space.step) if b is not None] \
+            if child.space else []
+        bounds += [seq for _, seq in (child.space.items if child.space else [])]
+        ragged = any(self._is_stacked(b) for b in bounds)
+        if child.vectorizable and not ragged and child.space.kind != "while":
+            inner = _Vectorizer(self.ctx, child, self.namer, self.tf, stacked_outside=set(self.stacked))
+            rewrite = inner.run()
+            for col in rewrite.drop:
+                self.inner_drop.add(id(col))
+            self.inner_replace.update(rewrite.replace)
+            for s in rewrite.stmts:
+                self._mark_stacked(s)
+            self.stacked |= _stores(rewrite.stmts)
+            return [_ExprRewriter(self, {}).visit(s) for s in rewrite.stmts]
+        return self._while_loop(child)
+
+    def _while_loop(self, child):
+        """A carried (or ragged) inner loop kept as a loop: ``tf.while_loop`` over its state."""
+        space = child.space
+        if space is None or space.kind not in ("range", "while"):
+            raise Unsupported("an inner loop over rows with a per-iteration length")
+        step = constant_int(space.step) if space.step is not None else 1
+        if step != 1:
+            raise Unsupported("an inner loop with a step other than 1")
+        if child.collectors or child.tensorarrays or child.arrays:
+            raise Unsupported("an inner loop kept as a loop may only update variables")
+        blocking = [b for b in child.blockers if b.code != "PF201"]
+        if blocking:
+            raise Unsupported(f"inner loop at line {child.lineno}: {blocking[0].message}")
+        counter = space.induction
+        state = sorted(_stores(child.body) - {counter})
+        loop_vars = state + [counter]
+        out: list[gast.stmt] = []
+        if space.kind == "range":
+            start = space.start if space.start is not None else gast.Constant(value=0, kind=None)
+            out += templates.replace(f"{counter} = START", START=self._expr(start))
+        cond_name = self.namer.new(f"_{self.prefix}_cond")
+        step_name = self.namer.new(f"_{self.prefix}_step")
+        args = ", ".join(loop_vars)
+        cond_def = templates.replace(f"def {cond_name}({args}):\n    return TEST",
+                                     TEST=_to_graph_test(self._expr(_lt(counter, space.stop)), self.tf))
+        saved_stacked = set(self.stacked)
+        self.stacked |= set(loop_vars)
+        step_body = []
+        for s in child.body:
+            if isinstance(s, (gast.For, gast.While, gast.If)):
+                raise Unsupported("control flow inside a loop kept as a loop is not rewritten yet")
+            step_body.append(self._expr(s))
+        self.stacked = saved_stacked | set(loop_vars)
+        increment = child.node.body[-1] if space.kind == "while" else \
+            templates.replace(f"{counter} += 1")[0]
+        step_def = templates.replace(f"def {step_name}({args}):\n    pass\n")[0]
+        step_def.body = step_body + [copy.deepcopy(increment) if space.kind == "while" else increment] + \
+            templates.replace(f"return {args}" + ("," if len(loop_vars) == 1 else ""))
+        call = templates.replace(f"{args}{',' if len(loop_vars) == 1 else ''} = "
+                                 f"{self.tf}.while_loop({cond_name}, {step_name}, ({args},))")
+        return out + cond_def + [step_def] + call
+
+    # -- after the loop ------------------------------------------------------------------------
+
+    def _consumer_value(self, col):
+        if col.kind == "concat":
+            return templates.expr(f"{self.tf}.reshape(C, {self.tf}.concat([[-1], {self.tf}.shape(C)[2:]], 0))",
+                                  C=templates.name(col.name))
+        return templates.name(col.name)
+
+    def _init_only_collectors(self, init):
+        names = _stores([init])
+        return names and all(n in self.info.collectors for n in names)
+
+    def _pattern(self, streams):
+        info = self.info
+        parts = []
+        over = ", ".join(gast.unparse(e).strip() for _, e in streams)
+        parts.append(f"map over {over}")
+        for key in self.order:
+            kind, name = key.split(":", 1)
+            if kind == "collector":
+                parts.append(f"{'filter' if key in self.masks else 'collector'} {name}")
+            elif kind == "ta":
+                parts.append(f"TensorArray {name}")
+            else:
+                parts.append(f"{info.reductions[name].op} reduction {name}")
+        if info.has_tape:
+            parts.append("GradientTape")
+        if any(c is not None for c in info.children):
+            nested = len(list(info.walk())) - 1
+            if nested:
+                parts.append(f"{nested} inner loop{'s' if nested > 1 else ''}")
+        return ", ".join(parts)
+
+
+@dataclass
+class _Branch:
+    stmts: list = field(default_factory=list)
+    env: dict = field(default_factory=dict)
+    outputs: dict = field(default_factory=dict)
+    masks: dict = field(default_factory=dict)
+
+
+def _reduction_term(stmt, name):
+    if isinstance(stmt, gast.AugAssign):
+        if isinstance(stmt.op, gast.Sub):
+            return gast.UnaryOp(op=gast.USub(), operand=stmt.value)
+        return stmt.value
+    value = stmt.value
+    if isinstance(value, gast.BinOp):
+        other = value.right if isinstance(value.left, gast.Name) and value.left.id == name else value.left
+        if isinstance(value.op, gast.Sub):
+            return gast.UnaryOp(op=gast.USub(), operand=other)
+        return other
+    if isinstance(value, gast.BoolOp):
+        return value.values[1]
+    first, second = value.args
+    return second if isinstance(first, gast.Name) and first.id == name else first
+
+
+def _lt(counter, stop):
+    return gast.Compare(left=templates.name(counter), ops=[gast.Lt()], comparators=[copy.deepcopy(stop)])
+
+
+def _to_graph_test(node, tf):
+    """``a and b`` -> ``tf.logical_and(a, b)``; ``not a`` -> ``tf.logical_not(a)``; chained compares split."""
+    if isinstance(node, gast.BoolOp):
+        fn = "logical_and" if isinstance(node.op, gast.And) else "logical_or"
+        values = [_to_graph_test(v, tf) for v in node.values]
+        result = values[0]
+        for v in values[1:]:
+            result = templates.expr(f"{tf}.{fn}(A, B)", A=result, B=v)
+        return result
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
+        return templates.expr(f"{tf}.logical_not(A)", A=_to_graph_test(node.operand, tf))
+    if isinstance(node, gast.Compare) and len(node.ops) > 1:
+        parts, left = [], node.left
+        for op, right in zip(node.ops, node.comparators):
+            parts.append(gast.Compare(left=copy.deepcopy(left), ops=[op], comparators=[copy.deepcopy(right)]))
+            left = right
+        return _to_graph_test(gast.BoolOp(op=gast.And(), values=parts), tf)
+    return node
+
+
+class _ExprRewriter(gast.NodeTransformer):
+    """Per-iteration substitutions inside the body: gathers, casts, renamings, consumers."""
+
+    def __init__(self, vec: _Vectorizer, env, back=None):
+        self.vec, self.env, self.back = vec, env, back or {}
+
+    def visit(self, node):
+        original = self.back.get(id(node))
+        if original is not None and original in self.vec.inner_replace:
+            return copy.deepcopy(self.vec.inner_replace[original])
+        return super().visit(node)
+
+    def visit_Subscript(self, node):
+        vec = self.vec
+        base = node.value
+        if isinstance(base, gast.Name) and base.id in vec.gathers and isinstance(node.ctx, gast.Load) \
+                and _Vectorizer._first_index_is(node, vec.info.space.induction):
+            param = templates.name(vec.gathers[base.id])
+            index = node.slice
+            if isinstance(index, gast.Tuple) and len(index.elts) > 1:
+                rest = [self.visit(e) for e in index.elts[1:]]
+                node.value = param
+                node.slice = rest[0] if len(rest) == 1 else gast.Tuple(elts=rest, ctx=gast.Load())
+                return node
+            return param
+        return self.generic_visit(node)
+
+    def visit_Call(self, node):
+        vec = self.vec
+        name = vec.ctx.imports.resolve(node.func) or ""
+        if name in ("builtins.int", "builtins.float", "builtins.bool") and len(node.args) == 1 \
+                and vec._is_stacked(node.args[0]):
+            dtype = {"builtins.int": "int32", "builtins.float": "float32", "builtins.bool": "bool"}[name]
+            return templates.expr(f"{vec.tf}.cast(X, {vec.tf}.{dtype})", X=self.visit(node.args[0]))
+        return self.generic_visit(node)
+
+    def visit_IfExp(self, node):
+        node = self.generic_visit(node)
+        if self.vec._is_stacked(node.test):
+            return templates.expr(f"{self.vec.tf}.where(C, A, B)", C=_to_graph_test(node.test, self.vec.tf),
+                                  A=node.body, B=node.orelse)
+        return node
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, gast.Load) and node.id in self.env:
+            return copy.deepcopy(self.env[node.id])
+        return node
+

@@ -1,0 +1,151 @@
+"""Reads and parses source files, and resolves which names mean TensorFlow and NumPy."""
+
+from __future__ import annotations
+
+import builtins
+import io
+import tokenize
+from dataclasses import dataclass, field
+
+import gast
+
+from pforge.transpile.errors import SourceError
+
+#: Above this nesting depth the parser itself may overflow the C stack; refuse instead.
+_MAX_SOURCE_BYTES = 20_000_000
+
+
+@dataclass(frozen=True)
+class SourceText:
+    """A decoded source file.
+
+    Attributes:
+        filename: the path as given by the user (used in every message).
+        text: the decoded text, line endings untouched.
+        newline: the file's line ending, ``"\\n"`` or ``"\\r\\n"``.
+        encoding: the encoding found by PEP 263 rules (``tokenize.detect_encoding``).
+    """
+
+    filename: str
+    text: str
+    newline: str = "\n"
+    encoding: str = "utf-8"
+
+
+def decode_source(data: bytes | str, filename: str = "<string>") -> SourceText:
+    """Decodes source bytes the way Python does (PEP 263 cookie, BOM, UTF-8 default).
+
+    Raises:
+        SourceError: undecodable bytes or a NUL byte, naming the line.
+    """
+    if isinstance(data, str):
+        text, encoding = data, "utf-8"
+    else:
+        if len(data) > _MAX_SOURCE_BYTES:
+            raise SourceError(f"file is larger than {_MAX_SOURCE_BYTES} bytes", filename)
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+            text = data.decode(encoding)
+        except (SyntaxError, LookupError) as exc:
+            raise SourceError(f"cannot decode: {exc}", filename, 1) from None
+        except UnicodeDecodeError as exc:
+            lineno = data[: exc.start].count(b"\n") + 1
+            raise SourceError(f"cannot decode as {encoding}: invalid byte "
+                              f"0x{data[exc.start]:02x}", filename, lineno) from None
+        if text.startswith("\ufeff"):
+            text = text[1:]
+    if "\0" in text:
+        lineno = text[: text.index("\0")].count("\n") + 1
+        raise SourceError("source contains a NUL byte", filename, lineno)
+    newline = "\r\n" if "\r\n" in text else "\n"
+    return SourceText(filename, text, newline, encoding)
+
+
+def read_source(path: str) -> SourceText:
+    """Reads and decodes a file.
+
+    Raises:
+        SourceError: missing, unreadable or not a regular file; undecodable bytes.
+    """
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        raise SourceError("no such file", path) from None
+    except IsADirectoryError:
+        raise SourceError("is a directory, not a Python file", path) from None
+    except OSError as exc:
+        raise SourceError(f"cannot read: {exc.strerror or exc}", path) from None
+    return decode_source(data, path)
+
+
+def parse(source: SourceText) -> gast.Module:
+    """Parses source text into a gast tree with exact source positions.
+
+    Raises:
+        SourceError: a syntax error (with line and column) or input too deeply nested.
+    """
+    try:
+        return gast.parse(source.text, filename=source.filename)
+    except SyntaxError as exc:
+        raise SourceError(f"syntax error: {exc.msg}", source.filename, exc.lineno,
+                          exc.offset, exc.text) from None
+    except (RecursionError, MemoryError):
+        raise SourceError("expression nested too deeply to analyse", source.filename) from None
+    except ValueError as exc:  # e.g. "source code string cannot contain null bytes"
+        raise SourceError(str(exc), source.filename) from None
+
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
+
+
+@dataclass
+class ImportMap:
+    """Which local names mean which modules or objects.
+
+    ``import tensorflow as tf`` maps ``tf`` to ``tensorflow``; ``from tensorflow import math
+    as tfm`` maps ``tfm`` to ``tensorflow.math``; unshadowed builtins map to ``builtins.X``.
+    Names bound anywhere else in the module (assignments, defs, parameters) shadow builtins
+    only where they are bound, which this map approximates by module-level bindings.
+    """
+
+    aliases: dict[str, str] = field(default_factory=dict)
+    shadowed: set[str] = field(default_factory=set)
+
+    @classmethod
+    def from_module(cls, module: gast.Module) -> "ImportMap":
+        imports = cls()
+        for node in gast.walk(module):
+            if isinstance(node, gast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        imports.aliases[alias.asname] = alias.name
+                    else:
+                        top = alias.name.split(".")[0]
+                        imports.aliases[top] = top
+            elif isinstance(node, gast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    imports.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            elif isinstance(node, (gast.FunctionDef, gast.ClassDef)):
+                imports.shadowed.add(node.name)
+        return imports
+
+    def resolve(self, node: gast.AST) -> str | None:
+        """The dotted name an expression denotes (``tf.nn.relu`` -> ``tensorflow.nn.relu``)."""
+        if isinstance(node, gast.Name):
+            if node.id in self.aliases:
+                return self.aliases[node.id]
+            if node.id in _BUILTIN_NAMES and node.id not in self.shadowed:
+                return f"builtins.{node.id}"
+            return None
+        if isinstance(node, gast.Attribute):
+            base = self.resolve(node.value)
+            return f"{base}.{node.attr}" if base else None
+        return None
+
+    def alias_for(self, module: str) -> str | None:
+        """The local name bound to exactly ``module`` (``tensorflow`` -> ``tf``), if any."""
+        for name, target in sorted(self.aliases.items()):
+            if target == module:
+                return name
+        return None

@@ -1,0 +1,129 @@
+"""Loop plans: the frozen, per-loop record of what the analysis found and what was done."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pforge.transpile.analysis import (COLLECTOR, INDEXED, REDUCTION, LoopInfo)
+from pforge.transpile.remarks import Remark
+
+
+@dataclass(frozen=True)
+class LevelPlan:
+    """One level of a loop nest, for ``explain``.
+
+    Attributes:
+        lineno: the level's ``for``/``while`` line.
+        space: the iteration space in normal form (``i in range(n)``).
+        classes: ``(name, class)`` pairs, sorted by name.
+        verdict: ``vectorizable``, ``reduction`` (an independent level that only accumulates),
+            or ``refused``.
+        dependences: one line per dependence that the test found.
+        blockers: the PF2xx remarks of this level.
+    """
+
+    lineno: int
+    depth: int
+    space: str
+    classes: tuple[tuple[str, str], ...]
+    verdict: str
+    dependences: tuple[str, ...]
+    blockers: tuple[Remark, ...]
+
+
+@dataclass(frozen=True)
+class LoopPlan:
+    """What pforge decided for one loop unit (a nest, or an inner loop of a refused nest).
+
+    Attributes:
+        lineno, col, end_lineno: the loop's span (1-based line, 1-based column).
+        function: qualified name of the enclosing function ("" at module level).
+        library: ``tensorflow``, ``numpy``, ``mixed`` or ``python``.
+        vectorizable: the analysis proved the iterations independent.
+        rewritten: the backend replaced the loop.
+        backend: the backend that rewrote it (None when it was not rewritten).
+        pattern: a short description (``map over x, collector outs``).
+        remarks: the PF1xx remark (vectorizable) or the PF2xx remarks (refused), plus a
+            PF301 note when a vectorizable loop was left as it was.
+        levels: one entry per level of the nest, outermost first.
+    """
+
+    lineno: int
+    col: int
+    end_lineno: int
+    function: str
+    library: str
+    vectorizable: bool
+    rewritten: bool
+    backend: str | None
+    pattern: str
+    remarks: tuple[Remark, ...]
+    levels: tuple[LevelPlan, ...]
+
+
+def level_verdict(info: LoopInfo) -> str:
+    if not info.vectorizable:
+        return "refused"
+    produces = [c for c in info.classes.values() if c in (COLLECTOR, INDEXED)]
+    if not produces and info.reductions:
+        return "reduction"
+    if info.scatter_add and all(w.aug for ws in info.arrays.values() for w in ws) and not info.collectors:
+        return "reduction"
+    return "vectorizable"
+
+
+def pattern_remark(info: LoopInfo, rewrite_pattern: str | None, backend: str | None) -> Remark:
+    """The PF1xx remark for a vectorizable loop: the most specific pattern first."""
+    if info.has_tape:
+        code, what = "PF105", "per-example gradient"
+    elif any(c.conditional and _filter(c) for c in info.collectors.values()):
+        code, what = "PF103", "filter"
+    elif info.scatter_add:
+        code, what = "PF104", "scatter-add"
+    elif level_verdict(info) == "reduction":
+        code, what = "PF102", "reduction"
+    else:
+        code, what = "PF101", "map"
+    outputs = _outputs(info)
+    how = f"pfor backend (tf.vectorized_map)" if backend else (
+        "NumPy loop; rewriting needs the direct backend" if info.library in ("numpy", "python")
+        else "not rewritten")
+    detail = rewrite_pattern or f"{info.space.describe()}{'; ' + outputs if outputs else ''}"
+    return Remark(code, f"loop can be vectorized ({what}): {detail} [{how}]",
+                  info.lineno, info.node.col_offset + 1)
+
+
+def _filter(collector) -> bool:
+    return collector.conditional
+
+
+def _outputs(info):
+    parts = [f"collector {n}" for n in info.collectors]
+    parts += [f"{r.op} reduction {n}" for n, r in info.reductions.items()]
+    parts += [f"indexed output {n}" for n in info.arrays]
+    parts += [f"TensorArray {n}" for n in info.tensorarrays]
+    return ", ".join(parts)
+
+
+def plan_for(info: LoopInfo, rewrite, note: str | None, backend: str) -> LoopPlan:
+    """Freezes the analysis of a loop unit and what the backend did into a plan."""
+    levels = []
+    for level in info.walk():
+        depth, parent = 0, level.parent
+        while parent is not None and parent is not info.parent:
+            depth, parent = depth + 1, parent.parent
+        levels.append(LevelPlan(level.lineno, depth,
+                                level.space.describe() if level.space else "(not modelled)",
+                                tuple(sorted(level.classes.items())), level_verdict(level),
+                                tuple(level.dependences), tuple(level.blockers)))
+    if info.vectorizable:
+        used = backend if rewrite is not None else None
+        remarks = [pattern_remark(info, rewrite.pattern if rewrite else None, used)]
+        if rewrite is None and note:
+            remarks.append(Remark("PF301", f"left as a loop: {note}", info.lineno, info.node.col_offset + 1))
+    else:
+        remarks = list(info.blockers)
+    return LoopPlan(info.lineno, info.node.col_offset + 1, info.end_lineno, info.qualname,
+                    info.library, info.vectorizable, rewrite is not None,
+                    backend if rewrite is not None else None,
+                    rewrite.pattern if rewrite else _outputs(info), tuple(remarks), tuple(levels))

@@ -1,0 +1,302 @@
+"""The remark catalogue: stable codes for every verdict, with their documentation.
+
+``PF1xx`` codes say a loop can be vectorized (the pattern); ``PF2xx`` codes say why a loop
+cannot be (the dependence or effect that blocks it); ``PF3xx`` codes are notes about what the
+backend did or could not do. Codes never change meaning once published (like ruff's).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Rule:
+    """Documentation of one remark code (``pforge rule CODE`` prints it)."""
+
+    code: str
+    name: str
+    summary: str
+    explanation: str
+    example_bad: str
+    example_good: str
+
+
+@dataclass(frozen=True)
+class Remark:
+    """One finding at a source position.
+
+    Attributes:
+        code: a catalogue code such as ``PF101``.
+        message: one line: what was found, on which variable, between which lines, what to do.
+        lineno, col: 1-based line and 1-based column of the loop or the offending node.
+    """
+
+    code: str
+    message: str
+    lineno: int
+    col: int
+
+    @property
+    def vectorizable(self) -> bool:
+        return self.code.startswith("PF1")
+
+    def format(self, path: str) -> str:
+        return f"{path}:{self.lineno}:{self.col}: {self.code} {self.message}"
+
+
+RULES: dict[str, Rule] = {}
+
+
+def _rule(code, name, summary, explanation, bad, good):
+    assert code not in RULES, f"remark {code} registered twice"
+    RULES[code] = Rule(code, name, summary, explanation.strip(), bad.strip(), good.strip())
+
+
+_rule("PF101", "vectorizable-map",
+      "The loop's iterations are independent: it is a map over its iteration space.",
+      """
+Each iteration reads loop-invariant values and its own element, and writes only its own
+output (a list it appends to, an indexed slot, a TensorArray entry). The loop can be replaced
+by one batched computation over a new leading axis (pfor, arXiv:1903.04243).
+""", """
+# (no failing example: this remark reports an opportunity)
+""", """
+outs = []
+for i in range(x.shape[0]):
+    outs.append(tf.nn.relu(x[i] @ w))
+y = tf.stack(outs)
+""")
+_rule("PF102", "vectorizable-reduction",
+      "The loop accumulates with an associative operator: it is a reduction.",
+      """
+`s += e`, `s = s * e`, `s = tf.maximum(s, e)`, `n += 1` under an `if`: each iteration only
+combines its own term into the accumulator, so the terms can be computed in a batch and
+reduced along the loop axis. Floating-point sums are reassociated, so the last bits may
+differ from the loop's left-to-right order.
+""", """
+# (no failing example: this remark reports an opportunity)
+""", """
+total = 0.0
+for i in range(n):
+    total += tf.reduce_sum(tf.square(pred[i] - target[i]))
+""")
+_rule("PF103", "vectorizable-filter",
+      "The loop keeps the elements that pass a per-element test: a mask and a compaction.",
+      """
+`if cond: out.append(e)` collects a data-dependent number of elements, in loop order. It is
+`tf.boolean_mask` (or `np.nonzero`) of the batched values with the batched test.
+""", """
+# (no failing example: this remark reports an opportunity)
+""", """
+kept = []
+for i in range(x.shape[0]):
+    if tf.reduce_max(x[i]) > 0.5:
+        kept.append(x[i])
+""")
+_rule("PF104", "vectorizable-scatter-add",
+      "Iterations may update the same element, but only with `+=`, which commutes.",
+      """
+`counts[idx] += 1` where several iterations can hit the same index is a scatter-add
+(`tf.tensor_scatter_nd_add`, `np.add.at`), which is correct with repeated indices. A plain
+fancy-indexed `counts[idxs] += 1` is not: it loses colliding updates.
+""", """
+# (no failing example: this remark reports an opportunity)
+""", """
+for k in range(n):
+    counts[labels[k]] += 1
+""")
+_rule("PF105", "vectorizable-per-example-gradient",
+      "Each iteration runs its own GradientTape: per-example gradients or jacobian rows.",
+      """
+A tape inside the body differentiates one example (or one output entry) at a time. A batched
+tape over the summed loss would return the SUM of the gradients; `tf.vectorized_map` over the
+body returns the per-example stack, as the loop does (38x faster on GPU for an LSTM in the
+pfor paper).
+""", """
+# (no failing example: this remark reports an opportunity)
+""", """
+grads = []
+for i in range(x.shape[0]):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(tf.square(x[i] @ w))
+    grads.append(tape.gradient(loss, w))
+""")
+_rule("PF201", "loop-carried-scalar",
+      "A variable is read before it is written in the same iteration: a loop-carried dependence.",
+      """
+The value read in iteration k was written by iteration k-1, so the iterations must run in
+order. If the update is an associative scan, `tf.scan` (or a closed form) can still replace
+the loop; pforge leaves it as it is.
+""", """
+h = h0
+for t in range(x.shape[0]):
+    h = tf.tanh(tf.linalg.matvec(u, h) + x[t])
+""", """
+hs = tf.scan(lambda h, x_t: tf.tanh(tf.linalg.matvec(u, h) + x_t), x, initializer=h0)
+""")
+_rule("PF202", "loop-carried-element",
+      "An iteration reads an element that an earlier iteration wrote (a flow dependence).",
+      """
+`out[i] = f(out[i - 1])` reads the value written one iteration earlier (distance 1). The
+shifted-slice rewrite `out[1:] = f(out[:-1])` runs but reads the OLD values: it computes a
+different result. Reading a LATER element (`a[i] = a[i + 1]`) is fine: whole-array semantics
+read it before any write.
+""", """
+for i in range(1, n):
+    smooth[i] = (smooth[i - 1] * 13 + obs[i]) / 14
+""", """
+for i in range(n - 1):
+    a[i] = a[i + 1] + b[i]      # reads only elements no earlier iteration wrote
+""")
+_rule("PF203", "unproven-subscripts",
+      "pforge cannot prove that different iterations touch different elements.",
+      """
+The written index is not an injective affine function of the loop variable (for example it
+is computed from data, or the loop variable does not appear in it), or a read of the same
+array uses an index whose distance to the write is unknown. Several iterations may write the
+same element, or read one another's results.
+""", """
+for i in range(n):
+    out[idx[i]] = x[i]          # two i with equal idx[i] collide
+""", """
+for i in range(n):
+    out[i] = x[idx[i]]          # data-dependent READS are fine
+""")
+_rule("PF204", "early-exit",
+      "The body can leave the loop early (`break`, `return`, `yield`).",
+      """
+Whether iteration k runs depends on what earlier iterations found, so they cannot all run at
+once.
+""", """
+for i in range(n):
+    if x[i] < 0:
+        break
+""", """
+first_negative = tf.argmax(x < 0)
+""")
+_rule("PF205", "side-effect",
+      "The body has an observable side effect whose order matters.",
+      """
+`print`, `tf.print`, logging, file I/O, `.assign*` on a variable, `list.append` to a list
+that is not a simple collector: vectorizing would merge or reorder these effects.
+""", """
+for i in range(x.shape[0]):
+    tf.print("row", i, x[i])
+    out.append(x[i] * 2.0)
+""", """
+for i in range(x.shape[0]):
+    out.append(x[i] * 2.0)
+""")
+_rule("PF206", "non-local-write",
+      "The body writes an attribute, a global or a closure cell.",
+      """
+Such writes are visible outside the loop in iteration order; pforge does not vectorize them.
+""", """
+for i in range(n):
+    self.last = x[i]
+""", """
+last = x[n - 1]
+""")
+_rule("PF207", "data-dependent-while",
+      "A `while` loop whose exit depends on values computed in the loop.",
+      """
+The trip count is decided by the data (a convergence test), so there is no iteration space
+to vectorize. A counted `while j < n: ...; j += 1` is understood as `for j in range(n)`.
+""", """
+while abs(guess * guess - a) > tol:
+    guess = 0.5 * (guess + a / guess)
+""", """
+j = 0
+while j < n:
+    acc = acc + row[j]
+    j += 1
+""")
+_rule("PF208", "random-draw",
+      "The body draws random numbers from a stateful generator.",
+      """
+A batched draw gives different numbers than the loop's sequence of draws. Use stateless
+random ops with a per-iteration seed, or accept different numbers explicitly.
+""", """
+for i in range(n):
+    noise.append(tf.random.normal([d]))
+""", """
+noise = tf.random.stateless_normal([n, d], seed=[1, 2])
+""")
+_rule("PF209", "host-conversion",
+      "The body converts a tensor to a Python value (`.numpy()`, `.item()`).",
+      """
+Graph code cannot leave the graph to look at a value; vectorized code runs as graph code.
+`int(t)` and `float(t)` are rewritten as `tf.cast`; `.numpy()` is not.
+""", """
+for i in range(n):
+    out.append(x[i].numpy() * 2)
+""", """
+for i in range(n):
+    out.append(x[i] * 2)
+""")
+_rule("PF210", "unknown-callee",
+      "The body calls a function whose purity pforge cannot establish.",
+      """
+A function defined in the same module is analysed; other callees are unknown. If the callee
+is pure (no side effects, no state), say so with a `# pforge: pure` comment on the line of
+the call and pforge will trust it.
+""", """
+for i in range(n):
+    out.append(model_step(x[i]))
+""", """
+for i in range(n):
+    out.append(model_step(x[i]))  # pforge: pure
+""")
+_rule("PF211", "unsupported-construct",
+      "The body uses a construct pforge does not analyse (try, del, nested def, global, ...).",
+      """
+pforge proves independence only for constructs it models; anything else keeps the loop as it
+is rather than risk a wrong rewrite.
+""", """
+for i in range(n):
+    try:
+        out.append(f(x[i]))
+    except ValueError:
+        pass
+""", """
+for i in range(n):
+    out.append(f(x[i]))
+""")
+_rule("PF212", "live-out-private",
+      "A value computed in the body is used after the loop (its last iteration's value).",
+      """
+After the loop the name holds the value from the last iteration only. pforge does not yet
+rewrite loops whose per-iteration temporaries are read after the loop.
+""", """
+for i in range(n):
+    h = x[i] * 2
+y = h + 1
+""", """
+for i in range(n):
+    out.append(x[i] * 2)
+""")
+_rule("PF213", "unsupported-iteration-space",
+      "The loop's iteration space is not one pforge models.",
+      """
+pforge understands `range`, `tf.range`, rows of a tensor or array, `enumerate`, `zip`, and
+counted `while` loops. Iterating a generator, a dict, or unpacking rows in an unusual way
+keeps the loop as it is.
+""", """
+for key, value in table.items():
+    out.append(value * 2)
+""", """
+for i in range(values.shape[0]):
+    out.append(values[i] * 2)
+""")
+_rule("PF301", "not-rewritten",
+      "The loop can be vectorized, but this backend does not rewrite it (the note says why).",
+      """
+The analysis proved the iterations independent, but the chosen backend cannot express the
+rewrite yet (for example a NumPy loop, which needs the direct backend). The loop is left
+exactly as it was.
+""", """
+# (a note, not a failure)
+""", """
+# (a note, not a failure)
+""")

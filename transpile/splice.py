@@ -1,0 +1,116 @@
+"""Splices generated code into the original text: only the edited spans change, byte for byte.
+
+As pyupgrade does, edits are made on the text at AST offsets rather than by unparsing the
+whole module, so comments, blank lines and formatting elsewhere stay exactly as they were.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import gast
+
+from pforge.transpile.errors import InternalError
+from pforge.transpile.frontend import SourceText
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace ``text[start:end]`` (character offsets) by ``new``."""
+
+    start: int
+    end: int
+    new: str
+
+
+class Splicer:
+    """Maps AST positions to text offsets and applies non-overlapping edits.
+
+    Args:
+        source: the decoded source; AST columns are UTF-8 byte offsets and are converted.
+    """
+
+    def __init__(self, source: SourceText):
+        self.source = source
+        self.lines = source.text.splitlines(keepends=True)
+        self.starts = [0]
+        for line in self.lines:
+            self.starts.append(self.starts[-1] + len(line))
+        self.edits: list[Edit] = []
+        self.indent_unit = _indent_unit(self.lines)
+
+    def offset(self, lineno: int, col_bytes: int) -> int:
+        line = self.lines[lineno - 1]
+        col = len(line.encode("utf-8")[:col_bytes].decode("utf-8", errors="ignore"))
+        return self.starts[lineno - 1] + col
+
+    def line_start(self, lineno: int) -> int:
+        return self.starts[lineno - 1]
+
+    def line_end(self, lineno: int) -> int:
+        """Offset of the end of line ``lineno``, before its line break."""
+        line = self.lines[lineno - 1]
+        return self.starts[lineno - 1] + len(line.rstrip("\r\n"))
+
+    def indentation(self, lineno: int) -> str:
+        line = self.lines[lineno - 1]
+        return line[: len(line) - len(line.lstrip(" \t"))]
+
+    def replace_statement(self, stmt: gast.stmt, code_lines: list[str]) -> None:
+        """Replaces whole lines ``stmt.lineno..end_lineno`` by ``code_lines`` at its indentation."""
+        indent = self.indentation(stmt.lineno)
+        text = self.source.newline.join(indent + self._reindent(line) if line else ""
+                                        for line in code_lines)
+        self.edits.append(Edit(self.line_start(stmt.lineno), self.line_end(stmt.end_lineno), text))
+
+    def delete_statement(self, stmt: gast.stmt) -> bool:
+        """Deletes a statement standing alone on its lines; returns False (no edit) otherwise."""
+        first = self.lines[stmt.lineno - 1]
+        before = first[: self.offset(stmt.lineno, stmt.col_offset) - self.line_start(stmt.lineno)]
+        after = self.source.text[self.offset(stmt.end_lineno, stmt.end_col_offset):
+                                 self.line_end(stmt.end_lineno)]
+        if before.strip() or (after.strip() and not after.strip().startswith("#")):
+            return False
+        self.edits.append(Edit(self.line_start(stmt.lineno), self.starts[stmt.end_lineno], ""))
+        return True
+
+    def replace_expression(self, node: gast.expr, text: str) -> None:
+        self.edits.append(Edit(self.offset(node.lineno, node.col_offset),
+                               self.offset(node.end_lineno, node.end_col_offset), text))
+
+    def insert_line_before(self, lineno: int, text: str) -> None:
+        start = self.line_start(lineno)
+        self.edits.append(Edit(start, start, self.indentation(lineno) + text + self.source.newline))
+
+    def apply(self) -> str:
+        text = self.source.text
+        edits = sorted(set(self.edits), key=lambda e: (e.start, e.end))
+        for before, after in zip(edits, edits[1:]):
+            if after.start < before.end:
+                raise InternalError(f"overlapping edits at offsets {before.start}-{before.end} and "
+                                    f"{after.start}-{after.end}. This is a bug.")
+        for edit in reversed(edits):
+            text = text[: edit.start] + edit.new + text[edit.end:]
+        return text
+
+    def _reindent(self, line: str) -> str:
+        if self.indent_unit == "    ":
+            return line
+        stripped = line.lstrip(" ")
+        levels = (len(line) - len(stripped)) // 4
+        return self.indent_unit * levels + stripped
+
+
+def _indent_unit(lines: list[str]) -> str:
+    for line in lines:
+        if line.startswith("\t"):
+            return "\t"
+    widths = [len(line) - len(line.lstrip(" ")) for line in lines if line.strip() and line[0] == " "]
+    smallest = min(widths, default=4)
+    return " " * (smallest if smallest in (2, 3, 4, 8) else 4)
+
+
+def unparse_lines(stmts: list[gast.stmt]) -> list[str]:
+    """The source lines of generated statements (``ast.unparse``; never astunparse)."""
+    module = gast.Module(body=stmts, type_ignores=[])
+    return gast.unparse(module).strip("\n").splitlines()

@@ -1,0 +1,97 @@
+"""Decides whether a function may be staged with ``tf.function`` (Agrawal et al., arXiv:1903.01855).
+
+Vectorized code must not re-trace on every call, so the enclosing function is decorated with
+``tf.function`` when that keeps its meaning: everything left in it is graph-safe (pure
+TensorFlow and Python arithmetic, no prints, host conversions, NumPy calls or other effects
+that would run only once, at trace time).
+"""
+
+from __future__ import annotations
+
+import gast
+
+from pforge.transpile import effects
+from pforge.transpile.analysis import ModuleContext
+
+_ORDERED_ONLY = {"PF201", "PF202", "PF203", "PF212"}
+_ALLOWED_DECORATORS = {"builtins.staticmethod", "builtins.classmethod"}
+
+
+def is_staged(ctx: ModuleContext, fdef: gast.FunctionDef) -> bool:
+    """True when ``fdef`` is already decorated with ``tf.function``."""
+    for dec in fdef.decorator_list:
+        target = dec.func if isinstance(dec, gast.Call) else dec
+        if ctx.imports.resolve(target) == "tensorflow.function":
+            return True
+    return False
+
+
+def stage_blocker(ctx: ModuleContext, fdef: gast.FunctionDef | None, rewritten: list[gast.stmt],
+                  kept_loops: list) -> str | None:
+    """Why ``fdef`` cannot be decorated with ``tf.function`` after the rewrite, or None.
+
+    Args:
+        fdef: the enclosing function (None at module level: nothing to stage).
+        rewritten: the loop statements being replaced (not inspected).
+        kept_loops: analysed loops that stay loops in the function.
+    Returns:
+        None when staging is safe, else a short reason naming the line.
+    """
+    if fdef is None:
+        return "module-level code cannot be staged; move the loop into a function"
+    if isinstance(fdef, gast.AsyncFunctionDef):
+        return "an async function cannot be staged"
+    for dec in fdef.decorator_list:
+        target = dec.func if isinstance(dec, gast.Call) else dec
+        if ctx.imports.resolve(target) not in _ALLOWED_DECORATORS | {"tensorflow.function"}:
+            return f"it has the decorator `{gast.unparse(dec).strip()}` (line {dec.lineno})"
+    for loop in kept_loops:
+        bad = [b for b in loop.blockers if b.code not in _ORDERED_ONLY]
+        if bad:
+            return f"the loop at line {loop.lineno} stays a loop and has effects ({bad[0].code})"
+    skip = {id(n) for stmt in rewritten for n in gast.walk(stmt)}
+    stack = list(fdef.body)
+    while stack:
+        node = stack.pop()
+        if id(node) in skip:
+            continue
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)):
+            continue
+        stack.extend(gast.iter_child_nodes(node))
+        reason = _unsafe(ctx, node)
+        if reason:
+            return f"{reason} (line {node.lineno})"
+    return None
+
+
+def _unsafe(ctx, node) -> str | None:
+    if isinstance(node, (gast.Yield, gast.YieldFrom, gast.Await)):
+        return "it is a generator"
+    if isinstance(node, (gast.Global, gast.Nonlocal)):
+        return "it declares global or nonlocal names"
+    if isinstance(node, gast.Try):
+        return "it uses try/except"
+    if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Store):
+        return "it writes an attribute"
+    if isinstance(node, (gast.Attribute, gast.Name)) and isinstance(node.ctx, gast.Load):
+        name = ctx.imports.resolve(node) or ""
+        if name.startswith("numpy.") and not name.startswith(("numpy.float", "numpy.int", "numpy.pi")):
+            return f"it calls NumPy ({gast.unparse(node).strip()}), which graph tensors do not support"
+    if isinstance(node, gast.Call):
+        name = ctx.imports.resolve(node.func) or ""
+        if name in ("builtins.int", "builtins.float", "builtins.bool"):
+            return f"`{gast.unparse(node).strip()}` converts to a Python value"
+        effect = ctx.effects.classify(node)
+        if effect.kind == effects.EFFECT:
+            # Mutating a Python list or assigning a variable traces to the same program;
+            # tf.print is a graph op. Host-side effects would run once, at trace time.
+            if isinstance(node.func, gast.Attribute) and node.func.attr in effects.MUTATING_METHODS:
+                return None
+            if name == "tensorflow.print":
+                return None
+            return f"it calls {effect.what}, which would run once at trace time"
+        if effect.kind in (effects.RANDOM, effects.HOST):
+            return f"it calls {effect.what}"
+        if effect.kind == effects.UNKNOWN and not ctx.waived(node):
+            return f"it calls `{effect.what}`, whose effects are unknown"
+    return None

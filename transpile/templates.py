@@ -1,0 +1,74 @@
+"""Builds AST from quoted code templates whose placeholder names are replaced by nodes.
+
+Adapted from AutoGraph's ``pyct/templates.py`` (itself adapted from Tangent): a template is
+ordinary Python text, so it stays readable; ``replace`` parses it and substitutes each
+placeholder name by an expression node, a name string, or (for a placeholder standing alone
+as a statement) a list of statements.
+"""
+
+from __future__ import annotations
+
+import copy
+import textwrap
+
+import gast
+
+
+class _Substitute(gast.NodeTransformer):
+    def __init__(self, replacements):
+        self.replacements = replacements
+
+    def visit_Name(self, node):
+        if node.id not in self.replacements:
+            return node
+        value = self.replacements[node.id]
+        if isinstance(value, str):
+            return gast.Name(id=value, ctx=node.ctx, annotation=None, type_comment=None)
+        if isinstance(value, gast.expr):
+            value = copy.deepcopy(value)
+            if hasattr(value, "ctx"):
+                value.ctx = node.ctx
+            return value
+        raise TypeError(f"placeholder {node.id} expects a name or an expression, got "
+                        f"{type(value).__name__}; to insert statements, put it alone on a line")
+
+    def visit_Expr(self, node):
+        if isinstance(node.value, gast.Name) and node.value.id in self.replacements:
+            value = self.replacements[node.value.id]
+            if isinstance(value, list):
+                return value
+        return self.generic_visit(node)
+
+    def visit_FunctionDef(self, node):
+        if node.name in self.replacements:
+            node.name = self.replacements[node.name]
+        return self.generic_visit(node)
+
+
+def replace(template: str, **replacements) -> list[gast.stmt]:
+    """Parses ``template`` and substitutes the placeholders.
+
+    Args:
+        template: Python statements; names equal to a keyword of ``replacements`` are
+            placeholders.
+        **replacements: a ``str`` (a new name), a ``gast.expr`` (copied in), or a list of
+            statements (for a placeholder written alone as an expression statement).
+    Returns:
+        The list of statements.
+    Raises:
+        TypeError: a statement list given for a placeholder used inside an expression.
+    """
+    tree = gast.parse(textwrap.dedent(template))
+    tree = _Substitute(replacements).visit(tree)
+    return tree.body
+
+
+def expr(template: str, **replacements) -> gast.expr:
+    """Like :func:`replace` for a single expression."""
+    (stmt,) = replace(template, **replacements)
+    return stmt.value
+
+
+def name(identifier: str, store: bool = False) -> gast.Name:
+    ctx = gast.Store() if store else gast.Load()
+    return gast.Name(id=identifier, ctx=ctx, annotation=None, type_comment=None)
