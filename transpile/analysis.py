@@ -728,6 +728,13 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
         info.classes.setdefault(name, INDEXED)
         if name not in info.tensorarrays:
             info.arrays[name] = wlist
+        whole = _whole_array_use(ctx, nodes, name, info)
+        if whole is not None:
+            info.dependences.append(f"{name}: used whole at line {whole.lineno} while elements "
+                                    "are written")
+            info.block("PF203", f"`{name}` is written element by element and also used whole "
+                       f"(line {whole.lineno}), so iterations see one another's writes", whole)
+            continue
         rlist = [r for r in reads.get(name, []) if id(r.node) not in aug_read_ids]
         only_aug = all(w.aug in ("add", "mul", "or", "and") for w in wlist) and not rlist \
             and len({w.aug for w in wlist}) == 1
@@ -758,6 +765,20 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
                         dependence.separating_dim(w, induction or "", variant) is None:
                     info.block("PF203", f"`{name}`: every iteration writes the same element "
                                f"(line {w.node.lineno})", w.node)
+
+
+def _whole_array_use(ctx, nodes, name, info):
+    """A load of ``name`` that is not the base of a subscript (``x.sum()``, ``f(x)``), if any."""
+    for node in nodes:
+        if not (isinstance(node, gast.Name) and node.id == name and isinstance(node.ctx, gast.Load)):
+            continue
+        parent = ctx.parents.get(id(node))
+        if isinstance(parent, gast.Subscript) and parent.value is node:
+            continue
+        if name in info.tensorarrays and isinstance(parent, gast.Attribute) and parent.attr in ("write", "read"):
+            continue
+        return node
+    return None
 
 
 def _aug_kind(stmt, sub):

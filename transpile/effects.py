@@ -25,6 +25,9 @@ _EFFECT_CALLS = {
     "tensorflow.print", "tensorflow.Variable", "tensorflow.io.write_file",
     "numpy.save", "numpy.savez", "numpy.savetxt", "numpy.savez_compressed",
     "warnings.warn", "sys.stdout.write", "sys.stderr.write",
+    # NumPy functions that write into an argument
+    "numpy.copyto", "numpy.put", "numpy.place", "numpy.putmask", "numpy.fill_diagonal",
+    "numpy.put_along_axis",
 }
 _EFFECT_PREFIXES = ("logging.", "tensorflow.summary.", "tensorflow.io.gfile.", "os.", "shutil.",
                     "subprocess.", "time.sleep", "pickle.dump", "json.dump", "tensorflow.compat.v1.assign")
@@ -85,6 +88,10 @@ class EffectAnalyzer:
     def classify(self, call: gast.Call) -> CallEffect:
         func = call.func
         name = self.imports.resolve(func)
+        if any(k.arg == "out" for k in call.keywords):
+            return CallEffect(EFFECT, f"{gast.unparse(func).strip()}(..., out=...)")
+        if name is not None and name.startswith("numpy.") and name.endswith(".at"):
+            return CallEffect(EFFECT, name.replace("numpy.", "np."))
         if name is not None:
             return self._classify_name(name)
         if isinstance(func, gast.Attribute):

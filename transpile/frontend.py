@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import builtins
 import io
 import tokenize
@@ -94,6 +95,17 @@ def parse(source: SourceText) -> gast.Module:
         raise SourceError("expression nested too deeply to analyse", source.filename) from None
     except ValueError as exc:  # e.g. "source code string cannot contain null bytes"
         raise SourceError(str(exc), source.filename) from None
+
+
+def check_syntax(source: SourceText) -> None:
+    """Raises SourceError when the text is not valid Python (without building a gast tree)."""
+    try:
+        ast.parse(source.text, filename=source.filename)
+    except SyntaxError as exc:
+        raise SourceError(f"syntax error: {exc.msg}", source.filename, exc.lineno,
+                          exc.offset, exc.text) from None
+    except (RecursionError, MemoryError):
+        raise SourceError("expression nested too deeply to analyse", source.filename) from None
 
 
 _BUILTIN_NAMES = frozenset(dir(builtins))

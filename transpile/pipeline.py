@@ -13,7 +13,7 @@ import gast
 from pforge.transpile import staging
 from pforge.transpile.analysis import LoopInfo, ModuleContext, discover
 from pforge.transpile.backends import pfor
-from pforge.transpile.frontend import SourceText, decode_source, parse
+from pforge.transpile.frontend import SourceText, check_syntax, decode_source, parse
 from pforge.transpile.naming import Namer
 from pforge.transpile.plan import LoopPlan, pattern_remark, plan_for
 from pforge.transpile.remarks import Remark
@@ -91,6 +91,7 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
         raise ValueError(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}")
     text = decode_source(source, filename)
     if not _may_hold_loop(text.text):
+        check_syntax(text)  # still report bad input; ast alone is ~3x cheaper than gast
         return TranspileResult(filename, text.text, text.text, ())
     tree = parse(text)
     ctx = ModuleContext(text, tree)
@@ -104,11 +105,9 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
         for info in loop_units:
             if not info.vectorizable:
                 continue
-            if tf_alias is None:
-                notes[id(info)] = "the module does not import tensorflow"
-                continue
             try:
-                rewrites[id(info)] = pfor.rewrite_loop(ctx, info, namer, tf_alias)
+                # A TensorFlow loop implies the module imports tensorflow under some alias.
+                rewrites[id(info)] = pfor.rewrite_loop(ctx, info, namer, tf_alias or "tf")
             except pfor.Unsupported as exc:
                 notes[id(info)] = str(exc)
         _drop_unstageable(ctx, loop_units, rewrites, notes)

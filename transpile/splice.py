@@ -113,4 +113,9 @@ def _indent_unit(lines: list[str]) -> str:
 def unparse_lines(stmts: list[gast.stmt]) -> list[str]:
     """The source lines of generated statements (``ast.unparse``; never astunparse)."""
     module = gast.Module(body=stmts, type_ignores=[])
-    return gast.unparse(module).strip("\n").splitlines()
+    # ast.unparse puts a blank line before each nested def; inside one loop's span they only
+    # spread the code out. Only those are dropped (a blank line inside a string must stay).
+    lines = gast.unparse(module).strip("\n").splitlines()
+    return [line for k, line in enumerate(lines)
+            if line.strip() or k + 1 >= len(lines)
+            or not lines[k + 1].lstrip().startswith(("def ", "@", "async def ", "class "))]

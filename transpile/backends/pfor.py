@@ -105,6 +105,7 @@ class _Vectorizer:
         info = self.info
         space = info.space
         self._check_supported()
+        body_name = self.namer.new(f"_{self.prefix}_body")  # outer levels get the plain name
         streams = self._streams(space)
         params = [p for p, _ in streams]
         self.stacked = set(params) | self.stacked_outside | space.target_names()
@@ -116,7 +117,6 @@ class _Vectorizer:
         outputs = self.order
         if not outputs:
             raise Unsupported("the loop produces no value pforge can collect")
-        body_name = self.namer.new(f"_{self.prefix}_body")
         ret = [self._output_expr(k) for k in outputs] + [self.masks[k] for k in outputs if k in self.masks]
         ret_node = ret[0] if len(ret) == 1 else gast.Tuple(elts=ret, ctx=gast.Load())
         body.append(gast.Return(value=ret_node))

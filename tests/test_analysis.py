@@ -1,0 +1,420 @@
+"""Table-driven verdicts: each small loop gets exactly the expected remark codes."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from pforge.transpile import analyze_source, transpile_source
+
+HEADER = "import numpy as np\nimport tensorflow as tf\n\n"
+
+
+def codes(body: str, module: str = "") -> list[str]:
+    """Remark codes of the first loop unit of ``f`` (the body is indented into a function)."""
+    source = (HEADER + textwrap.dedent(module) + "\ndef f(x, y, w, n, idx, v):\n"
+              + textwrap.indent(textwrap.dedent(body), "    "))
+    plans = analyze_source(source, "t.py")
+    assert plans, "no loop found"
+    return sorted({r.code for r in plans[0].remarks})
+
+
+VECTORIZABLE = [
+    pytest.param("""
+        outs = []
+        for i in range(x.shape[0]):
+            outs.append(tf.nn.relu(x[i] @ w))
+        return tf.stack(outs)
+        """, "PF101", id="collector-map"),
+    pytest.param("""
+        s = 0.0
+        for i in range(n):
+            s += tf.reduce_sum(x[i])
+        return s
+        """, "PF102", id="sum-reduction"),
+    pytest.param("""
+        s = 0.0
+        for i in range(n):
+            s = s + x[i]
+        return s
+        """, "PF102", id="sum-reduction-spelled-out"),
+    pytest.param("""
+        best = -1e9
+        for i in range(n):
+            best = tf.maximum(best, x[i])
+        return best
+        """, "PF102", id="max-reduction"),
+    pytest.param("""
+        p = 1.0
+        for i in range(n):
+            p *= x[i]
+        return p
+        """, "PF102", id="product-reduction"),
+    pytest.param("""
+        c = 0
+        for i in range(n):
+            if x[i] > 0:
+                c += 1
+        return c
+        """, "PF102", id="count-under-if"),
+    pytest.param("""
+        kept = []
+        for i in range(n):
+            if tf.reduce_max(x[i]) > 0.5:
+                kept.append(x[i])
+        return tf.stack(kept)
+        """, "PF103", id="filter"),
+    pytest.param("""
+        out = []
+        for i in range(n):
+            if x[i] > 0:
+                out.append(x[i])
+            else:
+                out.append(-x[i])
+        return tf.stack(out)
+        """, "PF101", id="if-else-select"),
+    pytest.param("""
+        out = np.zeros(n)
+        for i in range(n):
+            out[i] = x[i] * 2
+        return out
+        """, "PF101", id="indexed-output"),
+    pytest.param("""
+        for i in range(n - 1):
+            x[i] = x[i + 1] + y[i]
+        return x
+        """, "PF101", id="anti-dependence-is-fine"),
+    pytest.param("""
+        for i in range(n):
+            x[2 * i] = x[2 * i + 1]
+        return x
+        """, "PF101", id="gcd-no-integer-solution"),
+    pytest.param("""
+        counts = np.zeros(10)
+        for i in range(n):
+            counts[idx[i]] += 1
+        return counts
+        """, "PF104", id="scatter-add"),
+    pytest.param("""
+        out = np.zeros((n, n))
+        for i in range(n):
+            for j in range(i):
+                out[i, j] = x[i] * y[j]
+        return out
+        """, "PF101", id="triangular-nest"),
+    pytest.param("""
+        grads = []
+        for i in range(n):
+            with tf.GradientTape() as tape:
+                tape.watch(w)
+                loss = tf.reduce_sum(x[i] @ w)
+            grads.append(tape.gradient(loss, w))
+        return tf.stack(grads)
+        """, "PF105", id="per-example-gradient"),
+    pytest.param("""
+        out = []
+        for a, b in zip(x, y):
+            out.append(a * b)
+        return tf.stack(out)
+        """, "PF101", id="zip"),
+    pytest.param("""
+        out = []
+        for k, r in enumerate(x):
+            out.append(r * k)
+        return tf.stack(out)
+        """, "PF101", id="enumerate"),
+    pytest.param("""
+        ta = tf.TensorArray(tf.float32, size=n)
+        for i in range(n):
+            ta = ta.write(i, x[i] * 2.0)
+        return ta.stack()
+        """, "PF101", id="tensorarray"),
+    pytest.param("""
+        out = []
+        for i in tf.range(n):
+            out.append(x[i])
+        return tf.stack(out)
+        """, "PF101", id="tf-range"),
+    pytest.param("""
+        out = []
+        for i in range(n):
+            if x[i] < 0:
+                continue
+            out.append(x[i])
+        return tf.stack(out)
+        """, "PF103", id="continue-becomes-filter"),
+    pytest.param("""
+        out = []
+        for i in range(n):
+            h = x[i] * 2
+            out.append(h + 1)
+        return tf.stack(out)
+        """, "PF101", id="private-temporary"),
+    pytest.param("""
+        table = np.zeros(n)
+        c = 3
+        for i in range(n):
+            table[i] = y[min(c, 5)]
+            c = c + 1
+        return table
+        """, "PF101", id="derived-induction"),
+    pytest.param("""
+        out = np.empty(n)
+        for r in range(n):
+            row = x[r].copy()
+            row[idx[r]] = 0.0
+            out[r] = row.sum()
+        return out
+        """, "PF101", id="write-to-fresh-private-copy"),
+    pytest.param("""
+        out = []
+        for i in range(n):
+            out.append(helper(x[i]))
+        return tf.stack(out)
+        """, "PF101", id="pure-local-callee"),
+    pytest.param("""
+        out = []
+        for i in range(n):
+            out.append(model(x[i]))  # pforge: pure
+        return tf.stack(out)
+        """, "PF101", id="waived-unknown-callee"),
+]
+
+
+MODULE = """
+def helper(t):
+    return t * 2
+
+def noisy(t):
+    print(t)
+    return t
+"""
+
+
+@pytest.mark.parametrize("body, code", VECTORIZABLE)
+def test_vectorizable(body, code):
+    assert codes(body, MODULE)[0] == code
+
+
+REFUSED = [
+    pytest.param("""
+        h = 0.0
+        for t in range(n):
+            h = tf.tanh(h * w + x[t])
+        return h
+        """, "PF201", id="carried-scalar"),
+    pytest.param("""
+        for i in range(1, n):
+            x[i] = x[i - 1] * 0.5 + y[i]
+        return x
+        """, "PF202", id="flow-dependence-distance-1"),
+    pytest.param("""
+        for i in range(2, n):
+            x[i] = x[i - 1] + x[i - 2]
+        return x
+        """, "PF202", id="fibonacci-array"),
+    pytest.param("""
+        for i in range(n - 1, 0, -1):
+            x[i - 1] = x[i] + 1
+        return x
+        """, "PF202", id="flow-dependence-negative-step"),
+    pytest.param("""
+        for i in range(n):
+            x[idx[i]] = y[i]
+        return x
+        """, "PF203", id="scatter-may-collide"),
+    pytest.param("""
+        for i in range(n):
+            x[i] = x[i + v]
+        return x
+        """, "PF203", id="symbolic-distance"),
+    pytest.param("""
+        for i in range(n):
+            x[0] = y[i]
+        return x
+        """, "PF203", id="same-element-every-iteration"),
+    pytest.param("""
+        for i in range(n):
+            x[i] = x.sum()
+        return x
+        """, "PF203", id="reads-whole-array"),
+    pytest.param("""
+        for i in range(n):
+            row = x[i]
+            row[0] = 1.0
+        return x
+        """, "PF203", id="write-through-view"),
+    pytest.param("""
+        out = []
+        for i in range(n):
+            if x[i] < 0:
+                break
+            out.append(x[i])
+        return tf.stack(out)
+        """, "PF204", id="break"),
+    pytest.param("""
+        for i in range(n):
+            if x[i] < 0:
+                return i
+        return -1
+        """, "PF204", id="return"),
+    pytest.param("""
+        out = []
+        for i in range(n):
+            print(i)
+            out.append(x[i])
+        return tf.stack(out)
+        """, "PF205", id="print"),
+    pytest.param("""
+        out = []
+        for i in range(n):
+            tf.print(x[i])
+            out.append(x[i])
+        return tf.stack(out)
+        """, "PF205", id="tf-print"),
+    pytest.param("""
+        for i in range(n):
+            w.assign_add(x[i])
+        return w
+        """, "PF205", id="variable-assign"),
+    pytest.param("""
+        out = []
+        for i in range(n):
+            out.append(x[i])
+        return out
+        """, "PF205", id="list-not-consumed-by-stack"),
+    pytest.param("""
+        for i in range(n):
+            w.last = x[i]
+        return w
+        """, "PF206", id="attribute-write"),
+    pytest.param("""
+        while tf.reduce_sum(x) > 1.0:
+            x = x * 0.5
+        return x
+        """, "PF207", id="data-dependent-while"),
+    pytest.param("""
+        out = []
+        for i in range(n):
+            out.append(x[i] + tf.random.normal([3]))
+        return tf.stack(out)
+        """, "PF208", id="stateful-random"),
+    pytest.param("""
+        out = []
+        for i in range(n):
+            out.append(np.random.rand() * y[i])
+        return np.array(out)
+        """, "PF208", id="numpy-random"),
+    pytest.param("""
+        out = []
+        for i in range(n):
+            out.append(x[i].numpy() * 2)
+        return tf.stack(out)
+        """, "PF209", id="host-conversion"),
+    pytest.param("""
+        out = []
+        for i in range(n):
+            out.append(model(x[i]))
+        return tf.stack(out)
+        """, "PF210", id="unknown-callee"),
+    pytest.param("""
+        out = []
+        for i in range(n):
+            out.append(noisy(x[i]))
+        return tf.stack(out)
+        """, "PF205", id="impure-local-callee"),
+    pytest.param("""
+        for i in range(n):
+            try:
+                x[i] = y[i]
+            except ValueError:
+                pass
+        return x
+        """, "PF211", id="try"),
+    pytest.param("""
+        for i in range(n):
+            h = x[i] * 2
+        return h
+        """, "PF212", id="private-used-after-loop"),
+    pytest.param("""
+        out = []
+        for k, val in w.items():
+            out.append(val)
+        return tf.stack(out)
+        """, "PF213", id="dict-items"),
+    pytest.param("""
+        arr = tf.TensorArray(tf.float32, size=n)
+        for i in range(2, n):
+            arr = arr.write(i, arr.read(i - 1) + arr.read(i - 2))
+        return arr.stack()
+        """, "PF202", id="tensorarray-recurrence"),
+]
+
+
+@pytest.mark.parametrize("body, code", REFUSED)
+def test_refused(body, code):
+    got = codes(body, MODULE)
+    assert code in got
+    assert not any(c.startswith("PF1") for c in got)
+
+
+def test_outer_blocked_inner_flagged():
+    """A carried time loop around an independent batch loop: the inner loop is its own unit."""
+    source = HEADER + textwrap.dedent("""
+        def f(x, w, n):
+            h = tf.zeros([4])
+            for t in range(n):
+                rows = []
+                for b in range(4):
+                    rows.append(x[t, b] * 2.0)
+                h = tf.tanh(h + tf.stack(rows))
+            return h
+        """)
+    plans = analyze_source(source, "t.py")
+    assert [p.vectorizable for p in plans] == [False, True]
+    assert plans[0].remarks[0].code == "PF201"
+
+
+def test_explain_levels_and_classes():
+    source = HEADER + textwrap.dedent("""
+        def f(mat, lengths):
+            totals = []
+            for i in range(mat.shape[0]):
+                row = mat[i]
+                acc = tf.constant(0.0)
+                j = 0
+                while j < lengths[i]:
+                    acc = acc + row[j]
+                    j += 1
+                totals.append(acc)
+            return tf.stack(totals)
+        """)
+    (plan,) = analyze_source(source, "t.py")
+    outer, inner = plan.levels
+    assert dict(outer.classes)["totals"] == "collector"
+    assert dict(outer.classes)["row"] == "private"
+    assert inner.space.startswith("counted while j in range(0,")
+    assert dict(inner.classes)["acc"] == "reduction"
+    assert inner.verdict == "reduction"
+
+
+def test_remarks_name_variable_and_lines():
+    source = HEADER + textwrap.dedent("""
+        def f(x, n):
+            for i in range(1, n):
+                x[i] = x[i - 1] + 1
+            return x
+        """)
+    (plan,) = analyze_source(source, "t.py")
+    (remark,) = plan.remarks
+    assert remark.code == "PF202" and remark.lineno == 7
+    assert "`x[i - 1]`" in remark.message and "line 7" in remark.message
+
+
+def test_unparsable_is_a_source_error():
+    from pforge.transpile import SourceError
+
+    with pytest.raises(SourceError) as info:
+        transpile_source("for i in range(3):\n  x = (\n", "bad.py")
+    assert str(info.value).startswith("bad.py:")
