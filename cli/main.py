@@ -34,11 +34,11 @@ _SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "__pycache__", "node_modul
 
 
 def _stdout() -> Console:
-    return Console(highlight=False, soft_wrap=True)
+    return Console(highlight=False, soft_wrap=True, emoji=False)
 
 
 def _stderr() -> Console:
-    return Console(stderr=True, highlight=False, soft_wrap=True)
+    return Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 
 def _fail(message: str) -> None:
@@ -198,6 +198,8 @@ def explain(
         sys.stdout.write(json.dumps([asdict(p) for p in plans], indent=2) + "\n")
         return
     out = _stdout()
+    if not out.is_terminal:
+        out.width = max(out.width, 160)  # a piped table should not wrap names mid-row
     if not plans:
         out.print(f"{escape(path)}: no loops")
     for plan in plans:

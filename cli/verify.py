@@ -37,7 +37,7 @@ def verify(
     Exit status: 0 when every result matches, 1 when any mismatches, 2 on
     bad input (missing file, bad --arg, no inputs for a function).
     """
-    err = Console(stderr=True, highlight=False, soft_wrap=True)  # keep paths whole
+    err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)  # keep paths whole
     try:
         specs = tuple(parse_arg_spec(a) for a in arg or ())
         jobs = _expand(targets, specs)
@@ -103,7 +103,7 @@ def _expand(targets, specs):
 
 
 def _print_table(results):
-    console = Console(highlight=False)
+    console = Console(highlight=False, emoji=False)
     if not console.is_terminal:
         console.width = max(console.width, 160)  # a log file or pipe: don't squeeze columns
     table = Table(title="pforge verify")

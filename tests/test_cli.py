@@ -405,8 +405,6 @@ def test_explain_text_names_space_and_classes(tmp_path):
     assert "PF101" in result.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="explain's rich table wraps at 80 columns when stdout is "
-                   "not a terminal, splitting 'outs: collector' across two lines")
 def test_explain_text_does_not_wrap_classes_at_default_width(tmp_path):
     path = write(tmp_path, "dense.py", DENSE)
     result = invoke("explain", path)
@@ -635,8 +633,6 @@ def test_syntax_error_without_loop_creates_no_output(tmp_path):
 # --------------------------------------------------------------------------- known bugs
 
 
-@pytest.mark.xfail(strict=True, reason="rich turns ':100:' into an emoji: remarks at line 100 "
-                   "print as 'file.py\\N{HUNDRED POINTS SYMBOL}5: PF101' (Console emoji=True)")
 def test_check_finding_at_line_100_prints_line_number(tmp_path):
     path = write(tmp_path, "late.py", DENSE.replace("def dense", "\n" * 94 + "def dense"))
     result = invoke("check", path)
@@ -644,7 +640,6 @@ def test_check_finding_at_line_100_prints_line_number(tmp_path):
     assert f"{path}:100:5: PF101" in result.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="rich turns ':100:' into an emoji in error messages too")
 def test_syntax_error_at_line_100_prints_line_number(tmp_path):
     path = write(tmp_path, "late.py", "\n" * 99 + "def f(:\n    for i in x: pass\n")
     result = invoke("check", path)
@@ -652,8 +647,6 @@ def test_syntax_error_at_line_100_prints_line_number(tmp_path):
     assert f"{path}:100:7: syntax error" in result.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="the pre-filter looks for 'for ' with a space, so a loop "
-                   "written 'for<TAB>i in ...' is never analysed")
 def test_check_finds_loop_written_with_tab_after_for(tmp_path):
     path = write(tmp_path, "tab.py", DENSE.replace("for i in", "for\ti in"))
     result = invoke("check", path)

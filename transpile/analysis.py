@@ -630,6 +630,14 @@ def _classify_scalars(ctx, info, body, stored, targets, node_ids):
         if name in stored:
             info.block("PF211", f"the loop variable `{name}` is reassigned in the body",
                        stored[name][0])
+    if isinstance(info.node, gast.For):
+        for store in gast.walk(info.node.target):
+            if isinstance(store, gast.Name) and isinstance(store.ctx, gast.Store):
+                outside = [u for u in ctx.users_of(store) if id(u) not in node_ids]
+                if outside:
+                    info.block("PF212", f"the loop variable `{store.id}` is used after the loop "
+                               f"(line {outside[0].lineno}); it holds the last iteration's value",
+                               outside[0])
     assigned = {n for n in stored if n not in info.classes}
     exposed: dict[str, gast.Name] = {}
     _exposed_reads(body, set(), assigned, exposed)
@@ -854,8 +862,13 @@ def _check_calls(ctx, info, nodes):
 
 
 def _detect_library(ctx, info, nodes):
-    extra = [c.consumer for c in info.collectors.values()] + [c.init for c in info.collectors.values()]
+    extra = [n for c in info.collectors.values() for part in (c.consumer, c.init)
+             for n in gast.walk(part)]
     libraries = set()
+    for node in list(nodes):
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+                and node.func.id in ctx.functions:
+            extra += list(gast.walk(ctx.functions[node.func.id]))  # one level into local callees
     for node in list(nodes) + extra:
         if isinstance(node, gast.Attribute) or isinstance(node, gast.Name):
             name = ctx.imports.resolve(node) or ""

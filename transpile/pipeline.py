@@ -6,6 +6,7 @@ its own module (DESIGN.md, "Pipeline").
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import gast
@@ -117,9 +118,12 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
     return TranspileResult(filename, text.text, code, plans)
 
 
+_LOOP_KEYWORD = re.compile(r"\b(for|while)\b")
+
+
 def _may_hold_loop(text: str) -> bool:
-    # Cheap pre-filter: parsing is the dominant cost and most files hold no loop.
-    return "for " in text or "while " in text or "while(" in text
+    # Cheap pre-filter: building the gast tree is the dominant cost and most files hold no loop.
+    return _LOOP_KEYWORD.search(text) is not None
 
 
 def _drop_unstageable(ctx, loop_units, rewrites, notes):

@@ -49,6 +49,15 @@ def stage_blocker(ctx: ModuleContext, fdef: gast.FunctionDef | None, rewritten: 
         bad = [b for b in loop.blockers if b.code not in _ORDERED_ONLY]
         if bad:
             return f"the loop at line {loop.lineno} stays a loop and has effects ({bad[0].code})"
+    if _is_method(ctx, fdef):
+        return ("it is a method: tf.function holds only a weak reference to `self`, so calls on a "
+                "temporary object would fail")
+    params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs
+              if isinstance(a, gast.Name)}
+    declared = {n for node in gast.walk(fdef) if isinstance(node, (gast.Global, gast.Nonlocal))
+                for n in node.names}
+    local_names = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
+                   and isinstance(n.ctx, gast.Store)} - params - declared
     skip = {id(n) for stmt in rewritten for n in gast.walk(stmt)}
     stack = list(fdef.body)
     while stack:
@@ -58,13 +67,20 @@ def stage_blocker(ctx: ModuleContext, fdef: gast.FunctionDef | None, rewritten: 
         if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)):
             continue
         stack.extend(gast.iter_child_nodes(node))
-        reason = _unsafe(ctx, node)
+        reason = _unsafe(ctx, node, local_names)
         if reason:
             return f"{reason} (line {node.lineno})"
     return None
 
 
-def _unsafe(ctx, node) -> str | None:
+def _is_method(ctx, fdef) -> bool:
+    parent = ctx.parents.get(id(fdef))
+    if not isinstance(parent, gast.ClassDef):
+        return False
+    return not any(ctx.imports.resolve(d) == "builtins.staticmethod" for d in fdef.decorator_list)
+
+
+def _unsafe(ctx, node, local_names) -> str | None:
     if isinstance(node, (gast.Yield, gast.YieldFrom, gast.Await)):
         return "it is a generator"
     if isinstance(node, (gast.Global, gast.Nonlocal)):
@@ -85,8 +101,12 @@ def _unsafe(ctx, node) -> str | None:
         if effect.kind == effects.EFFECT:
             # Mutating a Python list or assigning a variable traces to the same program;
             # tf.print is a graph op. Host-side effects would run once, at trace time.
-            if isinstance(node.func, gast.Attribute) and node.func.attr in effects.MUTATING_METHODS:
-                return None
+            receiver = node.func.value if isinstance(node.func, gast.Attribute) else None
+            if node.func.attr in effects.MUTATING_METHODS if receiver is not None else False:
+                if isinstance(receiver, gast.Name) and receiver.id in local_names:
+                    return None
+                return (f"it mutates `{gast.unparse(receiver).strip()}`, which outlives the call; "
+                        "staged, the mutation would run once at trace time")
             if name == "tensorflow.print":
                 return None
             return f"it calls {effect.what}, which would run once at trace time"

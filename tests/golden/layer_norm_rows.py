@@ -39,7 +39,7 @@ def layer_norm(x, gamma, beta):
         centered = r - mean
         var = tf.reduce_mean(tf.square(centered))
         return gamma * centered * tf.math.rsqrt(var + 1e-05) + beta
-    out = tf.vectorized_map(_layer_norm_body, x)
+    out = tf.vectorized_map(_layer_norm_body, tf.convert_to_tensor(x))
     return out
 
 

@@ -34,11 +34,11 @@ def squared_error_total(pred, target):
     """
     n = pred.shape[0]
     total = tf.constant(0.0)
-    # pforge: vectorized loop (was lines 36-37: map over pred[:n], target[:n], add reduction total) with tf.vectorized_map
+    # pforge: vectorized loop (was lines 36-37: map over pred, target, add reduction total) with tf.vectorized_map
     def _squared_error_total_body(elems):
         pred_i, target_i = elems
         return tf.reduce_sum(tf.square(pred_i - target_i))
-    total_terms = tf.vectorized_map(_squared_error_total_body, (pred[:n], target[:n]))
+    total_terms = tf.vectorized_map(_squared_error_total_body, (pred[:n], tf.convert_to_tensor(target)[:n]))
     total = total + tf.reduce_sum(total_terms, axis=0)
     return total
 

@@ -39,7 +39,7 @@ def clipped_per_example_grads(x, labels, w, b, clip_norm):
     Returns:
       float32 [batch, features, classes].
     """
-    # pforge: vectorized loop (was lines 42-48: map over x, labels[:x.shape[0]], collector grads, GradientTape) with tf.vectorized_map
+    # pforge: vectorized loop (was lines 42-48: map over x, labels, collector grads, GradientTape) with tf.vectorized_map
     def _clipped_per_example_grads_body(elems):
         x_i, labels_i = elems
         with tf.GradientTape() as tape:
@@ -48,7 +48,7 @@ def clipped_per_example_grads(x, labels, w, b, clip_norm):
             loss = tf.nn.softmax_cross_entropy_with_logits(labels=labels_i, logits=logits)
         grad = tape.gradient(loss, w)
         return tf.clip_by_norm(grad, clip_norm)
-    grads = tf.vectorized_map(_clipped_per_example_grads_body, (x, labels[:x.shape[0]]))
+    grads = tf.vectorized_map(_clipped_per_example_grads_body, (x, tf.convert_to_tensor(labels)[:x.shape[0]]))
     return grads
 
 

@@ -98,6 +98,7 @@ class _Vectorizer:
         self.inner_replace: dict[int, gast.expr] = {}
         self.inner_drop: set[int] = set()
         self.gathers: dict[str, str] = {}
+        self._labels: dict[str, str] = {}  # stream parameter -> what the comment calls it
 
     # -- entry -----------------------------------------------------------------------------
 
@@ -195,6 +196,7 @@ class _Vectorizer:
             for base in self._gather_bases(i):
                 param = self.namer.new(f"{base}_{i}")
                 self.gathers[base] = param
+                self._labels[param] = base
                 streams.append((param, self._sliced(base, space)))
             if self._induction_used_elsewhere(i) or not streams:
                 streams.append((i, self._range_expr(space)))
@@ -210,7 +212,8 @@ class _Vectorizer:
             streams.append((space.induction, rng))
         for target, seq in space.items:
             if isinstance(target, gast.Name):
-                streams.append((target.id, copy.deepcopy(seq)))
+                streams.append((target.id, self._as_tensor(copy.deepcopy(seq))))
+                self._labels[target.id] = gast.unparse(seq).strip()
             else:
                 raise Unsupported("unpacking each row into several names is not rewritten yet")
         return streams
@@ -256,13 +259,24 @@ class _Vectorizer:
         return any(isinstance(n, gast.Name) and n.id == i and isinstance(n.ctx, gast.Load)
                    and id(n) not in gathered for n in analysis._scope_nodes(self.info.body))
 
+    def _as_tensor(self, seq):
+        """``seq`` itself when it is evidently an array, else ``tf.convert_to_tensor(seq)``.
+
+        ``tf.vectorized_map`` treats a Python list as a structure of separate inputs, so a list
+        of tensors must be packed first or the result comes out transposed.
+        """
+        if _evidently_array(self.ctx, self.info.function, seq):
+            return seq
+        return templates.expr(f"{self.tf}.convert_to_tensor(S)", S=seq)
+
     def _sliced(self, base, space):
         stop = space.stop
+        whole = self._as_tensor(templates.name(base))
         if space.start is None and space.step is None and self._is_length_of(stop, base):
-            return templates.name(base)
+            return whole
         lower = space.start if space.start is not None and constant_int(space.start) != 0 else None
         step = space.step if space.step is not None and constant_int(space.step) != 1 else None
-        return gast.Subscript(value=templates.name(base), slice=gast.Slice(
+        return gast.Subscript(value=whole, slice=gast.Slice(
             lower=copy.deepcopy(lower), upper=copy.deepcopy(stop), step=copy.deepcopy(step)),
             ctx=gast.Load())
 
@@ -558,7 +572,7 @@ class _Vectorizer:
     def _pattern(self, streams):
         info = self.info
         parts = []
-        over = ", ".join(gast.unparse(e).strip() for _, e in streams)
+        over = ", ".join(self._labels.get(p, gast.unparse(e).strip()) for p, e in streams)
         parts.append(f"map over {over}")
         for key in self.order:
             kind, name = key.split(":", 1)
@@ -583,6 +597,32 @@ class _Branch:
     env: dict = field(default_factory=dict)
     outputs: dict = field(default_factory=dict)
     masks: dict = field(default_factory=dict)
+
+
+_LIST_RETURNING = {"tensorflow.unstack", "tensorflow.split", "numpy.split", "numpy.array_split",
+                   "tensorflow.nest.flatten", "tensorflow.dynamic_partition"}
+
+
+def _evidently_array(ctx, function, seq) -> bool:
+    """True when ``seq`` must be an array or tensor rather than a Python list.
+
+    Evidence: it is made by a TensorFlow or NumPy call, or (for a name) the function reads its
+    ``.shape``/``.dtype``/``.ndim`` or binds it from such a call.
+    """
+    if isinstance(seq, gast.Call):
+        callee = ctx.imports.resolve(seq.func) or ""
+        return callee.startswith(("tensorflow.", "numpy.")) and callee not in _LIST_RETURNING
+    if not isinstance(seq, gast.Name) or function is None:
+        return False
+    for node in gast.walk(function):
+        if isinstance(node, gast.Attribute) and node.attr in ("shape", "dtype", "ndim") \
+                and isinstance(node.value, gast.Name) and node.value.id == seq.id:
+            return True
+        if isinstance(node, gast.Assign) and any(isinstance(t, gast.Name) and t.id == seq.id
+                                                 for t in node.targets):
+            if _evidently_array(ctx, function, node.value):
+                return True
+    return False
 
 
 def _reduction_term(stmt, name):

@@ -1,0 +1,155 @@
+"""The pfor backend on small loops: generated code runs and matches the loop, or is left alone."""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+
+from pforge.transpile import transpile_source
+
+
+def _run_both(tmp_path, source, name, args_src):
+    """Transpiles ``source``, runs ``name`` from both versions with ``args_src``; returns both."""
+    from pforge.runtime.loader import load_module
+
+    path = tmp_path / "mod.py"
+    path.write_text(textwrap.dedent(source))
+    result = transpile_source(path.read_text(), str(path))
+    before = load_module(str(path))
+    after = load_module(str(path), source=result.code)
+    args = eval(args_src, {"tf": before.tf, "np": np})
+    return result, getattr(before, name)(*args), getattr(after, name)(*args)
+
+
+def _close(a, b):
+    import tensorflow as tf
+
+    for x, y in zip(tf.nest.flatten(a), tf.nest.flatten(b)):
+        np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=1e-5, atol=1e-6)
+
+
+CASES = [
+    pytest.param("""
+        import tensorflow as tf
+        def f(xs):
+            outs = []
+            for r in xs:
+                outs.append(tf.nn.relu(r))
+            return tf.stack(outs)
+        """, "[[tf.constant([1., -2., 3.]) * k for k in range(4)]]", id="python-list-of-tensors"),
+    pytest.param("""
+        import tensorflow as tf
+        def f(x, y):
+            codes = []
+            for k in range(x.shape[0]):
+                if x[k] < 0 and y[k] < 0:
+                    codes.append(0)
+                elif x[k] < 0:
+                    codes.append(1)
+                else:
+                    codes.append(2)
+            return tf.stack(codes)
+        """, "[tf.constant([-1., 2., -3., 4.]), tf.constant([-1., -2., 3., 4.])]", id="elif-chain"),
+    pytest.param("""
+        import tensorflow as tf
+        def f(x):
+            total = tf.constant(0.0)
+            count = 0
+            for i in range(x.shape[0]):
+                if tf.reduce_sum(x[i]) > 0:
+                    total += tf.reduce_sum(x[i])
+                    count += 1
+            return total, count
+        """, "[tf.constant([[1., 2.], [-3., 1.], [0.5, 0.5]])]", id="reductions-under-if"),
+    pytest.param("""
+        import tensorflow as tf
+        def f(x, n):
+            outs = []
+            for i in range(1, n, 2):
+                outs.append(x[i] - x[i - 1])
+            return tf.stack(outs)
+        """, "[tf.range(10.0), 10]", id="strided-range-offset-read"),
+    pytest.param("""
+        import tensorflow as tf
+        def f(x):
+            rows = []
+            for i in range(x.shape[0]):
+                acc = tf.constant(0.0)
+                for j in range(i + 1):
+                    acc = acc + x[i, j]
+                rows.append(acc)
+            return tf.stack(rows)
+        """, "[tf.reshape(tf.range(16.0), [4, 4])]", id="triangular-inner-while-loop"),
+    pytest.param("""
+        import tensorflow as tf
+        def f(x):
+            out = []
+            for i in range(x.shape[0]):
+                if x[i] < 0:
+                    continue
+                out.append(x[i] * 2.0)
+            return tf.stack(out)
+        """, "[tf.constant([1., -1., 2., -2., 3.])]", id="continue-filter"),
+]
+
+
+@pytest.mark.parametrize("source, args", CASES)
+def test_rewritten_loop_matches(source, args, tmp_path, tf):
+    result, want, got = _run_both(tmp_path, source, "f", args)
+    assert result.changed and all(p.rewritten for p in result.plans)
+    _close(want, got)
+
+
+def test_loop_index_used_after_loop_is_refused():
+    source = textwrap.dedent("""
+        import tensorflow as tf
+        def f(x):
+            outs = []
+            for i in range(x.shape[0]):
+                outs.append(tf.nn.relu(x[i]))
+            return tf.stack(outs), i
+        """)
+    result = transpile_source(source, "t.py")
+    assert not result.changed
+    assert result.plans[0].remarks[0].code == "PF212"
+
+
+@pytest.mark.parametrize("after, reason", [
+    ("    log.append(1)\n", "mutates `log`"),
+    ("    print('done')\n", "print"),
+], ids=["mutates-argument", "prints"])
+def test_not_staged_when_the_rest_of_the_function_has_effects(after, reason):
+    source = ("import tensorflow as tf\n\ndef f(x, log):\n    outs = []\n"
+              "    for i in range(x.shape[0]):\n        outs.append(x[i] * 2.0)\n"
+              + after + "    return tf.stack(outs)\n")
+    result = transpile_source(source, "t.py")
+    assert not result.changed
+    (note,) = [r for r in result.plans[0].remarks if r.code == "PF301"]
+    assert "cannot be staged" in note.message and reason in note.message
+
+
+def test_methods_are_not_staged():
+    source = textwrap.dedent("""
+        import tensorflow as tf
+        class Layer:
+            def apply(self, x):
+                outs = []
+                for i in range(x.shape[0]):
+                    outs.append(tf.nn.relu(x[i]))
+                return tf.stack(outs)
+        """)
+    result = transpile_source(source, "t.py")
+    assert not result.changed
+    assert "weak reference" in result.plans[0].remarks[-1].message
+
+
+def test_untouched_text_is_byte_identical_crlf():
+    source = ("import tensorflow as tf\r\n# keep me\r\n\r\ndef f(x):\r\n    outs = []  # init\r\n"
+              "    for i in range(x.shape[0]):\r\n        outs.append(x[i] * 2.0)\r\n"
+              "    return tf.stack(outs)\r\n\r\n\r\nY = 1  # tail\r\n")
+    code = transpile_source(source, "t.py").code
+    assert code.startswith("import tensorflow as tf\r\n# keep me\r\n\r\n@tf.function\r\ndef f(x):\r\n")
+    assert code.endswith("    return outs\r\n\r\n\r\nY = 1  # tail\r\n")
+    assert "\n" not in code.replace("\r\n", "")
