@@ -92,6 +92,32 @@ CASES = [
                 out.append(x[i] * 2.0)
             return tf.stack(out)
         """, "[tf.constant([1., -1., 2., -2., 3.])]", id="continue-filter"),
+    pytest.param("""
+        import tensorflow as tf
+        def f(x):
+            parts = []
+            for i in range(x.shape[0]):
+                parts.append(tf.reshape(x[i], [2, -1]) * 2.0)
+            return tf.concat(parts, axis=0)
+        """, "[tf.reshape(tf.range(24.0), [3, 8])]", id="concat-consumer"),
+    pytest.param("""
+        import tensorflow as tf
+        def f(x):
+            best = -1e9
+            found = False
+            for i in range(x.shape[0]):
+                best = tf.maximum(best, tf.reduce_max(x[i]))
+                found = found or tf.reduce_any(x[i] < 0)
+            return best, found
+        """, "[tf.constant([[1., -2.], [3., 0.5]])]", id="max-and-or-reductions"),
+    pytest.param("""
+        import tensorflow as tf
+        def f(x):
+            ta = tf.TensorArray(tf.float32, size=x.shape[0])
+            for i in range(x.shape[0]):
+                ta = ta.write(i, tf.tanh(x[i]))
+            return ta.stack()
+        """, "[tf.constant([[1., -2.], [3., 0.5]])]", id="tensorarray"),
 ]
 
 

@@ -264,13 +264,8 @@ def _stored_names(stmts) -> dict[str, list[gast.Name]]:
     stored: dict[str, list[gast.Name]] = {}
     for node in _scope_nodes(stmts):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-            if not _in_comprehension_target(node, stmts):
-                stored.setdefault(node.id, []).append(node)
+            stored.setdefault(node.id, []).append(node)
     return stored
-
-
-def _in_comprehension_target(node, stmts) -> bool:
-    return False
 
 
 def _loaded_names(node) -> list[gast.Name]:
@@ -353,18 +348,17 @@ def _structural_blockers(ctx, info, nodes):
 
 
 def _own_level_nodes(info):
-    """Nodes of the body that belong to this level, not to a nested loop."""
+    """Nodes of the body that belong to this level, not to the body of a nested loop."""
     own, stack = set(), list(info.body)
     while stack:
         node = stack.pop()
         own.add(id(node))
-        if isinstance(node, (gast.For, gast.While, gast.FunctionDef, gast.Lambda, gast.ClassDef)):
-            own.add(id(node))
-            if isinstance(node, (gast.For, gast.While)):
-                stack.extend([node.target] if isinstance(node, gast.For) else [])
-                stack.append(node.iter if isinstance(node, gast.For) else node.test)
-            continue
-        stack.extend(gast.iter_child_nodes(node))
+        if isinstance(node, gast.For):
+            stack += [node.target, node.iter]  # the header belongs here, the body does not
+        elif isinstance(node, gast.While):
+            stack.append(node.test)
+        elif not isinstance(node, (gast.FunctionDef, gast.Lambda, gast.ClassDef)):
+            stack.extend(gast.iter_child_nodes(node))
     return own
 
 
@@ -601,7 +595,7 @@ def _exposed_reads(stmts, defined, assigned, out):
         elif isinstance(stmt, gast.AugAssign):
             _record(_loaded_names(stmt.value), defined, assigned, out)
             if isinstance(stmt.target, gast.Name):
-                _record([stmt.target], defined, assigned, out, force=True)
+                _record([stmt.target], defined, assigned, out)
                 defined.add(stmt.target.id)
             else:
                 _record(_loaded_names(stmt.target), defined, assigned, out)
@@ -618,7 +612,7 @@ def _exposed_reads(stmts, defined, assigned, out):
     return defined
 
 
-def _record(names, defined, assigned, out, force=False):
+def _record(names, defined, assigned, out):
     for name in names:
         if name.id in assigned and name.id not in defined and name.id not in out:
             out[name.id] = name
@@ -853,7 +847,6 @@ def _check_calls(ctx, info, nodes):
         elif effect.kind == effects.HOST:
             if info.library == "numpy":
                 continue
-            info.host_conversion = True
             info.block("PF209", f"`{gast.unparse(node).strip()}` converts a tensor to a Python "
                        "value, which graph code cannot do", node)
         elif effect.kind == effects.UNKNOWN and not ctx.waived(node):

@@ -12,12 +12,13 @@ class Namer:
     golden files stay stable.
 
     Args:
-        module: the tree whose identifiers are reserved.
+        scope: the tree whose identifiers are reserved (a function, or the whole module).
+        reserved: further names to avoid (the module's global names).
     """
 
-    def __init__(self, module: gast.AST):
-        self.taken: set[str] = set()
-        for node in gast.walk(module):
+    def __init__(self, scope: gast.AST, reserved: set[str] | None = None):
+        self.taken: set[str] = set(reserved or ())
+        for node in gast.walk(scope):
             if isinstance(node, gast.Name):
                 self.taken.add(node.id)
             elif isinstance(node, (gast.FunctionDef, gast.ClassDef, gast.AsyncFunctionDef)):
@@ -34,3 +35,17 @@ class Namer:
             candidate = f"{base}_{k}"
         self.taken.add(candidate)
         return candidate
+
+
+def global_names(module: gast.Module) -> set[str]:
+    """Names bound at the top level of a module (imports, defs, classes, assignments)."""
+    names: set[str] = set()
+    for stmt in module.body:
+        if isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            names.add(stmt.name)
+        elif isinstance(stmt, (gast.Import, gast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in stmt.names}
+        else:
+            names |= {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name)
+                      and isinstance(n.ctx, gast.Store)}
+    return names

@@ -15,7 +15,7 @@ from pforge.transpile import staging
 from pforge.transpile.analysis import LoopInfo, ModuleContext, discover
 from pforge.transpile.backends import pfor
 from pforge.transpile.frontend import SourceText, check_syntax, decode_source, parse
-from pforge.transpile.naming import Namer
+from pforge.transpile.naming import Namer, global_names
 from pforge.transpile.plan import LoopPlan, pattern_remark, plan_for
 from pforge.transpile.remarks import Remark
 from pforge.transpile.splice import Splicer, unparse_lines
@@ -102,10 +102,13 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
     notes: dict[int, str] = {}
     tf_alias = ctx.imports.alias_for("tensorflow")
     if rewrite:
-        namer = Namer(tree)
+        reserved = global_names(tree)
+        namers: dict[int, Namer] = {}  # one per function: generated names are local to it
         for info in loop_units:
             if not info.vectorizable:
                 continue
+            scope = info.function if info.function is not None else tree
+            namer = namers.setdefault(id(scope), Namer(scope, reserved))
             try:
                 # A TensorFlow loop implies the module imports tensorflow under some alias.
                 rewrites[id(info)] = pfor.rewrite_loop(ctx, info, namer, tf_alias or "tf")
