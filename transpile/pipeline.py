@@ -16,7 +16,7 @@ from pforge.transpile.analysis import LoopInfo, ModuleContext, discover
 from pforge.transpile.backends import pfor
 from pforge.transpile.frontend import SourceText, check_syntax, decode_source, parse
 from pforge.transpile.naming import Namer, global_names
-from pforge.transpile.plan import LoopPlan, pattern_remark, plan_for
+from pforge.transpile.plan import LoopPlan, plan_for
 from pforge.transpile.remarks import Remark
 from pforge.transpile.splice import Splicer, unparse_lines
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pforge.transpile.analysis import (COLLECTOR, INDEXED, REDUCTION, LoopInfo)
+from pforge.transpile.analysis import COLLECTOR, INDEXED, LoopInfo
 from pforge.transpile.remarks import Remark
 
 
@@ -76,7 +76,7 @@ def pattern_remark(info: LoopInfo, rewrite_pattern: str | None, backend: str | N
     """The PF1xx remark for a vectorizable loop: the most specific pattern first."""
     if info.has_tape:
         code, what = "PF105", "per-example gradient"
-    elif any(c.conditional and _filter(c) for c in info.collectors.values()):
+    elif any(c.conditional for c in info.collectors.values()):
         code, what = "PF103", "filter"
     elif info.scatter_add:
         code, what = "PF104", "scatter-add"
@@ -85,16 +85,12 @@ def pattern_remark(info: LoopInfo, rewrite_pattern: str | None, backend: str | N
     else:
         code, what = "PF101", "map"
     outputs = _outputs(info)
-    how = f"pfor backend (tf.vectorized_map)" if backend else (
+    how = "pfor backend (tf.vectorized_map)" if backend else (
         "NumPy loop; rewriting needs the direct backend" if info.library in ("numpy", "python")
         else "not rewritten")
     detail = rewrite_pattern or f"{info.space.describe()}{'; ' + outputs if outputs else ''}"
     return Remark(code, f"loop can be vectorized ({what}): {detail} [{how}]",
                   info.lineno, info.node.col_offset + 1)
-
-
-def _filter(collector) -> bool:
-    return collector.conditional
 
 
 def _outputs(info):

@@ -118,7 +118,7 @@ class _Vectorizer:
         outputs = self.order
         if not outputs:
             raise Unsupported("the loop produces no value pforge can collect")
-        ret = [self._output_expr(k) for k in outputs] + [self.masks[k] for k in outputs if k in self.masks]
+        ret = [self.outputs[k] for k in outputs] + [self.masks[k] for k in outputs if k in self.masks]
         ret_node = ret[0] if len(ret) == 1 else gast.Tuple(elts=ret, ctx=gast.Load())
         body.append(gast.Return(value=ret_node))
         if len(streams) == 1:
@@ -305,9 +305,6 @@ class _Vectorizer:
         if key not in self.order:
             self.order.append(key)
         self.outputs[key] = value
-
-    def _output_expr(self, key):
-        return self.outputs[key]
 
     def _lower_block(self, stmts, later):
         """Lowers the top-level statements of the body."""

@@ -1,0 +1,10 @@
+"""Docstring examples are run (as beniget runs its README)."""
+
+import doctest
+
+import pforge.transpile
+
+
+def test_transpile_docstring_examples():
+    failures, tried = doctest.testmod(pforge.transpile)
+    assert tried > 0 and failures == 0
