@@ -179,6 +179,76 @@ VECTORIZABLE = [
             out.append(model(x[i]))  # pforge: pure
         return tf.stack(out)
         """, "PF101", id="waived-unknown-callee"),
+    pytest.param("""
+        s = 0.0
+        for i in range(n):
+            s -= x[i]
+        return s
+        """, "PF102", id="minus-reduction"),
+    pytest.param("""
+        lo = 1e9
+        for i in range(n):
+            lo = min(lo, y[i])
+        return lo
+        """, "PF102", id="builtin-min-reduction"),
+    pytest.param("""
+        ok = True
+        for i in range(n):
+            ok = ok and y[i] > 0
+        return ok
+        """, "PF102", id="and-reduction"),
+    pytest.param("""
+        out = np.zeros((n, n))
+        for i in range(n):
+            for j in range(n):
+                out[j, i] = x[i] + y[j]
+        return out
+        """, "PF101", id="transposed-write"),
+    pytest.param("""
+        out = np.zeros(n)
+        for i in range(n):
+            acc = 0.0
+            for k in range(n):
+                acc += x[i, k] * y[k]
+            out[i] = acc
+        return out
+        """, "PF101", id="dot-product-accumulator"),
+    pytest.param("""
+        for j in range(n):
+            x[:, j] += y
+        return x
+        """, "PF101", id="column-in-place"),
+    pytest.param("""
+        out = np.zeros(n)
+        for i in range(n - 1, -1, -1):
+            out[i] = x[i] * 2
+        return out
+        """, "PF101", id="negative-step"),
+    pytest.param("""
+        out = []
+        for r in x:
+            out.append(r.sum())
+        return np.array(out)
+        """, "PF101", id="rows-numpy-method"),
+    pytest.param("""
+        out = []
+        for i in range(n):
+            out.append(tf.random.stateless_normal([3], seed=[1, i]))
+        return tf.stack(out)
+        """, "PF101", id="stateless-random-is-fine"),
+    pytest.param("""
+        out = np.zeros(n)
+        for i in range(n):
+            out[i] = x[idx[i]]
+        return out
+        """, "PF101", id="data-dependent-read"),
+    pytest.param("""
+        out = []
+        for i in range(n):
+            out.append(x[i])
+            out.append(y[i])
+        return np.array(out)
+        """, "PF101", id="two-appends-still-a-collector"),
 ]
 
 
@@ -349,6 +419,34 @@ REFUSED = [
             arr = arr.write(i, arr.read(i - 1) + arr.read(i - 2))
         return arr.stack()
         """, "PF202", id="tensorarray-recurrence"),
+    pytest.param("""
+        for i in range(n):
+            np.copyto(x, y)
+        return x
+        """, "PF205", id="numpy-out-write"),
+    pytest.param("""
+        for i in range(n):
+            x[i + 1] = x[i] * 2
+        return x
+        """, "PF202", id="writes-ahead-reads-behind"),
+    pytest.param("""
+        for i in range(n):
+            x[i] = y[i]
+            x[i + 1] = y[i]
+        return x
+        """, "PF203", id="output-dependence"),
+    pytest.param("""
+        total = 0.0
+        for i in range(n):
+            total = total * 0.9 + x[i]
+        return total
+        """, "PF201", id="decayed-sum-is-carried"),
+    pytest.param("""
+        out = []
+        for i in range(n):
+            out.append(x[i] + len(out))
+        return np.array(out)
+        """, "PF205", id="collector-read-in-loop"),
 ]
 
 

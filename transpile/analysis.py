@@ -411,7 +411,7 @@ def _find_collectors(ctx, info, nodes, node_ids, stored):
         if kind is None:
             continue
         low, high = _append_counts(info.body, {id(c) for c in calls})
-        conditional = (low, high) != (1, 1)
+        conditional = low != high  # some iterations append fewer: a filter
         info.collectors[name] = Collector(name, init, calls, consumer, kind, conditional)
         info.classes[name] = COLLECTOR
 
