@@ -723,10 +723,8 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
                 info.block("PF203", f"writes through `{name}`, which may be a view of another "
                            "array (make a copy first)", wlist[0].node)
             continue
-        if name in info.tensorarrays:
-            pass
-        elif name in stored:
-            continue
+        if name in stored and name not in info.tensorarrays:
+            continue  # rebound in the body: handled as a scalar
         info.classes.setdefault(name, INDEXED)
         if name not in info.tensorarrays:
             info.arrays[name] = wlist

@@ -296,7 +296,7 @@ class _Vectorizer:
         back = {id(v): k for k, v in memo.items() if isinstance(v, gast.AST)}
         return _ExprRewriter(self, env or {}, back).visit(duplicate)
 
-    def _record(self, key, value, later, out_stmts, env_names=None):
+    def _record(self, key, value, later, out_stmts):
         """Records an output value; materialises it when later statements rebind its inputs."""
         if _loads(value) & later:
             tmp = self.namer.new(f"{key.split(':', 1)[1]}_item")
@@ -387,11 +387,6 @@ class _Vectorizer:
                 raise Unsupported(f"`{name}` gets more than one value per iteration")
             if a is not None and b is not None:
                 value = templates.expr(f"{self.tf}.where(C, A, B)", C=cond_expr, A=a, B=b)
-                mask_a, mask_b = then.masks.get(key), other.masks.get(key)
-                if mask_a is not None or mask_b is not None:
-                    ma = mask_a if mask_a is not None else gast.Constant(value=True, kind=None)
-                    mb = mask_b if mask_b is not None else gast.Constant(value=True, kind=None)
-                    self.masks[key] = templates.expr(f"{self.tf}.where(C, A, B)", C=cond_expr, A=ma, B=mb)
             elif kind == "reduction":
                 red = self.info.reductions[name]
                 if red.op not in _IDENTITY:
@@ -402,13 +397,10 @@ class _Vectorizer:
                                       V=present)
                 value = templates.expr(f"{self.tf}.where(C, A, B)", C=cond_expr,
                                        A=a if a is not None else zero, B=b if b is not None else zero)
-            else:
+            else:  # appended in one branch only: a filter
                 value = a if a is not None else b
-                mask = cond_expr if a is not None else templates.expr(f"{self.tf}.logical_not(C)", C=cond_expr)
-                inner_mask = (then.masks if a is not None else other.masks).get(key)
-                if inner_mask is not None:
-                    mask = templates.expr(f"{self.tf}.logical_and(A, B)", A=mask, B=inner_mask)
-                self.masks[key] = mask
+                self.masks[key] = cond_expr if a is not None else templates.expr(
+                    f"{self.tf}.logical_not(C)", C=cond_expr)
             self._record(key, value, later, out)
         return out
 
@@ -460,7 +452,7 @@ class _Vectorizer:
                 else:
                     raise Unsupported(f"line {stmt.lineno}: only assignments, appends and nested "
                                       "ifs are lowered under a per-iteration `if`")
-            branch.outputs, branch.masks = self.outputs, self.masks
+            branch.outputs = self.outputs
         finally:
             self.outputs, self.order, self.masks = saved
         return branch
@@ -481,7 +473,7 @@ class _Vectorizer:
             a, b = then.outputs.get(key), other.outputs.get(key)
             if key in self.outputs:
                 raise Unsupported(f"`{key.split(':', 1)[1]}` gets more than one value per iteration")
-            if a is None or b is None or key in then.masks or key in other.masks:
+            if a is None or b is None:
                 raise Unsupported("a filter inside a nested conditional is not rewritten yet")
             self.outputs[key] = templates.expr(f"{self.tf}.where(C, A, B)", C=cond_expr, A=a, B=b)
             self.order.append(key)
@@ -593,7 +585,6 @@ class _Branch:
     stmts: list = field(default_factory=list)
     env: dict = field(default_factory=dict)
     outputs: dict = field(default_factory=dict)
-    masks: dict = field(default_factory=dict)
 
 
 _LIST_RETURNING = {"tensorflow.unstack", "tensorflow.split", "numpy.split", "numpy.array_split",
