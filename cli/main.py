@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from pforge.cli.engine import check_files
 from pforge.cli.verify import verify
 from pforge.transpile import RULES, SourceError, TranspileResult, transpile_source
 from pforge.transpile.frontend import read_source
@@ -159,17 +160,14 @@ def check(
     """
     out, err = _stdout(), _stderr()
     findings = errors = 0
-    for path in _python_files(paths):
-        try:
-            source = read_source(path)
-            result = transpile_source(source.text, path)
-        except SourceError as exc:
-            err.print(f"error: {escape(str(exc))}")
+    for outcome in check_files(_python_files(paths)):
+        if outcome.error:
+            err.print(f"error: {escape(outcome.error)}")
             errors += 1
             continue
-        for remark in result.remarks:
+        for remark in outcome.remarks:
             if remark.vectorizable or (refused and remark.code.startswith("PF2")):
-                out.print(escape(remark.format(path)))
+                out.print(escape(remark.format(outcome.path)))
                 findings += remark.vectorizable
     if errors:
         raise typer.Exit(code=2)
