@@ -219,6 +219,8 @@ def explain(
         for level in plan.levels:
             for dep in level.dependences:
                 out.print(f"  dependence (line {level.lineno}): {escape(dep)}")
+            for note in level.notes:
+                out.print(f"  note (line {level.lineno}): {escape(note)}")
         for remark in plan.remarks:
             out.print(f"  {escape(remark.format(path))}")
         out.print()

@@ -252,6 +252,44 @@ VECTORIZABLE = [
 ]
 
 
+VECTORIZABLE += [
+    pytest.param("""
+        best = -np.inf
+        idx = -1
+        for i in range(n):
+            v = np.sum(x[i])
+            if v > best:
+                best, idx = v, i
+        return best, idx
+        """, "PF102", id="argmax-tracking"),
+    pytest.param("""
+        low, where = np.inf, 0
+        for i in range(n):
+            if low >= x[i]:
+                low = x[i]
+                where = i
+        return low, where
+        """, "PF102", id="argmin-tracking-mirrored-two-assignments"),
+    pytest.param("""
+        for i in range(x.shape[0]):
+            x[i] = x[i] * 2
+        return x
+        """, "PF101", id="argument-updated-in-place"),
+    pytest.param("""
+        c = x[1:]
+        for i in range(n):
+            c[i] = c[i] + y[i]
+        return x
+        """, "PF101", id="writes-through-a-view-only"),
+    pytest.param("""
+        out = np.zeros_like(x)
+        for i in range(n):
+            for j in range(i):
+                out[i, j] = x[i] * x[j]
+        return out
+        """, "PF101", id="triangular-inner-bound"),
+]
+
 MODULE = """
 def helper(t):
     return t * 2
@@ -447,6 +485,48 @@ REFUSED = [
             out.append(x[i] + len(out))
         return np.array(out)
         """, "PF205", id="collector-read-in-loop"),
+    pytest.param("""
+        c = x
+        for i in range(1, n):
+            c[i] = x[i - 1] + y[i]
+        return x
+        """, "PF202", id="alias-hides-recurrence"),
+    pytest.param("""
+        c = x
+        d = c
+        for i in range(1, n):
+            d[i] = x[i - 1] * 2
+        return x
+        """, "PF202", id="alias-chain-hides-recurrence"),
+    pytest.param("""
+        c = x[1:]
+        for i in range(n - 1):
+            c[i] = x[i] + y[i]
+        return x
+        """, "PF203", id="write-through-view-read-original"),
+    pytest.param("""
+        t = x.T
+        for i in range(n):
+            x[i] = t[i] * 2
+        return x
+        """, "PF203", id="transpose-view-read-while-written"),
+    pytest.param("""
+        best = -np.inf
+        idx = -1
+        for i in range(n):
+            if x[i] > best:
+                best, idx = x[i], idx + 1
+        return best, idx
+        """, "PF201", id="argmax-lookalike-counting-is-carried"),
+    pytest.param("""
+        best = -np.inf
+        idx = -1
+        for i in range(n):
+            if x[i] > best:
+                best = y[i]
+                idx = i
+        return best, idx
+        """, "PF201", id="argmax-lookalike-other-value-is-carried"),
 ]
 
 
@@ -516,3 +596,57 @@ def test_unparsable_is_a_source_error():
     with pytest.raises(SourceError) as info:
         transpile_source("for i in range(3):\n  x = (\n", "bad.py")
     assert str(info.value).startswith("bad.py:")
+
+
+def test_alias_dependence_names_both_arrays():
+    source = HEADER + textwrap.dedent("""
+        def f(a, b):
+            c = a
+            for i in range(1, a.shape[0]):
+                c[i] = a[i - 1] + b[i]
+            return a
+        """)
+    (plan,) = analyze_source(source, "t.py")
+    assert any("the same array as `a` (bound at line 6)" in d for d in plan.levels[0].dependences)
+    (remark,) = plan.remarks
+    assert remark.code == "PF202" and "`a[i - 1]`" in remark.message and "`c` is written" in remark.message
+
+
+def test_argument_updated_in_place_is_named():
+    (plan,) = analyze_source(HEADER + "def f(x):\n    for i in range(3):\n        x[i] = x[i] * 2\n", "t.py")
+    assert "indexed output x (an argument, updated in place)" in plan.remarks[0].message
+
+
+@pytest.mark.parametrize("bound, kind", [
+    ("range(i)", "triangular iteration space: the bound `i` varies with `i` of the loop at line 7"),
+    ("range(i + 1, n)", "triangular iteration space: the bound `i + 1` varies with `i`"),
+    ("range(lens[i])", "data-dependent trip count: `lens[i]` varies with `i` of the loop at line 7"),
+])
+def test_inner_trip_count_is_explained(bound, kind):
+    source = HEADER + textwrap.dedent(f"""
+        def f(x, lens, n):
+            out = np.zeros((n, n))
+            for i in range(n):
+                for j in {bound}:
+                    out[i, j] = x[i] * x[j]
+            return out
+        """)
+    (plan,) = analyze_source(source, "t.py")
+    outer, inner = plan.levels
+    assert not outer.notes
+    assert any(note.startswith(kind) for note in inner.notes), inner.notes
+
+
+def test_argmax_classes():
+    source = HEADER + textwrap.dedent("""
+        def f(x):
+            best, idx = -np.inf, -1
+            for i in range(x.shape[0]):
+                if x[i] > best:
+                    best, idx = x[i], i
+            return best, idx
+        """)
+    (plan,) = analyze_source(source, "t.py")
+    classes = dict(plan.levels[0].classes)
+    assert classes["best"] == "reduction" and classes["idx"] == "arg reduction"
+    assert "max reduction best, argmax idx of best" in plan.remarks[0].message

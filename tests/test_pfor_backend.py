@@ -118,6 +118,42 @@ CASES = [
                 ta = ta.write(i, tf.tanh(x[i]))
             return ta.stack()
         """, "[tf.constant([[1., -2.], [3., 0.5]])]", id="tensorarray"),
+    pytest.param("""
+        import numpy as np
+        import tensorflow as tf
+        def f(x):
+            best = -np.inf
+            idx = -1
+            for i in range(x.shape[0]):
+                v = tf.reduce_sum(x[i])
+                if v > best:
+                    best, idx = v, i
+            return best, idx
+        """, "[tf.constant([[1., 2.], [0., 3.], [3., 0.], [-1., 1.]])]", id="argmax-first-of-ties"),
+    pytest.param("""
+        import numpy as np
+        import tensorflow as tf
+        def f(x):
+            low = np.inf
+            where = 0
+            for i in range(1, x.shape[0], 2):
+                if tf.reduce_max(x[i]) <= low:
+                    low = tf.reduce_max(x[i])
+                    where = i
+            return low, where
+        """, "[tf.constant([[1., 2.], [0., 1.], [3., 0.], [-1., 2.], [5., 5.], [1., 2.]])]",
+        id="argmin-last-of-ties-strided"),
+    pytest.param("""
+        import numpy as np
+        import tensorflow as tf
+        def f(x):
+            best = -np.inf
+            idx = -1
+            for i in range(x.shape[0]):
+                if tf.reduce_sum(x[i]) > best:
+                    best, idx = tf.reduce_sum(x[i]), i
+            return best, idx
+        """, "[tf.zeros([0, 2])]", id="argmax-zero-trip"),
 ]
 
 

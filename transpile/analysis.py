@@ -21,8 +21,8 @@ from pforge.transpile.remarks import Remark
 from pforge.transpile.spaces import Space, for_space, while_space
 
 INVARIANT, INDUCTION, ITEM, PRIVATE = "invariant", "induction", "item", "private"
-COLLECTOR, INDEXED, REDUCTION, CARRIED, DERIVED = (
-    "collector", "indexed output", "reduction", "carried", "derived induction")
+COLLECTOR, INDEXED, REDUCTION, CARRIED, DERIVED, ARG_REDUCTION = (
+    "collector", "indexed output", "reduction", "carried", "derived induction", "arg reduction")
 
 #: Consumers of a collector after the loop: resolved callee -> kind of result.
 CONSUMERS = {
@@ -72,6 +72,21 @@ class Reduction:
 
 
 @dataclass
+class ArgReduction:
+    """``if v > best: best, idx = v, i``: ``idx`` tracks where the ``max`` (or ``min``) reduction
+    of ``value`` was reached. ``strict`` (``>``/``<``) keeps the first such iteration, ``>=``/``<=``
+    the last; ``index`` is the expression recorded (usually the loop index)."""
+
+    name: str
+    value: str
+    op: str
+    strict: bool
+    term: gast.expr
+    index: gast.expr
+    stmt: gast.If
+
+
+@dataclass
 class LoopInfo:
     """Annotations of one loop level (one ``for`` or ``while``).
 
@@ -89,6 +104,7 @@ class LoopInfo:
     classes: dict[str, str] = field(default_factory=dict)
     collectors: dict[str, Collector] = field(default_factory=dict)
     reductions: dict[str, Reduction] = field(default_factory=dict)
+    arg_reductions: dict[str, ArgReduction] = field(default_factory=dict)
     tensorarrays: dict[str, list[gast.Assign]] = field(default_factory=dict)
     arrays: dict[str, list[dependence.Access]] = field(default_factory=dict)
     derived: dict[str, gast.stmt] = field(default_factory=dict)
@@ -99,6 +115,9 @@ class LoopInfo:
     has_tape: bool = False
     scatter_add: bool = False
     host_casts: list[gast.Call] = field(default_factory=list)
+    aliases: dict[str, set[str]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    mutated_args: list[str] = field(default_factory=list)
 
     @property
     def vectorizable(self) -> bool:
@@ -300,9 +319,11 @@ def _analyse_level(ctx: ModuleContext, info: LoopInfo) -> None:
     if info.space and info.space.kind == "while":
         stored.pop(info.space.induction, None)
 
+    _trip_count_notes(info)
     _structural_blockers(ctx, info, nodes)
     _find_tensorarrays(info, body, stored)
     _find_collectors(ctx, info, nodes, node_ids, stored)
+    _find_arg_reductions(info, body, stored)
     _find_reductions(ctx, info, body, stored)
     _find_derived(info, body, stored, targets)
     _classify_scalars(ctx, info, body, stored, targets, node_ids)
@@ -311,6 +332,36 @@ def _analyse_level(ctx: ModuleContext, info: LoopInfo) -> None:
     _detect_library(ctx, info, nodes)
     for name in sorted({n.id for n in nodes if isinstance(n, gast.Name)} - set(info.classes)):
         info.classes[name] = INVARIANT
+
+
+def _trip_count_notes(info):
+    """Explains inner trip counts that vary with an enclosing loop: triangular (``range(i)``)
+    or data-dependent (``range(lens[i])``), a ragged iteration space once batched."""
+    space = info.space
+    if space is None or space.kind not in ("range", "while") or info.parent is None:
+        return
+    bounds = [b for b in (space.start, space.stop, space.step) if b is not None]
+    outer = info.parent
+    while outer is not None:
+        variant = (outer.space.target_names() if outer.space else set()) | set(_stored_names(outer.body))
+        for bound in bounds:
+            used = sorted({n.id for n in _loaded_names(bound)} & variant)
+            if not used:
+                continue
+            text = gast.unparse(bound).strip()
+            names = ", ".join(f"`{n}`" for n in used)
+            inductions = {outer.space.induction} if outer.space and outer.space.kind in ("range", "while") else set()
+            if set(used) - inductions or any(isinstance(n, (gast.Subscript, gast.Call))
+                                             for n in gast.walk(bound)):
+                info.notes.append(f"data-dependent trip count: `{text}` varies with {names} of the "
+                                  f"loop at line {outer.lineno}; batched, the iteration space is "
+                                  "ragged (padded and masked)")
+            else:
+                info.notes.append(f"triangular iteration space: the bound `{text}` varies with "
+                                  f"{names} of the loop at line {outer.lineno}; batched, the "
+                                  "iteration space is a triangle (masked)")
+            return
+        outer = outer.parent
 
 
 def _structural_blockers(ctx, info, nodes):
@@ -541,6 +592,63 @@ def _find_reductions(ctx, info, body, stored):
             info.classes[name] = REDUCTION
 
 
+_COMPARE_DIRECTION = {gast.Gt: ("max", True), gast.GtE: ("max", False),
+                      gast.Lt: ("min", True), gast.LtE: ("min", False)}
+_MIRROR = {gast.Gt: gast.Lt, gast.GtE: gast.LtE, gast.Lt: gast.Gt, gast.LtE: gast.GtE}
+
+
+def _find_arg_reductions(info, body, stored):
+    """Finds argmax/argmin tracking: ``if v > best: best, idx = v, i`` (also as two assignments,
+    with ``>=``, ``<``, ``<=``, or with ``best`` on the left of the comparison)."""
+    for stmt in body:
+        if not (isinstance(stmt, gast.If) and not stmt.orelse and isinstance(stmt.test, gast.Compare)
+                and len(stmt.test.ops) == 1 and type(stmt.test.ops[0]) in _COMPARE_DIRECTION):
+            continue
+        left, op, right = stmt.test.left, type(stmt.test.ops[0]), stmt.test.comparators[0]
+        if isinstance(left, gast.Name) and not isinstance(right, gast.Name):
+            left, right, op = right, left, _MIRROR[op]  # best < v  ==  v > best
+        if not isinstance(right, gast.Name):
+            continue
+        best = right.id
+        assigned = _pairs_assigned(stmt.body)
+        if assigned is None or len(assigned) != 2 or best not in assigned:
+            continue
+        (idx,) = set(assigned) - {best}
+        term, index = assigned[best], assigned[idx]
+        loaded = {n.id for part in (left, term, index) for n in _loaded_names(part)}
+        if gast.dump(term) != gast.dump(left) or loaded & {best, idx} or \
+                len(stored.get(best, ())) != 1 or len(stored.get(idx, ())) != 1:
+            continue
+        owned = {id(n) for n in gast.walk(stmt)}
+        if any(isinstance(n, gast.Name) and n.id in (best, idx) and id(n) not in owned
+               for n in _scope_nodes(body)):
+            continue
+        red_op, strict = _COMPARE_DIRECTION[op]
+        info.reductions[best] = Reduction(best, red_op, [stmt])
+        info.arg_reductions[idx] = ArgReduction(idx, best, red_op, strict, term, index, stmt)
+        info.classes[best] = REDUCTION
+        info.classes[idx] = ARG_REDUCTION
+
+
+def _pairs_assigned(stmts) -> dict[str, gast.expr] | None:
+    """``{name: value}`` for a block of plain assignments (``a, b = x, y`` or ``a = x; b = y``)."""
+    found: dict[str, gast.expr] = {}
+    for stmt in stmts:
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1):
+            return None
+        target, value = stmt.targets[0], stmt.value
+        if isinstance(target, gast.Tuple) and isinstance(value, gast.Tuple) and \
+                len(target.elts) == len(value.elts):
+            pairs = zip(target.elts, value.elts)
+        else:
+            pairs = [(target, value)]
+        for name, expr in pairs:
+            if not isinstance(name, gast.Name) or name.id in found:
+                return None
+            found[name.id] = expr
+    return found
+
+
 def _find_derived(info, body, stored, targets):
     if info.space is None or info.space.kind not in ("range", "while", "enumerate"):
         return
@@ -710,6 +818,7 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
                 dims = [node.args[0]] if node.func.attr == "read" and node.args else [gast.Slice(None, None, None)]
                 reads.setdefault(name, []).append(dependence.Access(name, dims, node))
 
+    _merge_aliases(ctx, info, nodes, writes, reads, stored)
     variant = (set(stored) | {n for n in targets if n != (info.space.induction if info.space else None)}
                | _inner_targets(info))
     induction = info.space.induction if info.space and info.space.kind != "rows" else None
@@ -728,7 +837,8 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
         info.classes.setdefault(name, INDEXED)
         if name not in info.tensorarrays:
             info.arrays[name] = wlist
-        whole = _whole_array_use(ctx, nodes, name, info)
+        whole = next((w for n in info.aliases.get(name, {name})
+                      if (w := _whole_array_use(ctx, nodes, n, info)) is not None), None)
         if whole is not None:
             info.dependences.append(f"{name}: used whole at line {whole.lineno} while elements "
                                     "are written")
@@ -755,7 +865,7 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
                 info.dependences.append(f"{name}: {conflict.kind} dependence ({conflict.detail}) at {where}")
                 if conflict.kind == "flow":
                     info.block("PF202", f"`{gast.unparse(other.node).strip()}` {conflict.detail} "
-                               f"(`{name}` is written at line {w.node.lineno}): a loop-carried "
+                               f"(`{w.base}` is written at line {w.node.lineno}): a loop-carried "
                                "dependence", other.node)
                 else:
                     info.block("PF203", f"`{name}`: {conflict.detail} ({where})", other.node)
@@ -765,6 +875,99 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
                         dependence.separating_dim(w, induction or "", variant) is None:
                     info.block("PF203", f"`{name}`: every iteration writes the same element "
                                f"(line {w.node.lineno})", w.node)
+
+
+_VIEW_METHODS = {"reshape", "view", "transpose", "swapaxes", "ravel", "squeeze", "__getitem__"}
+_VIEW_CALLS = {"numpy.reshape", "numpy.transpose", "numpy.asarray", "numpy.ravel", "numpy.squeeze",
+               "numpy.expand_dims", "numpy.swapaxes", "numpy.moveaxis", "numpy.atleast_1d",
+               "numpy.atleast_2d"}
+_VIEW_ATTRS = {"T", "real", "imag", "flat", "mT"}
+
+
+def _view_base(ctx, value) -> tuple[gast.Name | None, bool]:
+    """``(base, is_view)`` when ``value`` is another array's name (``b = a``) or may be a view
+    of it (``a[1:]``, ``a.T``, ``a.reshape(...)``, ``np.asarray(a)``); ``(None, False)`` else."""
+    if isinstance(value, gast.Name):
+        return value, False
+    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
+        return value.value, True
+    if isinstance(value, gast.Attribute) and value.attr in _VIEW_ATTRS and isinstance(value.value, gast.Name):
+        return value.value, True
+    if isinstance(value, gast.Call):
+        func = value.func
+        if isinstance(func, gast.Attribute) and func.attr in _VIEW_METHODS and isinstance(func.value, gast.Name):
+            return func.value, True
+        if ctx.imports.resolve(func) in _VIEW_CALLS and value.args and isinstance(value.args[0], gast.Name):
+            return value.args[0], True
+    return None, False
+
+
+def _alias_source(ctx, name_node, loop_ids):
+    """Follows single reaching definitions outside the loop through ``b = a`` and view bindings.
+
+    Returns ``(root name, exact, line)``: ``exact`` when every step was a plain rebinding (the
+    two names are the same array, element for element), ``line`` the binding nearest the loop;
+    None when ``name_node`` is bound to a value of its own.
+    """
+    current, exact, line = name_node, True, None
+    for _ in range(8):  # alias chains in real code are short; this also guards cycles
+        defs = ctx.definitions_of(current)
+        if len(defs) != 1 or id(defs[0].node) in loop_ids:
+            break
+        stmt, value = _binding(ctx, defs[0].node)
+        base, view = _view_base(ctx, value)
+        if base is None:
+            break
+        exact, line, current = exact and not view, line or stmt.lineno, base
+    if current is name_node:
+        return None
+    return current.id, exact, line
+
+
+def _is_argument(ctx, name_node) -> bool:
+    defs = ctx.definitions_of(name_node)
+    return bool(defs) and any(isinstance(ctx.parents.get(id(d.node)), gast.arguments) for d in defs)
+
+
+def _merge_aliases(ctx, info, nodes, writes, reads, stored):
+    """Puts accesses through two names of one array under one name, so the dependence test sees
+    them together; blocks (PF203) when one name may be a view of the other (the mapping between
+    their elements is not modelled). Records arrays that are arguments written in place."""
+    loop_ids = {id(n) for n in _scope_nodes([info.node])}
+    first: dict[str, gast.Name] = {}
+    for node in nodes:
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and node.id not in first:
+            first[node.id] = node
+    groups: dict[str, set[str]] = {}
+    views: set[str] = set()
+    for name in sorted(set(writes) | set(reads)):
+        if name in stored or name not in first:
+            continue
+        source = _alias_source(ctx, first[name], loop_ids)
+        if source is None:
+            groups.setdefault(name, set()).add(name)
+            continue
+        root, exact, line = source
+        groups.setdefault(root, set()).add(name)
+        if not exact:
+            views.add(name)
+            continue
+        info.dependences.append(f"{name}: the same array as `{root}` (bound at line {line})")
+        for table in (writes, reads):
+            if name in table:
+                table.setdefault(root, []).extend(table.pop(name))
+    for root, names in groups.items():
+        info.aliases[root] = names
+        if len(names) > 1 and views & names and any(n in writes for n in names):
+            view = min(views & names)
+            info.dependences.append(f"{view}: may be a view of `{root}`")
+            info.block("PF203", f"`{view}` may be a view of `{root}`, and one of them is written "
+                       "while the other is used, so iterations may see one another's writes "
+                       "(make a copy with `.copy()`)", first[view])
+    for name in writes:
+        node = first.get(name)
+        if node is not None and _is_argument(ctx, node) and name not in info.mutated_args:
+            info.mutated_args.append(name)
 
 
 def _whole_array_use(ctx, nodes, name, info):
@@ -852,6 +1055,11 @@ def _check_calls(ctx, info, nodes):
                        "effects, add `# pforge: pure` to the line", node)
 
 
+#: Plain numbers that belong to no library: ``best = -np.inf`` does not make a loop a NumPy loop.
+NEUTRAL_CONSTANTS = {"numpy.inf", "numpy.nan", "numpy.pi", "numpy.e", "numpy.newaxis",
+                      "math.inf", "math.nan", "math.pi", "math.e"}
+
+
 def _detect_library(ctx, info, nodes):
     extra = [n for c in info.collectors.values() for part in (c.consumer, c.init)
              for n in gast.walk(part)]
@@ -862,7 +1070,11 @@ def _detect_library(ctx, info, nodes):
             extra += list(gast.walk(ctx.functions[node.func.id]))  # one level into local callees
     for node in list(nodes) + extra:
         if isinstance(node, gast.Attribute) or isinstance(node, gast.Name):
+            if isinstance(ctx.parents.get(id(node)), gast.Attribute):
+                continue  # `np` in `np.inf`: the attribute decides
             name = ctx.imports.resolve(node) or ""
+            if name in NEUTRAL_CONSTANTS:
+                continue
             if name.startswith("tensorflow"):
                 libraries.add("tensorflow")
             elif name.startswith("numpy"):
@@ -889,7 +1101,12 @@ def _definition_libraries(ctx, info, name):
         if isinstance(node, gast.Assign) and node.lineno < info.node.lineno and any(
                 isinstance(t, gast.Name) and t.id == name for t in node.targets):
             for sub in gast.walk(node.value):
-                resolved = ctx.imports.resolve(sub) if isinstance(sub, (gast.Name, gast.Attribute)) else None
+                if not isinstance(sub, (gast.Name, gast.Attribute)) or \
+                        isinstance(ctx.parents.get(id(sub)), gast.Attribute):
+                    continue
+                resolved = ctx.imports.resolve(sub)
+                if resolved in NEUTRAL_CONSTANTS:
+                    continue
                 if resolved and resolved.startswith("tensorflow"):
                     found.add("tensorflow")
                 elif resolved and resolved.startswith("numpy"):

@@ -20,6 +20,8 @@ class LevelPlan:
             or ``refused``.
         dependences: one line per dependence that the test found.
         blockers: the PF2xx remarks of this level.
+        notes: facts that decided nothing but explain the level (a triangular or data-dependent
+            trip count).
     """
 
     lineno: int
@@ -29,6 +31,7 @@ class LevelPlan:
     verdict: str
     dependences: tuple[str, ...]
     blockers: tuple[Remark, ...]
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -96,7 +99,9 @@ def pattern_remark(info: LoopInfo, rewrite_pattern: str | None, backend: str | N
 def _outputs(info):
     parts = [f"collector {n}" for n in info.collectors]
     parts += [f"{r.op} reduction {n}" for n, r in info.reductions.items()]
-    parts += [f"indexed output {n}" for n in info.arrays]
+    parts += [f"arg{a.op} {n} of {a.value}" for n, a in info.arg_reductions.items()]
+    parts += [f"indexed output {n}" + (" (an argument, updated in place)" if n in info.mutated_args else "")
+              for n in info.arrays]
     parts += [f"TensorArray {n}" for n in info.tensorarrays]
     return ", ".join(parts)
 
@@ -111,7 +116,8 @@ def plan_for(info: LoopInfo, rewrite, note: str | None, backend: str) -> LoopPla
         levels.append(LevelPlan(level.lineno, depth,
                                 level.space.describe() if level.space else "(not modelled)",
                                 tuple(sorted(level.classes.items())), level_verdict(level),
-                                tuple(level.dependences), tuple(level.blockers)))
+                                tuple(level.dependences), tuple(level.blockers),
+                                tuple(level.notes)))
     if info.vectorizable:
         used = backend if rewrite is not None else None
         remarks = [pattern_remark(info, rewrite.pattern if rewrite else None, used)]

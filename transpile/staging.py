@@ -11,7 +11,7 @@ from __future__ import annotations
 import gast
 
 from pforge.transpile import effects
-from pforge.transpile.analysis import ModuleContext
+from pforge.transpile.analysis import NEUTRAL_CONSTANTS, ModuleContext
 
 _ORDERED_ONLY = {"PF201", "PF202", "PF203", "PF212"}
 _ALLOWED_DECORATORS = {"builtins.staticmethod", "builtins.classmethod"}
@@ -91,7 +91,8 @@ def _unsafe(ctx, node, local_names) -> str | None:
         return "it writes an attribute"
     if isinstance(node, (gast.Attribute, gast.Name)) and isinstance(node.ctx, gast.Load):
         name = ctx.imports.resolve(node) or ""
-        if name.startswith("numpy.") and not name.startswith(("numpy.float", "numpy.int", "numpy.pi")):
+        if name.startswith("numpy.") and name not in NEUTRAL_CONSTANTS and \
+                not name.startswith(("numpy.float", "numpy.int")):
             return f"it calls NumPy ({gast.unparse(node).strip()}), which graph tensors do not support"
     if isinstance(node, gast.Call):
         name = ctx.imports.resolve(node.func) or ""

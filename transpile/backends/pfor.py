@@ -148,6 +148,10 @@ class _Vectorizer:
                 result_names.append(values)
                 post += templates.replace(f"{name} = {name}.scatter(indices, {values})",
                                           indices=self._range_expr(space))
+            elif kind == "arg":
+                terms = self.namer.new(f"{info.arg_reductions[name].value}_terms")
+                result_names.append(terms)
+                post += self._arg_reduction(info.arg_reductions[name], terms)
             else:
                 red = info.reductions[name]
                 terms = self.namer.new(f"{name}_terms")
@@ -164,6 +168,31 @@ class _Vectorizer:
         call = templates.replace(f"{target} = {self.tf}.vectorized_map({body_name}, ELEMS)", ELEMS=elems)
         stmts = [fdef] + call + post
         return LoopRewrite(stmts, drop, replace, self._pattern(streams))
+
+    def _arg_reduction(self, arg, terms):
+        """``best``/``idx`` after the loop from the stacked terms: the extreme term, and the
+        first (``>``) or last (``>=``) iteration that reached it, taken only when it beats the
+        value ``best`` had before the loop, as the loop's own comparison would."""
+        space = self.info.space
+        start, step = (constant_int(b) if b is not None else d for b, d in ((space.start, 0), (space.step, 1)))
+        if not (isinstance(arg.index, gast.Name) and arg.index.id == space.induction
+                and space.kind == "range" and start is not None and step is not None):
+            raise Unsupported(f"`{arg.name}` records something other than the loop index")
+        tf, best, idx = self.tf, arg.value, arg.name
+        extreme, better = self.namer.new(f"{best}_{arg.op}"), self.namer.new(f"{best}_better")
+        compare = {("max", True): ">", ("max", False): ">=", ("min", True): "<",
+                   ("min", False): "<="}[(arg.op, arg.strict)]
+        pick = "reduce_min" if arg.strict else "reduce_max"
+        position = f"{tf}.{pick}({tf}.where({tf}.equal({terms}, {extreme}))[:, 0])"
+        if step != 1:
+            position = f"{step} * {position}"
+        if start:
+            position = f"{start} + {position}"
+        return templates.replace(
+            f"{extreme} = {tf}.reduce_{arg.op}({terms}, axis=0)\n"
+            f"{better} = {extreme} {compare} {best}\n"
+            f"{idx} = {tf}.where({better}, {position}, {idx})\n"
+            f"{best} = {tf}.where({better}, {extreme}, {best})")
 
     # -- checks and iteration space ------------------------------------------------------------
 
@@ -256,6 +285,8 @@ class _Vectorizer:
                     and node.value.id in self.gathers and self._first_index_is(node, i):
                 index = node.slice
                 gathered.add(id(index.elts[0] if isinstance(index, gast.Tuple) else index))
+        for arg in self.info.arg_reductions.values():
+            gathered.add(id(arg.index))  # recorded after the loop from the positions, not streamed
         return any(isinstance(n, gast.Name) and n.id == i and isinstance(n.ctx, gast.Load)
                    and id(n) not in gathered for n in analysis._scope_nodes(self.info.body))
 
@@ -359,6 +390,9 @@ class _Vectorizer:
             name = stmt.targets[0].id
             if name in info.tensorarrays and stmt in info.tensorarrays[name]:
                 return f"ta:{name}", stmt.value.args[1]
+        for arg in info.arg_reductions.values():
+            if stmt is arg.stmt:
+                return f"arg:{arg.name}", arg.term
         for red in info.reductions.values():
             if stmt in red.updates:
                 return f"reduction:{red.name}", _reduction_term(stmt, red.name)
@@ -569,6 +603,9 @@ class _Vectorizer:
                 parts.append(f"{'filter' if key in self.masks else 'collector'} {name}")
             elif kind == "ta":
                 parts.append(f"TensorArray {name}")
+            elif kind == "arg":
+                arg = info.arg_reductions[name]
+                parts.append(f"{arg.op} reduction {arg.value} with arg{arg.op} {name}")
             else:
                 parts.append(f"{info.reductions[name].op} reduction {name}")
         if info.has_tape:
