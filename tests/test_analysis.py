@@ -290,6 +290,19 @@ VECTORIZABLE += [
         """, "PF101", id="triangular-inner-bound"),
 ]
 
+#: Loops written as expressions: comprehensions and tf.map_fn (the remark of the first unit).
+VECTORIZABLE += [
+    pytest.param("return tf.stack([tf.nn.relu(x[i]) for i in range(n)])\n", "PF101",
+                 id="list-comprehension-map"),
+    pytest.param("return np.array([v * 2 for v in x if v > 0])\n", "PF103",
+                 id="list-comprehension-filter"),
+    pytest.param("return {k: x[k] * 2 for k in range(n)}\n", "PF101", id="dict-comprehension"),
+    pytest.param("return sum(x[i] * y[i] for i in range(n))\n", "PF101", id="generator-expression"),
+    pytest.param("return tf.map_fn(lambda r: tf.nn.relu(r * 2.0), x)\n", "PF101",
+                 id="map-fn-pure-lambda"),
+    pytest.param("return tf.map_fn(helper, x)\n", "PF101", id="map-fn-pure-module-function"),
+]
+
 MODULE = """
 def helper(t):
     return t * 2
@@ -527,6 +540,19 @@ REFUSED = [
                 idx = i
         return best, idx
         """, "PF201", id="argmax-lookalike-other-value-is-carried"),
+]
+
+
+REFUSED += [
+    pytest.param("return [print(v) for v in x]\n", "PF205", id="comprehension-with-print"),
+    pytest.param("return [(t := v) for v in x]\n", "PF206", id="comprehension-walrus"),
+    pytest.param("return [a * b for a in x for b in y]\n", "PF213", id="comprehension-two-for"),
+    pytest.param("return {v * 2 for v in x}\n", "PF211", id="set-comprehension"),
+    pytest.param("return tf.map_fn(lambda r: tf.print(r), x)\n", "PF205", id="map-fn-print"),
+    pytest.param("return tf.map_fn(lambda r: r + tf.random.normal([3]), x)\n", "PF208",
+                 id="map-fn-random"),
+    pytest.param("return tf.map_fn(noisy, x)\n", "PF205", id="map-fn-impure-module-function"),
+    pytest.param("return tf.map_fn(unknown_fn, x)\n", "PF210", id="map-fn-unknown-callee"),
 ]
 
 

@@ -154,6 +154,32 @@ CASES = [
                     best, idx = tf.reduce_sum(x[i]), i
             return best, idx
         """, "[tf.zeros([0, 2])]", id="argmax-zero-trip"),
+    pytest.param("""
+        import tensorflow as tf
+        def f(x):
+            return tf.stack([tf.nn.relu(x[i]) * 2.0 for i in range(x.shape[0])])
+        """, "[tf.constant([[1., -2.], [3., 0.5], [-1., 4.]])]", id="list-comprehension-returned"),
+    pytest.param("""
+        import tensorflow as tf
+        def f(x, w):
+            rows = tf.stack([tf.tanh(tf.linalg.matvec(w, r)) for r in x if tf.reduce_sum(r) > 0])
+            return rows * 2.0
+        """, "[tf.constant([[1., -2.], [3., 0.5], [-1., 4.]]), tf.constant([[1., 2.], [0.5, -1.]])]",
+        id="list-comprehension-filter-assigned"),
+    pytest.param("""
+        import tensorflow as tf
+        def f(x, w):
+            return tf.map_fn(lambda r: tf.nn.relu(tf.linalg.matvec(w, r)), x, fn_output_signature=tf.float32)
+        """, "[tf.constant([[1., -2.], [3., 0.5], [-1., 4.]]), tf.constant([[1., 2.], [0.5, -1.]])]",
+        id="map-fn-lambda"),
+    pytest.param("""
+        import tensorflow as tf
+        def norm(r):
+            return tf.sqrt(tf.reduce_sum(r * r))
+        def f(x):
+            y = tf.map_fn(norm, x)
+            return y + 1.0
+        """, "[tf.constant([[1., -2.], [3., 0.5], [-1., 4.]])]", id="map-fn-module-function"),
 ]
 
 
@@ -215,3 +241,26 @@ def test_untouched_text_is_byte_identical_crlf():
     assert code.startswith("import tensorflow as tf\r\n# keep me\r\n\r\n@tf.function\r\ndef f(x):\r\n")
     assert code.endswith("    return outs\r\n\r\n\r\nY = 1  # tail\r\n")
     assert "\n" not in code.replace("\r\n", "")
+
+
+def test_comprehension_rewrite_is_idempotent():
+    source = textwrap.dedent("""
+        import tensorflow as tf
+        def f(x):
+            out = []
+            for i in range(x.shape[0]):
+                out.append(tf.stack([x[i, j] * 2.0 for j in range(3)]))
+            y = tf.stack(out)
+            return tf.stack([tf.nn.relu(r) for r in y])
+        """)
+    once = transpile_source(source, "m.py")
+    assert [p.rewritten for p in once.plans] == [True, True]
+    assert transpile_source(once.code, "m.py").code == once.code
+
+
+def test_comprehension_inside_a_larger_expression_is_left_with_a_note():
+    source = "import tensorflow as tf\ndef f(x):\n    return 1.0 + tf.stack([r * 2.0 for r in x])\n"
+    result = transpile_source(source, "m.py")
+    assert not result.changed
+    assert [r.code for r in result.remarks] == ["PF101", "PF301"]
+    assert "larger expression" in result.remarks[1].message

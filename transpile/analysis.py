@@ -48,9 +48,10 @@ class Collector:
     """A list built by ``append`` in the loop and consumed once after it.
 
     Attributes:
-        init: the statement that binds the empty list before the loop.
+        init: the statement that binds the empty list before the loop (None for a comprehension).
         appends: the ``name.append(e)`` calls in the body (possibly under ``if``).
-        consumer: the call after the loop (``tf.stack(name)``) and its ``kind``.
+        consumer: the call after the loop (``tf.stack(name)``) and its ``kind`` (None and ""
+            for a comprehension whose list is used as a list).
         conditional: some append runs only under an ``if`` in this level's body.
     """
 
@@ -92,7 +93,10 @@ class LoopInfo:
 
     ``classes`` maps each name touched in the body to its class; ``blockers`` holds the PF2xx
     remarks (empty when the level is vectorizable); ``children`` are the loops nested directly
-    in the body.
+    in the body. ``form`` is ``loop`` (a ``for``/``while`` statement), ``list comprehension``,
+    ``dict comprehension``, ``set comprehension``, ``generator expression`` or ``tf.map_fn``:
+    the last five are expressions (``node``), analysed through a synthetic ``body`` whose
+    nodes are the expression's own (so lines and def-use chains stay right).
     """
 
     node: gast.stmt
@@ -117,6 +121,7 @@ class LoopInfo:
     host_casts: list[gast.Call] = field(default_factory=list)
     aliases: dict[str, set[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    form: str = "loop"
     mutated_args: list[str] = field(default_factory=list)
 
     @property
@@ -209,12 +214,17 @@ def discover(ctx: ModuleContext) -> list[LoopInfo]:
                 visit_block(stmt.body, qualname, function, info, info.children)
                 visit_block(stmt.orelse, qualname, function, parent_loop, sink)
             elif isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef)):
+                if _generated(ctx, stmt):
+                    continue  # pforge's own output is not vectorized twice (idempotence)
                 inner = f"{qualname}.{stmt.name}" if qualname else stmt.name
                 visit_block(stmt.body, inner, stmt, None, roots)
             elif isinstance(stmt, gast.ClassDef):
                 inner = f"{qualname}.{stmt.name}" if qualname else stmt.name
                 visit_block(stmt.body, inner, None, None, roots)
             else:
+                if parent_loop is None:
+                    for node in _implicit_loops(ctx, stmt):
+                        sink.append(_implicit_loop_info(ctx, node, qualname, function))
                 for block in _child_blocks(stmt):
                     visit_block(block, qualname, function, parent_loop, sink)
             previous = stmt
@@ -224,7 +234,98 @@ def discover(ctx: ModuleContext) -> list[LoopInfo]:
     for root in roots:
         for info in root.walk():
             _analyse_level(ctx, info)
-    return roots
+    # A comprehension over plain Python values is idiomatic as it is: not array code to batch.
+    return [r for r in roots if r.form == "loop" or r.library != "python"]
+
+
+#: The pseudo-name of the list a comprehension builds (it is a collector with no name).
+COMPREHENSION = "<comprehension>"
+_COMPREHENSION_FORMS = {gast.ListComp: "list comprehension", gast.DictComp: "dict comprehension",
+                        gast.SetComp: "set comprehension", gast.GeneratorExp: "generator expression"}
+
+
+def _implicit_loops(ctx, stmt):
+    """Comprehensions and ``tf.map_fn`` calls in ``stmt``'s own expressions (not in its nested
+    blocks, lambdas or definitions), outermost only: loops written as expressions."""
+    fields = [value for name, value in gast.iter_fields(stmt)
+              if name not in ("body", "orelse", "finalbody", "handlers", "decorator_list")]
+    stack = [v for value in fields for v in (value if isinstance(value, list) else [value])
+             if isinstance(v, gast.AST)]
+    found = []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (gast.Lambda, gast.FunctionDef, gast.ClassDef)):
+            continue
+        if type(node) in _COMPREHENSION_FORMS or (
+                isinstance(node, gast.Call) and ctx.imports.resolve(node.func) == "tensorflow.map_fn"):
+            found.append(node)
+            continue
+        stack.extend(gast.iter_child_nodes(node))
+    return sorted(found, key=lambda n: (n.lineno, n.col_offset))
+
+
+def _located(node, where):
+    gast.copy_location(node, where)
+    node.end_lineno, node.end_col_offset = where.end_lineno, where.end_col_offset
+    return node
+
+
+def _implicit_loop_info(ctx, node, qualname, function) -> LoopInfo:
+    """A LoopInfo for a comprehension or a ``tf.map_fn`` call, with a synthetic body.
+
+    A list comprehension (or generator) ``[e for t in s if c]`` is analysed as the loop
+    ``for t in s: if c: <comprehension>.append(e)``, whose collector is the comprehension
+    itself; a dict comprehension as ``for t in s: if c: (k, v)``; ``tf.map_fn(fn, elems)`` as
+    ``for row in elems: fn(row)``.
+    """
+    info = LoopInfo(node, qualname, function, None)
+    if isinstance(node, gast.Call):
+        info.form = "tf.map_fn"
+        fn = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "fn"), None)
+        elems = node.args[1] if len(node.args) > 1 else next(
+            (k.value for k in node.keywords if k.arg == "elems"), None)
+        if fn is None or elems is None:
+            return info
+        if isinstance(fn, gast.Lambda) and len(fn.args.args) == 1 and not fn.args.defaults:
+            info.space = Space("rows", items=[(fn.args.args[0], elems)])
+            info.body = [_located(gast.Expr(value=fn.body), fn.body)]
+        else:
+            row = _located(gast.Name(id="<row>", ctx=gast.Load(), annotation=None, type_comment=None), fn)
+            info.space = Space("rows", items=[(_located(gast.Name(id="<row>", ctx=gast.Store(),
+                                                                   annotation=None, type_comment=None), fn),
+                                                elems)])
+            call = _located(gast.Call(func=fn, args=[row], keywords=[]), fn)
+            info.body = [_located(gast.Expr(value=call), fn)]
+        return info
+    info.form = _COMPREHENSION_FORMS[type(node)]
+    if len(node.generators) != 1 or node.generators[0].is_async:
+        return info
+    generator = node.generators[0]
+    info.space = for_space(generator, ctx.imports)
+    if isinstance(node, gast.DictComp):
+        element = _located(gast.Expr(value=_located(
+            gast.Tuple(elts=[node.key, node.value], ctx=gast.Load()), node.key)), node.key)
+    elif isinstance(node, gast.SetComp):
+        element = _located(gast.Expr(value=node.elt), node.elt)
+    else:
+        receiver = _located(gast.Attribute(
+            value=_located(gast.Name(id=COMPREHENSION, ctx=gast.Load(), annotation=None,
+                                     type_comment=None), node.elt),
+            attr="append", ctx=gast.Load()), node.elt)
+        element = _located(gast.Expr(value=_located(gast.Call(func=receiver, args=[node.elt], keywords=[]),
+                                                    node.elt)), node.elt)
+    body = [element]
+    for test in reversed(generator.ifs):
+        body = [_located(gast.If(test=test, body=body, orelse=[]), test)]
+        body[0].end_lineno, body[0].end_col_offset = node.elt.end_lineno, node.elt.end_col_offset
+    info.body = body
+    return info
+
+
+def _generated(ctx, fdef) -> bool:
+    """A body function pforge generated: its ``def`` follows a ``# pforge: vectorized`` marker."""
+    first = min([fdef.lineno] + [d.lineno for d in fdef.decorator_list])
+    return first > 1 and ctx.lines[first - 2].strip().startswith("# pforge: vectorized")
 
 
 def _child_blocks(stmt):
@@ -302,6 +403,11 @@ def _loaded_names(node) -> list[gast.Name]:
 
 def _analyse_level(ctx: ModuleContext, info: LoopInfo) -> None:
     loop = info.node
+    if info.space is None and info.form != "loop":
+        what = ("`tf.map_fn` with a function of one argument and `elems`" if info.form == "tf.map_fn"
+                else f"a {info.form} with one `for` clause over a range, rows, enumerate or zip")
+        info.block("PF213", f"only {what} is modelled")
+        return
     if info.space is None:
         if isinstance(loop, gast.While):
             info.block("PF207", "while loop whose exit depends on values computed in the loop; "
@@ -323,6 +429,7 @@ def _analyse_level(ctx: ModuleContext, info: LoopInfo) -> None:
     _structural_blockers(ctx, info, nodes)
     _find_tensorarrays(info, body, stored)
     _find_collectors(ctx, info, nodes, node_ids, stored)
+    _comprehension_collector(ctx, info, nodes)
     _find_arg_reductions(info, body, stored)
     _find_reductions(ctx, info, body, stored)
     _find_derived(info, body, stored, targets)
@@ -383,6 +490,9 @@ def _structural_blockers(ctx, info, nodes):
                     gast.AsyncFunctionDef: "a nested function", gast.Global: "global",
                     gast.Nonlocal: "nonlocal"}[type(node)]
             info.block("PF211", f"{what} in the loop body is not analysed", node)
+        elif isinstance(node, gast.NamedExpr) and info.form != "loop":
+            info.block("PF206", f"`{gast.unparse(node.target).strip()} := ...` binds a name of the "
+                       "enclosing scope in iteration order", node)
         elif isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Store):
             info.block("PF206", f"writes the attribute `{gast.unparse(node).strip()}`, visible "
                        "outside the loop in iteration order", node)
@@ -465,6 +575,23 @@ def _find_collectors(ctx, info, nodes, node_ids, stored):
         conditional = low != high  # some iterations append fewer: a filter
         info.collectors[name] = Collector(name, init, calls, consumer, kind, conditional)
         info.classes[name] = COLLECTOR
+
+
+def _comprehension_collector(ctx, info, nodes):
+    """A list comprehension or generator is a collector; its consumer is the call around it."""
+    if info.form not in ("list comprehension", "generator expression", "set comprehension"):
+        return
+    if info.form == "set comprehension":
+        info.block("PF211", "a set comprehension's order and duplicates are not modelled")
+        return
+    calls = [n for n in nodes if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
+             and isinstance(n.func.value, gast.Name) and n.func.value.id == COMPREHENSION]
+    parent = ctx.parents.get(id(info.node))
+    kind = _consumer_kind(ctx, parent, info.node) if isinstance(parent, gast.Call) else None
+    low, high = _append_counts(info.body, {id(c) for c in calls})
+    info.collectors[COMPREHENSION] = Collector(COMPREHENSION, None, calls, parent if kind else None,
+                                               kind or "", low != high)
+    info.classes[COMPREHENSION] = COLLECTOR
 
 
 def _binding(ctx, name_node):
@@ -1062,7 +1189,7 @@ NEUTRAL_CONSTANTS = {"numpy.inf", "numpy.nan", "numpy.pi", "numpy.e", "numpy.new
 
 def _detect_library(ctx, info, nodes):
     extra = [n for c in info.collectors.values() for part in (c.consumer, c.init)
-             for n in gast.walk(part)]
+             if part is not None for n in gast.walk(part)]
     libraries = set()
     for node in list(nodes):
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
@@ -1082,6 +1209,8 @@ def _detect_library(ctx, info, nodes):
     for name, red in info.reductions.items():
         libraries |= _definition_libraries(ctx, info, name)
     for name in info.tensorarrays:
+        libraries.add("tensorflow")
+    if info.form == "tf.map_fn":
         libraries.add("tensorflow")
     if "numpy" in libraries:
         info.library = "numpy" if "tensorflow" not in libraries else "mixed"

@@ -121,7 +121,7 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
     return TranspileResult(filename, text.text, code, plans)
 
 
-_LOOP_KEYWORD = re.compile(r"\b(for|while)\b")
+_LOOP_KEYWORD = re.compile(r"\b(for|while|map_fn)\b")
 
 
 def _may_hold_loop(text: str) -> bool:
@@ -159,7 +159,12 @@ def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias
         last = info.node.end_lineno
         span = f"line {info.lineno}" if info.lineno == last else f"lines {info.lineno}-{last}"
         comment = f"# pforge: vectorized loop (was {span}: {result.pattern}) with tf.vectorized_map"
-        splicer.replace_statement(info.node, [comment] + unparse_lines(result.stmts))
+        if result.anchor is None:
+            splicer.replace_statement(info.node, [comment] + unparse_lines(result.stmts))
+        elif result.stmts:  # a comprehension: its statement is rebuilt around the batched value
+            splicer.replace_statement(result.anchor, [comment] + unparse_lines(result.stmts))
+        else:  # tf.map_fn: replaced in place
+            splicer.insert_line_before(result.anchor.lineno, comment)
         for stmt in result.drop:
             splicer.delete_statement(stmt)
         for node in _consumers(ctx, result):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pforge.transpile.analysis import COLLECTOR, INDEXED, LoopInfo
+from pforge.transpile.analysis import COLLECTOR, COMPREHENSION, INDEXED, LoopInfo
 from pforge.transpile.remarks import Remark
 
 
@@ -97,7 +97,9 @@ def pattern_remark(info: LoopInfo, rewrite_pattern: str | None, backend: str | N
 
 
 def _outputs(info):
-    parts = [f"collector {n}" for n in info.collectors]
+    parts = [f"collector {n}" for n in info.collectors if n != COMPREHENSION]
+    if info.form != "loop":
+        parts.insert(0, info.form)
     parts += [f"{r.op} reduction {n}" for n, r in info.reductions.items()]
     parts += [f"arg{a.op} {n} of {a.value}" for n, a in info.arg_reductions.items()]
     parts += [f"indexed output {n}" + (" (an argument, updated in place)" if n in info.mutated_args else "")

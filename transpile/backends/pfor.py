@@ -36,12 +36,15 @@ class LoopRewrite:
         replace: ``id(node) -> new expression`` for consumers outside the loop
             (``tf.stack(outs)`` -> ``outs``).
         pattern: a short description for the marker comment and the remark.
+        anchor: for a loop written as an expression (a comprehension, ``tf.map_fn``), the
+            statement that ``stmts`` replace (None: they replace the loop statement itself).
     """
 
     stmts: list[gast.stmt]
     drop: list[gast.stmt] = field(default_factory=list)
     replace: dict[int, gast.expr] = field(default_factory=dict)
     pattern: str = ""
+    anchor: gast.stmt | None = None
 
 
 def rewrite_loop(ctx: ModuleContext, info: LoopInfo, namer: Namer, tf: str) -> LoopRewrite:
@@ -60,7 +63,43 @@ def rewrite_loop(ctx: ModuleContext, info: LoopInfo, namer: Namer, tf: str) -> L
     if info.library != "tensorflow":
         raise Unsupported("a NumPy or plain-Python loop; rewriting it needs the direct backend, "
                           "which is not available yet")
+    if info.form == "tf.map_fn":
+        return _map_fn(ctx, info, tf)
+    if info.form != "loop" and info.form != "list comprehension":
+        raise Unsupported(f"a {info.form} builds a Python value; only a list comprehension "
+                          "consumed by tf.stack is rewritten")
     return _Vectorizer(ctx, info, namer, tf, stacked_outside=set()).run()
+
+
+_MAP_FN_DROPPED = {"dtype", "fn_output_signature", "parallel_iterations", "back_prop",
+                   "swap_memory", "infer_shape", "name"}
+
+
+def _map_fn(ctx, info, tf):
+    """``tf.map_fn(fn, elems)`` with a pure ``fn`` becomes ``tf.vectorized_map(fn, elems)``.
+
+    The output structure and dtypes are inferred by pfor, so ``fn_output_signature`` /
+    ``dtype`` and the while-loop tuning arguments are dropped.
+    """
+    call = info.node
+    extra = [k.arg for k in call.keywords if k.arg not in _MAP_FN_DROPPED | {"fn", "elems"}]
+    if extra or len(call.args) > 2:
+        raise Unsupported(f"tf.map_fn argument `{extra[0] if extra else 'initializer'}` has no "
+                          "tf.vectorized_map equivalent")
+    fn = call.args[0] if call.args else next(k.value for k in call.keywords if k.arg == "fn")
+    elems = call.args[1] if len(call.args) > 1 else next(k.value for k in call.keywords if k.arg == "elems")
+    anchor = _simple_anchor(ctx, call)
+    new = templates.expr(f"{tf}.vectorized_map(FN, ELEMS)", FN=copy.deepcopy(fn), ELEMS=copy.deepcopy(elems))
+    return LoopRewrite([], replace={id(call): new}, pattern="tf.map_fn with a pure function",
+                       anchor=anchor)
+
+
+def _simple_anchor(ctx, node):
+    """The statement holding ``node``, when the marker comment and hoisted code can go before it."""
+    stmt = analysis._statement_of(ctx, node)
+    if not isinstance(stmt, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Return, gast.Expr)):
+        raise Unsupported("the expression is part of a compound statement's header")
+    return stmt
 
 
 def _loads(node) -> set[str]:
@@ -135,9 +174,14 @@ class _Vectorizer:
 
         result_names, post = [], []
         replace, drop = {}, list(self.drop)
+        anchor, results = None, {}
         for key in outputs:
             kind, name = key.split(":", 1)
-            if kind == "collector":
+            if kind == "collector" and col_is_comprehension(info, name):
+                anchor, results[name], tail = self._comprehension_result(info.collectors[name])
+                result_names.append(results[name])
+                post += tail
+            elif kind == "collector":
                 col = info.collectors[name]
                 result_names.append(name)
                 replace[id(col.consumer)] = self._consumer_value(col)
@@ -160,14 +204,31 @@ class _Vectorizer:
                     f"{name} = " + _REDUCE[red.op].format(s=name, t=terms, tf=self.tf))
         for key in outputs:
             if key in self.masks:
-                kind, name = key.split(":", 1)
+                name = results.get(key.split(":", 1)[1], key.split(":", 1)[1])
                 mask = self.namer.new(f"{name}_mask")
                 result_names.append(mask)
                 post += templates.replace(f"{name} = {self.tf}.boolean_mask({name}, {mask})")
         target = ", ".join(result_names)
         call = templates.replace(f"{target} = {self.tf}.vectorized_map({body_name}, ELEMS)", ELEMS=elems)
+        if anchor is not None and isinstance(anchor, gast.Return):
+            post += templates.replace(f"return {results[analysis.COMPREHENSION]}")
         stmts = [fdef] + call + post
-        return LoopRewrite(stmts, drop, replace, self._pattern(streams))
+        return LoopRewrite(stmts, drop, replace, self._pattern(streams), anchor)
+
+    def _comprehension_result(self, col):
+        """Where a list comprehension's stacked result goes: ``y = tf.stack([...])`` keeps the
+        name ``y``; ``return tf.stack([...])`` returns a new name. Other uses stay as written."""
+        if col.consumer is None or col.kind != "stack":
+            raise Unsupported("the list comprehension is not consumed by tf.stack, so its result "
+                              "stays a Python list")
+        anchor = _simple_anchor(self.ctx, col.consumer)
+        if isinstance(anchor, gast.Return) and anchor.value is col.consumer:
+            return anchor, self.namer.new(f"{self.prefix}_stacked"), []
+        if isinstance(anchor, gast.Assign) and anchor.value is col.consumer and \
+                len(anchor.targets) == 1 and isinstance(anchor.targets[0], gast.Name):
+            return anchor, anchor.targets[0].id, []
+        raise Unsupported("the comprehension is part of a larger expression; assign its "
+                          "tf.stack to a name first")
 
     def _arg_reduction(self, arg, terms):
         """``best``/``idx`` after the loop from the stacked terms: the extreme term, and the
@@ -599,7 +660,9 @@ class _Vectorizer:
         parts.append(f"map over {over}")
         for key in self.order:
             kind, name = key.split(":", 1)
-            if kind == "collector":
+            if kind == "collector" and col_is_comprehension(info, name):
+                parts.append("list comprehension" + (" with a filter" if key in self.masks else ""))
+            elif kind == "collector":
                 parts.append(f"{'filter' if key in self.masks else 'collector'} {name}")
             elif kind == "ta":
                 parts.append(f"TensorArray {name}")
@@ -626,6 +689,10 @@ class _Branch:
 
 _LIST_RETURNING = {"tensorflow.unstack", "tensorflow.split", "numpy.split", "numpy.array_split",
                    "tensorflow.nest.flatten", "tensorflow.dynamic_partition"}
+
+
+def col_is_comprehension(info, name) -> bool:
+    return name == analysis.COMPREHENSION and info.collectors[name].init is None
 
 
 def _evidently_array(ctx, function, seq) -> bool:
