@@ -296,8 +296,9 @@ VECTORIZABLE += [
                  id="list-comprehension-map"),
     pytest.param("return np.array([v * 2 for v in x if v > 0])\n", "PF103",
                  id="list-comprehension-filter"),
-    pytest.param("return {k: x[k] * 2 for k in range(n)}\n", "PF101", id="dict-comprehension"),
-    pytest.param("return sum(x[i] * y[i] for i in range(n))\n", "PF101", id="generator-expression"),
+    pytest.param("return {k: np.tanh(x[k]) for k in range(n)}\n", "PF101", id="dict-comprehension"),
+    pytest.param("return sum(np.dot(x[i], y[i]) for i in range(n))\n", "PF101",
+                 id="generator-expression"),
     pytest.param("return tf.map_fn(lambda r: tf.nn.relu(r * 2.0), x)\n", "PF101",
                  id="map-fn-pure-lambda"),
     pytest.param("return tf.map_fn(helper, x)\n", "PF101", id="map-fn-pure-module-function"),
@@ -544,10 +545,11 @@ REFUSED = [
 
 
 REFUSED += [
-    pytest.param("return [print(v) for v in x]\n", "PF205", id="comprehension-with-print"),
-    pytest.param("return [(t := v) for v in x]\n", "PF206", id="comprehension-walrus"),
-    pytest.param("return [a * b for a in x for b in y]\n", "PF213", id="comprehension-two-for"),
-    pytest.param("return {v * 2 for v in x}\n", "PF211", id="set-comprehension"),
+    pytest.param("return [print(np.sum(v)) for v in x]\n", "PF205", id="comprehension-with-print"),
+    pytest.param("return [(t := np.tanh(v)) for v in x]\n", "PF206", id="comprehension-walrus"),
+    pytest.param("return [np.outer(a, b) for a in x for b in y]\n", "PF213",
+                 id="comprehension-two-for"),
+    pytest.param("return {np.sum(v) for v in x}\n", "PF211", id="set-comprehension"),
     pytest.param("return tf.map_fn(lambda r: tf.print(r), x)\n", "PF205", id="map-fn-print"),
     pytest.param("return tf.map_fn(lambda r: r + tf.random.normal([3]), x)\n", "PF208",
                  id="map-fn-random"),
@@ -676,3 +678,10 @@ def test_argmax_classes():
     classes = dict(plan.levels[0].classes)
     assert classes["best"] == "reduction" and classes["idx"] == "arg reduction"
     assert "max reduction best, argmax idx of best" in plan.remarks[0].message
+
+
+def test_plain_python_comprehensions_are_not_units():
+    """`sum(1 for r in rows if r.ok)` is idiomatic Python, not array code: no remark at all."""
+    source = HEADER + "def f(rows, paths):\n    n = sum(1 for r in rows if r.ok)\n" \
+        "    return {p.name: p for p in paths}, [print(r) for r in rows]\n"
+    assert analyze_source(source, "t.py") == ()

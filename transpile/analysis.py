@@ -407,6 +407,7 @@ def _analyse_level(ctx: ModuleContext, info: LoopInfo) -> None:
         what = ("`tf.map_fn` with a function of one argument and `elems`" if info.form == "tf.map_fn"
                 else f"a {info.form} with one `for` clause over a range, rows, enumerate or zip")
         info.block("PF213", f"only {what} is modelled")
+        _detect_library(ctx, info, list(_scope_nodes([loop])))
         return
     if info.space is None:
         if isinstance(loop, gast.While):
