@@ -646,9 +646,11 @@ def test_argument_updated_in_place_is_named():
 
 
 @pytest.mark.parametrize("bound, kind", [
-    ("range(i)", "triangular iteration space: the bound `i` varies with `i` of the loop at line 7"),
-    ("range(i + 1, n)", "triangular iteration space: the bound `i + 1` varies with `i`"),
-    ("range(lens[i])", "data-dependent trip count: `lens[i]` varies with `i` of the loop at line 7"),
+    ("range(i)", "triangular iteration space: the bound `i` depends on `i`, the index of the "
+                 "loop at line 7"),
+    ("range(i + 1, n)", "triangular iteration space: the bound `i + 1` depends on `i`"),
+    ("range(lens[i])", "data-dependent trip count: the bound `lens[i]` is data that changes with "
+                       "each iteration of the loop at line 7"),
 ])
 def test_inner_trip_count_is_explained(bound, kind):
     source = HEADER + textwrap.dedent(f"""

@@ -127,3 +127,48 @@ def test_numpy_cases_are_flagged_but_not_rewritten():
             assert not result.changed, path.name
             notes = [r for p in plans for r in p.remarks if r.code == "PF301"]
             assert notes and "direct backend" in notes[0].message, path.name
+
+
+#: What decides each case, where: (code, line, words the remark or a note must contain). The
+#: traps of EXPECT["trap"] that are about dependences are pinned here: recurrences through an
+#: earlier element, colliding writes (a scatter-add), the triangular and ragged inner bounds,
+#: the argument updated in place, the data-dependent output length (a filter).
+DECISIVE = {
+    "001": ("PF101", 20, "indexed output grid"),
+    "002": ("PF101", 21, "indexed output totals"),
+    "003": ("PF101", 22, "pos in range(start_b, stop)"),
+    "005": ("PF101", 18, "indexed output out"),
+    "006": ("PF101", 21, "indexed output mat (an argument, updated in place)"),
+    "007": ("PF103", 20, "filter"),
+    "009": ("PF101", 20, "indexed output out"),
+    "010": ("PF101", 21, "triangular iteration space: the bound `i` depends on `i`"),
+    "012": ("PF104", 22, "scatter-add"),
+    "014": ("PF101", 18, "row = index, pos in rows of positions"),
+    "015": ("PF101", 22, "collector centres"),
+    "017": ("PF101", 19, "collector codes"),
+    "018": ("PF105", 22, "per-example gradient"),
+    "019": ("PF105", 22, "GradientTape"),
+    "020": ("PF105", 18, "per-example gradient"),
+    "022": ("PF101", 22, "collector picked"),
+    "023": ("PF101", 23, "data-dependent trip count: the bound `limit`"),
+    "028": ("PF101", 21, "indexed output got, indexed output patched"),
+    "031": ("PF202", 22, "`smooth[i - 1]` reads the element written 1 iteration(s) earlier"),
+    "032": ("PF202", 23, "`out[i - 1]` reads the element written 1 iteration(s) earlier"),
+    "035": ("PF202", 24, "`v[i - 1]` reads the element written 1 iteration(s) earlier"),
+    "036": ("PF207", 18, "while loop whose exit depends on values computed in the loop"),
+    "039": ("PF202", 20, "`arr.read(i - 1)` reads the element written 1 iteration(s) earlier"),
+    "040": ("PF205", 22, ".assign_add()"),
+    "041": ("PF205", 23, ".assign_sub()"),
+    "042": ("PF205", 27, "tf.print"),
+}
+
+
+@pytest.mark.parametrize("path", CASE_FILES, ids=[p.stem for p in CASE_FILES])
+def test_decisive_remark_at_the_right_line(path):
+    """What ``pforge explain`` shows for ``original``: the remark (or note) that decided it."""
+    code, line, words = DECISIVE[path.stem[:3]]
+    _, plans = _original_plans(path)
+    remarks = [r for p in plans for r in p.remarks]
+    texts = [r.message for r in remarks] + [n for p in plans for lv in p.levels for n in lv.notes]
+    assert any(r.code == code and r.lineno == line for r in remarks), remarks
+    assert any(words in t for t in texts), texts

@@ -457,17 +457,16 @@ def _trip_count_notes(info):
             if not used:
                 continue
             text = gast.unparse(bound).strip()
-            names = ", ".join(f"`{n}`" for n in used)
             inductions = {outer.space.induction} if outer.space and outer.space.kind in ("range", "while") else set()
             if set(used) - inductions or any(isinstance(n, (gast.Subscript, gast.Call))
                                              for n in gast.walk(bound)):
-                info.notes.append(f"data-dependent trip count: `{text}` varies with {names} of the "
-                                  f"loop at line {outer.lineno}; batched, the iteration space is "
-                                  "ragged (padded and masked)")
+                info.notes.append(f"data-dependent trip count: the bound `{text}` is data that "
+                                  f"changes with each iteration of the loop at line {outer.lineno}; "
+                                  "batched, the iteration space is ragged (padded and masked)")
             else:
-                info.notes.append(f"triangular iteration space: the bound `{text}` varies with "
-                                  f"{names} of the loop at line {outer.lineno}; batched, the "
-                                  "iteration space is a triangle (masked)")
+                info.notes.append(f"triangular iteration space: the bound `{text}` depends on "
+                                  f"`{used[0]}`, the index of the loop at line {outer.lineno}; "
+                                  "batched, the iteration space is a triangle (masked)")
             return
         outer = outer.parent
 
@@ -1207,7 +1206,7 @@ def _detect_library(ctx, info, nodes):
                 libraries.add("tensorflow")
             elif name.startswith("numpy"):
                 libraries.add("numpy")
-    for name, red in info.reductions.items():
+    for name in [*info.reductions, *info.arrays]:
         libraries |= _definition_libraries(ctx, info, name)
     for name in info.tensorarrays:
         libraries.add("tensorflow")
