@@ -58,7 +58,10 @@ _rule("PF101", "vectorizable-map",
       """
 Each iteration reads loop-invariant values and its own element, and writes only its own
 output (a list it appends to, an indexed slot, a TensorArray entry). The loop can be replaced
-by one batched computation over a new leading axis (pfor, arXiv:1903.04243).
+by one batched computation over a new leading axis (pfor, arXiv:1903.04243). Loops written as
+expressions count too: a list or dict comprehension over array values, and `tf.map_fn` with a
+pure function (rewritten as `tf.vectorized_map`). An indexed output that is an argument of
+the function is named: the caller's array is updated in place, and the rewrite keeps that.
 """, """
 # (no failing example: this remark reports an opportunity)
 """, """
@@ -73,7 +76,9 @@ _rule("PF102", "vectorizable-reduction",
 `s += e`, `s = s * e`, `s = tf.maximum(s, e)`, `n += 1` under an `if`: each iteration only
 combines its own term into the accumulator, so the terms can be computed in a batch and
 reduced along the loop axis. Floating-point sums are reassociated, so the last bits may
-differ from the loop's left-to-right order.
+differ from the loop's left-to-right order. Argmax/argmin tracking
+(`if v > best: best, idx = v, i`) is a `max` reduction plus the first iteration that reached
+it (`>=` keeps the last, as the loop does).
 """, """
 # (no failing example: this remark reports an opportunity)
 """, """
@@ -155,7 +160,10 @@ _rule("PF203", "unproven-subscripts",
 The written index is not an injective affine function of the loop variable (for example it
 is computed from data, or the loop variable does not appear in it), or a read of the same
 array uses an index whose distance to the write is unknown. Several iterations may write the
-same element, or read one another's results.
+same element, or read one another's results. Two names of one array (`b = a`) are followed
+back to one array before the test; a view (`b = a[1:]`, `a.T`, `a.reshape(...)`) written while
+the other name is read is reported here, since the element mapping between them is not
+modelled: make a copy.
 """, """
 for i in range(n):
     out[idx[i]] = x[i]          # two i with equal idx[i] collide
