@@ -237,6 +237,12 @@ VECTORIZABLE = [
         return tf.stack(out)
         """, "PF101", id="stateless-random-is-fine"),
     pytest.param("""
+        out = []
+        for i in range(n):
+            out.append(x[i] + tf.random.normal([3]))  # pforge: random-ok
+        return tf.stack(out)
+        """, "PF101", id="stateful-random-opted-in"),
+    pytest.param("""
         out = np.zeros(n)
         for i in range(n):
             out[i] = x[idx[i]]
@@ -687,3 +693,10 @@ def test_plain_python_comprehensions_are_not_units():
     source = HEADER + "def f(rows, paths):\n    n = sum(1 for r in rows if r.ok)\n" \
         "    return {p.name: p for p in paths}, [print(r) for r in rows]\n"
     assert analyze_source(source, "t.py") == ()
+
+
+def test_random_opt_in_is_stated_in_the_remark():
+    source = HEADER + "def f(x):\n    out = []\n    for r in x:\n" \
+        "        out.append(r + tf.random.normal([3]))  # pforge: random-ok\n    return tf.stack(out)\n"
+    (plan,) = analyze_source(source, "t.py")
+    assert plan.vectorizable and "random draws opted in" in plan.remarks[0].message

@@ -122,6 +122,7 @@ class LoopInfo:
     aliases: dict[str, set[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     form: str = "loop"
+    random_draws: list[gast.Call] = field(default_factory=list)
     mutated_args: list[str] = field(default_factory=list)
 
     @property
@@ -183,10 +184,11 @@ class ModuleContext:
         chain = self.chains.chains.get(name_node)
         return [u.node for u in chain.users()] if chain is not None else []
 
-    def waived(self, node: gast.AST) -> bool:
-        """A ``# pforge: pure`` comment on any line of the node waives PF210."""
+    def waived(self, node: gast.AST, waiver: str = "pure") -> bool:
+        """A ``# pforge: pure`` comment on any line of the node waives PF210;
+        ``# pforge: random-ok`` opts a random draw in (PF208: the batched draw differs)."""
         for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
-            if 0 < line <= len(self.lines) and "pforge: pure" in self.lines[line - 1]:
+            if 0 < line <= len(self.lines) and f"pforge: {waiver}" in self.lines[line - 1]:
                 return True
         return False
 
@@ -1169,9 +1171,11 @@ def _check_calls(ctx, info, nodes):
             else:
                 info.block("PF205", f"calls {effect.what}, a side effect whose order the loop "
                            "fixes", node)
+        elif effect.kind == effects.RANDOM and ctx.waived(node, "random-ok"):
+            info.random_draws.append(node)  # opted in: the batch draws other numbers
         elif effect.kind == effects.RANDOM:
             info.block("PF208", f"draws random numbers ({effect.what}); a batched draw gives "
-                       "different numbers", node)
+                       "different numbers (add `# pforge: random-ok` to the line to accept that)", node)
         elif effect.kind == effects.HOST:
             if info.library == "numpy":
                 continue
