@@ -16,7 +16,6 @@ import json
 import os
 import sys
 from dataclasses import dataclass
-from importlib import metadata
 from urllib.parse import quote
 
 from rich.console import Console
@@ -172,6 +171,8 @@ def _github(f: Finding) -> str:
 
 
 def _version() -> str:
+    from importlib import metadata  # only SARIF needs it; keeps start-up short
+
     try:
         return metadata.version("pforge")
     except metadata.PackageNotFoundError:
