@@ -137,14 +137,14 @@ def run_check(options: CheckOptions) -> int:
     else:
         outcomes = check_files(paths)
     keep = _Filter(settings, options.refused)
-    errors: list[str] = []
+    errors: list[tuple[str, str]] = []  # (path, one-line message)
     findings: dict[str, list[report.Finding]] = {}
     for outcome in outcomes:
         if outcome.error:
-            errors.append(outcome.error)
+            errors.append((outcome.path, outcome.error))
         else:
             findings[outcome.path] = keep.findings(outcome.path, outcome.remarks)
-    for line in errors:
+    for _, line in errors:
         err.print(f"error: {escape(line)}")
     if options.fix or options.diff:
         status = _fix(options, settings, keep, findings, errors, err)
@@ -195,7 +195,7 @@ def _fix(options, settings, keep, findings, errors, err) -> int:
         try:
             outcome = fix_file(path, loops, unsafe=options.unsafe_fixes, backend=settings.backend)
         except (SourceError, ValueError) as exc:
-            errors.append(str(exc))
+            errors.append((path, str(exc)))
             err.print(f"error: {escape(str(exc))}")
             continue
         unsafe_left += outcome.unsafe_left
@@ -209,7 +209,7 @@ def _fix(options, settings, keep, findings, errors, err) -> int:
             write_atomic(path, outcome.result.code, outcome.encoding)
         except (OSError, UnicodeEncodeError) as exc:
             line = f"{path}: cannot write: {getattr(exc, 'strerror', None) or exc}"
-            errors.append(line)
+            errors.append((path, line))
             err.print(f"error: {escape(line)}")
             continue
         err.print(f"Rewriting {escape(path)}")

@@ -8,7 +8,6 @@ only by ``verify``, so ``check`` starts fast enough for a pre-commit hook.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from dataclasses import asdict
 from typing import Annotated

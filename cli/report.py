@@ -12,6 +12,7 @@ Colour is used only on an interactive terminal, and never when ``NO_COLOR``, ``C
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import sys
@@ -71,7 +72,7 @@ def console(color: bool, *, stderr: bool = False, file=None) -> Console:
 
 
 def render(findings: list[Finding], output_format: str, *, root: str, color: bool = False,
-           errors: list[str] = ()) -> str:
+           errors: list[tuple[str, str]] = ()) -> str:
     """The whole report as text, ready to print or write to ``--output-file``.
 
     Args:
@@ -79,43 +80,24 @@ def render(findings: list[Finding], output_format: str, *, root: str, color: boo
         output_format: one of ``FORMATS``.
         root: the repository root; SARIF URIs are relative to it.
         color: ANSI colour in ``concise`` and ``full``.
-        errors: one line per file that could not be analysed (SARIF records them as tool
-            notifications; the other formats leave them to standard error).
+        errors: ``(path, message)`` per file that could not be analysed; the message is one
+            line starting with the path. SARIF records them as tool notifications, ``github``
+            as error annotations; the other formats leave them to standard error.
     """
     if output_format == "json":
         return json.dumps([_json(f) for f in findings], indent=2) + "\n"
     if output_format == "github":
-        return "".join(_github(f) + "\n" for f in findings)
+        return "".join(_github(f) + "\n" for f in findings) + "".join(
+            _github_error(path, line) + "\n" for path, line in errors)
     if output_format == "sarif":
         return json.dumps(sarif(findings, root=root, errors=errors), indent=2) + "\n"
-    buffer = _Buffer()
+    buffer = io.StringIO()
     out = console(color, file=buffer)
     for finding in findings:
         out.print(_concise(finding))
         if output_format == "full":
             out.print(_excerpt(finding))
-    return buffer.text
-
-
-class _Buffer:
-    """A text sink for rich (``io.StringIO`` would make rich guess a terminal width)."""
-
-    def __init__(self):
-        self.parts: list[str] = []
-
-    def write(self, text: str) -> int:
-        self.parts.append(text)
-        return len(text)
-
-    def flush(self) -> None:
-        pass
-
-    def isatty(self) -> bool:
-        return False
-
-    @property
-    def text(self) -> str:
-        return "".join(self.parts)
+    return buffer.getvalue()
 
 
 def _concise(f: Finding) -> str:
@@ -167,6 +149,20 @@ def _github(f: Finding) -> str:
     return f"::{level} {props}::{escape_data(f'{r.code} {r.message}')}"
 
 
+def _github_error(path: str, line: str) -> str:
+    """An error annotation for a file that could not be analysed (``PATH[:LINE[:COL]]: msg``)."""
+    rest = line[len(path):] if line.startswith(path) else ": " + line
+    props = [("file", path)]
+    parts = rest.split(": ", 1)
+    where = parts[0].lstrip(":").split(":") if len(parts) == 2 else []
+    for key, value in zip(("line", "col"), where):
+        if value.isdigit():
+            props.append((key, value))
+    props.append(("title", "pforge: cannot analyse"))
+    text = parts[1] if len(parts) == 2 else rest
+    return f"::error {','.join(f'{k}={escape_property(v)}' for k, v in props)}::{escape_data(text)}"
+
+
 # --------------------------------------------------------------------------- SARIF 2.1.0
 
 
@@ -188,7 +184,7 @@ def _uri(path: str, root: str) -> tuple[str, bool]:
     return quote(rel.replace(os.sep, "/")), True
 
 
-def sarif(findings: list[Finding], *, root: str, errors: list[str] = ()) -> dict:
+def sarif(findings: list[Finding], *, root: str, errors: list[tuple[str, str]] = ()) -> dict:
     """A SARIF 2.1.0 log with one run (OASIS SARIF 2.1.0 errata 01; GitHub's
     "SARIF support for code scanning" lists the fields it reads).
 
@@ -225,7 +221,7 @@ def sarif(findings: list[Finding], *, root: str, errors: list[str] = ()) -> dict
     invocation = {"executionSuccessful": not errors}
     if errors:
         invocation["toolExecutionNotifications"] = [
-            {"level": "error", "message": {"text": line}} for line in errors]
+            {"level": "error", "message": {"text": line}} for _, line in errors]
     root_uri = "file://" + quote(os.path.abspath(root).replace(os.sep, "/").rstrip("/") + "/")
     return {
         "$schema": SARIF_SCHEMA,

@@ -726,3 +726,17 @@ def test_input_is_never_executed_by_fix_diff_or_sarif(tmp_path):
         assert result.exit_code in (0, 1), result.output
         assert not marker.exists()
     assert "tf.vectorized_map" in path.read_text()
+
+
+def test_github_annotates_files_that_cannot_be_analysed(tmp_path):
+    good = write(tmp_path, "a.py", DENSE)
+    bad = write(tmp_path, "b.py", b"x = 1\ndef f(:\n")
+    link = tmp_path / "c.py"
+    link.symlink_to(tmp_path / "gone.py")
+    result = invoke("check", "--output-format", "github", tmp_path)
+    assert_exit(result, 2)
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith(f"::error file={good},line=6,col=5,title=pforge PF101::")
+    assert lines[1] == f"::error file={bad},line=2,col=7,title=pforge%3A cannot analyse::syntax error: invalid syntax"
+    assert lines[2] == (f"::error file={link},title=pforge%3A cannot analyse::broken symbolic link "
+                        f"(to {tmp_path / 'gone.py'})")
