@@ -149,7 +149,7 @@ def run_check(options: CheckOptions) -> int:
     if options.fix or options.diff:
         status = _fix(options, settings, keep, findings, errors, err)
         if options.diff:
-            return 2 if errors else status
+            return 2 if errors else (0 if options.exit_zero else status)
     shown = [f for path in findings for f in findings[path]]
     text = report.render(shown, options.output_format, root=_repository_root(settings.root),
                          color=options.output_file is None
@@ -213,9 +213,12 @@ def _fix(options, settings, keep, findings, errors, err) -> int:
             err.print(f"error: {escape(line)}")
             continue
         err.print(f"Rewriting {escape(path)}")
-        again = transpile_source(outcome.result.code, path, **(
-            {} if settings.backend is None else {"backend": settings.backend}))
-        findings[path] = keep.findings(path, again.remarks, outcome.result.code)
+        try:  # report what is left at its new line numbers
+            again = transpile_source(outcome.result.code, path, **(
+                {} if settings.backend is None else {"backend": settings.backend})).remarks
+        except SourceError:  # not expected: the splice keeps the text valid Python
+            again = ()
+        findings[path] = keep.findings(path, again, outcome.result.code)
     if unsafe_left:
         err.print(f"{unsafe_left} loop{'s' if unsafe_left > 1 else ''} left as "
                   f"{'they were' if unsafe_left > 1 else 'it was'}: the rewrite may change "
