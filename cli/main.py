@@ -7,11 +7,8 @@ only by ``verify``, so ``check`` starts fast enough for a pre-commit hook.
 
 from __future__ import annotations
 
-import difflib
 import json
-import os
 import sys
-import tempfile
 from dataclasses import asdict
 from typing import Annotated
 
@@ -20,7 +17,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from pforge.cli.engine import check_files
+from pforge.cli.fix import unified_diff, write_atomic
+from pforge.cli.lint import CheckOptions, run_check
+from pforge.cli.report import COLORS, FORMATS
 from pforge.cli.verify import verify
 from pforge.transpile import RULES, SourceError, TranspileResult, transpile_source
 from pforge.transpile.frontend import read_source
@@ -29,10 +28,6 @@ app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=N
                   help="Finds Python loops whose iterations are independent and rewrites them "
                        "into vectorized TensorFlow code.")
 app.command("verify")(verify)
-
-_SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "__pycache__", "node_modules", ".tox",
-              ".mypy_cache", ".pytest_cache", "build", "dist", ".eggs"}
-
 
 def _stdout() -> Console:
     return Console(highlight=False, soft_wrap=True, emoji=False)
@@ -50,38 +45,6 @@ def _fail(message: str) -> None:
 def _transpile_file(path: str, backend: str = "pfor") -> tuple[TranspileResult, str]:
     source = read_source(path)
     return transpile_source(source.text, path, backend=backend), source.encoding
-
-
-def _write_atomic(path: str, text: str, encoding: str) -> None:
-    """Writes via a temporary file in the same folder and a rename; keeps the file's mode."""
-    folder = os.path.dirname(os.path.abspath(path))
-    mode = None
-    try:
-        mode = os.stat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        pass
-    fd, tmp = tempfile.mkstemp(prefix=".pforge-", suffix=".py", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding=encoding, newline="") as fh:
-            fh.write(text)
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def _unified_diff(path: str, old: str, new: str) -> str:
-    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                 fromfile=f"a/{path}", tofile=f"b/{path}")
-    out = []
-    for line in lines:
-        out.append(line)
-        if not line.endswith("\n"):
-            out.append("\n\\ No newline at end of file\n")
-    return "".join(out)
 
 
 @app.command()
@@ -115,19 +78,19 @@ def transpile(
         if result.changed:
             _stderr().print(f"would rewrite {escape(file)}")
         if diff:
-            sys.stdout.write(_unified_diff(file, result.source, result.code))
+            sys.stdout.write(unified_diff(file, result.source, result.code))
         raise typer.Exit(code=1 if result.changed else 0)
     if diff:
-        sys.stdout.write(_unified_diff(file, result.source, result.code))
+        sys.stdout.write(unified_diff(file, result.source, result.code))
     elif output:
         try:
-            _write_atomic(output, result.code, encoding)
+            write_atomic(output, result.code, encoding)
         except OSError as exc:
             _fail(f"{output}: cannot write: {exc.strerror or exc}")
     elif in_place:
         if result.changed:
             try:
-                _write_atomic(file, result.code, encoding)
+                write_atomic(file, result.code, encoding)
             except OSError as exc:
                 _fail(f"{file}: cannot write: {exc.strerror or exc}")
             _stderr().print(f"Rewriting {escape(file)}")
@@ -135,43 +98,57 @@ def transpile(
         sys.stdout.write(result.code)
 
 
-def _python_files(paths: list[str]) -> list[str]:
-    found = []
-    for path in paths:
-        if os.path.isdir(path):
-            for root, dirs, files in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
-                found += [os.path.join(root, f) for f in sorted(files) if f.endswith(".py")]
-        else:
-            found.append(path)
-    return found
-
-
 @app.command()
 def check(
     paths: Annotated[list[str], typer.Argument(help="Files or folders to check.", show_default=False)],
     refused: Annotated[bool, typer.Option("--refused", help="Also print why other loops cannot "
-                                          "be vectorized (PF2xx).")] = False,
+                                          "be vectorized (PF2xx); they do not set exit 1.")] = False,
+    output_format: Annotated[str, typer.Option("--output-format", help="concise, full, json, "
+                                               "github or sarif.")] = "concise",
+    output_file: Annotated[str | None, typer.Option("--output-file", help="Write the report to "
+                                                    "this file instead of standard output.")] = None,
+    color: Annotated[str, typer.Option("--color", help="auto (a terminal, without NO_COLOR, CI "
+                                       "or PRE_COMMIT set), always or never.")] = "auto",
+    fix: Annotated[bool, typer.Option("--fix", help="Rewrite the flagged loops in place "
+                                      "(safe rewrites only).")] = False,
+    unsafe_fixes: Annotated[bool, typer.Option("--unsafe-fixes", help="With --fix or --diff, "
+                                               "also rewrite loops whose floating-point results "
+                                               "may change (reassociated sums).")] = False,
+    diff: Annotated[bool, typer.Option("--diff", help="Print the fixes as a unified diff; write "
+                                       "nothing; exit 1 when there is something to change.")] = False,
+    exit_zero: Annotated[bool, typer.Option("--exit-zero", help="Exit 0 even when loops are "
+                                            "flagged (bad input still exits 2).")] = False,
+    select: Annotated[str | None, typer.Option("--select", help="Codes to report, comma "
+                                               "separated prefixes (PF1,PF201); overrides the "
+                                               "configuration.")] = None,
+    ignore: Annotated[str | None, typer.Option("--ignore", help="Codes not to report, added to "
+                                               "the configuration's.")] = None,
+    config: Annotated[str | None, typer.Option("--config", help="Read [tool.pforge] from this "
+                                               "file instead of the discovered pyproject.toml.")] = None,
+    isolated: Annotated[bool, typer.Option("--isolated", help="Ignore every configuration "
+                                           "file.")] = False,
+    force_exclude: Annotated[bool, typer.Option("--force-exclude", help="Apply exclude and "
+                                                "extend-exclude to files named explicitly, as "
+                                                "pre-commit passes them.")] = False,
 ):
     """Flags loops that can be vectorized (PF1xx), one line each, like a linter.
 
-    Exit status: 0 when no loop can be vectorized, 1 when some can, 2 when a file could not
-    be read or parsed (the other files are still checked).
+    Configuration comes from [tool.pforge] in the nearest pyproject.toml (select, ignore,
+    exclude, extend-exclude, per-file-ignores, backend, target). A "# noqa: PF101" comment on
+    the loop line suppresses a finding; "# pforge: noqa" on its own line, a whole file.
+    Exit status: 0 when nothing is flagged, 1 when some loop is (with --diff: when there is
+    something to change), 2 when a file could not be read or parsed (the other files are
+    still checked) or the configuration is invalid.
     """
-    out, err = _stdout(), _stderr()
-    findings = errors = 0
-    for outcome in check_files(_python_files(paths)):
-        if outcome.error:
-            err.print(f"error: {escape(outcome.error)}")
-            errors += 1
-            continue
-        for remark in outcome.remarks:
-            if remark.vectorizable or (refused and remark.code.startswith("PF2")):
-                out.print(escape(remark.format(outcome.path)))
-                findings += remark.vectorizable
-    if errors:
-        raise typer.Exit(code=2)
-    raise typer.Exit(code=1 if findings else 0)
+    if output_format not in FORMATS:
+        _fail(f"--output-format must be one of {', '.join(FORMATS)}, not {output_format!r}")
+    if color not in COLORS:
+        _fail(f"--color must be one of {', '.join(COLORS)}, not {color!r}")
+    if fix and diff:
+        _fail("use only one of --fix and --diff")
+    raise typer.Exit(code=run_check(CheckOptions(
+        tuple(paths), refused, output_format, output_file, color, fix, unsafe_fixes, diff,
+        exit_zero, config, isolated, select, ignore, force_exclude)))
 
 
 @app.command()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 import builtins
 import io
+import os
+import stat
 import tokenize
 from dataclasses import dataclass, field
 
@@ -12,8 +14,9 @@ import gast
 
 from pforge.transpile.errors import SourceError
 
-#: Above this nesting depth the parser itself may overflow the C stack; refuse instead.
-_MAX_SOURCE_BYTES = 20_000_000
+#: Larger files are refused: no hand-written module is this big (TensorFlow's largest, a
+#: generated op wrapper, is 0.7 MB), and parsing one would stall a pre-commit hook.
+MAX_SOURCE_BYTES = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -42,8 +45,9 @@ def decode_source(data: bytes | str, filename: str = "<string>") -> SourceText:
     if isinstance(data, str):
         text, encoding = data, "utf-8"
     else:
-        if len(data) > _MAX_SOURCE_BYTES:
-            raise SourceError(f"file is larger than {_MAX_SOURCE_BYTES} bytes", filename)
+        if len(data) > MAX_SOURCE_BYTES:
+            raise SourceError(f"file is too large to analyse ({len(data):,} bytes; the limit is "
+                              f"{MAX_SOURCE_BYTES // 2**20} MiB)", filename)
         try:
             encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
             text = data.decode(encoding)
@@ -66,12 +70,24 @@ def read_source(path: str) -> SourceText:
     """Reads and decodes a file.
 
     Raises:
-        SourceError: missing, unreadable or not a regular file; undecodable bytes.
+        SourceError: missing, unreadable or not a regular file (a directory, a broken symbolic
+            link, a FIFO), larger than ``MAX_SOURCE_BYTES``, undecodable bytes.
     """
     try:
+        info = os.stat(path)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError
+        if not stat.S_ISREG(info.st_mode):
+            # Opening a FIFO or a device would block or read forever.
+            raise SourceError("not a regular file", path)
+        if info.st_size > MAX_SOURCE_BYTES:
+            raise SourceError(f"file is too large to analyse ({info.st_size:,} bytes; the limit "
+                              f"is {MAX_SOURCE_BYTES // 2**20} MiB)", path)
         with open(path, "rb") as fh:
             data = fh.read()
     except FileNotFoundError:
+        if os.path.islink(path):
+            raise SourceError(f"broken symbolic link (to {os.readlink(path)})", path) from None
         raise SourceError("no such file", path) from None
     except IsADirectoryError:
         raise SourceError("is a directory, not a Python file", path) from None

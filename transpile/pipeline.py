@@ -7,6 +7,7 @@ its own module (DESIGN.md, "Pipeline").
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from dataclasses import dataclass
 
 import gast
@@ -16,7 +17,7 @@ from pforge.transpile.analysis import LoopInfo, ModuleContext, discover
 from pforge.transpile.backends import pfor
 from pforge.transpile.frontend import SourceText, check_syntax, decode_source, parse
 from pforge.transpile.naming import Namer, global_names
-from pforge.transpile.plan import LoopPlan, plan_for
+from pforge.transpile.plan import LoopPlan, plan_for, unsafe_reason
 from pforge.transpile.remarks import Remark
 from pforge.transpile.splice import Splicer, unparse_lines
 
@@ -74,7 +75,8 @@ def analyze_source(source: str | bytes, filename: str = "<string>") -> tuple[Loo
 
 
 def transpile_source(source: str | bytes, filename: str = "<string>", *, backend: str = "pfor",
-                     rewrite: bool = True) -> TranspileResult:
+                     rewrite: bool = True, unsafe: bool = True,
+                     loops: Container[int] | None = None) -> TranspileResult:
     """Rewrites every loop pforge proves independent into vectorized TensorFlow code.
 
     Args:
@@ -82,6 +84,10 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
         filename: used in messages and remarks.
         backend: ``"pfor"`` (``tf.vectorized_map``).
         rewrite: False to analyse only.
+        unsafe: False to leave loops whose rewrite may change results (``LoopPlan.unsafe``:
+            a reassociated floating-point reduction) as they are, with a PF301 note.
+        loops: the first lines of the loops to rewrite (``pforge check --fix`` passes the
+            findings that are selected and not suppressed); None rewrites every loop.
     Returns:
         The new text and one plan per loop unit. Deterministic; idempotent.
     Raises:
@@ -105,7 +111,10 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
         reserved = global_names(tree)
         namers: dict[int, Namer] = {}  # one per function: generated names are local to it
         for info in loop_units:
-            if not info.vectorizable:
+            if not info.vectorizable or (loops is not None and info.lineno not in loops):
+                continue
+            if not unsafe and (reason := unsafe_reason(info)):
+                notes[id(info)] = f"unsafe fix: {reason} (apply it with --unsafe-fixes)"
                 continue
             scope = info.function if info.function is not None else tree
             namer = namers.setdefault(id(scope), Namer(scope, reserved))

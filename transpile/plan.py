@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import gast
+
 from pforge.transpile.analysis import COLLECTOR, COMPREHENSION, INDEXED, LoopInfo
 from pforge.transpile.remarks import Remark
 
@@ -49,6 +51,10 @@ class LoopPlan:
         remarks: the PF1xx remark (vectorizable) or the PF2xx remarks (refused), plus a
             PF301 note when a vectorizable loop was left as it was.
         levels: one entry per level of the nest, outermost first.
+        unsafe: why rewriting this loop may change its results (a floating-point sum or
+            product reassociated), or None when the rewrite computes the same values. Only
+            set on vectorizable loops; ``pforge check --fix`` applies unsafe rewrites only
+            with ``--unsafe-fixes``.
     """
 
     lineno: int
@@ -62,6 +68,7 @@ class LoopPlan:
     pattern: str
     remarks: tuple[Remark, ...]
     levels: tuple[LevelPlan, ...]
+    unsafe: str | None = None
 
 
 def level_verdict(info: LoopInfo) -> str:
@@ -110,6 +117,35 @@ def _outputs(info):
     return ", ".join(parts)
 
 
+def unsafe_reason(info: LoopInfo) -> str | None:
+    """Why the rewrite of a vectorizable loop nest may not reproduce the loop's values, or None.
+
+    A batched ``+`` or ``*`` reduction reassociates the sum or product, which changes the
+    last bits of floating-point results; it is safe only when every term is an integer
+    literal (``n += 1``), since the analysis knows no other dtypes. A scatter-add sums
+    into the same slot in a different order. Random draws opted in with
+    ``# pforge: random-ok`` (PF208) are unsafe: the batch draws other numbers.
+    """
+    for level in info.walk():
+        if level.random_draws:
+            return "draws random numbers in a batch, which gives other numbers than the loop"
+        if level.scatter_add:
+            return "sums into scattered slots in a different order than the loop"
+        for name, red in level.reductions.items():
+            if red.op in ("add", "mul") and not all(_integer_term(u) for u in red.updates):
+                what = "sum" if red.op == "add" else "product"
+                return (f"reassociates the {what} `{name}`; floating-point results may differ "
+                        "in the last bits")
+    return None
+
+
+def _integer_term(update) -> bool:
+    value = getattr(update, "value", None)
+    if isinstance(update, gast.Assign) and isinstance(value, gast.BinOp):
+        value = value.right if isinstance(value.left, gast.Name) else value.left
+    return (isinstance(value, gast.Constant) and type(value.value) is int)
+
+
 def plan_for(info: LoopInfo, rewrite, note: str | None, backend: str) -> LoopPlan:
     """Freezes the analysis of a loop unit and what the backend did into a plan."""
     levels = []
@@ -132,4 +168,5 @@ def plan_for(info: LoopInfo, rewrite, note: str | None, backend: str) -> LoopPla
     return LoopPlan(info.lineno, info.node.col_offset + 1, info.end_lineno, info.qualname,
                     info.library, info.vectorizable, rewrite is not None,
                     backend if rewrite is not None else None,
-                    rewrite.pattern if rewrite else _outputs(info), tuple(remarks), tuple(levels))
+                    rewrite.pattern if rewrite else _outputs(info), tuple(remarks), tuple(levels),
+                    unsafe_reason(info) if info.vectorizable else None)

@@ -1,0 +1,192 @@
+"""Finds and validates the ``[tool.pforge]`` table of ``pyproject.toml``.
+
+Discovery follows black (``black/files.py: find_project_root``): from the common parent of
+the paths given, walk up to the first folder holding ``.git``, ``.hg`` or a
+``pyproject.toml`` with a ``[tool.pforge]`` table; that folder is the project root, and its
+``pyproject.toml`` (if any) the configuration. ``--config FILE`` names the file instead (its
+``[tool.pforge]`` table, or the whole file when it has none, like ``ruff.toml``);
+``--isolated`` ignores every configuration file. Patterns in the file are relative to the
+folder that holds it. Unknown keys and bad values raise :class:`ConfigError` naming the key.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, replace
+
+from pforge.transpile import RULES
+
+#: Folders never walked unless ``exclude`` is set (like ruff's default ``exclude``); ``.*/``
+#: skips every hidden folder (``.git``, ``.venv``, ``.tox``, ...).
+DEFAULT_EXCLUDE = (".*/", "venv/", "__pycache__/", "node_modules/", "build/", "dist/",
+                   "site-packages/", "*.egg-info/")
+
+BACKENDS = ("auto", "pfor", "direct")
+TARGETS = ("auto", "tensorflow")
+
+
+class ConfigError(Exception):
+    """A configuration file or option is invalid; ``str()`` is one line naming file and key."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The options of one ``pforge check`` run, after the file and the command line.
+
+    Attributes:
+        root: absolute folder that relative patterns (``exclude``, ``per-file-ignores``)
+            are matched from: the configuration file's folder, else the project root.
+        config_file: the file the settings came from, or None.
+        select, ignore: code prefixes (``PF1``, ``PF101``; ``ALL`` is every code). A code is
+            reported when the longest prefix that matches it is selected (ignore wins a tie).
+        exclude: gitignore-style patterns of paths never checked (replaces the default).
+        extend_exclude: patterns added to ``exclude``.
+        per_file_ignores: ``(pattern, codes)`` pairs: codes ignored in files matching it.
+        backend: ``auto``, ``pfor`` or ``direct``; None when not configured (the transpiler's
+            default is used).
+        target: ``auto`` or ``tensorflow``.
+    """
+
+    root: str
+    config_file: str | None = None
+    select: tuple[str, ...] = ("PF1",)
+    ignore: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    extend_exclude: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    backend: str | None = None
+    target: str = "auto"
+
+    def selects(self, code: str) -> bool:
+        """True when ``code`` is reported: its longest matching prefix is in ``select``."""
+        return _longest(self.select, code) > _longest(self.ignore, code)
+
+
+def _longest(prefixes: tuple[str, ...], code: str) -> int:
+    return max((len(_prefix(p)) for p in prefixes if code.startswith(_prefix(p))), default=-1)
+
+
+def _prefix(code: str) -> str:
+    return "" if code == "ALL" else code
+
+
+def find_project_root(paths: list[str]) -> tuple[str, str | None]:
+    """The project root of ``paths`` and its ``pyproject.toml`` when that has ``[tool.pforge]``.
+
+    Returns:
+        ``(root, config_file)``; the root is the file system root's child-most common folder
+        when no marker is found, and ``config_file`` is None when no configuration applies.
+    Raises:
+        ConfigError: a ``pyproject.toml`` on the way up is not valid TOML.
+    """
+    absolute = [os.path.abspath(p) for p in paths] or [os.getcwd()]
+    common = os.path.commonpath(absolute)
+    if not os.path.isdir(common):
+        common = os.path.dirname(common)
+    directory = common
+    while True:
+        candidate = os.path.join(directory, "pyproject.toml")
+        if os.path.isfile(candidate) and "pforge" in _read_toml(candidate).get("tool", {}):
+            return directory, candidate
+        if any(os.path.exists(os.path.join(directory, m)) for m in (".git", ".hg")):
+            return directory, None
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return common, None
+        directory = parent
+
+
+def load_settings(paths: list[str], *, config: str | None = None,
+                  isolated: bool = False) -> Settings:
+    """Settings for checking ``paths``: defaults, then the discovered or given configuration.
+
+    Raises:
+        ConfigError: the file is missing or not TOML, a key is unknown, or a value is bad.
+    """
+    if isolated:
+        return Settings(root=os.getcwd())
+    if config is not None:
+        if not os.path.isfile(config):
+            raise ConfigError(f"{config}: no such configuration file")
+        data = _read_toml(config)
+        table = data["tool"]["pforge"] if "pforge" in data.get("tool", {}) else data
+        return _validate(table, os.path.dirname(os.path.abspath(config)), config)
+    root, found = find_project_root(paths)
+    if found is None:
+        return Settings(root=root)
+    return _validate(_read_toml(found)["tool"]["pforge"], root, found)
+
+
+def _read_toml(path: str) -> dict:
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+_KEYS = ("select", "ignore", "exclude", "extend-exclude", "per-file-ignores", "backend", "target")
+
+
+def _validate(table: object, root: str, path: str) -> Settings:
+    where = f"{path}: [tool.pforge]"
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where} must be a table")
+    unknown = sorted(set(table) - set(_KEYS))
+    if unknown:
+        raise ConfigError(f"{where}: unknown key {unknown[0]!r}; known keys: {', '.join(_KEYS)}")
+    settings = Settings(root=root, config_file=path)
+    changes: dict = {}
+    for key in ("select", "ignore"):
+        if key in table:
+            changes[key] = tuple(_codes(table[key], f"{where} {key}"))
+    for key in ("exclude", "extend-exclude"):
+        if key in table:
+            changes[key.replace("-", "_")] = tuple(_strings(table[key], f"{where} {key}"))
+    if "per-file-ignores" in table:
+        value = table["per-file-ignores"]
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where} per-file-ignores: expected a table of pattern = [codes], "
+                              f"got {type(value).__name__}")
+        changes["per_file_ignores"] = tuple(
+            (pattern, tuple(_codes(codes, f"{where} per-file-ignores {pattern!r}")))
+            for pattern, codes in value.items())
+    for key, allowed in (("backend", BACKENDS), ("target", TARGETS)):
+        if key in table:
+            value = table[key]
+            if value not in allowed:
+                raise ConfigError(f"{where} {key}: expected one of {', '.join(allowed)}, "
+                                  f"got {value!r}")
+            changes[key] = value
+    return replace(settings, **changes)
+
+
+def _strings(value: object, where: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: expected a list of strings, got {value!r}")
+    return value
+
+
+def _codes(value: object, where: str) -> list[str]:
+    """Validates code prefixes: each must be ``ALL`` or a prefix of a known remark code."""
+    if isinstance(value, str):
+        value = [value]
+    for code in _strings(value, where):
+        if code != "ALL" and not (code.startswith("PF") and any(c.startswith(code) for c in RULES)):
+            raise ConfigError(f"{where}: unknown code {code!r}; expected ALL or a prefix of a "
+                              f"remark code such as PF1, PF101 (see `pforge rule`)")
+    return value
+
+
+def parse_codes(option: str | None, name: str) -> tuple[str, ...] | None:
+    """Splits a ``--select``/``--ignore`` value (``PF101,PF2``); None when not given.
+
+    Raises:
+        ConfigError: an unknown code, naming the option.
+    """
+    if option is None:
+        return None
+    return tuple(_codes([c.strip() for c in option.split(",") if c.strip()], name))
