@@ -222,7 +222,7 @@ def _fix(options, settings, keep, findings, errors, err) -> int:
     if unsafe_left:
         err.print(f"{unsafe_left} loop{'s' if unsafe_left > 1 else ''} left as "
                   f"{'they were' if unsafe_left > 1 else 'it was'}: the rewrite may change "
-                  "floating-point results; apply with --unsafe-fixes")
+                  "floating-point results or random draws; apply with --unsafe-fixes")
     return 1 if changed else 0
 
 

@@ -113,7 +113,8 @@ def check(
                                       "(safe rewrites only).")] = False,
     unsafe_fixes: Annotated[bool, typer.Option("--unsafe-fixes", help="With --fix or --diff, "
                                                "also rewrite loops whose floating-point results "
-                                               "may change (reassociated sums).")] = False,
+                                               "may change (reassociated sums, opted-in random "
+                                               "draws).")] = False,
     diff: Annotated[bool, typer.Option("--diff", help="Print the fixes as a unified diff; write "
                                        "nothing; exit 1 when there is something to change.")] = False,
     exit_zero: Annotated[bool, typer.Option("--exit-zero", help="Exit 0 even when loops are "

@@ -492,10 +492,29 @@ def test_fix_leaves_a_float_reduction_without_unsafe_fixes(tmp_path):
     assert_exit(result, 1)
     assert path.read_text() == FLOAT_SUM
     assert f"{path}:6:5: PF102" in result.stdout
-    assert "1 loop left as it was: the rewrite may change floating-point results; apply with " \
-           "--unsafe-fixes" in result.stderr
+    assert "1 loop left as it was: the rewrite may change floating-point results or random " \
+           "draws; apply with --unsafe-fixes" in result.stderr
     result = invoke("check", "--fix", "--unsafe-fixes", path)
     assert_exit(result, 0)
+    assert "tf.vectorized_map" in path.read_text()
+
+
+def test_opted_in_random_draw_is_an_unsafe_fix(tmp_path):
+    source = textwrap.dedent("""\
+        import tensorflow as tf
+
+        def f(x):
+            outs = []
+            for i in range(x.shape[0]):
+                outs.append(x[i] + tf.random.normal([3]))  # pforge: random-ok
+            return tf.stack(outs)
+        """)
+    (plan,) = analyze_source(source)
+    assert plan.vectorizable and "random" in plan.unsafe
+    path = write(tmp_path, "noise.py", source)
+    assert_exit(invoke("check", "--fix", path), 1)
+    assert path.read_text() == source
+    assert_exit(invoke("check", "--fix", "--unsafe-fixes", path), 0)
     assert "tf.vectorized_map" in path.read_text()
 
 
