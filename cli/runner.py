@@ -5,8 +5,23 @@ import dataclasses
 import math
 import os
 import sys
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
 
 from pforge.runtime.targets import TargetError, functions_in
+
+#: The ``TARGET...`` argument of verify and bench.
+Targets = Annotated[list[str], typer.Argument(
+    help="FILE, FILE::FUNC or a directory of *.py files.", metavar="TARGET", show_default=False)]
+#: The repeatable ``--arg`` option of verify and bench.
+ArgSpecs = Annotated[list[str] | None, typer.Option(
+    "--arg", metavar="SPEC", help="Input spec for FILE::FUNC, repeatable: x=float32[64,32], "
+                                  "n=int:5, lr=0.1. Default: the file's example_inputs().")]
+#: The ``--seed`` option of verify and bench.
+Seed = Annotated[int, typer.Option(help="Seed for the inputs.")]
 
 
 def expand_targets(targets, specs):
@@ -64,6 +79,39 @@ def run_jobs(jobs, run_one):
         except Exception as exc:  # noqa: BLE001 - report, don't crash the whole run
             failed.append(f"{file}: {type(exc).__name__}: {exc}")
     return results, bad_input, failed
+
+
+def finish(err, targets, results, bad_input, failed):
+    """Prints the error lines and ends the command with its exit status.
+
+    Exit 2 on bad input or when nothing was found to run; 1 when a run failed
+    unexpectedly or a result's ``ok`` is false; otherwise returns (exit 0).
+
+    Args:
+      err: the stderr ``Console``.
+      targets: the targets as typed, for the "nothing found" line.
+      results, bad_input, failed: as returned by ``run_jobs``.
+
+    Raises:
+      typer.Exit: with code 1 or 2.
+    """
+    for message in bad_input + failed:
+        err.print(f"error: {escape(message)}")
+    if not (results or bad_input or failed):
+        err.print("error: no functions with inputs found in " + escape(", ".join(targets)))
+    if bad_input or not (results or failed):
+        raise typer.Exit(code=2)
+    if failed or not all(r.ok for r in results):
+        raise typer.Exit(code=1)
+
+
+def table_console(width):
+    """A stdout ``Console`` for a table; at least ``width`` columns wide when not a terminal
+    (a log file or pipe should not squeeze columns)."""
+    console = Console(highlight=False, emoji=False)
+    if not console.is_terminal:
+        console.width = max(console.width, width)
+    return console
 
 
 def short_path(path):

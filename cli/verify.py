@@ -8,20 +8,17 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from pforge.cli.runner import (expand_targets, fmt_num, jsonable, run_jobs, short_path,
-                               stdout_to_stderr)
+from pforge.cli.runner import (ArgSpecs, Seed, Targets, expand_targets, finish, fmt_num,
+                               jsonable, run_jobs, short_path, stdout_to_stderr,
+                               table_console)
 from pforge.runtime.inputs import parse_arg_spec
 from pforge.runtime.verify import VerifyInputError, verify_function
 
 
 def verify(
-    targets: Annotated[list[str], typer.Argument(
-        help="FILE, FILE::FUNC or a directory of *.py files.", metavar="TARGET",
-        show_default=False)],
-    arg: Annotated[list[str] | None, typer.Option(
-        "--arg", metavar="SPEC", help="Input spec for FILE::FUNC, repeatable: x=float32[64,32], n=int:5, "
-                      "lr=0.1. Default: the file's example_inputs().")] = None,
-    seed: Annotated[int, typer.Option(help="Seed for the inputs.")] = 0,
+    targets: Targets,
+    arg: ArgSpecs = None,
+    seed: Seed = 0,
     rtol: Annotated[float, typer.Option(help="Relative tolerance.")] = 1e-4,
     atol: Annotated[float, typer.Option(help="Absolute tolerance.")] = 1e-5,
     repeats: Annotated[int, typer.Option(min=1, help="Timed calls of each version.")] = 20,
@@ -54,20 +51,11 @@ def verify(
                           "errors": bad_input + failed}, indent=2))
     else:
         _print_table(results)
-    for message in bad_input + failed:
-        err.print(f"error: {escape(message)}")
-    if not (results or bad_input or failed):
-        err.print("error: no functions with inputs found in " + escape(", ".join(targets)))
-    if bad_input or not (results or failed):
-        raise typer.Exit(code=2)
-    if failed or not all(r.ok for r in results):
-        raise typer.Exit(code=1)
+    finish(err, targets, results, bad_input, failed)
 
 
 def _print_table(results):
-    console = Console(highlight=False, emoji=False)
-    if not console.is_terminal:
-        console.width = max(console.width, 160)  # a log file or pipe: don't squeeze columns
+    console = table_console(160)
     table = Table(title="pforge verify")
     names = [escape(f"{short_path(r.file)}::{r.function}") for r in results]
     table.add_column("file::function", overflow="fold",
