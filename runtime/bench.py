@@ -10,6 +10,7 @@ result is compared with the eager loop's.
 
 import dataclasses
 import os
+import re
 
 from pforge.runtime import targets
 from pforge.runtime.compare import compare
@@ -261,9 +262,32 @@ def _ratio(num, den):
 
 
 def _brief(exc):
-    """``Type: first line of the message``, shortened: tracing errors run to pages."""
-    lines = str(exc).strip().splitlines()
-    return _shorten(f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__)
+    """``Type: first sentence``, shortened: tracing errors run to pages.
+
+    A ``tf.function`` error reads ``in user code: File ..., line N, in f * ...
+    SomeError: message``: it becomes ``SomeError at line N: message``.
+    """
+    text = str(exc).strip()
+    name = type(exc).__name__
+    if text.startswith("in user code:"):
+        user_lines = _USER_FRAME.findall(text)
+        raised = _RAISED.search(text)
+        if raised:
+            name, text = raised.groups()
+        if user_lines:
+            name += f" at line {user_lines[-1]}"
+    first = _first_sentence(text)
+    return _shorten(f"{name}: {first}" if first else name)
+
+
+_USER_FRAME = re.compile(r'^\s*File "[^"]*", line (\d+), in .*\*\s*$', re.MULTILINE)
+_RAISED = re.compile(r"^\s*(\w+(?:Error|Exception)): (.*)$", re.MULTILINE)
+
+
+def _first_sentence(text):
+    line = text.strip().split("\n", 1)[0] if text.strip() else ""
+    end = line.find(". ")
+    return line[:end + 1] if end > 0 else line
 
 
 def _shorten(text, limit=100):

@@ -143,6 +143,7 @@ def test_bench_original_that_does_not_trace(tmp_path, monkeypatch, tf):
     got = bench.bench_function(path, "signs", repeats=3, warmup=0)
     staged = got.variant("loop_tf_function")
     assert staged.status == "n/a" and staged.note.startswith("does not trace: ")
+    assert " at line 23: " in staged.note  # signs() fails at its `return tf.stack(out)`
     assert len(staged.note) < 120  # the reason, short, not the whole trace
     assert got.ok  # the user's loop not tracing is not pforge's failure
     assert got.variant("reference").status == "n/a"
@@ -172,6 +173,16 @@ def test_bench_real_sample_with_every_backend_there_is(tf):
     assert statuses == {"loop": "ok", "loop_tf_function": "ok", "pfor": "ok",
                         "direct": want_direct, "reference": "ok"}
     assert all(v.max_abs_err < 1e-4 for v in got.variants if v.status == "ok")
+
+
+def test_brief_tracing_error():
+    message = ("in user code:\n\n    File \"/x/f.py\", line 12, in f  *\n        for a in x:\n"
+               "    File \"/tf/lib.py\", line 99, in g\n        boom()\n\n"
+               "    OperatorNotAllowedInGraphError: Iterating is not allowed. Try this. Or that.\n")
+    assert bench._brief(RuntimeError(message)) == (
+        "OperatorNotAllowedInGraphError at line 12: Iterating is not allowed.")
+    assert bench._brief(KeyError()) == "KeyError"
+    assert bench._brief(ValueError("x" * 300)).endswith("…")
 
 
 def test_rewrite_note():
