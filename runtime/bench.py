@@ -106,7 +106,8 @@ class _Candidate:
     name: str
     fn: object = None
     note: str = ""
-    na: str = ""  # why it cannot run
+    na: str = ""  # why it cannot run (status n/a)
+    error: str = ""  # why it failed before its first call (status error)
 
 
 def bench_function(path, func, *, arg_specs=(), seed=0, repeats=30, warmup=3, device="auto",
@@ -178,8 +179,9 @@ def bench_function(path, func, *, arg_specs=(), seed=0, repeats=30, warmup=3, de
         firsts = {"loop": (first_loop, True, 0.0)}
         done = {}
         for c in candidates[1:]:
-            if c.na:
-                done[c.name] = VariantTiming(c.name, "n/a", note=c.na)
+            if c.na or c.error:
+                done[c.name] = VariantTiming(c.name, "n/a" if c.na else "error",
+                                             note=_join(c.note, c.na or c.error))
                 continue
             try:
                 got, first = timed_call(c.fn, *make_args())
@@ -239,7 +241,7 @@ def _generated(path, text, func, backend):
         module = load_module(path, source=result.code, variant=backend)
         return _Candidate(backend, targets.resolve(module, func, path), note), len(plans)
     except Exception as exc:  # noqa: BLE001 - broken generated code is a result
-        return _Candidate(backend, note=_join(note, "import " + _brief(exc))), len(plans)
+        return _Candidate(backend, note=note, error="import raised " + _brief(exc)), len(plans)
 
 
 def _rewrite_note(plans, backend):

@@ -126,6 +126,7 @@ def test_bench_with_direct_backend_and_fallback_note(tmp_path, monkeypatch, tf):
 @pytest.mark.parametrize("bad, status, fragment", [
     pytest.param("x * w + 1.0", "mismatch", "elements differ", id="wrong-result"),
     pytest.param("x * undefined_name", "error", "raised NameError", id="raises"),
+    pytest.param("x * w)", "error", "import raised RuntimeLoadError", id="does-not-import"),
 ])
 def test_bench_flags_broken_generated_code(tmp_path, monkeypatch, tf, bad, status, fragment):
     path = _write(tmp_path, "rows.py", LOOP_SOURCE)
