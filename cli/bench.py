@@ -67,6 +67,8 @@ def bench(
     device: Annotated[str, typer.Option(help="auto (a GPU when TensorFlow sees one), cpu "
                                         "or gpu.")] = "auto",
     seed: Seed = 0,
+    rtol: Annotated[float, typer.Option(help="Relative tolerance against the eager loop.")] = 1e-4,
+    atol: Annotated[float, typer.Option(help="Absolute tolerance against the eager loop.")] = 1e-5,
     output_format: Annotated[str, typer.Option("--format", help="text (a table) or json.")] = "text",
 ):
     """Times each loop function eagerly, under tf.function, as pfor and direct output, and
@@ -89,7 +91,8 @@ def bench(
         err.print(f"error: {escape(str(exc))}")
         raise typer.Exit(code=2) from None
 
-    options = dict(arg_specs=specs, seed=seed, repeats=repeats, warmup=warmup, device=device)
+    options = dict(arg_specs=specs, seed=seed, repeats=repeats, warmup=warmup, device=device,
+                   rtol=rtol, atol=atol)
     as_json = output_format == "json"
     with stdout_to_stderr(as_json):
         results, bad_input, failed = run_jobs(
