@@ -1,8 +1,8 @@
-"""The ``pforge`` command: transpile, check, explain, rule, verify.
+"""The ``pforge`` command: transpile, check, explain, rule, verify, bench.
 
 Commands parse options and call one library function; domain errors are caught here and
 printed as one line (``FILE:LINE: message``), ending in exit code 2. TensorFlow is imported
-only by ``verify``, so ``check`` starts fast enough for a pre-commit hook.
+only by ``verify`` and ``bench``, so ``check`` starts fast enough for a pre-commit hook.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from pforge.cli.bench import bench
 from pforge.cli.fix import unified_diff, write_atomic
 from pforge.cli.lint import CheckOptions, run_check
 from pforge.cli.report import COLORS, FORMATS
@@ -28,6 +29,7 @@ app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=N
                   help="Finds Python loops whose iterations are independent and rewrites them "
                        "into vectorized TensorFlow code.")
 app.command("verify")(verify)
+app.command("bench")(bench)
 
 def _stdout() -> Console:
     return Console(highlight=False, soft_wrap=True, emoji=False)

@@ -1,11 +1,6 @@
 """The ``pforge verify`` command: runs original and transpiled code, compares and times them."""
 
-import contextlib
-import dataclasses
 import json
-import math
-import os
-import sys
 from typing import Annotated
 
 import typer
@@ -13,18 +8,17 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from pforge.cli.runner import (ArgSpecs, Seed, Targets, expand_targets, finish, fmt_num,
+                               jsonable, run_jobs, short_path, stdout_to_stderr,
+                               table_console)
 from pforge.runtime.inputs import parse_arg_spec
-from pforge.runtime.verify import VerifyInputError, functions_in, verify_function
+from pforge.runtime.verify import VerifyInputError, verify_function
 
 
 def verify(
-    targets: Annotated[list[str], typer.Argument(
-        help="FILE, FILE::FUNC or a directory of *.py files.", metavar="TARGET",
-        show_default=False)],
-    arg: Annotated[list[str] | None, typer.Option(
-        "--arg", metavar="SPEC", help="Input spec for FILE::FUNC, repeatable: x=float32[64,32], n=int:5, "
-                      "lr=0.1. Default: the file's example_inputs().")] = None,
-    seed: Annotated[int, typer.Option(help="Seed for the inputs.")] = 0,
+    targets: Targets,
+    arg: ArgSpecs = None,
+    seed: Seed = 0,
     rtol: Annotated[float, typer.Option(help="Relative tolerance.")] = 1e-4,
     atol: Annotated[float, typer.Option(help="Absolute tolerance.")] = 1e-5,
     repeats: Annotated[int, typer.Option(min=1, help="Timed calls of each version.")] = 20,
@@ -40,74 +34,30 @@ def verify(
     err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)  # keep paths whole
     try:
         specs = tuple(parse_arg_spec(a) for a in arg or ())
-        jobs = _expand(targets, specs)
+        jobs = expand_targets(targets, specs)
     except (ValueError, VerifyInputError) as exc:
         err.print(f"error: {escape(str(exc))}")
         raise typer.Exit(code=2) from None
 
-    results, bad_input, failed = [], [], []
     options = dict(arg_specs=specs, seed=seed, rtol=rtol, atol=atol, repeats=repeats,
                    backend=backend)
-    with _stdout_to_stderr(json_output):
-        for file, func, explicit in jobs:
-            try:
-                names = [func] if func else functions_in(file)
-                if explicit and not names:
-                    raise VerifyInputError(f"{file}: no inputs: define example_inputs(seed=0) "
-                                           "or name FILE::FUNC and pass --arg options")
-                results += [verify_function(file, name, **options) for name in names]
-            except VerifyInputError as exc:
-                bad_input.append(str(exc))
-            except Exception as exc:  # noqa: BLE001 - report, don't crash the whole run
-                failed.append(f"{file}: {type(exc).__name__}: {exc}")
+    with stdout_to_stderr(json_output):
+        results, bad_input, failed = run_jobs(
+            jobs, lambda file, name: verify_function(file, name, **options))
 
     if json_output:
         print(json.dumps({"device": results[0].device if results else None,
-                          "results": [_jsonable(r) for r in results],
+                          "results": [jsonable(r) for r in results],
                           "errors": bad_input + failed}, indent=2))
     else:
         _print_table(results)
-    for message in bad_input + failed:
-        err.print(f"error: {escape(message)}")
-    if not (results or bad_input or failed):
-        err.print("error: no functions with inputs found in " + escape(", ".join(targets)))
-    if bad_input or not (results or failed):
-        raise typer.Exit(code=2)
-    if failed or not all(r.ok for r in results):
-        raise typer.Exit(code=1)
-
-
-def _expand(targets, specs):
-    """Checks targets before anything runs.
-
-    Returns ``(file, func or None, explicit)`` jobs; files found in a directory
-    are not explicit and are skipped when they have no inputs.
-    """
-    jobs = []
-    for target in targets:
-        file, sep, func = target.rpartition("::") if "::" in target else (target, "", "")
-        if sep and not func:
-            raise VerifyInputError(f"{target}: empty function name after '::'")
-        if not os.path.exists(file):
-            raise VerifyInputError(f"{file}: no such file or directory")
-        if specs and not func:
-            raise VerifyInputError(f"{target}: --arg needs a single function, as FILE::FUNC")
-        if os.path.isdir(file):
-            if func:
-                raise VerifyInputError(f"{target}: FILE::FUNC needs a file, not a directory")
-            jobs += [(os.path.join(file, f), None, False)
-                     for f in sorted(os.listdir(file)) if f.endswith(".py")]
-        else:
-            jobs.append((file, func or None, True))
-    return jobs
+    finish(err, targets, results, bad_input, failed)
 
 
 def _print_table(results):
-    console = Console(highlight=False, emoji=False)
-    if not console.is_terminal:
-        console.width = max(console.width, 160)  # a log file or pipe: don't squeeze columns
+    console = table_console(160)
     table = Table(title="pforge verify")
-    names = [escape(f"{_short(r.file)}::{r.function}") for r in results]
+    names = [escape(f"{short_path(r.file)}::{r.function}") for r in results]
     table.add_column("file::function", overflow="fold",
                      min_width=min(30, max(map(len, names), default=10)))
     for name in ("loops", "vectorized", "max abs err", "max rel err", "original ms",
@@ -117,14 +67,14 @@ def _print_table(results):
     for name, r in zip(names, results):
         table.add_row(
             name, str(r.loops_found),
-            str(r.loops_vectorized), _num(r.max_abs_err, "{:.2e}"), _num(r.max_rel_err, "{:.2e}"),
-            _num(r.time_original_s * 1e3, "{:.3f}"), _num(r.time_generated_s * 1e3, "{:.3f}"),
-            _num(r.speedup, "{:.2f}"), _status(r))
+            str(r.loops_vectorized), fmt_num(r.max_abs_err, "{:.2e}"), fmt_num(r.max_rel_err, "{:.2e}"),
+            fmt_num(r.time_original_s * 1e3, "{:.3f}"), fmt_num(r.time_generated_s * 1e3, "{:.3f}"),
+            fmt_num(r.speedup, "{:.2f}"), _status(r))
     if results:
         console.print(table)
     for r in results:
         if not r.ok and r.note:
-            console.print(escape(f"{_short(r.file)}::{r.function}: {r.note}"), soft_wrap=True)
+            console.print(escape(f"{short_path(r.file)}::{r.function}: {r.note}"), soft_wrap=True)
     devices = sorted({r.device for r in results})
     if devices:
         console.print(f"Ran on {escape(', '.join(devices))}.")
@@ -134,42 +84,3 @@ def _status(result):
     if not result.ok:
         return "[bold red]MISMATCH[/bold red]"
     return "[green]ok[/green]" if result.loops_vectorized else "ok [dim](unchanged)[/dim]"
-
-
-def _short(path):
-    rel = os.path.relpath(path)
-    return rel if len(rel) < len(path) else path
-
-
-def _num(value, fmt):
-    return fmt.format(value) if math.isfinite(value) else ("inf" if value > 0 else "—")
-
-
-def _jsonable(result):
-    return {k: (v if not isinstance(v, float) or math.isfinite(v) else None)
-            for k, v in dataclasses.asdict(result).items()}
-
-
-@contextlib.contextmanager
-def _stdout_to_stderr(active):
-    """Sends what user code prints (also tf.print at the C level) to stderr, keeping
-    stdout clean for --json."""
-    if not active:
-        yield
-        return
-    saved = None
-    try:
-        sys.stdout.flush()
-        fd = sys.stdout.fileno()
-        saved = os.dup(fd)
-        os.dup2(sys.stderr.fileno(), fd)
-    except (AttributeError, OSError, ValueError):  # not a real file, e.g. under CliRunner
-        saved = None
-    try:
-        with contextlib.redirect_stdout(sys.stderr):
-            yield
-    finally:
-        if saved is not None:
-            sys.stdout.flush()
-            os.dup2(saved, fd)
-            os.close(saved)

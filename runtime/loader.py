@@ -22,19 +22,22 @@ class RuntimeLoadError(Exception):
         super().__init__(f"{self.path}: error while importing: {detail}")
 
 
-def generated_filename(path):
+def generated_filename(path, variant=""):
     """Returns the filename under which transpiled text for ``path`` runs.
 
-    ``foo/bar.py`` -> ``foo/bar.pforge.py``. A distinct name keeps the two
-    sources apart in ``linecache``: AutoGraph (``tf.function``) reads a
-    function's source through ``linecache``, so registering the generated text
-    under the original name would make it convert the wrong code.
+    ``foo/bar.py`` -> ``foo/bar.pforge.py``, or ``foo/bar.pforge-direct.py``
+    with ``variant="direct"``. A distinct name keeps the sources apart in
+    ``linecache``: AutoGraph (``tf.function``) reads a function's source
+    through ``linecache`` when it first traces, so registering the generated
+    text under the original name (or two generated texts under one name)
+    would make it convert the wrong code.
     """
     root, ext = os.path.splitext(os.path.abspath(path))
-    return f"{root}.pforge{ext or '.py'}"
+    suffix = f"-{_identifier(variant)}" if variant else ""
+    return f"{root}.pforge{suffix}{ext or '.py'}"
 
 
-def load_module(path, source=None, name=None):
+def load_module(path, source=None, name=None, variant=""):
     """Executes a Python file as a new module object.
 
     The module is in ``sys.modules`` only while its body runs (dataclasses and
@@ -50,6 +53,8 @@ def load_module(path, source=None, name=None):
         code. It runs under ``generated_filename(path)``, registered in
         ``linecache`` so tracebacks and ``inspect.getsource`` show it.
       name: module name; default a unique ``_pforge_<stem>_<n>``.
+      variant: tells apart several texts for one file (``"pfor"``,
+        ``"direct"``) that are loaded side by side; see ``generated_filename``.
 
     Returns:
       The executed ``types.ModuleType``.
@@ -67,7 +72,7 @@ def load_module(path, source=None, name=None):
     else:
         if isinstance(source, bytes):
             source = source.decode("utf-8")
-        filename = generated_filename(path)
+        filename = generated_filename(path, variant)
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     stem = os.path.splitext(os.path.basename(path))[0]
     name = name or f"_pforge_{_identifier(stem)}_{next(_counter)}"

@@ -21,21 +21,39 @@ class Timing:
     repeats: int
 
 
-def pick_device():
+DEVICES = ("auto", "cpu", "gpu")
+
+
+def pick_device(which="auto"):
     """Chooses where to run: the first GPU if TensorFlow sees one, else the CPU.
 
     Enables memory growth on the GPU (when still possible) so that pforge
     does not reserve all of its memory.
 
+    Args:
+      which: ``"auto"`` (GPU when there is one), ``"cpu"`` or ``"gpu"``.
+
     Returns:
       ``(device, label)``, e.g. ``("/GPU:0", "GPU: NVIDIA H200")`` or
-      ``("/CPU:0", "CPU (no GPU visible)")``.
+      ``("/CPU:0", "CPU (no GPU visible)")``; with ``which="cpu"`` the label
+      is ``"CPU"``.
+
+    Raises:
+      ValueError: ``which`` is not one of ``DEVICES``.
+      LookupError: ``which`` is ``"gpu"`` and TensorFlow sees no GPU.
+      ImportError: TensorFlow is not installed.
     """
+    if which not in DEVICES:
+        raise ValueError(f"unknown device {which!r}; expected one of {', '.join(DEVICES)}")
     from pforge.runtime._tf import tensorflow  # noqa: PLC0415 - lazy
 
     tf = tensorflow()
+    if which == "cpu":
+        return "/CPU:0", "CPU"
     gpus = tf.config.list_physical_devices("GPU")
     if not gpus:
+        if which == "gpu":
+            raise LookupError("--device gpu: TensorFlow sees no GPU")
         return "/CPU:0", "CPU (no GPU visible)"
     try:
         tf.config.experimental.set_memory_growth(gpus[0], True)
@@ -74,7 +92,7 @@ def timed_call(fn, args=(), kwargs=None):
     return result, time.perf_counter() - start
 
 
-def time_interleaved(fns, make_args, repeats=20, warmup=2, budget_s=None):
+def time_interleaved(fns, make_args, repeats=20, warmup=2, budget_s=None, each=False):
     """Times several functions on the same inputs, alternating between them.
 
     Round r calls every function once (in reversed order on odd rounds), so
@@ -91,23 +109,30 @@ def time_interleaved(fns, make_args, repeats=20, warmup=2, budget_s=None):
       budget_s: if given, fewer repeats (but at least 3) when ``repeats``
         rounds would take longer than this many seconds, judged from the
         last warmup round (or the first calls when ``warmup`` is 0).
+      each: apply ``budget_s`` to each function on its own: a slow function
+        gets fewer repeats (taken in the first rounds, still interleaved
+        with the others) while fast ones keep all ``repeats``.
 
     Returns:
       A list of ``Timing``, one per function, in the order of ``fns``.
     """
-    firsts = [timed_call(fn, *make_args())[1] for fn in fns]
-    round_s = sum(firsts)
+    last = [timed_call(fn, *make_args())[1] for fn in fns]
+    firsts = list(last)
     for _ in range(warmup):
-        round_s = sum(timed_call(fn, *make_args())[1] for fn in fns)
+        last = [timed_call(fn, *make_args())[1] for fn in fns]
     repeats = max(1, int(repeats))
-    if budget_s is not None and round_s > 0:
-        repeats = min(repeats, max(3, int(budget_s / round_s)))
+    counts = [repeats] * len(fns)
+    if budget_s is not None:
+        spent = last if each else [sum(last)] * len(fns)
+        counts = [min(repeats, max(3, int(budget_s / s))) if s > 0 else repeats for s in spent]
     samples = [[] for _ in fns]
     order = list(range(len(fns)))
-    for r in range(repeats):
+    for r in range(max(counts, default=0)):
         for k in (order if r % 2 == 0 else order[::-1]):
-            samples[k].append(timed_call(fns[k], *make_args())[1])
-    return [Timing(statistics.median(s), first, repeats) for s, first in zip(samples, firsts)]
+            if r < counts[k]:
+                samples[k].append(timed_call(fns[k], *make_args())[1])
+    return [Timing(statistics.median(s), first, n)
+            for s, first, n in zip(samples, firsts, counts)]
 
 
 def time_call(fn, make_args, repeats=20, warmup=2):

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import pforge.transpile
-from pforge.runtime import compare, inputs, loader, timing, verify
+from pforge.runtime import compare, inputs, loader, targets, timing, verify
 from pforge.runtime.inputs import ArgSpec, parse_arg_spec
 
 # --------------------------------------------------------------------------- arg specs
@@ -377,7 +377,7 @@ def test_verify_path_directory(tmp_path, monkeypatch, tf):
     ("g", "f", False), ("ff", "f", False), ("C.g", "C.f", False),
 ])
 def test_plan_belongs_to_function(qualname, func, want):
-    assert verify._belongs(qualname, func) is want
+    assert targets.belongs(qualname, func) is want
 
 
 # --------------------------------------------------------------------------- CLI

@@ -1,0 +1,301 @@
+"""Times a loop function against its staged, pfor, direct and hand-written versions, side by side.
+
+For one function of a user file, ``bench_function`` runs in one process, on one device and on
+the same fresh inputs: the original loop eagerly, the original under ``tf.function``, the
+output of the pfor and of the direct backend, and the file's ``reference_<func>`` (under
+``tf.function``) when there is one. Calls are interleaved (``timing.time_interleaved``), so the
+medians are comparable; each variant's first call (trace + run) is timed on its own, and each
+result is compared with the eager loop's.
+"""
+
+import dataclasses
+import os
+import re
+
+from pforge.runtime import targets
+from pforge.runtime.compare import compare
+from pforge.runtime.loader import load_module
+from pforge.runtime.targets import TargetError
+from pforge.runtime.timing import time_interleaved, timed_call
+
+#: Variant keys, in column order, and how tables label them.
+VARIANTS = {
+    "loop": "loop (eager)",
+    "loop_tf_function": "loop (tf.function)",
+    "pfor": "pfor output",
+    "direct": "direct output",
+    "reference": "reference (tf.function)",
+}
+#: Variants whose code pforge wrote: a mismatch or an error there is a failure.
+GENERATED = ("pfor", "direct")
+#: ``status`` values of a ``VariantTiming``.
+STATUSES = ("ok", "mismatch", "error", "n/a")
+
+_NAN = float("nan")
+
+
+@dataclasses.dataclass(frozen=True)
+class VariantTiming:
+    """One variant of a benchmarked function.
+
+    Attributes:
+      name: a key of ``VARIANTS``.
+      status: ``ok``; ``mismatch`` (ran, result differs from the eager loop's);
+        ``error`` (raised); ``n/a`` (not run: no such backend, no reference,
+        the original does not trace under ``tf.function``).
+      median_s: median seconds per call in steady state (NaN unless run).
+      first_s: seconds of the first call, including ``tf.function`` tracing.
+      repeats: timed calls the median is over (0 unless run).
+      vs_loop: speedup over the eager loop, ``loop median / this median``.
+      vs_pfor: speedup over the pfor output, ``pfor median / this median``.
+      max_abs_err: max ``|loop - this|`` over all elements (``inf`` on a
+        structure mismatch).
+      note: why it was not run or failed, or what the transpiler did (a loop
+        that fell back to another backend or was left as a loop).
+    """
+
+    name: str
+    status: str
+    median_s: float = _NAN
+    first_s: float = _NAN
+    repeats: int = 0
+    vs_loop: float = _NAN
+    vs_pfor: float = _NAN
+    max_abs_err: float = _NAN
+    note: str = ""
+
+    @property
+    def ran(self):
+        return self.status in ("ok", "mismatch")
+
+
+@dataclasses.dataclass(frozen=True)
+class BenchResult:
+    """The benchmark of one function.
+
+    Attributes:
+      file: the source file.
+      function: the function's name in the file.
+      device: where it ran, e.g. ``"CPU"`` or ``"GPU: NVIDIA H200"``.
+      loops_found: loops the transpiler found in the function.
+      variants: one ``VariantTiming`` per key of ``VARIANTS``, in that order.
+    """
+
+    file: str
+    function: str
+    device: str
+    loops_found: int
+    variants: tuple[VariantTiming, ...]
+
+    def variant(self, name):
+        """Returns the ``VariantTiming`` called ``name``. Raises ``KeyError``."""
+        for v in self.variants:
+            if v.name == name:
+                return v
+        raise KeyError(name)
+
+    @property
+    def ok(self):
+        """No generated variant mismatched or raised."""
+        return not any(v.status in ("mismatch", "error") for v in self.variants
+                       if v.name in GENERATED)
+
+
+@dataclasses.dataclass
+class _Candidate:
+    name: str
+    fn: object = None
+    note: str = ""
+    na: str = ""  # why it cannot run (status n/a)
+    error: str = ""  # why it failed before its first call (status error)
+
+
+def bench_function(path, func, *, arg_specs=(), seed=0, repeats=30, warmup=3, device="auto",
+                   rtol=1e-4, atol=1e-5, time_budget_s=3.0):
+    """Benchmarks one function: eager loop, ``tf.function`` loop, pfor, direct, reference.
+
+    Inputs are built as for ``pforge verify`` (``--arg`` specs, else the file's
+    ``example_inputs(seed)[func]``, else ``make_inputs(seed)``), fresh for
+    every call. Every variant's first call is timed alone and its result
+    compared with the eager loop's; then ``warmup`` untimed rounds and up to
+    ``repeats`` timed rounds call all variants that ran, interleaved.
+
+    Args:
+      path: the Python file.
+      func: the name of a module-level function.
+      arg_specs: ``ArgSpec``s or spec strings (``"x=float32[64,32]"``).
+      seed: seed for the inputs.
+      repeats: timed calls per variant.
+      warmup: untimed calls per variant after the first.
+      device: ``"auto"``, ``"cpu"`` or ``"gpu"`` (see ``timing.pick_device``).
+      rtol: relative tolerance of the comparison with the eager loop.
+      atol: absolute tolerance of the comparison with the eager loop.
+      time_budget_s: per variant, about at most this many seconds of timed
+        calls (but at least 3): a slow eager loop gets fewer repeats, the
+        fast variants keep ``repeats``.
+
+    Returns:
+      A ``BenchResult``. A backend the transpiler does not have (``ValueError``
+      "unknown backend") gives that variant status ``n/a``, note "backend not
+      available".
+
+    Raises:
+      TargetError: missing file or function, no inputs, or the original
+        raised on the inputs.
+      ValueError: a spec string is malformed.
+    """
+    path = os.fspath(path)
+    specs = targets.parse_specs(arg_specs)
+    text = targets.read(path)
+    original = targets.load_original(path)
+    fn_loop = targets.resolve(original, func, path)
+    found = 0
+    candidates = [_Candidate("loop", fn_loop)]
+    generated = []
+    for backend in GENERATED:
+        candidate, loops = _generated(path, text, func, backend)
+        generated.append(candidate)
+        found = max(found, loops)
+    reference = getattr(original, f"reference_{func.rpartition('.')[2]}", None)
+
+    with targets.on_device(device) as (label, has_tf):
+        if has_tf:
+            from pforge.runtime._tf import tensorflow  # noqa: PLC0415 - lazy
+
+            staged = tensorflow().function
+            candidates.append(_Candidate("loop_tf_function", staged(fn_loop)))
+        else:
+            staged = None
+            candidates.append(_Candidate("loop_tf_function", na="TensorFlow not installed"))
+        candidates += generated
+        if callable(reference):
+            candidates.append(_Candidate("reference", staged(reference) if staged else reference,
+                                         note="" if staged else "eager"))
+        else:
+            candidates.append(_Candidate("reference", na=f"no reference_{func} in the file"))
+
+        make_args = targets.input_maker(original, func, specs, seed, path, as_tensor=has_tf)
+        want, first_loop = targets.call_original(fn_loop, make_args, path, func)
+        firsts = {"loop": (first_loop, True, 0.0)}
+        done = {}
+        for c in candidates[1:]:
+            if c.na or c.error:
+                done[c.name] = VariantTiming(c.name, "n/a" if c.na else "error",
+                                             note=_join(c.note, c.na or c.error))
+                continue
+            try:
+                got, first = timed_call(c.fn, *make_args())
+            except Exception as exc:  # noqa: BLE001 - a variant that fails is a result
+                status = "n/a" if c.name == "loop_tf_function" else "error"
+                verb = "does not trace: " if status == "n/a" else "raised "
+                done[c.name] = VariantTiming(c.name, status, note=_join(c.note, verb + _brief(exc)))
+                continue
+            match = compare(want, got, rtol, atol)
+            firsts[c.name] = (first, match.ok, match.max_abs_err)
+            if not match.ok:
+                c.note = _join(c.note, match.message)
+        timed = [c for c in candidates if c.name in firsts]
+        timings = time_interleaved([c.fn for c in timed], make_args, repeats, max(0, warmup - 1),
+                                   time_budget_s, each=True)
+
+    medians = {c.name: t.median_s for c, t in zip(timed, timings)}
+    for c, t in zip(timed, timings):
+        first, ok, err = firsts[c.name]
+        done[c.name] = VariantTiming(
+            c.name, "ok" if ok else "mismatch", t.median_s, first,
+            t.repeats, _ratio(medians["loop"], t.median_s),
+            _ratio(medians.get("pfor", _NAN), t.median_s), err, c.note)
+    variants = tuple(done[name] for name in VARIANTS)
+    return BenchResult(path, func, label, found, variants)
+
+
+def bench_path(path, **options):
+    """Benchmarks every function with inputs in a file, or in every file of a directory.
+
+    Args:
+      path: a ``.py`` file or a directory (see ``targets.over_path``).
+      **options: passed to ``bench_function``.
+
+    Returns:
+      A list of ``BenchResult``.
+
+    Raises:
+      TargetError: see ``targets.over_path`` and ``bench_function``.
+    """
+    return targets.over_path(bench_function, path, **options)
+
+
+def _generated(path, text, func, backend):
+    """Transpiles with ``backend`` and loads the result; returns ``(candidate, loops found)``."""
+    try:
+        result = targets.transpile(text, path, backend)
+    except TargetError:
+        raise
+    except ValueError as exc:
+        if "unknown backend" in str(exc):
+            return _Candidate(backend, na="backend not available"), 0
+        raise
+    plans = targets.plans_of(result, func)
+    note = _rewrite_note(plans, backend)
+    try:
+        module = load_module(path, source=result.code, variant=backend)
+        return _Candidate(backend, targets.resolve(module, func, path), note), len(plans)
+    except Exception as exc:  # noqa: BLE001 - broken generated code is a result
+        return _Candidate(backend, note=note, error="import raised " + _brief(exc)), len(plans)
+
+
+def _rewrite_note(plans, backend):
+    """Says what the transpiler did with the function's loops, when it is not all ``backend``."""
+    if not plans:
+        return "no loop found"
+    parts = []
+    for plan in plans:
+        if not plan.rewritten:
+            parts.append(f"line {plan.lineno}: left as a loop")
+        elif plan.backend and plan.backend != backend:
+            why = [r.message for r in plan.remarks if r.code.startswith("PF3")]
+            parts.append(f"line {plan.lineno}: fell back to {plan.backend}"
+                         + (f" ({_shorten(why[0])})" if why else ""))
+    return "; ".join(parts)
+
+
+def _ratio(num, den):
+    return num / den if den > 0 else _NAN
+
+
+def _brief(exc):
+    """``Type: first sentence``, shortened: tracing errors run to pages.
+
+    A ``tf.function`` error reads ``in user code: File ..., line N, in f * ...
+    SomeError: message``: it becomes ``SomeError at line N: message``.
+    """
+    text = str(exc).strip()
+    name = type(exc).__name__
+    if text.startswith("in user code:"):
+        user_lines = _USER_FRAME.findall(text)
+        raised = _RAISED.search(text)
+        if raised:
+            name, text = raised.groups()
+        if user_lines:
+            name += f" at line {user_lines[-1]}"
+    first = _first_sentence(text)
+    return _shorten(f"{name}: {first}" if first else name)
+
+
+_USER_FRAME = re.compile(r'^\s*File "[^"]*", line (\d+), in .*\*\s*$', re.MULTILINE)
+_RAISED = re.compile(r"^\s*(\w+(?:Error|Exception)): (.*)$", re.MULTILINE)
+
+
+def _first_sentence(text):
+    line = text.strip().split("\n", 1)[0] if text.strip() else ""
+    end = line.find(". ")
+    return line[:end + 1] if end > 0 else line
+
+
+def _shorten(text, limit=100):
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _join(*parts):
+    return "; ".join(p for p in parts if p)
