@@ -564,6 +564,125 @@ REFUSED += [
 ]
 
 
+#: Found by an adversarial pass: loops with a real dependence that once looked independent.
+REFUSED += [
+    pytest.param("""
+        b = helper(x)
+        for i in range(1, n):
+            b[i] = x[i - 1] + 1
+        return x
+        """, "PF203", id="alias-through-a-call-pforge-cannot-trace"),
+    pytest.param("""
+        b = np.reshape(x, -1)
+        for i in range(1, n):
+            b[i] = x[i - 1] + 1
+        return x
+        """, "PF203", id="alias-np-reshape-view"),
+    pytest.param("""
+        b = np.flip(x)
+        for i in range(n):
+            b[i] = x[i] + 1
+        return x
+        """, "PF203", id="alias-np-flip-view"),
+    pytest.param("""
+        d = {"k": x}
+        b = d["k"]
+        for i in range(1, n):
+            b[i] = x[i - 1] + 1
+        return x
+        """, "PF203", id="alias-through-a-dict"),
+    pytest.param("""
+        b, *rest = x, x
+        for i in range(1, n):
+            b[i] = rest[0][i - 1] + 1
+        return x
+        """, "PF203", id="alias-star-unpacking"),
+    pytest.param("""
+        arrs = [x]
+        for i in range(1, n):
+            arrs[0][i] = x[i - 1] + 1
+        return x
+        """, "PF203", id="alias-list-element"),
+    pytest.param("""
+        for i in range(1, n):
+            r = x[i]
+            r += x[i - 1]
+        return x
+        """, "PF203", id="augmented-assignment-through-a-row-view"),
+    pytest.param("""
+        acc = np.zeros(3)
+        view = acc
+        for i in range(n):
+            acc += x[i]
+            y[i] = view.sum()
+        return y
+        """, "PF201", id="accumulator-read-through-an-alias"),
+    pytest.param("""
+        for i in range(n):
+            x[i - 2] = x[i] * 2 + 1
+        return x
+        """, "PF203", id="negative-index-wraps-around"),
+    pytest.param("""
+        for i in range(n - 1, -1, -1):
+            x[i] = x[i - 1] + 1
+        return x
+        """, "PF203", id="negative-index-wraps-around-backwards"),
+    pytest.param("""
+        s = ""
+        for i in range(n):
+            s += str(x[i])
+        return s
+        """, "PF201", id="string-concatenation-is-ordered"),
+    pytest.param("""
+        s = []
+        for i in range(n):
+            s = s + [np.tanh(x[i])]
+        return s
+        """, "PF201", id="list-concatenation-is-ordered"),
+    pytest.param("""
+        s = 0.0
+        for i in range(n):
+            s = s or np.sum(x[i])
+        return s
+        """, "PF201", id="or-of-floats-returns-an-operand"),
+    pytest.param("""
+        out = []
+        for i in range(n):
+            assert i < 100
+            out.append(x[i])
+        return np.array(out)
+        """, "PF204", id="assert-ends-the-loop"),
+    pytest.param("""
+        k = 0.0
+        def bump():
+            nonlocal k
+            k += 1.0
+            return k
+        outs = []
+        for i in range(n):
+            outs.append(x[i] * bump())
+        return tf.stack(outs)
+        """, "PF205", id="closure-writes-nonlocal"),
+    pytest.param("""
+        box = [0.0]
+        def bump():
+            box[0] += 1.0
+            return box[0]
+        outs = []
+        for i in range(n):
+            outs.append(x[i] * bump())
+        return tf.stack(outs)
+        """, "PF205", id="closure-mutates-a-captured-list"),
+    pytest.param("""
+        prev = [0.0]
+        def g(r):
+            prev[0] = prev[0] + r
+            return prev[0]
+        return tf.map_fn(g, x)
+        """, "PF205", id="map-fn-closure-carries-state"),
+]
+
+
 @pytest.mark.parametrize("body, code", REFUSED)
 def test_refused(body, code):
     got = codes(body, MODULE)
@@ -700,3 +819,28 @@ def test_random_opt_in_is_stated_in_the_remark():
         "        out.append(r + tf.random.normal([3]))  # pforge: random-ok\n    return tf.stack(out)\n"
     (plan,) = analyze_source(source, "t.py")
     assert plan.vectorizable and "random draws opted in" in plan.remarks[0].message
+
+
+def test_dict_comprehension_with_a_filter_is_analysed():
+    (plan,) = analyze_source(HEADER + "def f(x):\n    return {k: np.tanh(v) for k, v in x if k}\n", "t.py")
+    assert plan.vectorizable and plan.remarks[0].code == "PF103"
+
+
+def test_same_named_nested_functions_are_told_apart():
+    """Each call reaches its own `bump` through the def-use chains, not the last one by name."""
+    source = HEADER + textwrap.dedent("""
+        def pure(x):
+            def bump(r):
+                return r * 2.0
+            return tf.stack([bump(r) for r in x])
+
+        def impure(x):
+            box = [0.0]
+            def bump(r):
+                box[0] += 1.0
+                return r * box[0]
+            return tf.stack([bump(r) for r in x])
+        """)
+    first, second = analyze_source(source, "t.py")
+    assert first.vectorizable
+    assert [r.code for r in second.remarks] == ["PF205"]

@@ -180,6 +180,46 @@ CASES = [
             y = tf.map_fn(norm, x)
             return y + 1.0
         """, "[tf.constant([[1., -2.], [3., 0.5], [-1., 4.]])]", id="map-fn-module-function"),
+    # Found by an adversarial pass: rewrites that once returned other numbers.
+    pytest.param("""
+        import tensorflow as tf
+        def f(x):
+            s = tf.constant(0.0)
+            for i in range(x.shape[0] - 6):
+                s += tf.reduce_sum(x[i])
+            return s
+        """, "[tf.ones([5, 2])]", id="negative-trip-count-is-empty"),
+    pytest.param("""
+        import tensorflow as tf
+        def f(x):
+            best = tf.constant(-1e9)
+            idx = 0
+            for i in range(x.shape[0]):
+                v = tf.reduce_sum(x[i])
+                if v > best:
+                    best, idx = v, i
+            return best, idx
+        """, "[tf.constant([[1., 2.], [float('nan'), 1.], [3., 4.], [0., 1.]])]", id="argmax-skips-nan"),
+    pytest.param("""
+        import tensorflow as tf
+        def f(x):
+            m = -1e9
+            for i in range(x.shape[0]):
+                m = max(m, tf.reduce_sum(x[i]))
+            return m
+        """, "[tf.constant([[1., 2.], [float('nan'), 1.], [3., 4.], [0., 1.]])]",
+        id="builtin-max-skips-nan"),
+    pytest.param("""
+        import tensorflow as tf
+        def f(x):
+            grads = []
+            for i in range(x.shape[0]):
+                with tf.GradientTape() as tape:
+                    tape.watch(x)
+                    loss = tf.reduce_sum(tf.square(x[i]))
+                grads.append(tape.gradient(loss, x))
+            return tf.stack(grads)
+        """, "[tf.constant([[1., 2.], [3., 4.], [5., 6.]])]", id="tape-watches-the-whole-input"),
 ]
 
 
@@ -188,6 +228,28 @@ def test_rewritten_loop_matches(source, args, tmp_path, tf):
     result, want, got = _run_both(tmp_path, source, "f", args)
     assert result.changed and all(p.rewritten for p in result.plans)
     _close(want, got)
+
+
+@pytest.mark.parametrize("body, note", [
+    ("outs.append(x[i])\n        outs.append(-x[i])", "appended to more than once in an iteration"),
+    ("if flag:\n            outs.append(x[i])\n        outs.append(-x[i])",
+     "appended to more than once in an iteration"),
+    ("outs.append(x[i] * i)", "the loop index `i` is used as a number"),
+    ("outs.append(tf.reduce_sum(x[i, :i + 1]))", "a slice bound depends on the loop index"),
+    ("outs.append(tf.ones([i + 1]))", "depends on the loop index"),
+    ("outs.append(tf.stack([v * 2.0 for v in x[i]]))", "iterates over a per-iteration value"),
+    ("outs.append(x[i] * scale)", "reads the module variable `scale`"),
+], ids=["two-appends", "filter-then-append", "index-as-number", "ragged-slice", "ragged-shape",
+        "comprehension-over-a-row", "module-variable"])
+def test_left_as_a_loop_with_a_note(body, note):
+    """Rewrites that once crashed or changed results are now left alone, saying why."""
+    source = ("import tensorflow as tf\nscale = 2.0\ndef f(x, flag):\n    outs = []\n"
+              f"    for i in range(x.shape[0]):\n        {body}\n    return tf.stack(outs)\n")
+    result = transpile_source(source, "t.py")
+    assert not result.changed
+    codes = [r.code for r in result.remarks]
+    assert codes[0].startswith("PF1") and codes[-1] == "PF301", result.remarks
+    assert note in result.remarks[-1].message
 
 
 def test_loop_index_used_after_loop_is_refused():

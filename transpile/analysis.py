@@ -18,7 +18,7 @@ import gast
 from pforge.transpile import dependence, effects
 from pforge.transpile.frontend import ImportMap, SourceText
 from pforge.transpile.remarks import Remark
-from pforge.transpile.spaces import Space, for_space, while_space
+from pforge.transpile.spaces import Space, constant_int, for_space, while_space
 
 INVARIANT, INDUCTION, ITEM, PRIVATE = "invariant", "induction", "item", "private"
 COLLECTOR, INDEXED, REDUCTION, CARRIED, DERIVED, ARG_REDUCTION = (
@@ -160,8 +160,13 @@ class ModuleContext:
         for node in gast.walk(tree):
             for child in gast.iter_child_nodes(node):
                 self.parents[id(child)] = node
-        self.functions = {n.name: n for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)}
-        self.effects = effects.EffectAnalyzer(self.imports, self.functions)
+        defs: dict[str, list[gast.FunctionDef]] = {}
+        for node in gast.walk(tree):
+            if isinstance(node, gast.FunctionDef):
+                defs.setdefault(node.name, []).append(node)
+        #: Functions whose name is defined by exactly one ``def`` in the module.
+        self.functions = {name: found[0] for name, found in defs.items() if len(found) == 1}
+        self.effects = effects.EffectAnalyzer(self.imports, self.functions, self.local_definition)
         self.lines = source.text.splitlines()
         self._chains: beniget.DefUseChains | None = None
         self._use_def: dict | None = None
@@ -179,6 +184,17 @@ class ModuleContext:
         if self._use_def is None:
             self._use_def = beniget.UseDefChains(self.chains).chains
         return self._use_def.get(use, [])
+
+    def local_definition(self, name_node: gast.Name):
+        """The ``def`` (or ``name = lambda ...``) that a called name reaches, or None."""
+        defs = self.definitions_of(name_node)
+        if len(defs) != 1:
+            return None
+        node = defs[0].node
+        if isinstance(node, gast.FunctionDef):
+            return node
+        stmt, value = _binding(self, node) if isinstance(node, gast.Name) else (None, None)
+        return value if isinstance(value, gast.Lambda) else None
 
     def users_of(self, name_node: gast.Name) -> list[gast.AST]:
         chain = self.chains.chains.get(name_node)
@@ -319,7 +335,7 @@ def _implicit_loop_info(ctx, node, qualname, function) -> LoopInfo:
     body = [element]
     for test in reversed(generator.ifs):
         body = [_located(gast.If(test=test, body=body, orelse=[]), test)]
-        body[0].end_lineno, body[0].end_col_offset = node.elt.end_lineno, node.elt.end_col_offset
+        body[0].end_lineno, body[0].end_col_offset = element.end_lineno, element.end_col_offset
     info.body = body
     return info
 
@@ -422,7 +438,7 @@ def _analyse_level(ctx: ModuleContext, info: LoopInfo) -> None:
         info.block("PF211", "`for ... else` is not vectorized")
     body = info.body
     nodes = list(_scope_nodes(body))
-    node_ids = {id(n) for n in _scope_nodes([loop])}
+    node_ids = {id(n) for n in gast.walk(loop)}  # uses in lambdas in the loop are inside it
     targets = info.space.target_names() if info.space else set()
     stored = _stored_names(body)
     if info.space and info.space.kind == "while":
@@ -440,6 +456,7 @@ def _analyse_level(ctx: ModuleContext, info: LoopInfo) -> None:
     _check_subscripts(ctx, info, nodes, stored, targets)
     _check_calls(ctx, info, nodes)
     _detect_library(ctx, info, nodes)
+    _check_inplace_views(ctx, info, nodes, stored)
     for name in sorted({n.id for n in nodes if isinstance(n, gast.Name)} - set(info.classes)):
         info.classes[name] = INVARIANT
 
@@ -481,6 +498,9 @@ def _structural_blockers(ctx, info, nodes):
             info.block("PF204", f"`{kind}` in the loop body leaves the loop early", node)
         elif isinstance(node, gast.Raise):
             info.block("PF204", "`raise` in the loop body can end the loop early", node)
+        elif isinstance(node, gast.Assert):
+            info.block("PF204", "`assert` in the loop body can end the loop early (check the "
+                       "whole batch before or after the loop instead)", node)
         elif isinstance(node, gast.Break) and id(node) in own_loop_nodes:
             info.block("PF204", "`break` makes the trip count depend on the data", node)
         elif isinstance(node, gast.Continue) and id(node) in own_loop_nodes:
@@ -689,6 +709,71 @@ def _reduction_update(ctx, stmt, name):
     return None
 
 
+_BOOLEAN_CALLS = {"builtins.any", "builtins.all", "builtins.bool", "builtins.isinstance",
+                  "numpy.any", "numpy.all", "numpy.isnan", "numpy.isfinite", "numpy.isinf",
+                  "numpy.array_equal", "numpy.allclose", "numpy.isclose", "tensorflow.reduce_any",
+                  "tensorflow.reduce_all", "tensorflow.equal", "tensorflow.not_equal",
+                  "tensorflow.greater", "tensorflow.greater_equal", "tensorflow.less",
+                  "tensorflow.less_equal", "tensorflow.math.is_nan", "tensorflow.math.is_finite",
+                  "tensorflow.math.is_inf", "tensorflow.logical_and", "tensorflow.logical_or",
+                  "tensorflow.logical_not", "tensorflow.math.logical_and",
+                  "tensorflow.math.logical_or", "tensorflow.math.logical_not",
+                  "tensorflow.math.reduce_any", "tensorflow.math.reduce_all"}
+
+
+def _evidently_boolean(ctx, node) -> bool:
+    """A comparison, a ``not``, a bool literal or a call that returns booleans: ``or``/``and``
+    on anything else returns one of its operands, which is not a reduction."""
+    if isinstance(node, (gast.Compare, gast.UnaryOp)) and (
+            isinstance(node, gast.Compare) or isinstance(node.op, gast.Not)):
+        return True
+    if isinstance(node, gast.Constant):
+        return isinstance(node.value, bool)
+    if isinstance(node, gast.BoolOp):
+        return all(_evidently_boolean(ctx, v) for v in node.values)
+    return isinstance(node, gast.Call) and ctx.imports.resolve(node.func) in _BOOLEAN_CALLS
+
+
+def _is_sequence_value(ctx, node) -> bool:
+    """Strings, lists and tuples: ``+`` on them concatenates in order, which is no reduction."""
+    if isinstance(node, (gast.List, gast.Tuple, gast.ListComp, gast.JoinedStr)):
+        return True
+    if isinstance(node, gast.Constant):
+        return isinstance(node.value, (str, bytes))
+    return isinstance(node, gast.Call) and ctx.imports.resolve(node.func) in (
+        "builtins.str", "builtins.list", "builtins.tuple", "builtins.repr", "builtins.sorted")
+
+
+def _initial_values(ctx, info, name):
+    """Values bound to ``name`` before the loop in the same function (an approximation)."""
+    scope = info.function.body if info.function is not None else ctx.tree.body
+    found = []
+    for stmt in scope:
+        if stmt.lineno >= info.node.lineno:
+            break
+        for node in gast.walk(stmt):
+            if isinstance(node, gast.Name) and node.id == name and isinstance(node.ctx, gast.Store):
+                _, value = _binding(ctx, node)
+                if value is not None:
+                    found.append(value)
+    return found
+
+
+def _reduction_term_of(stmt, name):
+    """The term combined into ``name`` by a reduction update (``s += t`` -> ``t``)."""
+    if isinstance(stmt, gast.AugAssign):
+        return stmt.value
+    value = stmt.value
+    if isinstance(value, gast.BinOp):
+        return value.right if isinstance(value.left, gast.Name) and value.left.id == name else value.left
+    if isinstance(value, gast.BoolOp):
+        return value.values[1]
+    if isinstance(value, gast.Call):
+        first, second = value.args
+        return second if isinstance(first, gast.Name) and first.id == name else first
+    return value
+
+
 def _statement_of(ctx, node):
     while node is not None and not isinstance(node, gast.stmt):
         node = ctx.parents.get(id(node))
@@ -705,17 +790,28 @@ def _find_reductions(ctx, info, body, stored):
             op = _reduction_update(ctx, stmt, name)
             if op is None:
                 break
+            term = _reduction_term_of(stmt, name)
+            if op in ("or", "and") and not _evidently_boolean(ctx, term):
+                break
+            if op in ("add", "mul") and _is_sequence_value(ctx, term):
+                break
             updates.append(stmt)
             ops.add(op)
         else:
             if len(ops) != 1:
+                continue
+            if any(_is_sequence_value(ctx, v) for v in _initial_values(ctx, info, name)):
                 continue
             update_ids = set()
             for stmt in updates:
                 update_ids |= {id(n) for n in gast.walk(stmt)}
             stray = [n for n in _scope_nodes(body) if isinstance(n, gast.Name) and n.id == name
                      and id(n) not in update_ids]
-            if stray:
+            loop_ids = {id(n) for n in _scope_nodes([info.node])}
+            aliased = [n for n in _scope_nodes(body) if isinstance(n, gast.Name) and n.id != name
+                       and isinstance(n.ctx, gast.Load) and n.id not in stored
+                       and (_alias_source(ctx, n, loop_ids) or ("",))[0] == name]
+            if stray or aliased:
                 continue
             info.reductions[name] = Reduction(name, ops.pop(), updates)
             info.classes[name] = REDUCTION
@@ -974,6 +1070,7 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
             info.block("PF203", f"`{name}` is written element by element and also used whole "
                        f"(line {whole.lineno}), so iterations see one another's writes", whole)
             continue
+        blocked_before = len(info.blockers)
         rlist = [r for r in reads.get(name, []) if id(r.node) not in aug_read_ids]
         only_aug = all(w.aug in ("add", "mul", "or", "and") for w in wlist) and not rlist \
             and len({w.aug for w in wlist}) == 1
@@ -1002,12 +1099,27 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
             else:
                 if not rlist and len(wlist) == 1 and w.aug is None and \
                         dependence.separating_dim(w, induction or "", variant) is None:
-                    info.block("PF203", f"`{name}`: every iteration writes the same element "
-                               f"(line {w.node.lineno})", w.node)
+                    varies = {n.id for d in w.dims for n in _loaded_names(d)} & (variant | {induction})
+                    if varies:
+                        info.block("PF203", f"`{name}`: the written index (line {w.node.lineno}) "
+                                   "is computed from data, so two iterations may write the same "
+                                   "element; only `+=`, `*=`, `|=`, `&=` updates are order-independent "
+                                   "(a scatter-add)", w.node)
+                    else:
+                        info.block("PF203", f"`{name}`: every iteration writes the same element "
+                                   f"(line {w.node.lineno})", w.node)
+        wrapping = _wrapping_access(info, wlist + rlist, induction)
+        if wrapping is not None and len(info.blockers) == blocked_before:
+            text = gast.unparse(wrapping.node).strip().splitlines()[0]
+            info.dependences.append(f"{name}: a negative index wraps around at line {wrapping.node.lineno}")
+            info.block("PF203", f"`{text}` may index `{name}` below zero, which wraps around to "
+                       "the end of the array, where other iterations write", wrapping.node)
 
 
 _VIEW_METHODS = {"reshape", "view", "transpose", "swapaxes", "ravel", "squeeze", "__getitem__"}
 _VIEW_CALLS = {"numpy.reshape", "numpy.transpose", "numpy.asarray", "numpy.ravel", "numpy.squeeze",
+               "numpy.flip", "numpy.fliplr", "numpy.flipud", "numpy.rot90", "numpy.diagonal",
+               "numpy.broadcast_to", "numpy.asanyarray", "numpy.ascontiguousarray",
                "numpy.expand_dims", "numpy.swapaxes", "numpy.moveaxis", "numpy.atleast_1d",
                "numpy.atleast_2d"}
 _VIEW_ATTRS = {"T", "real", "imag", "flat", "mT"}
@@ -1024,19 +1136,25 @@ def _view_base(ctx, value) -> tuple[gast.Name | None, bool]:
         return value.value, True
     if isinstance(value, gast.Call):
         func = value.func
-        if isinstance(func, gast.Attribute) and func.attr in _VIEW_METHODS and isinstance(func.value, gast.Name):
+        resolved = ctx.imports.resolve(func)
+        if resolved is not None:  # a module function: `np.reshape(a, -1)` views `a`
+            if resolved in _VIEW_CALLS and value.args and isinstance(value.args[0], gast.Name):
+                return value.args[0], True
+            return None, False
+        no_copy = any(k.arg == "copy" and isinstance(k.value, gast.Constant) and k.value.value is False
+                      for k in value.keywords)
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and (
+                func.attr in _VIEW_METHODS or func.attr == "astype" and no_copy):
             return func.value, True
-        if ctx.imports.resolve(func) in _VIEW_CALLS and value.args and isinstance(value.args[0], gast.Name):
-            return value.args[0], True
     return None, False
 
 
 def _alias_source(ctx, name_node, loop_ids):
     """Follows single reaching definitions outside the loop through ``b = a`` and view bindings.
 
-    Returns ``(root name, exact, line)``: ``exact`` when every step was a plain rebinding (the
-    two names are the same array, element for element), ``line`` the binding nearest the loop;
-    None when ``name_node`` is bound to a value of its own.
+    Returns ``(root name, exact, line, root node)``: ``exact`` when every step was a plain
+    rebinding (the two names are the same array, element for element), ``line`` the binding
+    nearest the loop; None when ``name_node`` is bound to a value of its own.
     """
     current, exact, line = name_node, True, None
     for _ in range(8):  # alias chains in real code are short; this also guards cycles
@@ -1050,7 +1168,36 @@ def _alias_source(ctx, name_node, loop_ids):
         exact, line, current = exact and not view, line or stmt.lineno, base
     if current is name_node:
         return None
-    return current.id, exact, line
+    return current.id, exact, line, current
+
+
+def _origin(ctx, name_node, loop_ids) -> tuple[str, int | None]:
+    """Where the array a name refers to at the loop comes from: ``fresh`` (allocated by a
+    known constructor or computed), ``argument``, or ``unknown``; with the binding's line."""
+    defs = ctx.definitions_of(name_node)
+    if not defs:
+        return "unknown", None
+    kinds, line = set(), None
+    for definition in defs:
+        node = definition.node
+        if id(node) in loop_ids:
+            return "unknown", getattr(node, "lineno", None)
+        if isinstance(ctx.parents.get(id(node)), gast.arguments):
+            kinds.add("argument")
+            continue
+        if isinstance(node, (gast.FunctionDef, gast.ClassDef)):
+            kinds.add("fresh")
+            continue
+        stmt, value = _binding(ctx, node)
+        line = getattr(stmt, "lineno", None) or getattr(node, "lineno", None)
+        contained = isinstance(value, (gast.List, gast.Tuple, gast.Set, gast.Dict)) and any(
+            not isinstance(n, gast.Constant) for n in gast.iter_child_nodes(value)
+            if not isinstance(n, (gast.Load, gast.Store)))
+        kinds.add("fresh" if value is not None and _fresh_value(ctx, value) and not contained
+                  else "unknown")
+    if "unknown" in kinds:
+        return "unknown", line
+    return ("argument" if "argument" in kinds else "fresh"), line
 
 
 def _is_argument(ctx, name_node) -> bool:
@@ -1068,7 +1215,7 @@ def _merge_aliases(ctx, info, nodes, writes, reads, stored):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and node.id not in first:
             first[node.id] = node
     groups: dict[str, set[str]] = {}
-    views: set[str] = set()
+    views: dict[str, gast.Name] = {}  # a name that may view another -> that one's name node
     for name in sorted(set(writes) | set(reads)):
         if name in stored or name not in first:
             continue
@@ -1076,19 +1223,22 @@ def _merge_aliases(ctx, info, nodes, writes, reads, stored):
         if source is None:
             groups.setdefault(name, set()).add(name)
             continue
-        root, exact, line = source
+        root, exact, line, root_node = source
         groups.setdefault(root, set()).add(name)
         if not exact:
-            views.add(name)
+            views[name] = root_node
             continue
         info.dependences.append(f"{name}: the same array as `{root}` (bound at line {line})")
         for table in (writes, reads):
             if name in table:
                 table.setdefault(root, []).extend(table.pop(name))
+        views[root] = views.get(root, root_node)  # the root's origin is traced from its binding
+        first.setdefault(root, first[name])
     for root, names in groups.items():
         info.aliases[root] = names
-        if len(names) > 1 and views & names and any(n in writes for n in names):
-            view = min(views & names)
+        viewing = {n for n in names if n in views and n != root and n in first}
+        if len(names) > 1 and viewing and any(n in writes for n in names):
+            view = min(viewing)
             info.dependences.append(f"{view}: may be a view of `{root}`")
             info.block("PF203", f"`{view}` may be a view of `{root}`, and one of them is written "
                        "while the other is used, so iterations may see one another's writes "
@@ -1097,6 +1247,87 @@ def _merge_aliases(ctx, info, nodes, writes, reads, stored):
         node = first.get(name)
         if node is not None and _is_argument(ctx, node) and name not in info.mutated_args:
             info.mutated_args.append(name)
+    # Bindings pforge cannot follow (`b = helper(a)`, `b = d["k"]`) may share memory with any
+    # array that is not freshly allocated; arguments are assumed distinct from one another.
+    origins = {name: _origin(ctx, views.get(name, first[name]), loop_ids)
+               for name in set(writes) | set(reads) if name in first and name not in stored}
+    for name in sorted(writes):
+        if name not in origins:
+            continue
+        for other in sorted(origins):
+            if other == name or info.aliases.get(other) and name in info.aliases[other]:
+                continue
+            pair = {origins[name][0], origins[other][0]}
+            if "unknown" in pair and "fresh" not in pair:
+                unknown = name if origins[name][0] == "unknown" else other
+                line = origins[unknown][1]
+                info.dependences.append(f"{unknown}: bound at line {line} to a value that may "
+                                        f"share memory with `{other if unknown == name else name}`")
+                info.block("PF203", f"`{unknown}` is bound at line {line} to a value pforge cannot "
+                           f"trace, which may share memory with `{other if unknown == name else name}` "
+                           "(bind a copy, or a fresh array, to vectorize)", first[unknown])
+                return
+
+
+def _lowest_index(space) -> int | None:
+    """The smallest value the induction variable takes, when it is a known constant."""
+    if space.kind == "enumerate":
+        return 0 if space.enumerate_start is None else constant_int(space.enumerate_start)
+    if space.kind == "while":
+        return constant_int(space.start) if space.start is not None else 0
+    step = constant_int(space.step) if space.step is not None else 1
+    if step is None:
+        return None
+    if step > 0:
+        return constant_int(space.start) if space.start is not None else 0
+    stop = constant_int(space.stop)
+    return None if stop is None else stop + 1
+
+
+def _wrapping_access(info, accesses, induction):
+    """An access ``a[c*i + k]`` whose index may be negative in some iteration (Python's
+    negative indices count from the end, outside the affine model), or None."""
+    if info.space is None or induction is None:
+        return None
+    lowest = _lowest_index(info.space)
+    for access in accesses:
+        for index in access.dims:
+            if isinstance(index, gast.Slice):
+                continue
+            form = dependence.Affine.of(index)
+            if form is None or form.coeff(induction) == 0 or form.symbols() != {induction}:
+                continue
+            c = form.coeff(induction)
+            if c < 0 or lowest is None and form.const < 0 or \
+                    lowest is not None and c * lowest + form.const < 0:
+                return access
+    return None
+
+
+def _check_inplace_views(ctx, info, nodes, stored):
+    """``r = x[i]; r += e``: on a NumPy array ``+=`` updates in place, so a private name bound
+    to a view writes into the array it views (TensorFlow tensors are immutable: a rebinding)."""
+    if info.library == "tensorflow":
+        return
+    for node in nodes:
+        if not (isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name)
+                and info.classes.get(node.target.id) == PRIVATE):
+            continue
+        name = node.target.id
+        for store in stored.get(name, []):
+            stmt, value = _binding(ctx, store)
+            if stmt is not None and stmt is not node and not _fresh_value(ctx, value):
+                info.block("PF203", f"`{name}` is bound to `{gast.unparse(value).strip()}` (line "
+                           f"{stmt.lineno}), which may be a view, and `{name} {_op_text(node.op)}= "
+                           "...` updates it in place (write `" + name + " = " + name
+                           + f" {_op_text(node.op)} ...`)", node)
+                break
+
+
+def _op_text(op) -> str:
+    return {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.FloorDiv: "//",
+            gast.Mod: "%", gast.Pow: "**", gast.BitOr: "|", gast.BitAnd: "&", gast.BitXor: "^",
+            gast.MatMult: "@", gast.LShift: "<<", gast.RShift: ">>"}.get(type(op), "?")
 
 
 def _whole_array_use(ctx, nodes, name, info):

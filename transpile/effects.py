@@ -73,17 +73,23 @@ class CallEffect:
 
 
 class EffectAnalyzer:
-    """Classifies calls; remembers the verdict for each module-level function it walks.
+    """Classifies calls; remembers the verdict for each same-module function it walks.
 
     Args:
         imports: the module's import aliases.
-        functions: module-level (and nested) function definitions by name.
+        functions: module-level (and nested) function definitions by name; used when a name
+            is defined by exactly one ``def`` and ``definition`` cannot say which one.
+        definition: maps a called name (a ``gast.Name`` load) to the ``def`` or ``lambda`` its
+            def-use chain reaches, or None; this is how two nested functions of one name in
+            different functions are told apart.
     """
 
-    def __init__(self, imports: ImportMap, functions: dict[str, gast.FunctionDef]):
+    def __init__(self, imports: ImportMap, functions: dict[str, gast.FunctionDef],
+                 definition=None):
         self.imports = imports
         self.functions = functions
-        self._memo: dict[str, CallEffect] = {}
+        self.definition = definition or (lambda name_node: None)
+        self._memo: dict[int, CallEffect] = {}
 
     def classify(self, call: gast.Call) -> CallEffect:
         func = call.func
@@ -105,8 +111,10 @@ class EffectAnalyzer:
             if method in PURE_METHODS:
                 return CallEffect(PURE, f".{method}()")
             return CallEffect(UNKNOWN, f".{method}()")
-        if isinstance(func, gast.Name) and func.id in self.functions:
-            return self._classify_local(func.id)
+        if isinstance(func, gast.Name):
+            fdef = self.definition(func) or self.functions.get(func.id)
+            if fdef is not None:
+                return self._classify_local(func.id, fdef)
         what = gast.unparse(func).strip() if not isinstance(func, gast.Name) else func.id
         return CallEffect(UNKNOWN, what)
 
@@ -121,31 +129,44 @@ class EffectAnalyzer:
             return CallEffect(PURE, name)
         return CallEffect(UNKNOWN, name)
 
-    def _classify_local(self, fname: str) -> CallEffect:
-        if fname in self._memo:
-            return self._memo[fname]
-        self._memo[fname] = CallEffect(PURE, fname)  # guards recursion: assume pure meanwhile
+    def _classify_local(self, fname: str, fdef) -> CallEffect:
+        """The effect of calling a same-module function or lambda: what its body does to state
+        outside it (its arguments' contents, closure cells, globals) and what it calls.
+        Recursion is guarded by assuming the function pure while its body is walked."""
+        key = id(fdef)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = CallEffect(PURE, fname)
         verdict = CallEffect(PURE, fname)
-        fdef = self.functions[fname]
-        params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs if isinstance(a, gast.Name)}
+        args = fdef.args
+        params = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs
+                  + [a for a in (args.vararg, args.kwarg) if a is not None] if isinstance(a, gast.Name)}
+        declared = {n for node in gast.walk(fdef) if isinstance(node, (gast.Global, gast.Nonlocal))
+                    for n in node.names}
+        local = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
+                 and isinstance(n.ctx, gast.Store)} - params - declared
         for node in gast.walk(fdef):
             if isinstance(node, (gast.Global, gast.Nonlocal)):
-                verdict = CallEffect(EFFECT, f"{fname} (writes a global at line {node.lineno})")
+                verdict = CallEffect(EFFECT, f"{fname} (writes a global or nonlocal name at line {node.lineno})")
             elif isinstance(node, (gast.Attribute, gast.Subscript)) and isinstance(node.ctx, gast.Store):
                 base = node.value
                 while isinstance(base, (gast.Attribute, gast.Subscript)):
                     base = base.value
-                if isinstance(node, gast.Attribute) or (isinstance(base, gast.Name) and base.id in params):
+                if isinstance(node, gast.Attribute) or not isinstance(base, gast.Name) \
+                        or base.id in params:
                     verdict = CallEffect(EFFECT, f"{fname} (mutates its input at line {node.lineno})")
+                elif base.id not in local:
+                    verdict = CallEffect(EFFECT, f"{fname} (writes `{base.id}`, state outside it, "
+                                                 f"at line {node.lineno})")
             elif isinstance(node, gast.Call):
                 inner = self.classify(node)
                 if inner.kind == EFFECT and isinstance(node.func, gast.Attribute) and \
                         node.func.attr in MUTATING_METHODS and isinstance(node.func.value, gast.Name) \
-                        and node.func.value.id not in params:
+                        and node.func.value.id in local:
                     continue  # mutating a local of the callee is invisible outside it
                 if inner.kind != PURE:
                     verdict = CallEffect(inner.kind, f"{fname} (calls {inner.what} at line {node.lineno})")
             if verdict.kind != PURE:
                 break
-        self._memo[fname] = verdict
+        self._memo[key] = verdict
         return verdict

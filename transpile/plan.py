@@ -86,10 +86,13 @@ def pattern_remark(info: LoopInfo, rewrite_pattern: str | None, backend: str | N
     """The PF1xx remark for a vectorizable loop: the most specific pattern first."""
     if info.has_tape:
         code, what = "PF105", "per-example gradient"
-    elif any(c.conditional for c in info.collectors.values()):
+    elif any(c.conditional for c in info.collectors.values()) or (
+            info.form == "dict comprehension" and info.node.generators[0].ifs):
         code, what = "PF103", "filter"
     elif info.scatter_add:
-        code, what = "PF104", "scatter-add"
+        ops = {w.aug for writes in info.arrays.values() for w in writes if w.aug}
+        code, what = "PF104", {frozenset({"mul"}): "scatter-multiply", frozenset({"or"}): "scatter-or",
+                               frozenset({"and"}): "scatter-and"}.get(frozenset(ops), "scatter-add")
     elif level_verdict(info) == "reduction":
         code, what = "PF102", "reduction"
     else:

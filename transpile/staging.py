@@ -58,6 +58,10 @@ def stage_blocker(ctx: ModuleContext, fdef: gast.FunctionDef | None, rewritten: 
                 for n in node.names}
     local_names = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
                    and isinstance(n.ctx, gast.Store)} - params - declared
+    variable = _module_variable_read(ctx, fdef, local_names | params)
+    if variable is not None:
+        return (f"it reads the module variable `{variable.id}` (line {variable.lineno}), which "
+                "tf.function would freeze at its first call")
     skip = {id(n) for stmt in rewritten for n in gast.walk(stmt)}
     stack = list(fdef.body)
     while stack:
@@ -70,6 +74,34 @@ def stage_blocker(ctx: ModuleContext, fdef: gast.FunctionDef | None, rewritten: 
         reason = _unsafe(ctx, node, local_names)
         if reason:
             return f"{reason} (line {node.lineno})"
+    return None
+
+
+def _module_variable_read(ctx, fdef, local_names):
+    """A load of a module-level variable that may change between calls, or None.
+
+    ``tf.function`` reads Python globals once, when it traces. Names bound at module level
+    once, in ALL_CAPS (constants by PEP 8's convention), functions, classes and imports are
+    taken as constant; any other module variable, or one rebound anywhere (a second binding,
+    ``global`` in some function), would be frozen, so the function is not staged.
+    """
+    bindings: dict[str, int] = {}
+    for stmt in ctx.tree.body:
+        targets = stmt.targets if isinstance(stmt, gast.Assign) else \
+            [stmt.target] if isinstance(stmt, (gast.AugAssign, gast.AnnAssign, gast.For)) else []
+        for target in targets:
+            for name in gast.walk(target):
+                if isinstance(name, gast.Name):
+                    bindings[name.id] = bindings.get(name.id, 0) + 1
+    for node in gast.walk(ctx.tree):
+        if isinstance(node, gast.Global):
+            for name in node.names:
+                bindings[name] = bindings.get(name, 0) + 2
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
+                node.id in bindings and node.id not in local_names:
+            if bindings[node.id] > 1 or not node.id.isupper():
+                return node
     return None
 
 

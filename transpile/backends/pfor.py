@@ -71,6 +71,10 @@ def rewrite_loop(ctx: ModuleContext, info: LoopInfo, namer: Namer, tf: str) -> L
     return _Vectorizer(ctx, info, namer, tf, stacked_outside=set()).run()
 
 
+#: Calls whose first argument is a shape.
+_SHAPE_CALLS = {f"tensorflow.{n}" for n in ("ones", "zeros", "fill", "range", "eye",
+                                           "random.normal", "random.uniform")}
+
 _MAP_FN_DROPPED = {"dtype", "fn_output_signature", "parallel_iterations", "back_prop",
                    "swap_memory", "infer_shape", "name"}
 
@@ -116,6 +120,10 @@ def _stores(stmts) -> set[str]:
 
 
 _IDENTITY = {"add": "0", "mul": "1", "or": "False", "and": "True"}
+#: Built-in max/min reductions: a term replaces the accumulator only when it compares
+#: greater (less), so NaN terms are skipped as the loop skips them.
+_REDUCE_PY = {"max": "{tf}.maximum({s}, {tf}.reduce_max({tf}.where({t} > {s}, {t}, {s}), axis=0))",
+              "min": "{tf}.minimum({s}, {tf}.reduce_min({tf}.where({t} < {s}, {t}, {s}), axis=0))"}
 _REDUCE = {"add": ("{s} + {tf}.reduce_sum({t}, axis=0)"), "mul": "{s} * {tf}.reduce_prod({t}, axis=0)",
            "max": "{tf}.maximum({s}, {tf}.reduce_max({t}, axis=0))",
            "min": "{tf}.minimum({s}, {tf}.reduce_min({t}, axis=0))",
@@ -200,8 +208,11 @@ class _Vectorizer:
                 red = info.reductions[name]
                 terms = self.namer.new(f"{name}_terms")
                 result_names.append(terms)
-                post += templates.replace(
-                    f"{name} = " + _REDUCE[red.op].format(s=name, t=terms, tf=self.tf))
+                formula = _REDUCE[red.op]
+                if self._python_compare(red):
+                    # max(s, v) keeps s unless v > s: a NaN term never wins, as in the loop.
+                    formula = _REDUCE_PY[red.op]
+                post += templates.replace(f"{name} = " + formula.format(s=name, t=terms, tf=self.tf))
         for key in outputs:
             if key in self.masks:
                 name = results.get(key.split(":", 1)[1], key.split(":", 1)[1])
@@ -230,6 +241,19 @@ class _Vectorizer:
         raise Unsupported("the comprehension is part of a larger expression; assign its "
                           "tf.stack to a name first")
 
+    def _python_compare(self, red) -> bool:
+        """True for ``s = max(s, v)`` with the built-in ``max``/``min`` (Python's comparison
+        semantics); raises for ``max(v, s)``, whose result with a NaN depends on the order."""
+        stmt = red.updates[0]
+        value = getattr(stmt, "value", None)
+        if not (isinstance(value, gast.Call) and
+                self.ctx.imports.resolve(value.func) in ("builtins.max", "builtins.min")):
+            return False
+        if not (isinstance(value.args[0], gast.Name) and value.args[0].id == red.name):
+            raise Unsupported(f"`{gast.unparse(value).strip()}` puts the accumulator second; "
+                              f"write `{value.func.id}({red.name}, ...)`")
+        return True
+
     def _arg_reduction(self, arg, terms):
         """``best``/``idx`` after the loop from the stacked terms: the extreme term, and the
         first (``>``) or last (``>=``) iteration that reached it, taken only when it beats the
@@ -249,9 +273,11 @@ class _Vectorizer:
             position = f"{step} * {position}"
         if start:
             position = f"{start} + {position}"
+        # Only terms that beat the value before the loop compete, so NaN terms never win, as
+        # in the loop's own comparison; with none, `best` and `idx` keep their values.
         return templates.replace(
-            f"{extreme} = {tf}.reduce_{arg.op}({terms}, axis=0)\n"
-            f"{better} = {extreme} {compare} {best}\n"
+            f"{better} = {tf}.reduce_any({terms} {compare} {best})\n"
+            f"{extreme} = {tf}.reduce_{arg.op}({tf}.where({terms} {compare} {best}, {terms}, {best}), axis=0)\n"
             f"{idx} = {tf}.where({better}, {position}, {idx})\n"
             f"{best} = {tf}.where({better}, {extreme}, {best})")
 
@@ -277,6 +303,71 @@ class _Vectorizer:
         for red in info.reductions.values():
             if len(red.updates) != 1:
                 raise Unsupported(f"`{red.name}` is updated more than once per iteration")
+        for name, col in info.collectors.items():
+            if analysis._append_counts(info.body, {id(c) for c in col.appends})[1] > 1:
+                raise Unsupported(f"`{name}` is appended to more than once in an iteration")
+        nodes = list(analysis._scope_nodes(info.body))
+        for node in nodes:
+            if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                    isinstance(node.func.value, gast.Name) and node.func.value.id in info.tensorarrays \
+                    and node.func.attr != "write":
+                raise Unsupported(f"TensorArray `{node.func.value.id}` is read in the loop that "
+                                  "writes it")
+        self._check_index_uses(nodes)
+
+    def _check_index_uses(self, nodes):
+        """The loop index becomes an int32 tensor: refuse uses that only a Python int supports.
+
+        ``x[i] * i`` (int32 times float32), slice bounds and shapes that depend on ``i``
+        (each iteration would produce a differently shaped value), comprehensions over a
+        per-iteration value (graph code cannot iterate a symbolic tensor), and indexing a dict.
+        """
+        space = self.info.space
+        index = {space.induction} if space.induction else set()
+        for node in nodes:  # names computed from the index alone (`k = i + 1`) are indices too
+            if isinstance(node, gast.Assign) and _loads(node.value) and _loads(node.value) <= index \
+                    and not any(isinstance(n, (gast.Subscript, gast.Call)) for n in gast.walk(node.value)):
+                index |= _stores([node])
+        stacked = index | space.target_names()
+        for node in nodes:
+            if isinstance(node, gast.BinOp) and not self._in_subscript_index(node):
+                for side, other in ((node.left, node.right), (node.right, node.left)):
+                    if isinstance(side, gast.Name) and side.id in index and \
+                            not (isinstance(other, gast.Constant) and isinstance(other.value, int)):
+                        raise Unsupported(f"the loop index `{side.id}` is used as a number in "
+                                          f"`{gast.unparse(node).strip()}`; as a tensor it is int32, "
+                                          "which does not mix with float tensors")
+            elif isinstance(node, gast.Slice) and any(
+                    _loads(part) & index for part in (node.lower, node.upper, node.step) if part is not None):
+                raise Unsupported("a slice bound depends on the loop index, so each iteration's "
+                                  "value has another shape")
+            elif isinstance(node, gast.comprehension) and not (
+                    isinstance(node.iter, gast.Call) and isinstance(node.iter.func, gast.Name)
+                    and node.iter.func.id == "range" and not _loads(node.iter) & stacked):
+                raise Unsupported("a comprehension in the body iterates over a per-iteration value")
+            elif isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) and \
+                    _loads(node.slice) & index and self._is_dict(node.value):
+                raise Unsupported(f"`{node.value.id}` is a dict indexed by the loop index")
+            elif isinstance(node, gast.Call) and node.args and \
+                    (self.ctx.imports.resolve(node.func) or "") in _SHAPE_CALLS and _loads(node.args[0]) & index:
+                raise Unsupported(f"the shape in `{gast.unparse(node).strip()}` depends on the loop "
+                                  "index, so each iteration's value has another shape")
+
+    def _in_subscript_index(self, node):
+        parent = self.ctx.parents.get(id(node))
+        while parent is not None and not isinstance(parent, gast.stmt):
+            if isinstance(parent, gast.Subscript):
+                return True
+            parent = self.ctx.parents.get(id(parent))
+        return False
+
+    def _is_dict(self, name_node):
+        for definition in self.ctx.definitions_of(name_node):
+            _, value = analysis._binding(self.ctx, definition.node)
+            if isinstance(value, (gast.Dict, gast.DictComp)) or (
+                    isinstance(value, gast.Call) and self.ctx.imports.resolve(value.func) == "builtins.dict"):
+                return True
+        return False
 
     def _streams(self, space: Space):
         """(parameter, elements) pairs fed to ``tf.vectorized_map``."""
@@ -323,12 +414,18 @@ class _Vectorizer:
         if start is None or start < 0 or step is None or step <= 0:
             return []
         bases = []
-        for node in analysis._scope_nodes(self.info.body):
+        nodes = list(analysis._scope_nodes(self.info.body))
+        whole = {n.id for n in nodes if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
+                 and not (isinstance(self.ctx.parents.get(id(n)), gast.Subscript)
+                          and self.ctx.parents[id(n)].value is n)}
+        for node in nodes:
             if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Load) \
                     and isinstance(node.value, gast.Name) and self._first_index_is(node, i):
                 base = node.value.id
+                # A base also used whole (`tape.watch(x)`) stays captured: its rows are
+                # gathered inside the body, so gradients still flow to the whole array.
                 if self.info.classes.get(base) == analysis.INVARIANT and base not in bases \
-                        and base not in self.stacked_outside:
+                        and base not in self.stacked_outside and base not in whole:
                     bases.append(base)
         return bases
 
@@ -368,9 +465,12 @@ class _Vectorizer:
             return whole
         lower = space.start if space.start is not None and constant_int(space.start) != 0 else None
         step = space.step if space.step is not None and constant_int(space.step) != 1 else None
+        upper = copy.deepcopy(stop)
+        if not _nonnegative(stop, self.ctx):
+            # range(-1) is empty, but x[:-1] is all rows but one: clamp the bound at zero.
+            upper = templates.expr(f"{self.tf}.maximum(STOP, 0)", STOP=upper)
         return gast.Subscript(value=whole, slice=gast.Slice(
-            lower=copy.deepcopy(lower), upper=copy.deepcopy(stop), step=copy.deepcopy(step)),
-            ctx=gast.Load())
+            lower=copy.deepcopy(lower), upper=upper, step=copy.deepcopy(step)), ctx=gast.Load())
 
     def _is_length_of(self, stop, base):
         text = gast.unparse(stop).strip()
@@ -689,6 +789,25 @@ class _Branch:
 
 _LIST_RETURNING = {"tensorflow.unstack", "tensorflow.split", "numpy.split", "numpy.array_split",
                    "tensorflow.nest.flatten", "tensorflow.dynamic_partition"}
+
+
+def _nonnegative(node, ctx) -> bool:
+    """A bound that cannot be negative: a constant >= 0, ``len(...)``, ``x.shape[k]``,
+    ``tf.shape(x)[k]``, or a name bound only to one of those."""
+    if isinstance(node, gast.Name):
+        defs = ctx.definitions_of(node)
+        values = [analysis._binding(ctx, d.node)[1] for d in defs]
+        return bool(values) and all(v is not None and _nonnegative(v, ctx) for v in values)
+    value = constant_int(node)
+    if value is not None:
+        return value >= 0
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id == "len":
+        return True
+    if isinstance(node, gast.Subscript):
+        base = node.value
+        return (isinstance(base, gast.Attribute) and base.attr == "shape") or (
+            isinstance(base, gast.Call) and isinstance(base.func, gast.Attribute) and base.func.attr == "shape")
+    return False
 
 
 def col_is_comprehension(info, name) -> bool:
