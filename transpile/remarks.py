@@ -172,10 +172,11 @@ for i in range(n):
     out[i] = x[idx[i]]          # data-dependent READS are fine
 """)
 _rule("PF204", "early-exit",
-      "The body can leave the loop early (`break`, `return`, `yield`).",
+      "The body can leave the loop early (`break`, `return`, `yield`, `raise`, `assert`).",
       """
 Whether iteration k runs depends on what earlier iterations found, so they cannot all run at
-once.
+once. A failing `assert` or `raise` stops the loop at the first bad element; check the whole
+batch before or after the loop instead.
 """, """
 for i in range(n):
     if x[i] < 0:
