@@ -46,6 +46,8 @@ class LoopPlan:
         remarks: the PF1xx remark (vectorizable) or the PF2xx remarks (refused), plus a
             PF301 note when a vectorizable loop was left as it was.
         levels: one entry per level of the nest, outermost first.
+        backend_note: why that backend was chosen (``auto`` falls back to pfor when an op has
+            no batching rule or a rank is unknown, and says which).
     """
 
     lineno: int
@@ -59,6 +61,7 @@ class LoopPlan:
     pattern: str
     remarks: tuple[Remark, ...]
     levels: tuple[LevelPlan, ...]
+    backend_note: str = ""
 
 
 def level_verdict(info: LoopInfo) -> str:
@@ -85,9 +88,8 @@ def pattern_remark(info: LoopInfo, rewrite_pattern: str | None, backend: str | N
     else:
         code, what = "PF101", "map"
     outputs = _outputs(info)
-    how = "pfor backend (tf.vectorized_map)" if backend else (
-        "NumPy loop; rewriting needs the direct backend" if info.library in ("numpy", "python")
-        else "not rewritten")
+    how = {"pfor": "pfor backend (tf.vectorized_map)", "direct": "direct backend (batched ops)"}.get(
+        backend or "", "not rewritten")
     detail = rewrite_pattern or f"{info.space.describe()}{'; ' + outputs if outputs else ''}"
     return Remark(code, f"loop can be vectorized ({what}): {detail} [{how}]",
                   info.lineno, info.node.col_offset + 1)
@@ -101,7 +103,7 @@ def _outputs(info):
     return ", ".join(parts)
 
 
-def plan_for(info: LoopInfo, rewrite, note: str | None, backend: str) -> LoopPlan:
+def plan_for(info: LoopInfo, rewrite, note: str | None, backend: str, backend_note: str = "") -> LoopPlan:
     """Freezes the analysis of a loop unit and what the backend did into a plan."""
     levels = []
     for level in info.walk():
@@ -122,4 +124,5 @@ def plan_for(info: LoopInfo, rewrite, note: str | None, backend: str) -> LoopPla
     return LoopPlan(info.lineno, info.node.col_offset + 1, info.end_lineno, info.qualname,
                     info.library, info.vectorizable, rewrite is not None,
                     backend if rewrite is not None else None,
-                    rewrite.pattern if rewrite else _outputs(info), tuple(remarks), tuple(levels))
+                    rewrite.pattern if rewrite else _outputs(info), tuple(remarks), tuple(levels),
+                    backend_note if rewrite is not None else "")
