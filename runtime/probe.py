@@ -16,6 +16,14 @@ from pforge.runtime.loader import load_module
 def _rank(value) -> int | None:
     if isinstance(value, bool | int | float):
         return 0
+    if isinstance(value, (list, tuple)):  # a nested sequence of numbers, as NumPy would see it
+        import numpy as np
+
+        try:
+            array = np.asarray(value)
+        except ValueError:
+            return None
+        return ("sequence", array.ndim) if array.dtype.kind in "biuf" else None
     shape = getattr(value, "shape", None)
     if shape is None:
         return None
@@ -25,8 +33,11 @@ def _rank(value) -> int | None:
         return None
 
 
-def probe_ranks(path: str, source: str | None = None) -> dict[str, int]:
+def probe_ranks(path: str, source: str | None = None) -> dict[str, int | tuple]:
     """``{"func.param": rank}`` for every argument the file's builders make.
+
+    A Python list or tuple of numbers is reported as ``("sequence", rank)``: the generated
+    code must convert it before batching (``xs * 2`` repeats a list).
 
     Args:
         path: the Python file.

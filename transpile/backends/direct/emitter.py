@@ -22,7 +22,7 @@ from pforge.transpile.analysis import LoopInfo, ModuleContext
 from pforge.transpile.backends.direct import core, ranks
 from pforge.transpile.backends.direct.core import Args, Lib, Unsupported, Val, align, const, lift
 from pforge.transpile.backends.direct.linalg import convert_matmul_operator
-from pforge.transpile.backends.pfor import LoopRewrite
+from pforge.transpile.backends.pfor import LoopRewrite, _evidently_array
 from pforge.transpile.naming import Namer
 from pforge.transpile.spaces import constant_int
 
@@ -147,8 +147,28 @@ class DirectRewriter:
             if isinstance(stmt, gast.Assign) and any(isinstance(t, gast.Name) and t.id == name for t in stmt.targets):
                 rank = ranks.literal_rank(stmt.value)
                 if rank is not None:
-                    return ranks.Shape(rank)
+                    return ranks.Shape(rank, None, sequence=True)
         return None
+
+    def _as_array(self, node):
+        """``node`` when it is evidently an array, else ``np.asarray(node)``/``tf.convert_to_tensor``.
+
+        A Python list indexed by the loop index must not be batched as a list: ``xs * 2`` would
+        repeat it. Evidence: a declared shape (docstring, annotation, signature, ``--shapes``,
+        a probed array), or the analysis' evidence that the name is an array.
+        """
+        if isinstance(node, gast.Name):
+            shape = self._shape_of(node.id)
+            if shape is not None and not shape.sequence and (
+                    node.id in self.params or node.id in self.locals):
+                return node
+            if (shape is None or not shape.sequence) and _evidently_array(self.ctx, self.info.function, node):
+                return node
+        elif isinstance(node, gast.Call) and _evidently_array(self.ctx, self.info.function, node):
+            return node
+        if self.lib.kind == "np":
+            return self.lib.call("asarray", node)
+        return self.lib.call("convert_to_tensor", node)
 
     def _used_outside(self, name):
         inside = {id(n) for n in gast.walk(self.info.node)}
@@ -230,12 +250,9 @@ class DirectRewriter:
                 rank = self._shape_of(seq.id).rank
             else:
                 rank = val.rank
-            node = copy.deepcopy(seq)
-            if not isinstance(seq, gast.Name) or rank is None:
-                if self.lib.kind == "np" and rank is not None:
-                    node = self.lib.call("asarray", seq)
-                elif rank is None:
-                    raise Unsupported(f"the rank of `{gast.unparse(seq).strip()}` is unknown")
+            if rank is None:
+                raise Unsupported(f"the rank of `{gast.unparse(seq).strip()}` is unknown")
+            node = self._as_array(copy.deepcopy(seq))
             if rank == 0:
                 raise Unsupported("iterating over a scalar")
             row = Val(node, (True,), rank - 1)
@@ -475,7 +492,10 @@ class DirectRewriter:
         value = self.ev(value_node)
         depth = len(self.levels)
         if not value.stacked:
-            raise Unsupported(f"appends to `{name}` a value that does not depend on the loop")
+            if self.mask is None or col_level.info is not self.info:
+                raise Unsupported(f"appends to `{name}` a value that does not depend on the loop")
+            self.pending.setdefault(name, []).append(_Pending(self.mask, value))  # merged by the `if`
+            return
         value = lift(self.lib, value, depth)
         if not all(value.full[col_level.depth - 1:]):
             raise Unsupported(f"appends to `{name}` a value that does not vary along every loop axis")
@@ -501,6 +521,8 @@ class DirectRewriter:
             raise Unsupported(f"`{name}` gets {'no' if not entries else 'more than one'} value per iteration")
         entry = entries[0]
         value = entry.value
+        if not value.stacked or not all(value.full):
+            raise Unsupported(f"appends to `{name}` a value that does not vary along every loop axis")
         depth = value.depth
         lib = self.lib
         if entry.mask is not None:
@@ -671,7 +693,7 @@ class DirectRewriter:
                 if fancy:
                     kws["keepdims"] = const(True)
                 value = Val(self.lib.call(fn, value.node, **kws), value.full, value.rank)
-        scatter = self.levels[0].info.scatter_add and fancy and op is not None
+        scatter = fancy and op is not None  # ufunc.at is += that also adds colliding indices
         if scatter:
             ufunc = {"add": "add", "mul": "multiply", "or": "logical_or", "and": "logical_and"}[red]
             idx = node.slice
@@ -898,6 +920,8 @@ class DirectRewriter:
             return None
         base_rank = shape.rank if shape is not None else None
         base_name = base_node.id if isinstance(base_node, gast.Name) else None
+        if not store:
+            base_node = self._as_array(base_node)
         # Slice path: loop indices first, levels increasing, safe bounds, then invariant parts.
         lead = 0
         while lead < len(kinds) and kinds[lead][0] == "ind":
@@ -912,7 +936,9 @@ class DirectRewriter:
             parts = []
             for level in range(1, depth + 1):
                 if level in levels:
-                    parts.append(self._slice(kinds[levels.index(level)][1], base_name))
+                    position = levels.index(level)
+                    parts.append(self._slice(kinds[position][1], base_name if position == 0 else None,
+                                             label=not store))
                 elif store:
                     parts = None
                     break
@@ -960,14 +986,16 @@ class DirectRewriter:
         step_ok = ind.step is None or (constant_int(ind.step) is not None and constant_int(ind.step) > 0)
         return start_ok and step_ok
 
-    def _slice(self, ind: Ind, base_name):
+    def _slice(self, ind: Ind, base_name, label=True):
+        """The slice a loop index stands for; ``:`` when it visits every row of ``base_name``
+        (only ever asked for axis 0, the axis the loop bound measures)."""
         start = None if ind.start is None or constant_int(ind.start) == 0 else copy.deepcopy(ind.start)
         step = None if ind.step is None or constant_int(ind.step) == 1 else copy.deepcopy(ind.step)
         if start is None and self._same_length(ind.length_of, base_name):
             stop = None
         else:
             stop = copy.deepcopy(ind.stop)
-        if ind.level == 1 and base_name and base_name not in self.labels:
+        if label and ind.level == 1 and base_name and base_name not in self.labels:
             self.labels.append(base_name)
         return gast.Slice(lower=start, upper=stop, step=step)
 

@@ -23,6 +23,7 @@ class Shape:
 
     rank: int
     dims: tuple[str | None, ...] | None = None
+    sequence: bool = False  # a Python list/tuple: must go through asarray before batching
 
     def dim(self, k: int) -> str | None:
         if self.dims is None or k >= len(self.dims):
@@ -149,7 +150,9 @@ def parameter_shapes(ctx, fdef: gast.FunctionDef | None, option: dict | None) ->
         func, _, name = key.rpartition(".")
         if func and func != fdef.name:
             continue
-        if name in params and isinstance(rank, int):
+        if name in params and isinstance(rank, tuple) and rank[:1] == ("sequence",):
+            found[name] = Shape(rank[1], None, sequence=True)
+        elif name in params and isinstance(rank, int):
             known = found.get(name)
             found[name] = known if known is not None and known.rank == rank else Shape(rank)
     return found
@@ -159,6 +162,8 @@ def literal_rank(node) -> int | None:
     """The rank of a literal list/tuple of numbers (``[(1, 2), (3, 4)]`` -> 2), else None."""
     if isinstance(node, gast.Constant) and isinstance(node.value, (int, float, bool)):
         return 0
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        return literal_rank(node.operand)
     if isinstance(node, (gast.List, gast.Tuple)) and node.elts:
         ranks = {literal_rank(e) for e in node.elts}
         if len(ranks) == 1 and None not in ranks:
