@@ -190,24 +190,49 @@ class DirectRewriter:
         level = _Level(info, depth, len(self.out))
         self.levels.append(level)
         saved = dict(self.env)
+        saved_mask = self.mask
         if space.kind == "range":
-            for bound in (space.start, space.stop, space.step):
+            for bound in (space.start, space.step):
                 if bound is not None and self.ev(bound).stacked:
-                    raise Unsupported(f"the bounds of the loop at line {info.lineno} differ per "
-                                      "iteration (a triangular or ragged space)")
-            level.ind = Ind(depth, space.induction, space.start, space.stop, space.step,
-                            self._length_of(space.stop))
-            self.env[space.induction] = level.ind
+                    raise Unsupported(f"the start or step of the loop at line {info.lineno} differs "
+                                      "per iteration")
+            stop = self.ev(space.stop)
+            if stop.stacked:
+                self._ragged_range(level, space, stop)
+            else:
+                level.ind = Ind(depth, space.induction, space.start, space.stop, space.step,
+                                self._length_of(space.stop))
+                self.env[space.induction] = level.ind
         else:
             self._row_streams(level, space)
         for name, stmt in info.derived.items():
             self._start_derived(level, name, stmt)
         self._block(info.body, later, depth)
+        self.mask = saved_mask
         self.levels.pop()
         for name, value in self.env.items():
             if name not in saved and isinstance(value, Val) and value.depth >= depth:
                 pass  # private to this level: not read after it (the analysis proved it)
         self.env = {**saved, **{k: v for k, v in self.env.items() if k in saved}}
+
+    def _ragged_range(self, level, space, stop: Val):
+        """``for j in range(i)``: the inner space is padded to the largest bound and masked.
+
+        Iterations past an outer iteration's own bound still compute (pure code) but every
+        effect is masked, exactly as under an ``if j < i`` (the triangular trap of case 010).
+        """
+        if self.lib.kind != "np" or stop.rank != 0:
+            raise Unsupported(f"the loop at line {level.info.lineno} has a per-iteration trip count")
+        if space.step is not None and constant_int(space.step) != 1:
+            raise Unsupported(f"the loop at line {level.info.lineno} has a per-iteration bound and a step")
+        bound = self.namer.new(f"{space.induction}_stop")
+        self.out += templates.replace(f"{bound} = {self.lib.alias}.max(S, initial=0)", S=stop.node)
+        level.out_start = len(self.out)
+        level.ind = Ind(level.depth, space.induction, space.start, templates.name(bound), None)
+        self.env[space.induction] = level.ind
+        (j, s), full, rank = align(self.lib, [self._ind_val(level.ind), stop], "the loop bound")
+        inside = Val(gast.Compare(left=j.node, ops=[gast.Lt()], comparators=[s.node]), full, rank)
+        self.mask = inside if self.mask is None else self._and(self.mask, inside)
 
     def _length_of(self, stop):
         """The array whose every row ``range(stop)`` visits (``x.shape[0]``, ``len(x)``, ``n = len(x)``)."""
@@ -482,7 +507,7 @@ class DirectRewriter:
     # -- collectors, TensorArrays -------------------------------------------------------------------
 
     def _append(self, name, value_node, later):
-        col_level = next((lv for lv in reversed(self.levels) if name in lv.info.collectors), None)
+        col_level = next((lv for lv in self.levels if name in lv.info.collectors), None)
         if col_level is None:
             raise Unsupported(f"appends to `{name}`, which is not a collector")
         if isinstance(value_node, (gast.List, gast.Tuple)):
@@ -657,8 +682,11 @@ class DirectRewriter:
         index = self._index(templates.name(name), comps, self._shape_of(name), store=True)
         if index is None:
             raise Unsupported(f"line {stmt.lineno}: a write whose index does not depend on the loop")
-        node, idx_full, elem_rank, fancy = index
+        node, idx_full, elem_rank, kind = index
+        fancy = kind is True
         full = tuple(idx_full) + (False,) * (depth - len(idx_full))
+        if type(kind) is int:
+            return self._moved_write(node, kind, elem_rank, value, op, stmt)
         value = lift(self.lib, value, depth) if value.stacked else value
         red = {gast.Add: "add", gast.Mult: "mul", gast.BitOr: "or", gast.BitAnd: "and"}.get(type(op)) if op else None
         if op is not None and red is None and not isinstance(op, gast.Sub):
@@ -704,6 +732,27 @@ class DirectRewriter:
             self.out += templates.replace("T = V", T=node, V=value.node)
         else:
             self.out += templates.replace(f"T {_OP_SYMBOL[type(op)]}= V", T=node, V=value.node)
+
+    def _moved_write(self, node, position, elem_rank, value, op, stmt):
+        """``x[:, i] = v``: the value's loop axis goes where the loop index is in the target."""
+        if self.mask is not None or len(self.levels) != 1:
+            raise Unsupported(f"line {stmt.lineno}: a write `x[:, i]` inside a nest or under an `if`")
+        if elem_rank is None or value.rank is None or value.rank > elem_rank:
+            raise Unsupported(f"line {stmt.lineno}: the rank of the written element is unknown")
+        if value.stacked:
+            if value.rank < elem_rank:
+                value = Val(core.insert_axes(self.lib, value, 1, elem_rank - value.rank), value.full, elem_rank)
+            new = self.lib.call("moveaxis", value.node, 0, position)
+        elif value.rank == elem_rank:
+            new = core.insert_axes(self.lib, value, position, 1)
+        elif value.rank <= elem_rank - position:
+            new = value.node  # broadcasts against the axes after the loop axis only
+        else:
+            raise Unsupported(f"line {stmt.lineno}: an element of lower rank written across the loop axis")
+        symbol = "" if op is None else _OP_SYMBOL.get(type(op))
+        if symbol is None:
+            raise Unsupported(f"line {stmt.lineno}: augmented `{type(op).__name__}` write")
+        self.out += templates.replace(f"T {symbol}= V", T=node, V=new)
 
     def _private_write(self, name, current, target, value, op, stmt):
         if self.in_branch or self.mask is not None:
@@ -779,7 +828,12 @@ class DirectRewriter:
             if ind.level > 1:
                 rng = core.insert_axes(self.lib, Val(rng), 0, ind.level - 1)
             stmts = templates.replace(f"{ind.name} = R", R=rng)
-            self.out[level.out_start:level.out_start] = stmts
+            at = level.out_start
+            self.out[at:at] = stmts
+            level.out_start += len(stmts)  # later bindings of this level go after
+            for inner in self.levels[ind.level:]:  # inner levels that started here shift too
+                if inner.out_start >= at:
+                    inner.out_start += len(stmts)
             level.bound = True
         return Val(templates.name(ind.name), full, 0)
 
@@ -961,6 +1015,9 @@ class DirectRewriter:
             idx = kinds[0][1]
             rank = None if base_rank is None or idx.rank is None else base_rank - 1 + idx.rank
             return self.lib.call("gather", base_node, idx.node), idx.full, rank, True
+        moved = self._moved_axis(base_node, kinds, base_rank, store)
+        if moved is not None:
+            return moved
         # NumPy advanced indexing: every array index broadcasts to the loop axes.
         if kinds[0][0] not in ("ind", "val", "fixed"):
             raise Unsupported("a loop index after a slice (the loop axis would not come first)")
@@ -980,6 +1037,35 @@ class DirectRewriter:
         consumed = sum(1 for k, _ in kinds if k != "slice")
         rank = None if base_rank is None else base_rank - consumed
         return core.subscript(base_node, parts), full, rank, True
+
+    def _moved_axis(self, base_node, kinds, base_rank, store):
+        """``x[:, i]``: one loop index after full slices; NumPy moves that axis to the front.
+
+        Returns the index tuple of :meth:`_index` with the axis position as its last item (a
+        write must move the value's loop axis there), or None when the pattern does not apply.
+        """
+        varying = [k for k, (kind, _) in enumerate(kinds) if kind in ("ind", "val")]
+        if self.lib.kind != "np" or len(varying) != 1 or kinds[varying[0]][0] != "ind":
+            return None
+        p = varying[0]
+        ind = kinds[p][1]
+        if p == 0 or not all(kind == "slice" and _is_colon(v) for kind, v in kinds[:p]) or not self._safe(ind):
+            return None
+        if not all(kind == "slice" or (kind == "fixed" and v.rank == 0 and not _is_newaxis(v.node, self.ctx))
+                   for kind, v in kinds[p + 1:]):
+            return None
+        parts = [copy.deepcopy(v) if kind == "slice" else
+                 (self._slice(v, None, label=False) if kind == "ind" else copy.deepcopy(v.node)) for kind, v in kinds]
+        node = core.subscript(base_node, parts)
+        consumed = sum(1 for kind, _ in kinds if kind != "slice")
+        rank = None if base_rank is None else base_rank - consumed
+        full = (False,) * (ind.level - 1) + (True,)
+        if store:
+            return node, full, rank, p
+        moved = self.lib.call("moveaxis", node, p, 0)
+        if ind.level > 1:
+            moved = core.insert_axes(self.lib, Val(moved), 0, ind.level - 1)
+        return moved, full, rank, "moved"
 
     def _safe(self, ind: Ind) -> bool:
         start_ok = ind.start is None or (constant_int(ind.start) is not None and constant_int(ind.start) >= 0)

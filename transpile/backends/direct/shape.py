@@ -41,20 +41,23 @@ def _stack_like(b, evaluate, *, concat: bool):
     rank = ranks.pop()
     lifted = [lift(b.lib, v, depth) for v in vals]
     model = next((v for v in lifted if v.stacked and all(v.full)), None)
-    if model is None or any(v.stacked and not all(v.full) for v in lifted):
-        raise b.unsupported("elements that do not vary along every loop axis")
     if concat and rank == 0:
         raise b.unsupported("concatenating scalars")
+    new_axis = batch_axis(axis, depth) if concat or axis >= 0 else axis
+    kws = {"axis": const(new_axis), **{k: v.node for k, v in b.kw.items() if k != "axis"}}
+    if b.lib.kind == "np" and (model is None or any(v.stacked and not all(v.full) for v in lifted)):
+        # NumPy broadcasts the elements to one shape first (loop axes of size 1 included).
+        spread = b.lib.call("broadcast_arrays", *[v.node for v in lifted])
+        full = tuple(any(v.full[k] for v in lifted if v.stacked) for k in range(depth))
+        return Val(b.emit([spread], kws), full, rank + (0 if concat else 1))
+    if model is None or any(v.stacked and not all(v.full) for v in lifted):
+        raise b.unsupported("elements that do not vary along every loop axis")
     elts = []
     for v in lifted:
         if v.stacked:
             elts.append(v.node)
         else:  # an invariant element is repeated for every iteration
             elts.append(b.lib.call("broadcast_to", v.node, b.lib.call("shape", model.node)))
-    new_axis = batch_axis(axis, depth)
-    if not concat and axis < 0:
-        new_axis = axis  # counted in the output rank, which the loop axes do not change at the end
-    kws = {"axis": const(new_axis), **{k: v.node for k, v in b.kw.items() if k != "axis"}}
     listed = gast.List(elts=elts, ctx=gast.Load())
     return Val(b.emit([listed], kws), tuple(True for _ in range(depth)), rank + (0 if concat else 1))
 
