@@ -15,7 +15,7 @@ _TF_UNARY = ["abs", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "square", "
              "logical_not", "is_nan", "is_inf", "is_finite", "lgamma", "digamma", "erfc",
              "log_sigmoid", "softsign", "conj", "real", "imag"]
 _TF_TOP_UNARY = ["abs", "exp", "sqrt", "square", "sin", "cos", "tan", "tanh", "sigmoid", "sign",
-                 "floor", "ceil", "round", "negative", "logical_not", "ones_like", "zeros_like",
+                 "floor", "round", "negative", "logical_not", "ones_like", "zeros_like",
                  "identity", "stop_gradient"]
 _TF_BINARY = ["add", "subtract", "multiply", "divide", "truediv", "floordiv", "floormod", "mod",
               "pow", "maximum", "minimum", "squared_difference", "equal", "not_equal", "less",

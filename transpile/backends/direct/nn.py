@@ -14,8 +14,6 @@ _ACTIVATIONS = ["relu", "relu6", "elu", "selu", "gelu", "sigmoid", "tanh", "silu
 
 
 @register(*[f"tensorflow.nn.{n}" for n in _ACTIVATIONS if n != "log_sigmoid"],
-          "tensorflow.keras.activations.relu",
-          "tensorflow.keras.activations.sigmoid", "tensorflow.keras.activations.tanh",
           family="nn", sample=("cwise", 1))
 def _convert_activation(b):
     return convert_cwise(b, 1)

@@ -109,8 +109,7 @@ _NP_REDUCE = ["sum", "mean", "max", "min", "amax", "amin", "prod", "any", "all",
               "nansum", "nanmean", "nanmax", "nanmin", "nanstd", "nanvar", "nanprod", "median",
               "nanmedian", "ptp", "count_nonzero"]
 _family([f"numpy.{n}" for n in _NP_REDUCE])
-_family([f"method.{n}" for n in ("sum", "mean", "max", "min", "prod", "any", "all", "std", "var",
-                                  "ptp")])
+_family([f"method.{n}" for n in ("sum", "mean", "max", "min", "prod", "any", "all", "std", "var")])
 _family(["numpy.argmax", "numpy.argmin", "numpy.cumsum", "numpy.cumprod", "numpy.nancumsum",
          "method.argmax", "method.argmin", "method.cumsum", "method.cumprod"], flat_ok_rank1=True)
 

@@ -108,8 +108,8 @@ def _convert_reshape(b):
     """``reshape(x, shape)``: the loop axes are kept in front of the per-iteration shape."""
     x = b.pos[0]
     shape_node = b.call.args[0 if b.method else 1] if len(b.call.args) > (0 if b.method else 1) else None
-    if b.method and len(b.call.args) > 1:
-        shape_node = gast.Tuple(elts=list(b.call.args), ctx=gast.Load())
+    if b.method and (len(b.call.args) > 1 or (b.call.args and not isinstance(shape_node, (gast.List, gast.Tuple)))):
+        shape_node = gast.Tuple(elts=list(b.call.args), ctx=gast.Load())  # x.reshape(2, -1)
     if not isinstance(shape_node, (gast.List, gast.Tuple)) or b.kw:
         raise b.unsupported("the new shape must be a literal list or tuple")
     if any(b.evaluate(e).stacked for e in shape_node.elts):
@@ -158,7 +158,8 @@ def _convert_gather(b):
     if not params.stacked:
         if axis != 0:
             raise b.unsupported("stacked indices along an axis other than 0")
-        return Val(b.emit([params.node, indices.node], {}), indices.full, rank)
+        return Val(b.emit([params.node, indices.node], {"axis": const(0)} if b.lib.kind == "np" else {}),
+                   indices.full, rank)
     if not indices.stacked:
         return Val(b.emit([params.node, indices.node], {"axis": const(axis + params.depth)}),
                    params.full, rank)
@@ -196,9 +197,10 @@ def _convert_axis_op(b):
     shifted = [batch_axis(a, x.depth) for a in axes]
     new = shifted if isinstance(axis, (list, tuple)) else shifted[0]
     rest = [v.node for v in b.pos[1:index]]
-    if any(v.stacked for v in b.pos[1:index]):
+    if any(v.stacked for v in b.pos[1:index]) or any(v.stacked for v in b.kw.values()):
         raise b.unsupported("a stacked shift")
-    return Val(b.emit([x.node] + rest, {"axis": axis_const(b.lib, new)}), x.full, x.rank)
+    kws = {k: v.node for k, v in b.kw.items() if k != "axis"}
+    return Val(b.emit([x.node] + rest, {**kws, "axis": axis_const(b.lib, new)}), x.full, x.rank)
 
 
 @register("tensorflow.shape", "numpy.shape", family="shape", sample=None)
