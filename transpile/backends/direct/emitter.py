@@ -87,6 +87,8 @@ class DirectRewriter:
         self.consumers: dict[int, str] = {}  # inner collector consumers -> collector name
         self.inner_values: dict[str, Val] = {}
         self.drop_ids: set[int] = set()
+        self.ta_drop: list = []
+        self.ta_replace: dict = {}
         self.labels: list[str] = []
         self._local_shapes()
 
@@ -109,6 +111,8 @@ class DirectRewriter:
         for name in info.derived:
             if self._used_outside(name):
                 self._final_derived(name)
+        drop += self.ta_drop
+        replace.update(self.ta_replace)
         return LoopRewrite(self.out, drop, replace, self._pattern())
 
     # -- function-level facts --------------------------------------------------------------------
@@ -589,11 +593,50 @@ class DirectRewriter:
         value = self.ev(item)
         if not value.stacked or not all(value.full):
             raise Unsupported(f"TensorArray `{name}` gets a value that does not depend on the loop")
+        whole = self._whole_tensorarray(name, ind)
+        if whole is not None:  # `ta.stack()` is the only use: the values are the result
+            init, stack_call = whole
+            self.ta_drop.append(init)
+            self.ta_replace[id(stack_call)] = templates.name(name)
+            self.out += templates.replace(f"{name} = V", V=value.node)
+            return
         args = [a for a in (ind.start, ind.stop, ind.step) if a is not None]
         if ind.start is None and ind.step is not None:
             args = [const(0)] + args
         rng = gast.Call(func=self.lib.fn("range"), args=[copy.deepcopy(a) for a in args], keywords=[])
         self.out += templates.replace(f"{name} = {name}.scatter(R, V)", R=rng, V=value.node)
+
+    def _whole_tensorarray(self, name, ind):
+        """``(init, stack call)`` when ``ta = tf.TensorArray(dtype, size=n)`` is written at every
+        ``i in range(n)`` and read only by one ``ta.stack()`` after the loop; else None."""
+        fdef = self.info.function
+        if fdef is None or ind.start is not None or ind.step is not None:
+            return None
+        inside = {id(n) for n in gast.walk(self.info.node)}
+        inits = [n for n in gast.walk(fdef) if isinstance(n, gast.Assign) and id(n) not in inside
+                 and any(isinstance(t, gast.Name) and t.id == name for t in n.targets)]
+        loads = [n for n in gast.walk(fdef) if isinstance(n, gast.Name) and n.id == name
+                 and isinstance(n.ctx, gast.Load) and id(n) not in inside]
+        if len(inits) != 1 or len(loads) != 1 or len(inits[0].targets) != 1:
+            return None
+        init = inits[0]
+        call = init.value
+        if not (isinstance(call, gast.Call) and self.ctx.imports.resolve(call.func) == "tensorflow.TensorArray"):
+            return None
+        size = next((k.value for k in call.keywords if k.arg == "size"), call.args[1] if len(call.args) > 1 else None)
+        allowed = {"dtype", "size", "element_shape", "infer_shape"}
+        if size is None or any(k.arg not in allowed for k in call.keywords) or len(call.args) > 2:
+            return None
+        if gast.unparse(size).strip() != gast.unparse(ind.stop).strip():
+            return None
+        attr = self.ctx.parents.get(id(loads[0]))
+        stack_call = self.ctx.parents.get(id(attr))
+        if not (isinstance(attr, gast.Attribute) and attr.attr == "stack" and isinstance(stack_call, gast.Call)
+                and not stack_call.args and not stack_call.keywords):
+            return None
+        if init.lineno > self.info.lineno or stack_call.lineno < self.info.end_lineno:
+            return None
+        return init, stack_call
 
     # -- conditionals (predication) ------------------------------------------------------------------
 
