@@ -311,3 +311,80 @@ def test_cli_explain_shows_backend_and_reason(tmp_path):
     data = json.loads(runner.invoke(app, ["explain", path, "--format", "json", "--shapes", "x=2,c=0"]).stdout)
     assert data[0]["backend"] == "direct"
     assert "batching rule" in data[0]["backend_note"]
+
+
+_TRAPS = {
+    "or_of_numbers": ('''
+        def f(x):
+            """Args:
+              x: [n].
+            """
+            found = 0
+            for i in range(x.shape[0]):
+                found = found or x[i]
+            return found
+    ''', False),
+    "python_int_product": ('''
+        def f(x):
+            """Args:
+              x: [n].
+            """
+            p = 1
+            for i in range(1, 40):
+                p *= i
+            return p
+    ''', False),
+    "update_repeated_along_inner_loop": ('''
+        def f(x):
+            """Args:
+              x: [n].
+            """
+            out = np.zeros(x.shape[0])
+            for i in range(x.shape[0]):
+                for j in range(3):
+                    out[i] += 1
+            return out
+    ''', None),
+    "concatenated_rows": ('''
+        def f(x):
+            """Args:
+              x: [n, d].
+            """
+            outs = []
+            for i in range(x.shape[0]):
+                outs.append(x[i] * 2)
+            return np.concatenate(outs)
+    ''', True),
+    "diagonal": ('''
+        def f(w):
+            """Args:
+              w: [n, n].
+            """
+            out = np.zeros(w.shape[0])
+            for i in range(w.shape[0]):
+                out[i] = w[i, i]
+            return out
+    ''', True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_TRAPS))
+def test_traps_are_batched_correctly_or_not_at_all(name):
+    """Each trap is either rewritten and numerically equal, or left as a loop (``expect`` None: either)."""
+    import numpy as np
+
+    from pforge.runtime.loader import load_module
+
+    body, expect = _TRAPS[name]
+    source = "import numpy as np\n" + textwrap.dedent(body)
+    result = transpile_source(source, "m.py", backend="direct")
+    if expect is not None:
+        assert result.changed == expect, result.code
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 3, 6).astype(float) if name != "diagonal" else rng.standard_normal((4, 4))
+    if name == "concatenated_rows":
+        x = rng.standard_normal((5, 3))
+    want = load_module("m.py", source=source).f(x)
+    got = load_module("m.py", source=result.code).f(x)
+    assert type(want) is type(got) or isinstance(want, np.ndarray) == isinstance(got, np.ndarray)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))

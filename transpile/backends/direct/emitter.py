@@ -104,6 +104,9 @@ class DirectRewriter:
             entries = self.pending.get(name, [])
             self._emit_collector(name, col, entries)
             if self.lib.kind == "tf":
+                if any(k.arg not in ("axis", "name") for k in col.consumer.keywords):
+                    raise Unsupported(f"`{name}` is consumed with `{col.consumer.keywords[0].arg}=`, "
+                                      "which the batched value would lose")
                 replace[id(col.consumer)] = self._tf_consumer(col)
             names = {n.id for n in gast.walk(col.init) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
             if names and all(n in info.collectors for n in names):
@@ -473,7 +476,12 @@ class DirectRewriter:
     def _reduce(self, found, stmt):
         red, k = found
         term_node = _reduction_term(stmt, red.name)
+        if red.op in ("or", "and") and not _is_boolean(term_node, self.ctx):
+            raise Unsupported(f"`{red.name}`: an `{red.op}` of values that may not be booleans "
+                              "(Python returns an operand, `any`/`all` a bool)")
         term = self.ev(term_node)
+        if red.op == "mul" and term.python:
+            raise Unsupported(f"`{red.name}`: a product of Python integers, which NumPy could overflow")
         depth = len(self.levels)
         if not term.stacked:
             raise Unsupported(f"`{red.name}`: a reduction term that does not depend on the loop")
@@ -569,7 +577,9 @@ class DirectRewriter:
         elif depth == 1 and col.kind == "stack":
             node = value.node
         else:
-            flat = depth if col.kind == "stack" else depth + 1
+            # NumPy consumers stay (np.concatenate(rows) concatenates the rows); TensorFlow's are
+            # replaced by the result, so a concatenation merges the loop axis here.
+            flat = depth if col.kind == "stack" or lib.kind == "np" else depth + 1
             if lib.kind == "tf":
                 node = templates.expr(f"{lib.alias}.reshape(V, {lib.alias}.concat([[-1], {lib.alias}.shape(V)[{flat}:]], 0))",
                                       V=value.node)
@@ -757,16 +767,23 @@ class DirectRewriter:
             missing = [k for k in range(depth) if value.full[k] and not full[k]]
             if missing and op is None:
                 raise Unsupported(f"line {stmt.lineno}: several iterations write the same element")
+            if op is not None and any(not full[k] and not value.full[k] for k in range(depth)):
+                raise Unsupported(f"line {stmt.lineno}: an update repeated along a loop it does not "
+                                  "depend on")
             if missing:
+                if red not in ("add", "mul"):
+                    raise Unsupported(f"line {stmt.lineno}: a bitwise update combined across iterations")
                 fn = _REDUCE_FN["np"][red]
                 axes = missing[0] if len(missing) == 1 else gast.Tuple(elts=[const(a) for a in missing], ctx=gast.Load())
                 kws = {"axis": axes if isinstance(axes, gast.AST) else const(axes)}
                 if fancy:
                     kws["keepdims"] = const(True)
                 value = Val(self.lib.call(fn, value.node, **kws), value.full, value.rank)
+        if not value.stacked and op is not None and not all(full):
+            raise Unsupported(f"line {stmt.lineno}: an update repeated along a loop it does not depend on")
         scatter = fancy and op is not None  # ufunc.at is += that also adds colliding indices
         if scatter:
-            ufunc = {"add": "add", "mul": "multiply", "or": "logical_or", "and": "logical_and"}[red]
+            ufunc = {"add": "add", "mul": "multiply", "or": "bitwise_or", "and": "bitwise_and"}[red]
             idx = node.slice
             right = value.node if not isinstance(op, gast.Sub) else gast.UnaryOp(op=gast.USub(), operand=value.node)
             self.out += templates.replace(f"{self.lib.alias}.{ufunc}.at(A, I, V)", A=templates.name(name), I=idx, V=right)
@@ -878,7 +895,7 @@ class DirectRewriter:
                 if inner.out_start >= at:
                     inner.out_start += len(stmts)
             level.bound = True
-        return Val(templates.name(ind.name), full, 0)
+        return Val(templates.name(ind.name), full, 0, python=True)
 
     def _ev_Attribute(self, node):
         base = self.ev(node.value)
@@ -909,7 +926,8 @@ class DirectRewriter:
         if type(node.op) not in _BINOPS:
             raise Unsupported(f"the operator `{type(node.op).__name__}`")
         (a, b), full, rank = align(self.lib, [left, right], f"`{gast.unparse(node).strip()}`")
-        return Val(gast.BinOp(left=a.node, op=copy.deepcopy(node.op), right=b.node), full, rank)
+        return Val(gast.BinOp(left=a.node, op=copy.deepcopy(node.op), right=b.node), full, rank,
+                   left.python and right.python)
 
     def _ev_UnaryOp(self, node):
         operand = self.ev(node.operand)
