@@ -106,7 +106,7 @@ def test_every_vectorizable_tensorflow_case_is_rewritten():
 
 VECTORIZABLE = [p for p in CASE_FILES if _expect(p)["vectorizable"]]
 #: vectorizable cases the direct backend does not batch yet, with the op it names
-DIRECT_GAPS = {"015": "numpy.compress"}
+DIRECT_GAPS: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("backend", ["pfor", "auto", "auto-probe"])

@@ -88,6 +88,7 @@ class DirectRewriter:
         self.inner_values: dict[str, Val] = {}
         self.drop_ids: set[int] = set()
         self.ta_drop: list = []
+        self.selections: dict[str, tuple[Val, Val]] = {}
         self.ta_replace: dict = {}
         self.labels: list[str] = []
         self._local_shapes()
@@ -426,6 +427,8 @@ class DirectRewriter:
             red = self._reduction_of(name, stmt)
             if red is not None:
                 return self._reduce(red, stmt)
+            if self._selection(name, stmt.value):
+                return
             val = self.ev(stmt.value)
             if val.stacked and isinstance(val.node, gast.Name) and val.node.id not in later \
                     and not self.in_branch:
@@ -717,6 +720,59 @@ class DirectRewriter:
         (x, y), full, rank = align(self.lib, [a, b], "a nested test")
         return Val(self.lib.call("logical_and", x.node, y.node), full, rank)
 
+    # -- per-iteration row selections (NumPy) ----------------------------------------------------------
+
+    def _selection(self, name, value) -> bool:
+        """``rows = np.compress(mask, data, axis=0)`` with a per-iteration mask: a ragged value.
+
+        It is kept as (mask, data) and only a later ``rows.sum(axis=0)``, ``rows.mean(axis=0)``
+        or ``len(rows)`` may read it, as a masked reduction (case 015: a segment mean).
+        """
+        if self.lib.kind != "np" or not isinstance(value, gast.Call) or self.in_branch:
+            return False
+        if self.ctx.imports.resolve(value.func) != "numpy.compress" or len(value.args) != 2:
+            return False
+        axis = next((k.value for k in value.keywords if k.arg == "axis"), None)
+        if constant_int(axis) != 0 or len(value.keywords) != 1:
+            return False
+        mask, data = self.ev(value.args[0]), self.ev(value.args[1])
+        if not mask.stacked or mask.rank != 1 or data.stacked or data.rank is None or data.rank < 1:
+            return False
+        self.selections[name] = (mask, data)
+        return True
+
+    def _selection_reduction(self, node):
+        """``rows.sum(axis=0)`` / ``rows.mean(axis=0)`` / ``np.sum(rows, axis=0)`` / ``len(rows)``."""
+        if not self.selections:
+            return None
+        func = node.func
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and func.value.id in self.selections:
+            name, how, args = func.value.id, func.attr, node.args
+        else:
+            callee = self.ctx.imports.resolve(func) or ""
+            if not (node.args and isinstance(node.args[0], gast.Name) and node.args[0].id in self.selections):
+                return None
+            name, how, args = node.args[0].id, callee.rsplit(".", 1)[-1], node.args[1:]
+            if callee not in ("numpy.sum", "numpy.mean", "builtins.len"):
+                return None
+        mask, data = self.selections[name]
+        lib = self.lib
+        count = lib.call("sum", mask.node, axis=-1)
+        if how == "len" and not args and not node.keywords:
+            return Val(count, mask.full, 0)
+        axis = node.keywords[0].value if len(node.keywords) == 1 and node.keywords[0].arg == "axis" else (
+            args[0] if len(args) == 1 and not node.keywords else None)
+        if how not in ("sum", "mean") or constant_int(axis) != 0:
+            raise Unsupported(f"`{name}.{how}(...)` of rows selected per iteration (only sum and mean "
+                              "over axis 0 are batched)")
+        depth = mask.depth
+        wide = core.insert_axes(lib, mask, depth + 1, data.rank - 1)
+        total = lib.call("sum", lib.call("where", wide, data.node, 0), axis=depth)
+        if how == "mean":
+            count = core.insert_axes(lib, Val(count, mask.full, 0), depth, data.rank - 1)
+            total = gast.BinOp(left=total, op=gast.Div(), right=count)
+        return Val(total, mask.full, data.rank - 1)
+
     # -- subscripted writes (NumPy) -----------------------------------------------------------------
 
     def _write(self, target, value_node, op, stmt):
@@ -861,6 +917,9 @@ class DirectRewriter:
         return Val(node, (), None, True)
 
     def _ev_Name(self, node):
+        if node.id in self.selections:
+            raise Unsupported(f"`{node.id}` (rows selected per iteration, of varying length) is used "
+                              "other than by a sum, mean or len")
         value = self.env.get(node.id)
         if isinstance(value, Ind):
             return self._ind_val(value)
@@ -1147,6 +1206,9 @@ class DirectRewriter:
         return gast.Slice(lower=start, upper=stop, step=step)
 
     def _ev_Call(self, node):
+        selected = self._selection_reduction(node)
+        if selected is not None:
+            return selected
         if id(node) in self.consumers:
             # The inner loop's axis becomes the first per-iteration axis of the outer level.
             value = self.inner_values[self.consumers[id(node)]]
