@@ -129,7 +129,8 @@ def transpile(
                                         "change.")] = False,
     backend: Annotated[str, typer.Option(help=_BACKEND_HELP)] = "auto",
     target: Annotated[str, typer.Option(help="Library of the rewritten code: auto (each loop "
-                                        "stays in the library it was written in).")] = "auto",
+                                        "stays in the library it was written in) or tensorflow "
+                                        "(NumPy loops become tf.experimental.numpy code).")] = "auto",
     shapes: Annotated[str | None, typer.Option(help=_SHAPES_HELP)] = None,
     probe: Annotated[bool, typer.Option("--probe", help=_PROBE_HELP)] = False,
 ):

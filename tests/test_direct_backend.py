@@ -388,3 +388,49 @@ def test_traps_are_batched_correctly_or_not_at_all(name):
     got = load_module("m.py", source=result.code).f(x)
     assert type(want) is type(got) or isinstance(want, np.ndarray) == isinstance(got, np.ndarray)
     np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+_NUMPY_MAP = '''
+import numpy as np
+
+def f(x, w):
+    """Args:
+      x: [n, d].
+      w: [d, k].
+    """
+    out = []
+    total = 0.0
+    for i in range(x.shape[0]):
+        h = np.tanh(x[i] @ w)
+        out.append(h / np.sum(h))
+        total += np.max(x[i])
+    return np.stack(out), total
+'''
+
+
+def test_target_tensorflow_moves_numpy_loops_to_tensorflow(tf):
+    import numpy as np
+
+    from pforge.runtime.loader import load_module
+
+    result = transpile_source(_NUMPY_MAP, "m.py", target="tensorflow")
+    assert "\nimport tensorflow as tf\nimport numpy as np\n" in result.code
+    loop = "\n".join(_loop_code(result.code))
+    assert "tf.experimental.numpy.tanh(x @ w)" in loop and "np." not in loop
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((6, 3)), rng.standard_normal((3, 4))
+    want = load_module("m.py", source=_NUMPY_MAP).f(x, w)
+    got = load_module("m.py", source=result.code).f(x, w)
+    assert isinstance(got[0], tf.Tensor)
+    np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=1e-6)
+    np.testing.assert_allclose(float(got[1]), want[1], rtol=1e-6)
+    assert transpile_source(_NUMPY_MAP, "m.py").code.count("tf.") == 0  # target auto keeps NumPy
+
+
+def test_target_tensorflow_leaves_item_assignment_loops():
+    source = _NUMPY_MAP.replace("out = []", "out = np.zeros((x.shape[0], w.shape[1]))").replace(
+        "out.append(h / np.sum(h))", "out[i] = h").replace("np.stack(out)", "out")
+    result = transpile_source(source, "m.py", target="tensorflow")
+    assert not result.changed
+    notes = [r.message for r in result.plans[0].remarks if r.code == "PF301"]
+    assert notes and "--target tensorflow" in notes[0] and "item assignment" in notes[0]

@@ -21,7 +21,7 @@ from pforge.transpile.remarks import Remark
 from pforge.transpile.splice import Splicer, unparse_lines
 
 BACKENDS = ("auto", "direct", "pfor")
-TARGETS = ("auto",)
+TARGETS = ("auto", "tensorflow")
 
 #: what the marker comment says each backend emitted
 _MARKER = {"pfor": "with tf.vectorized_map", "direct": "with batched ops"}
@@ -92,7 +92,9 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
         rewrite: False to analyse only.
         shapes: per-parameter ranks (``{"x": 2}``, or ``{"f.x": 2}`` for one function), as
             given by ``--shapes`` or probed from ``example_inputs()``.
-        target: ``"auto"``: each loop stays in the library it was written in.
+        target: ``"auto"``: each loop stays in the library it was written in; ``"tensorflow"``:
+            NumPy loops are rewritten with ``tf.experimental.numpy`` (and ``import tensorflow
+            as tf`` is added when missing), for code moving to the GPU.
     Returns:
         The new text and one plan per loop unit. Deterministic; idempotent.
     Raises:
@@ -124,13 +126,30 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
                 continue
             scope = info.function if info.function is not None else tree
             namer = namers.setdefault(id(scope), Namer(scope, reserved))
-            _rewrite_unit(ctx, info, namer, backend, tf_alias, np_alias, shapes, rewrites, notes, chosen)
+            if target == "tensorflow" and info.library in ("numpy", "python"):
+                _move_to_tensorflow(ctx, info, namer, tf_alias, shapes, rewrites, notes, chosen)
+            else:
+                _rewrite_unit(ctx, info, namer, backend, tf_alias, np_alias, shapes, rewrites, notes, chosen)
         _drop_unstageable(ctx, loop_units, rewrites, notes)
-    code = _splice(text, ctx, loop_units, rewrites, tf_alias, chosen) if rewrites else text.text
+    code = _splice(text, ctx, loop_units, rewrites, tf_alias, chosen, target) if rewrites else text.text
     plans = tuple(plan_for(info, rewrites.get(id(info)), notes.get(id(info)),
                            chosen.get(id(info), (backend, ""))[0], chosen.get(id(info), ("", ""))[1])
                   for info in loop_units)
     return TranspileResult(filename, text.text, code, plans)
+
+
+def _move_to_tensorflow(ctx, info, namer, tf_alias, shapes, rewrites, notes, chosen):
+    """``--target tensorflow``: a NumPy loop becomes ``tf.experimental.numpy`` batched code."""
+    if tf_alias is None and "tf" in global_names(ctx.tree):
+        notes[id(info)] = "--target tensorflow: the name `tf` is taken in this module"
+        return
+    try:
+        rewrites[id(info)] = direct.rewrite_loop(ctx, info, namer, tf_alias or "tf", None, shapes,
+                                                 to_tensorflow=True)
+        chosen[id(info)] = ("direct", "--target tensorflow: the NumPy loop is written with "
+                                      "tf.experimental.numpy")
+    except direct.Unsupported as exc:
+        notes[id(info)] = f"--target tensorflow: the direct backend cannot batch it: {exc}"
 
 
 def _rewrite_unit(ctx, info, namer, backend, tf_alias, np_alias, shapes, rewrites, notes, chosen):
@@ -190,8 +209,12 @@ def _drop_unstageable(ctx, loop_units, rewrites, notes):
                 notes[id(info)] = f"the enclosing function cannot be staged with tf.function: {reason}"
 
 
-def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias, chosen) -> str:
+def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias, chosen, target="auto") -> str:
     splicer = Splicer(text)
+    if target == "tensorflow" and tf_alias is None:
+        imports = [s for s in ctx.tree.body if isinstance(s, (gast.Import, gast.ImportFrom))]
+        first = imports[0].lineno if imports else ctx.tree.body[0].lineno
+        splicer.insert_line_before(first, "import tensorflow as tf")
     staged: set[int] = set()
     for info in loop_units:
         result = rewrites.get(id(info))

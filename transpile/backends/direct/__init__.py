@@ -21,7 +21,7 @@ __all__ = ["REGISTRY", "Unsupported", "rewrite_loop"]
 
 
 def rewrite_loop(ctx: ModuleContext, info: LoopInfo, namer: Namer, tf: str | None, np: str | None = None,
-                 shapes: dict | None = None) -> LoopRewrite:
+                 shapes: dict | None = None, to_tensorflow: bool = False) -> LoopRewrite:
     """Builds the batched replacement of ``info``'s loop nest.
 
     Args:
@@ -30,6 +30,8 @@ def rewrite_loop(ctx: ModuleContext, info: LoopInfo, namer: Namer, tf: str | Non
         namer: generated names (few: temporaries under a per-iteration ``if``).
         tf, np: the local names of ``tensorflow`` and ``numpy`` (None when not imported).
         shapes: ranks given by the user (``{"x": 2}`` or ``{"f.x": 2}``), or probed.
+        to_tensorflow: write a NumPy loop with ``tf.experimental.numpy`` (``--target tensorflow``);
+            ``tf`` is then the name the module will bind to tensorflow.
     Returns:
         The replacement statements and the edits outside the loop (collector initialisers
         dropped, ``tf.stack(outs)`` consumers replaced).
@@ -41,6 +43,9 @@ def rewrite_loop(ctx: ModuleContext, info: LoopInfo, namer: Namer, tf: str | Non
         if tf is None:
             raise Unsupported("tensorflow is not imported under a plain name")
         lib = Lib("tf", tf)
+    elif info.library in ("numpy", "python") and to_tensorflow:
+        lib = Lib("np", f"{tf or 'tf'}.experimental.numpy")
+        return DirectRewriter(ctx, info, namer, lib, shapes or {}, to_tf=True).run()
     elif info.library in ("numpy", "python"):
         if np is None:
             raise Unsupported("a plain-Python loop in a module that does not import numpy")

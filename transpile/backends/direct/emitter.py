@@ -73,6 +73,7 @@ class DirectRewriter:
     namer: Namer
     lib: Lib
     shapes: dict
+    to_tf: bool = False  # a NumPy loop written with tf.experimental.numpy (--target tensorflow)
     out: list = field(default_factory=list)
 
     def __post_init__(self):
@@ -103,8 +104,12 @@ class DirectRewriter:
         drop, replace = [], {}
         for name, col in info.collectors.items():
             entries = self.pending.get(name, [])
+            if self.to_tf and (col.kind != "stack" or len(entries) != 1 or entries[0].mask is not None
+                               or entries[0].value.depth != 1 or col.consumer.keywords):
+                raise Unsupported(f"`{name}` is a filter, nested or typed collector; only plain maps "
+                                  "move to TensorFlow")
             self._emit_collector(name, col, entries)
-            if self.lib.kind == "tf":
+            if self.lib.kind == "tf" or self.to_tf:
                 if any(k.arg not in ("axis", "name") for k in col.consumer.keywords):
                     raise Unsupported(f"`{name}` is consumed with `{col.consumer.keywords[0].arg}=`, "
                                       "which the batched value would lose")
@@ -117,6 +122,8 @@ class DirectRewriter:
                 self._final_derived(name)
         drop += self.ta_drop
         replace.update(self.ta_replace)
+        if self.to_tf:
+            self.out = [_ToTensorFlow(self.ctx, self.lib.alias).visit(stmt) for stmt in self.out]
         return LoopRewrite(self.out, drop, replace, self._pattern())
 
     # -- function-level facts --------------------------------------------------------------------
@@ -776,7 +783,7 @@ class DirectRewriter:
     # -- subscripted writes (NumPy) -----------------------------------------------------------------
 
     def _write(self, target, value_node, op, stmt):
-        if self.lib.kind != "np":
+        if self.lib.kind != "np" or self.to_tf:
             raise Unsupported("item assignment into a TensorFlow tensor")
         base = target.value
         if not isinstance(base, gast.Name):
@@ -1064,7 +1071,9 @@ class DirectRewriter:
             raise Unsupported(f"`{gast.unparse(node).strip()}`: a per-iteration index into a per-iteration value")
         idx = lift(self.lib, stacked[0], 1)
         rank = None if base.rank is None else base.rank - 1
-        if self.lib.kind == "tf":
+        if self.lib.kind == "tf" or self.to_tf:
+            if self.to_tf:
+                raise Unsupported("a per-iteration index into a per-iteration value")
             return Val(self.lib.call("gather", base.node, idx.node, batch_dims=1), base.full, rank)
         rows = self.lib.call("arange", templates.expr("len(V)", V=base.node))
         return Val(core.subscript(base.node, [rows, idx.node]), base.full, rank)
@@ -1138,6 +1147,8 @@ class DirectRewriter:
         moved = self._moved_axis(base_node, kinds, base_rank, store)
         if moved is not None:
             return moved
+        if self.to_tf:
+            raise Unsupported("advanced indexing, which TensorFlow tensors do not support")
         # NumPy advanced indexing: every array index broadcasts to the loop axes.
         if kinds[0][0] not in ("ind", "val", "fixed"):
             raise Unsupported("a loop index after a slice (the loop axis would not come first)")
@@ -1235,6 +1246,8 @@ class DirectRewriter:
         else:
             pos = [self.ev(a) for a in node.args]
         if is_method:
+            if self.to_tf:
+                raise Unsupported(f"the method `.{node.func.attr}()`, which TensorFlow tensors lack")
             pos = [receiver] + pos
         kw = {k.arg: self.ev(k.value) for k in node.keywords}
         rule = core.lookup(name) if name else None
@@ -1281,7 +1294,7 @@ class DirectRewriter:
             v = vals[0]
             return Val(templates.expr(f"V.shape[{v.depth}]", V=v.node) if self.lib.kind == "np" else
                        templates.expr(f"{self.lib.alias}.shape(V)[{v.depth}]", V=v.node), (), 0)
-        if self.lib.kind == "tf":
+        if self.lib.kind == "tf" or self.to_tf:
             raise Unsupported(f"`{short}()` of a tensor")
         if vals[0].rank != 0:
             raise Unsupported(f"`{short}()` of a per-iteration array")
@@ -1441,3 +1454,16 @@ def _replace_name(node, name, new):
             return copy.deepcopy(new) if n.id == name and isinstance(n.ctx, gast.Load) else n
 
     return _Sub().visit(copy.deepcopy(node))
+
+
+class _ToTensorFlow(gast.NodeTransformer):
+    """``np.X`` -> ``tf.experimental.numpy.X`` in generated code (``--target tensorflow``)."""
+
+    def __init__(self, ctx, tnp):
+        self.ctx, self.tnp = ctx, tnp
+
+    def visit_Attribute(self, node):
+        name = self.ctx.imports.resolve(node) or ""
+        if name.startswith("numpy."):
+            return templates.expr(f"{self.tnp}.{name[len('numpy.'):]}")
+        return self.generic_visit(node)
