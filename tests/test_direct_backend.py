@@ -434,3 +434,28 @@ def test_target_tensorflow_leaves_item_assignment_loops():
     assert not result.changed
     notes = [r.message for r in result.plans[0].remarks if r.code == "PF301"]
     assert notes and "--target tensorflow" in notes[0] and "item assignment" in notes[0]
+
+
+_UNSTAGEABLE = '''
+import tensorflow as tf
+
+def f(x):
+    """Args:
+      x: float32 [n, d].
+    """
+    out = []
+    for i in range(x.shape[0]):
+        out.append(tf.nn.relu(x[i]))
+    print("done")
+    return tf.stack(out)
+'''
+
+
+def test_direct_rewrite_kept_where_staging_is_unsafe():
+    """``print`` after the loop forbids tf.function; batched ops need none, vectorized_map does."""
+    direct = transpile_source(_UNSTAGEABLE, "m.py")
+    assert direct.plans[0].backend == "direct" and "@tf.function" not in direct.code
+    assert "out = tf.nn.relu(x)" in direct.code
+    pfor = transpile_source(_UNSTAGEABLE, "m.py", backend="pfor")
+    assert not pfor.changed
+    assert "cannot be staged" in [r.message for r in pfor.plans[0].remarks if r.code == "PF301"][0]

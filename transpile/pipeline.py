@@ -130,8 +130,10 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
                 _move_to_tensorflow(ctx, info, namer, tf_alias, shapes, rewrites, notes, chosen)
             else:
                 _rewrite_unit(ctx, info, namer, backend, tf_alias, np_alias, shapes, rewrites, notes, chosen)
-        _drop_unstageable(ctx, loop_units, rewrites, notes)
-    code = _splice(text, ctx, loop_units, rewrites, tf_alias, chosen, target) if rewrites else text.text
+        unstaged = _drop_unstageable(ctx, loop_units, rewrites, notes, chosen)
+    else:
+        unstaged = set()
+    code = _splice(text, ctx, loop_units, rewrites, tf_alias, chosen, target, unstaged) if rewrites else text.text
     plans = tuple(plan_for(info, rewrites.get(id(info)), notes.get(id(info)),
                            chosen.get(id(info), (backend, ""))[0], chosen.get(id(info), ("", ""))[1])
                   for info in loop_units)
@@ -188,8 +190,14 @@ def _may_hold_loop(text: str) -> bool:
     return _LOOP_KEYWORD.search(text) is not None
 
 
-def _drop_unstageable(ctx, loop_units, rewrites, notes):
-    """Keeps rewrites only in functions that can be staged, so the vectorized code is traced once."""
+def _drop_unstageable(ctx, loop_units, rewrites, notes, chosen) -> set[int]:
+    """Keeps pfor rewrites only in functions that can be staged, so ``tf.vectorized_map`` is
+    traced once; batched ops from the direct backend are fast eagerly too, so they stay.
+
+    Returns:
+        ``id`` of each function that must not be decorated with ``tf.function``.
+    """
+    unstaged: set[int] = set()
     by_function: dict[int, list[LoopInfo]] = {}
     for info in loop_units:
         by_function.setdefault(id(info.function), []).append(info)
@@ -204,12 +212,18 @@ def _drop_unstageable(ctx, loop_units, rewrites, notes):
         kept = [i for i in infos if id(i) not in rewrites]
         reason = staging.stage_blocker(ctx, fdef, [i.node for i in done], kept)
         if reason:
+            unstaged.add(id(fdef))
             for info in done:
+                if chosen.get(id(info), ("pfor", ""))[0] == "direct":
+                    continue
                 del rewrites[id(info)]
+                chosen.pop(id(info), None)
                 notes[id(info)] = f"the enclosing function cannot be staged with tf.function: {reason}"
+    return unstaged
 
 
-def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias, chosen, target="auto") -> str:
+def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias, chosen, target="auto",
+            unstaged=frozenset()) -> str:
     splicer = Splicer(text)
     if target == "tensorflow" and tf_alias is None:
         imports = [s for s in ctx.tree.body if isinstance(s, (gast.Import, gast.ImportFrom))]
@@ -232,7 +246,8 @@ def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias
         fdef = info.function
         if info.library != "tensorflow":
             continue
-        if fdef is not None and id(fdef) not in staged and not staging.is_staged(ctx, fdef):
+        if fdef is not None and id(fdef) not in staged and id(fdef) not in unstaged \
+                and not staging.is_staged(ctx, fdef):
             staged.add(id(fdef))
             splicer.insert_line_before(fdef.lineno, f"@{tf_alias}.function")
     return splicer.apply()
