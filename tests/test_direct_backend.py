@@ -459,3 +459,33 @@ def test_direct_rewrite_kept_where_staging_is_unsafe():
     pfor = transpile_source(_UNSTAGEABLE, "m.py", backend="pfor")
     assert not pfor.changed
     assert "cannot be staged" in [r.message for r in pfor.plans[0].remarks if r.code == "PF301"][0]
+
+
+def test_derived_induction_variable_keeps_its_final_value():
+    """``c = c + 2`` each iteration: read as ``c + 2k`` inside, ``c + 2*trips`` after the loop."""
+    import numpy as np
+
+    from pforge.runtime.loader import load_module
+
+    source = textwrap.dedent('''
+        import numpy as np
+
+        def f(x, start):
+            """Args:
+              x: [n].
+            """
+            out = np.zeros(x.shape[0])
+            c = start
+            for i in range(1, x.shape[0]):
+                out[i] = x[c % 5] * i
+                c = c + 2
+            return out, c
+    ''')
+    result = transpile_source(source, "m.py")
+    assert result.plans[0].backend == "direct", result.plans[0].remarks
+    assert "c = c + len(range(1, x.shape[0])) * 2" in result.code
+    x = np.arange(7.0)
+    want = load_module("m.py", source=source).f(x, 3)
+    got = load_module("m.py", source=result.code).f(x, 3)
+    np.testing.assert_array_equal(got[0], want[0])
+    assert got[1] == want[1]

@@ -11,7 +11,9 @@ which has no ``vectorized_map``. One module per op family registers its rules in
 from __future__ import annotations
 
 from pforge.transpile.analysis import LoopInfo, ModuleContext
-from pforge.transpile.backends.direct import elementwise, linalg, nn, reductions, shape  # noqa: F401 (registers)
+from pforge.transpile.backends.direct import elementwise, linalg, nn, reductions, shape  # noqa: F401
+
+_FAMILIES = (elementwise, linalg, nn, reductions, shape)  # importing them registers their rules
 from pforge.transpile.backends.direct.core import REGISTRY, Lib, Unsupported
 from pforge.transpile.backends.direct.emitter import DirectRewriter
 from pforge.transpile.backends.pfor import LoopRewrite

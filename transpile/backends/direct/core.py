@@ -231,29 +231,7 @@ class Args:
     def unsupported(self, why: str) -> Unsupported:
         return Unsupported(f"`{self.name}`: {why}")
 
-    def only(self, allowed: set[str], positional: int):
-        """Refuses keywords and extra positionals the rule does not model."""
-        extra = set(self.kw) - allowed
-        if extra or len(self.pos) > positional:
-            what = sorted(extra)[0] if extra else f"argument {positional + 1}"
-            raise self.unsupported(f"`{what}` is not batched by this rule")
-
-    def remaining(self, skip: set[str], positions: set[int]):
-        """Keywords other than ``skip`` and positional nodes other than ``positions``, verbatim."""
-        args = [v.node for i, v in enumerate(self.pos) if i not in positions]
-        kws = {k: v.node for k, v in self.kw.items() if k not in skip}
-        return args, kws
-
-
-def rebuild(call: gast.Call, args, keywords: dict) -> gast.Call:
-    return gast.Call(func=copy.deepcopy(call.func), args=[copy.deepcopy(a) for a in args],
-                     keywords=[gast.keyword(arg=k, value=copy.deepcopy(v)) for k, v in keywords.items()])
-
 
 def batch_axis(axis: int, depth: int) -> int:
     """Shifts a per-iteration axis past the loop axes; negative axes count from the end and stay."""
     return axis + depth if axis >= 0 else axis
-
-
-def unstacked(vals) -> bool:
-    return not any(v.stacked for v in vals if v is not None)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import gast
 
-from pforge.transpile import analysis, templates
+from pforge.transpile import templates
 from pforge.transpile.analysis import LoopInfo, ModuleContext
 from pforge.transpile.backends.direct import core, ranks
 from pforge.transpile.backends.direct.core import Args, Lib, Unsupported, Val, align, const, lift
@@ -87,7 +87,7 @@ class DirectRewriter:
         self.pending: dict[str, list[_Pending]] = {}
         self.consumers: dict[int, str] = {}  # inner collector consumers -> collector name
         self.inner_values: dict[str, Val] = {}
-        self.drop_ids: set[int] = set()
+        self.derived_steps: dict[str, tuple] = {}
         self.ta_drop: list = []
         self.selections: dict[str, tuple[Val, Val]] = {}
         self.ta_replace: dict = {}
@@ -225,9 +225,8 @@ class DirectRewriter:
         self._block(info.body, later, depth)
         self.mask = saved_mask
         self.levels.pop()
-        for name, value in self.env.items():
-            if name not in saved and isinstance(value, Val) and value.depth >= depth:
-                pass  # private to this level: not read after it (the analysis proved it)
+        # Names bound only in this level are private to it (the analysis proved they are not
+        # read after it); names of outer levels keep their updated values.
         self.env = {**saved, **{k: v for k, v in self.env.items() if k in saved}}
 
     def _ragged_range(self, level, space, stop: Val):
@@ -253,9 +252,6 @@ class DirectRewriter:
         """The array whose every row ``range(stop)`` visits (``x.shape[0]``, ``len(x)``, ``n = len(x)``)."""
         if isinstance(stop, gast.Name) and stop.id in self.aliases:
             stop = self.aliases[stop.id]
-        text = gast.unparse(stop).strip()
-        for pattern in ("{}.shape[0]", "len({})", "{a}.shape({})[0]"):
-            pass
         if isinstance(stop, gast.Subscript) and constant_int(stop.slice) == 0:
             base = stop.value
             if isinstance(base, gast.Attribute) and base.attr == "shape" and isinstance(base.value, gast.Name):
@@ -267,7 +263,6 @@ class DirectRewriter:
         if isinstance(stop, gast.Call) and self.ctx.imports.resolve(stop.func) == "builtins.len" \
                 and len(stop.args) == 1 and isinstance(stop.args[0], gast.Name):
             return stop.args[0].id
-        del text
         return None
 
     def _same_length(self, a: str | None, b: str | None) -> bool:
@@ -309,7 +304,8 @@ class DirectRewriter:
                     part = core.subscript(row.node, [gast.Slice(lower=None, upper=None, step=None)] * depth
                                           + [const(k)])
                     self.env[elt.id] = Val(part, row.full, row.rank - 1)
-            self.labels.append(gast.unparse(seq).strip()) if depth == 1 else None
+            if depth == 1:
+                self.labels.append(gast.unparse(seq).strip())
         names = [s.id if isinstance(s, gast.Name) else None for s in seqs]
         if len(seqs) > 1 and not all(self._same_length(names[0], n) for n in names[1:]):
             raise Unsupported("`zip` over sequences pforge cannot prove to have the same length")
@@ -334,11 +330,9 @@ class DirectRewriter:
             raise Unsupported(f"`{name}` steps by a per-iteration amount")
         count = self._iteration_number(level)
         term = count if constant_int(step) == 1 else gast.BinOp(left=count, op=gast.Mult(), right=copy.deepcopy(step))
-        value = Val(gast.BinOp(left=templates.name(name), op=gast.Add(), right=term.node if isinstance(term, Val)
-                               else term), self._ind_val(level.ind).full, 0)
-        self.env[name] = value
-        self._derived_step = getattr(self, "_derived_step", {})
-        self._derived_step[name] = (step, stmt)
+        self.env[name] = Val(gast.BinOp(left=templates.name(name), op=gast.Add(), right=term),
+                             self._ind_val(level.ind).full, 0)
+        self.derived_steps[name] = (step, stmt)
 
     def _iteration_number(self, level) -> gast.expr:
         """``k`` of the current iteration as an array: ``(i - start) // step``."""
@@ -350,14 +344,11 @@ class DirectRewriter:
         return node
 
     def _final_derived(self, name):
-        step, stmt = self._derived_step[name]
-        ind = self.levels[0].ind if self.levels else None
+        step, _ = self.derived_steps[name]
         space = self.info.space
-        args = [a for a in (space.start, space.stop, space.step) if a is not None]
-        trips = templates.expr("len(range(ARGS))", ARGS=gast.Tuple(elts=[copy.deepcopy(a) for a in args], ctx=gast.Load()))
-        trips.args = [copy.deepcopy(a) for a in args]
-        del ind
-        self.out += templates.replace(f"{name} = {name} + TRIPS * STEP", TRIPS=trips, STEP=step)
+        args = [copy.deepcopy(a) for a in (space.start, space.stop, space.step) if a is not None]
+        trips = gast.Call(func=templates.name("range"), args=args, keywords=[])
+        self.out += templates.replace(f"{name} = {name} + len(TRIPS) * STEP", TRIPS=trips, STEP=step)
 
     # -- statements --------------------------------------------------------------------------------
 
@@ -372,7 +363,7 @@ class DirectRewriter:
             return
         if any(stmt is s for s in info_here.derived.values()):
             name = next(n for n, s in info_here.derived.items() if s is stmt)
-            step, _ = self._derived_step[name]
+            step, _ = self.derived_steps[name]
             current = self.env[name]
             self.env[name] = Val(gast.BinOp(left=current.node, op=gast.Add(), right=copy.deepcopy(step)),
                                  current.full, 0)
@@ -1114,8 +1105,6 @@ class DirectRewriter:
             all(v.rank == 0 or _is_newaxis(v.node, self.ctx) for k, v in kinds[lead:] if k == "fixed")
         if lead and levels == sorted(set(levels)) and rest_ok and all(self._safe(kinds[k][1]) for k in range(lead)):
             depth = max(levels)
-            if store and levels != list(range(1, depth + 1)):
-                pass
             parts = []
             for level in range(1, depth + 1):
                 if level in levels:

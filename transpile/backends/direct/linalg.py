@@ -12,9 +12,7 @@ import string
 
 import gast
 
-from pforge.transpile import templates
-from pforge.transpile.backends.direct.core import (Unsupported, Val, align, const, insert_axes,
-                                                   lift, register)
+from pforge.transpile.backends.direct.core import Unsupported, Val, align, const, lift, register
 
 
 def _align_core(lib, vals, cores, what):

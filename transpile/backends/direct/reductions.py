@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gast
 
-from pforge.transpile.backends.direct.core import Unsupported, Val, axis_const, batch_axis, const, register
+from pforge.transpile.backends.direct.core import Unsupported, Val, axis_const, batch_axis, register
 
 _ALL = object()
 
@@ -22,8 +22,6 @@ def _axes(value, rank, what):
             raise Unsupported(f"{what}: `axis` must be an integer or a list of integers")
         if rank is not None and not -rank <= a < rank:
             raise Unsupported(f"{what}: axis {a} is out of range for rank {rank}")
-        if rank is None and a >= 0:
-            pass
     return axes
 
 
@@ -145,10 +143,7 @@ def _convert_norm(b):
     if len(b.pos) == 2:
         b.kw = {**b.kw, "ord": b.pos[1]}
         b.pos = b.pos[:1]
-    result = convert_reduction(b, extra=("ord",))
-    if x.stacked and not axis_given:
-        pass
-    return result
+    return convert_reduction(b, extra=("ord",))
 
 
 @register("tensorflow.math.l2_normalize", "tensorflow.nn.l2_normalize", family="reductions",

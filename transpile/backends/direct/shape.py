@@ -11,8 +11,8 @@ from __future__ import annotations
 import gast
 
 from pforge.transpile import templates
-from pforge.transpile.backends.direct.core import (Unsupported, Val, align, axis_const, batch_axis, const, lift,
-                                                   register, subscript)
+from pforge.transpile.backends.direct.core import (Val, axis_const, batch_axis, const, lift, register,
+                                                   subscript)
 
 
 def _elements(b, what):
