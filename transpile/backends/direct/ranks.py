@@ -35,8 +35,20 @@ _BRACKETS = re.compile(r"\[([^\[\]]*)\]")
 _ARG_LINE = re.compile(r"^(\s*)(\*{0,2}\w+)\s*(\([^)]*\))?\s*:\s*(.*)$")
 
 
+_ARRAY_WORDS = re.compile(r"\b((b?float|u?int|complex|bool)\d*|tensor|array|ndarray|shape)\b", re.I)
+
+
 def _dims_from_text(text: str) -> Shape | None:
+    """``float32 [n, d]`` -> rank 2 with dims ``n, d``; ``scalar`` -> rank 0.
+
+    The bracket must stand alone (``list[int]`` is a type, not a shape) and, unless it opens
+    the text, follow a dtype or the word tensor/array/shape.
+    """
     match = _BRACKETS.search(text)
+    if match is not None:
+        before = text[:match.start()]
+        if (before and not before[-1].isspace()) or (before.strip() and not _ARRAY_WORDS.search(before)):
+            match = None
     if match is None:
         if re.search(r"\bscalar\b", text):
             return Shape(0, ())
