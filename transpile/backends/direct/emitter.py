@@ -1281,8 +1281,7 @@ class DirectRewriter:
             return Val(gast.Call(func=copy.deepcopy(node.func), args=[vals[0].node], keywords=[]), vals[0].full, vals[0].rank)
         if short == "len":
             v = vals[0]
-            return Val(templates.expr(f"V.shape[{v.depth}]", V=v.node) if self.lib.kind == "np" else
-                       templates.expr(f"{self.lib.alias}.shape(V)[{v.depth}]", V=v.node), (), 0)
+            return Val(templates.expr(f"V.shape[{v.depth}]", V=v.node), (), 0, True)  # an int, as len()
         if self.lib.kind == "tf" or self.to_tf:
             raise Unsupported(f"`{short}()` of a tensor")
         if vals[0].rank != 0:
