@@ -489,3 +489,23 @@ def test_derived_induction_variable_keeps_its_final_value():
     got = load_module("m.py", source=result.code).f(x, 3)
     np.testing.assert_array_equal(got[0], want[0])
     assert got[1] == want[1]
+
+
+def test_two_appends_in_one_branch_are_not_a_select():
+    """``if c: out.append(a); out.append(b)`` appends twice per iteration: not ``where(c, a, b)``."""
+    result, plan = _direct('''
+        import numpy as np
+
+        def f(x):
+            """Args:
+              x: [n].
+            """
+            out = []
+            for i in range(x.shape[0]):
+                if x[i] > 0:
+                    out.append(x[i])
+                    out.append(-x[i])
+            return np.array(out)
+    ''')
+    assert not result.changed
+    assert "more than one value" in [r.message for r in plan.remarks if r.code == "PF301"][0]

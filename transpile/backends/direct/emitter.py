@@ -661,13 +661,15 @@ class DirectRewriter:
         saved_env, saved_mask, saved_branch = dict(self.env), self.mask, self.in_branch
         counts = {k: len(v) for k, v in self.pending.items()}
         negated = self._not(test)
-        results = []
+        results, middle = [], {}
         for branch, cond in ((stmt.body, test), (stmt.orelse, negated)):
             self.env = dict(saved_env)
             self.mask = cond if saved_mask is None else self._and(saved_mask, cond)
             self.in_branch = True
             self._block(branch, later, depth)
             results.append(self.env)
+            if not middle:
+                middle = {k: len(v) for k, v in self.pending.items()}
         self.env, self.mask, self.in_branch = dict(saved_env), saved_mask, saved_branch
         then_env, else_env = results
         for name in sorted(set(then_env) | set(else_env)):
@@ -679,8 +681,10 @@ class DirectRewriter:
             (c, x, y), full, rank = align(self.lib, [test, a, b], f"`{name}` merged after the `if`")
             self._bind(name, Val(self.lib.call("where", c.node, x.node, y.node), full, rank), later)
         for name, entries in self.pending.items():
-            new = entries[counts.get(name, 0):]
-            if len(new) == 2 and new[0].mask is not None and new[1].mask is not None:
+            start, mid = counts.get(name, 0), middle.get(name, counts.get(name, 0))
+            then_new, else_new = entries[start:mid], entries[mid:]
+            if len(then_new) == 1 and len(else_new) == 1:  # one append in each branch: a select
+                new = then_new + else_new
                 (c, x, y), full, rank = align(self.lib, [test, new[0].value, new[1].value],
                                               f"the value appended to `{name}`")
                 merged = Val(self.lib.call("where", c.node, x.node, y.node), full, rank)
