@@ -435,7 +435,10 @@ class DirectRewriter:
             if val.stacked:
                 return self._bind(name, val, later)
             if self.in_branch:
-                raise Unsupported(f"line {stmt.lineno}: an invariant assignment under a per-iteration `if`")
+                if _loads(stmt.value) & later or not isinstance(target, gast.Name):
+                    raise Unsupported(f"line {stmt.lineno}: an invariant assignment under a per-iteration `if`")
+                self.env[name] = Val(copy.deepcopy(stmt.value), (), val.rank, val.python)  # merged by the `if`
+                return
             self.out.append(copy.deepcopy(stmt))  # invariant: computed once, as written
             self.env[name] = Val(templates.name(name), (), val.rank, val.python)
             return
@@ -484,7 +487,7 @@ class DirectRewriter:
         if red.op == "mul" and term.python:
             raise Unsupported(f"`{red.name}`: a product of Python integers, which NumPy could overflow")
         depth = len(self.levels)
-        if not term.stacked:
+        if not term.stacked and self.mask is None:
             raise Unsupported(f"`{red.name}`: a reduction term that does not depend on the loop")
         term = lift(self.lib, term, depth)
         if self.mask is not None:
@@ -511,11 +514,19 @@ class DirectRewriter:
             self.out.append(new)
             return
         current = self.env.get(red.name)
-        if not isinstance(current, Val) or not current.stacked or current.depth != k:
+        if not isinstance(current, Val) or (current.stacked and current.depth != k) or (
+                not current.stacked and red.name not in _stores(self.levels[k - 1].info.body)):
             raise Unsupported(f"`{red.name}`: an inner reduction of a value not private to the outer loop")
+        if not current.stacked:  # initialised with an invariant in each outer iteration
+            current = Val(current.node, (False,) * k, current.rank, current.python)
         value = gast.BinOp(left=current.node, op=stmt.op, right=reduced) if isinstance(stmt, gast.AugAssign) \
             else _replace_name(new.value, red.name, current.node)
-        self._bind(red.name, Val(value, current.full, current.rank), set())
+        if current.rank is None or term.rank is None or current.rank > term.rank or (
+                current.stacked and current.rank != term.rank):
+            raise Unsupported(f"`{red.name}`: an inner reduction whose ranks do not line up")
+        full = tuple(a or b for a, b in zip(current.full, term.full[:k]))
+        rank = term.rank
+        self._bind(red.name, Val(value, full, rank), set())
 
     # -- collectors, TensorArrays -------------------------------------------------------------------
 
