@@ -491,10 +491,14 @@ class DirectRewriter:
             raise Unsupported(f"`{red.name}`: a reduction term that does not depend on the loop")
         term = lift(self.lib, term, depth)
         if self.mask is not None:
-            if red.op not in _IDENTITY:
+            if red.op in _IDENTITY:
+                identity = Val(const(_IDENTITY[red.op]), (), 0, True)
+            elif k == 0 and term.rank == 0:
+                # max/min: where the test is false, the running value itself changes nothing
+                identity = Val(templates.name(red.name), (), 0)
+            else:
                 raise Unsupported(f"a conditional `{red.op}` reduction of `{red.name}`")
-            (m, t, z), full, rank = align(self.lib, [self.mask, term, Val(const(_IDENTITY[red.op]), (), 0, True)],
-                                          "a conditional reduction")
+            (m, t, z), full, rank = align(self.lib, [self.mask, term, identity], "a conditional reduction")
             term = Val(self.lib.call("where", m.node, t.node, z.node), full, rank)
         axes = list(range(k, depth))
         if not all(term.full[a] for a in axes):
