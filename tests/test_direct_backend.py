@@ -509,3 +509,26 @@ def test_two_appends_in_one_branch_are_not_a_select():
     ''')
     assert not result.changed
     assert "more than one value" in [r.message for r in plan.remarks if r.code == "PF301"][0]
+
+
+def test_max_reduction_over_an_empty_loop_keeps_the_initial_value():
+    import numpy as np
+
+    from pforge.runtime.loader import load_module
+
+    source = textwrap.dedent('''
+        import numpy as np
+
+        def f(x):
+            """Args:
+              x: [n].
+            """
+            best = -1.0
+            for i in range(x.shape[0]):
+                best = max(best, x[i] * 2)
+            return best
+    ''')
+    result = transpile_source(source, "m.py")
+    assert "initial=best" in result.code
+    for x in (np.zeros(0), np.array([0.5, -3.0, 2.0])):
+        assert load_module("m.py", source=result.code).f(x) == load_module("m.py", source=source).f(x)

@@ -511,6 +511,9 @@ class DirectRewriter:
             reduced = self.lib.call(fn, term.node, axis=const(axes[0] if len(axes) == 1 else axes))
             if self.lib.kind == "np" and len(axes) > 1:
                 reduced.keywords[0].value = gast.Tuple(elts=[const(a) for a in axes], ctx=gast.Load())
+            if self.lib.kind == "np" and red.op in ("max", "min") and k == 0 and term.rank == 0:
+                # an empty loop leaves the running value; NumPy's max of nothing would raise
+                reduced.keywords.append(gast.keyword(arg="initial", value=templates.name(red.name)))
         new = _replace_term(copy.deepcopy(stmt), red.name, reduced)
         if k == 0:
             if self.in_branch and self.mask is None:
