@@ -92,19 +92,20 @@ class FixOutcome:
         return self.result.changed
 
 
-def fix_file(path: str, loops: Container[int], *, unsafe: bool, backend: str | None) -> FixOutcome:
+def fix_file(path: str, loops: Container[int], *, unsafe: bool, backend: str | None,
+             target: str | None = None) -> FixOutcome:
     """Rewrites the loops of ``path`` that start on ``loops`` lines, in memory (nothing written).
 
     Args:
         loops: first lines of the loops to rewrite (the findings left after selection and
             suppression).
         unsafe: also apply rewrites that may change results (``LoopPlan.unsafe``).
-        backend: passed to ``transpile_source``; None for its default.
+        backend, target: passed to ``transpile_source``; None for its defaults.
     Raises:
         SourceError: the file cannot be read or parsed.
     """
     source = read_source(path)
-    options = {} if backend is None else {"backend": backend}
+    options = {key: value for key, value in (("backend", backend), ("target", target)) if value is not None}
     result = transpile_source(source.text, path, unsafe=unsafe, loops=loops, **options)
     left = sum(1 for p in result.plans if p.unsafe and not p.rewritten and p.lineno in loops)
     return FixOutcome(path, result, source.encoding, 0 if unsafe else left)

@@ -193,7 +193,8 @@ def _fix(options, settings, keep, findings, errors, err) -> int:
         if not loops:
             continue
         try:
-            outcome = fix_file(path, loops, unsafe=options.unsafe_fixes, backend=settings.backend)
+            outcome = fix_file(path, loops, unsafe=options.unsafe_fixes, backend=settings.backend,
+                               target=settings.target)
         except (SourceError, ValueError) as exc:
             errors.append((path, str(exc)))
             err.print(f"error: {escape(str(exc))}")
@@ -214,8 +215,9 @@ def _fix(options, settings, keep, findings, errors, err) -> int:
             continue
         err.print(f"Rewriting {escape(path)}")
         try:  # report what is left at its new line numbers
-            again = transpile_source(outcome.result.code, path, **(
-                {} if settings.backend is None else {"backend": settings.backend})).remarks
+            again = transpile_source(outcome.result.code, path, **{
+                key: value for key, value in (("backend", settings.backend), ("target", settings.target))
+                if value is not None}).remarks
         except SourceError:  # not expected: the splice keeps the text valid Python
             again = ()
         findings[path] = keep.findings(path, again, outcome.result.code)

@@ -44,9 +44,42 @@ def _fail(message: str) -> None:
     raise typer.Exit(code=2)
 
 
-def _transpile_file(path: str, backend: str = "pfor") -> tuple[TranspileResult, str]:
+def _transpile_file(path: str, backend: str = "auto", shapes: str | None = None, probe: bool = False,
+                    target: str = "auto") -> tuple[TranspileResult, str]:
+    """Reads and transpiles one file; ``shapes`` is the ``--shapes`` text, ``probe`` runs the file.
+
+    Raises:
+        SourceError, ValueError: bad input or options (printed as one line by the caller).
+    """
+    from pforge.transpile.backends.direct.ranks import parse_shapes_option
+
     source = read_source(path)
-    return transpile_source(source.text, path, backend=backend), source.encoding
+    ranks: dict = {}
+    if probe:
+        ranks.update(_probe(path, source.text))
+    ranks.update(parse_shapes_option(shapes or ""))  # explicit ranks win over probed ones
+    result = transpile_source(source.text, path, backend=backend, shapes=ranks or None, target=target)
+    return result, source.encoding
+
+
+def _probe(path: str, text: str) -> dict:
+    """Ranks of the arguments that the file's example_inputs()/make_inputs() build (runs the file)."""
+    from pforge.runtime.loader import RuntimeLoadError
+    from pforge.runtime.probe import probe_ranks
+
+    try:
+        return probe_ranks(path, text)
+    except (RuntimeLoadError, LookupError) as exc:
+        raise ValueError(f"--probe: {exc}") from None
+    except Exception as exc:  # user code raised while building inputs
+        raise ValueError(f"{path}: --probe: example inputs raised {type(exc).__name__}: {exc}") from None
+
+
+_BACKEND_HELP = ("Code generator: auto (direct when every op has a batching rule and every rank "
+                 "is known, else pfor), direct (batched ops; NumPy loops stay NumPy) or pfor "
+                 "(tf.vectorized_map).")
+_SHAPES_HELP = "Ranks of arrays the source does not declare: NAME=RANK[,NAME=RANK...] (f.x=2 for one function)."
+_PROBE_HELP = "Learn ranks by running the file's example_inputs() (or make_inputs()); this runs the file."
 
 
 @app.command()
@@ -59,7 +92,12 @@ def transpile(
     diff: Annotated[bool, typer.Option("--diff", help="Print a unified diff instead of the code.")] = False,
     check: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1 when FILE would "
                                         "change.")] = False,
-    backend: Annotated[str, typer.Option(help="Code generator: pfor (tf.vectorized_map).")] = "pfor",
+    backend: Annotated[str, typer.Option(help=_BACKEND_HELP)] = "auto",
+    target: Annotated[str, typer.Option(help="Library of the rewritten code: auto (each loop "
+                                        "stays in the library it was written in) or tensorflow "
+                                        "(NumPy loops become tf.experimental.numpy code).")] = "auto",
+    shapes: Annotated[str | None, typer.Option(help=_SHAPES_HELP)] = None,
+    probe: Annotated[bool, typer.Option("--probe", help=_PROBE_HELP)] = False,
 ):
     """Rewrites every independent loop of FILE into vectorized TensorFlow code.
 
@@ -69,7 +107,7 @@ def transpile(
     if sum(bool(x) for x in (output, in_place, diff)) > 1:
         _fail("use only one of -o/--output, --in-place and --diff")
     try:
-        result, encoding = _transpile_file(file, backend)
+        result, encoding = _transpile_file(file, backend, shapes, probe, target)
     except (SourceError, ValueError) as exc:
         _fail(str(exc))
     for plan in result.plans:
@@ -159,13 +197,18 @@ def explain(
     target: Annotated[str, typer.Argument(help="FILE or FILE::FUNC.", show_default=False,
                                           metavar="FILE[::FUNC]")],
     output_format: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+    backend: Annotated[str, typer.Option(help=_BACKEND_HELP)] = "auto",
+    shapes: Annotated[str | None, typer.Option(help=_SHAPES_HELP)] = None,
+    probe: Annotated[bool, typer.Option("--probe", help=_PROBE_HELP)] = False,
 ):
-    """Shows, per loop: iteration space, each name's class, dependences, verdict, backend."""
+    """Shows, per loop: iteration space, each name's class, dependences, verdict, and the
+    backend chosen with the reason (``auto`` falls back to pfor when an op has no batching rule
+    or a rank is unknown, and names it)."""
     path, _, func = target.partition("::")
     if output_format not in ("text", "json"):
         _fail(f"--format must be text or json, not {output_format!r}")
     try:
-        result, _ = _transpile_file(path)
+        result, _ = _transpile_file(path, backend, shapes, probe)
     except (SourceError, ValueError) as exc:
         _fail(str(exc))
     plans = [p for p in result.plans if not func or p.function == func
@@ -185,6 +228,8 @@ def explain(
         done = f"rewritten by the {plan.backend} backend" if plan.rewritten else "left as a loop"
         where = f"{path}:{plan.lineno}" + (f" in {plan.function}" if plan.function else "")
         out.print(f"[bold]{escape(where)}[/bold] ({plan.library}): {verdict}, {done}")
+        if plan.rewritten and plan.backend_note:
+            out.print(f"  backend: {plan.backend}, because {escape(plan.backend_note)}")
         table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
         for column in ("line", "level", "iteration space", "names", "verdict"):
             table.add_column(column)

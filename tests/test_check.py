@@ -442,7 +442,6 @@ def test_gitignore_is_respected_when_walking(tmp_path):
     ('[tool.pforge]\nper-file-ignores = {"a.py" = ["X1"]}\n', "per-file-ignores 'a.py': unknown code 'X1'"),
     ('[tool.pforge]\nbackend = "fast"\n', "backend: expected one of auto, pfor, direct, got 'fast'"),
     ('[tool.pforge]\ntarget = "jax"\n', "target: expected one of auto, tensorflow, got 'jax'"),
-    ('[tool.pforge]\nbackend = "direct"\n', "backend: 'direct' is not available in this version"),
     ('[tool.pforge\n', "not valid TOML"),
 ])
 def test_bad_configuration_exits_2_naming_the_key(tmp_path, config, message):

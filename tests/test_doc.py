@@ -8,3 +8,10 @@ import pforge.transpile
 def test_transpile_docstring_examples():
     failures, tried = doctest.testmod(pforge.transpile)
     assert tried > 0 and failures == 0
+
+
+def test_direct_backend_docstring_examples():
+    from pforge.transpile.backends.direct import ranks
+
+    failures, tried = doctest.testmod(ranks)
+    assert tried > 0 and failures == 0

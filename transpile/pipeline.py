@@ -14,14 +14,18 @@ import gast
 
 from pforge.transpile import staging
 from pforge.transpile.analysis import LoopInfo, ModuleContext, discover
-from pforge.transpile.backends import pfor
+from pforge.transpile.backends import direct, pfor
 from pforge.transpile.frontend import SourceText, check_syntax, decode_source, parse
 from pforge.transpile.naming import Namer, global_names
 from pforge.transpile.plan import LoopPlan, plan_for, unsafe_reason
 from pforge.transpile.remarks import Remark
 from pforge.transpile.splice import Splicer, unparse_lines
 
-BACKENDS = ("pfor",)
+BACKENDS = ("auto", "direct", "pfor")
+TARGETS = ("auto", "tensorflow")
+
+#: what the marker comment says each backend emitted
+_MARKER = {"pfor": "with tf.vectorized_map", "direct": "with batched ops"}
 
 
 @dataclass(frozen=True)
@@ -74,18 +78,27 @@ def analyze_source(source: str | bytes, filename: str = "<string>") -> tuple[Loo
     return transpile_source(source, filename, rewrite=False).plans
 
 
-def transpile_source(source: str | bytes, filename: str = "<string>", *, backend: str = "pfor",
-                     rewrite: bool = True, unsafe: bool = True,
+def transpile_source(source: str | bytes, filename: str = "<string>", *, backend: str = "auto",
+                     rewrite: bool = True, shapes: dict[str, int] | None = None,
+                     target: str = "auto", unsafe: bool = True,
                      loops: Container[int] | None = None) -> TranspileResult:
     """Rewrites every loop pforge proves independent into vectorized TensorFlow code.
 
     Args:
         source: Python source text or bytes (decoded by PEP 263 rules).
         filename: used in messages and remarks.
-        backend: ``"pfor"`` (``tf.vectorized_map``).
+        backend: ``"pfor"`` (``tf.vectorized_map``), ``"direct"`` (batched ops from the rule
+            registry; a TensorFlow loop it cannot batch falls back to pfor, a NumPy loop stays
+            a loop) or ``"auto"`` (direct when every op has a rule and every rank is known,
+            else pfor; the plan says which and why).
         rewrite: False to analyse only.
+        shapes: per-parameter ranks (``{"x": 2}``, or ``{"f.x": 2}`` for one function), as
+            given by ``--shapes`` or probed from ``example_inputs()``.
+        target: ``"auto"``: each loop stays in the library it was written in; ``"tensorflow"``:
+            NumPy loops are rewritten with ``tf.experimental.numpy`` (and ``import tensorflow
+            as tf`` is added when missing), for code moving to the GPU.
         unsafe: False to leave loops whose rewrite may change results (``LoopPlan.unsafe``:
-            a reassociated floating-point reduction) as they are, with a PF301 note.
+            a reassociated floating-point reduction, random draws) as they are, with a PF301 note.
         loops: the first lines of the loops to rewrite (``pforge check --fix`` passes the
             findings that are selected and not suppressed); None rewrites every loop.
     Returns:
@@ -96,6 +109,8 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
     """
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}")
+    if target not in TARGETS:
+        raise ValueError(f"unknown target {target!r}; expected one of {', '.join(TARGETS)}")
     text = decode_source(source, filename)
     if not _may_hold_loop(text.text):
         check_syntax(text)  # still report bad input; ast alone is ~3x cheaper than gast
@@ -106,7 +121,9 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
     loop_units = units(roots)
     rewrites: dict[int, pfor.LoopRewrite] = {}
     notes: dict[int, str] = {}
+    chosen: dict[int, tuple[str, str]] = {}  # id(info) -> (backend, why)
     tf_alias = ctx.imports.alias_for("tensorflow")
+    np_alias = ctx.imports.alias_for("numpy")
     if rewrite:
         reserved = global_names(tree)
         namers: dict[int, Namer] = {}  # one per function: generated names are local to it
@@ -118,16 +135,65 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
                 continue
             scope = info.function if info.function is not None else tree
             namer = namers.setdefault(id(scope), Namer(scope, reserved))
-            try:
-                # A TensorFlow loop implies the module imports tensorflow under some alias.
-                rewrites[id(info)] = pfor.rewrite_loop(ctx, info, namer, tf_alias or "tf")
-            except pfor.Unsupported as exc:
-                notes[id(info)] = str(exc)
-        _drop_unstageable(ctx, loop_units, rewrites, notes)
-    code = _splice(text, ctx, loop_units, rewrites, tf_alias) if rewrites else text.text
-    plans = tuple(plan_for(info, rewrites.get(id(info)), notes.get(id(info)), backend)
+            if target == "tensorflow" and info.library in ("numpy", "python"):
+                _move_to_tensorflow(ctx, info, namer, tf_alias, shapes, rewrites, notes, chosen)
+            else:
+                _rewrite_unit(ctx, info, namer, backend, tf_alias, np_alias, shapes, rewrites, notes, chosen)
+        unstaged = _drop_unstageable(ctx, loop_units, rewrites, notes, chosen)
+    else:
+        unstaged = set()
+    code = _splice(text, ctx, loop_units, rewrites, tf_alias, chosen, target, unstaged) if rewrites else text.text
+    plans = tuple(plan_for(info, rewrites.get(id(info)), notes.get(id(info)),
+                           chosen.get(id(info), (backend, ""))[0], chosen.get(id(info), ("", ""))[1])
                   for info in loop_units)
     return TranspileResult(filename, text.text, code, plans)
+
+
+def _move_to_tensorflow(ctx, info, namer, tf_alias, shapes, rewrites, notes, chosen):
+    """``--target tensorflow``: a NumPy loop becomes ``tf.experimental.numpy`` batched code."""
+    if tf_alias is None and "tf" in global_names(ctx.tree):
+        notes[id(info)] = "--target tensorflow: the name `tf` is taken in this module"
+        return
+    try:
+        rewrites[id(info)] = direct.rewrite_loop(ctx, info, namer, tf_alias or "tf", None, shapes,
+                                                 to_tensorflow=True)
+        chosen[id(info)] = ("direct", "--target tensorflow: the NumPy loop is written with "
+                                      "tf.experimental.numpy")
+    except direct.Unsupported as exc:
+        notes[id(info)] = f"--target tensorflow: the direct backend cannot batch it: {exc}"
+
+
+def _rewrite_unit(ctx, info, namer, backend, tf_alias, np_alias, shapes, rewrites, notes, chosen):
+    """Rewrites one loop unit with the chosen backend, falling back as DESIGN.md says.
+
+    ``auto`` and ``direct`` try the rule registry first; a TensorFlow loop it cannot batch goes
+    to pfor (the reason is kept for ``explain``), a NumPy loop stays a loop with a PF301 note
+    naming the op.
+    """
+    why_not_direct = None
+    if info.form != "loop" and info.library != "tensorflow":
+        notes[id(info)] = f"a {info.form} over NumPy values is not rewritten (only TensorFlow ones are)"
+        return
+    if info.form != "loop" and backend != "pfor":
+        why_not_direct = f"a {info.form} is rewritten with tf.vectorized_map"
+    elif backend in ("auto", "direct"):
+        try:
+            rewrites[id(info)] = direct.rewrite_loop(ctx, info, namer, tf_alias, np_alias, shapes)
+            chosen[id(info)] = ("direct", "every op has a batching rule and every rank is known")
+            return
+        except direct.Unsupported as exc:
+            why_not_direct = str(exc)
+        if info.library != "tensorflow":
+            notes[id(info)] = f"the direct backend cannot batch it: {why_not_direct}"
+            return
+    try:
+        # A TensorFlow loop implies the module imports tensorflow under some alias.
+        rewrites[id(info)] = pfor.rewrite_loop(ctx, info, namer, tf_alias or "tf")
+        why = f"direct backend: {why_not_direct}" if why_not_direct else "--backend pfor"
+        chosen[id(info)] = ("pfor", why)
+    except pfor.Unsupported as exc:
+        notes[id(info)] = str(exc) if why_not_direct is None else \
+            f"{exc} (and the direct backend: {why_not_direct})"
 
 
 _LOOP_KEYWORD = re.compile(r"\b(for|while|map_fn)\b")
@@ -138,13 +204,20 @@ def _may_hold_loop(text: str) -> bool:
     return _LOOP_KEYWORD.search(text) is not None
 
 
-def _drop_unstageable(ctx, loop_units, rewrites, notes):
-    """Keeps rewrites only in functions that can be staged, so the vectorized code is traced once."""
+def _drop_unstageable(ctx, loop_units, rewrites, notes, chosen) -> set[int]:
+    """Keeps pfor rewrites only in functions that can be staged, so ``tf.vectorized_map`` is
+    traced once; batched ops from the direct backend are fast eagerly too, so they stay.
+
+    Returns:
+        ``id`` of each function that must not be decorated with ``tf.function``.
+    """
+    unstaged: set[int] = set()
     by_function: dict[int, list[LoopInfo]] = {}
     for info in loop_units:
         by_function.setdefault(id(info.function), []).append(info)
     for infos in by_function.values():
-        done = [i for i in infos if id(i) in rewrites]
+        # NumPy loops rewritten with NumPy need no staging; only TensorFlow rewrites do.
+        done = [i for i in infos if id(i) in rewrites and i.library == "tensorflow"]
         if not done:
             continue
         fdef = done[0].function
@@ -153,13 +226,23 @@ def _drop_unstageable(ctx, loop_units, rewrites, notes):
         kept = [i for i in infos if id(i) not in rewrites]
         reason = staging.stage_blocker(ctx, fdef, [i.node for i in done], kept)
         if reason:
+            unstaged.add(id(fdef))
             for info in done:
+                if chosen.get(id(info), ("pfor", ""))[0] == "direct":
+                    continue
                 del rewrites[id(info)]
+                chosen.pop(id(info), None)
                 notes[id(info)] = f"the enclosing function cannot be staged with tf.function: {reason}"
+    return unstaged
 
 
-def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias) -> str:
+def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias, chosen, target="auto",
+            unstaged=frozenset()) -> str:
     splicer = Splicer(text)
+    if target == "tensorflow" and tf_alias is None:
+        imports = [s for s in ctx.tree.body if isinstance(s, (gast.Import, gast.ImportFrom))]
+        first = imports[0].lineno if imports else ctx.tree.body[0].lineno
+        splicer.insert_line_before(first, "import tensorflow as tf")
     staged: set[int] = set()
     for info in loop_units:
         result = rewrites.get(id(info))
@@ -167,8 +250,9 @@ def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias
             continue
         last = info.node.end_lineno
         span = f"line {info.lineno}" if info.lineno == last else f"lines {info.lineno}-{last}"
-        comment = f"# pforge: vectorized loop (was {span}: {result.pattern}) with tf.vectorized_map"
-        if result.anchor is None:
+        marker = _MARKER[chosen.get(id(info), ("pfor", ""))[0]]
+        comment = f"# pforge: vectorized loop (was {span}: {result.pattern}) {marker}"
+        if getattr(result, "anchor", None) is None:
             splicer.replace_statement(info.node, [comment] + unparse_lines(result.stmts))
         elif result.stmts:  # a comprehension: its statement is rebuilt around the batched value
             splicer.replace_statement(result.anchor, [comment] + unparse_lines(result.stmts))
@@ -179,7 +263,10 @@ def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias
         for node in _consumers(ctx, result):
             splicer.replace_expression(node, unparse_lines([gast.Expr(value=result.replace[id(node)])])[0])
         fdef = info.function
-        if fdef is not None and id(fdef) not in staged and not staging.is_staged(ctx, fdef):
+        if info.library != "tensorflow":
+            continue
+        if fdef is not None and id(fdef) not in staged and id(fdef) not in unstaged \
+                and not staging.is_staged(ctx, fdef):
             staged.add(id(fdef))
             splicer.insert_line_before(fdef.lineno, f"@{tf_alias}.function")
     return splicer.apply()

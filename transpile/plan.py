@@ -55,6 +55,8 @@ class LoopPlan:
             product reassociated), or None when the rewrite computes the same values. Only
             set on vectorizable loops; ``pforge check --fix`` applies unsafe rewrites only
             with ``--unsafe-fixes``.
+        backend_note: why that backend was chosen (``auto`` falls back to pfor when an op has
+            no batching rule or a rank is unknown, and says which).
     """
 
     lineno: int
@@ -69,6 +71,7 @@ class LoopPlan:
     remarks: tuple[Remark, ...]
     levels: tuple[LevelPlan, ...]
     unsafe: str | None = None
+    backend_note: str = ""
 
 
 def level_verdict(info: LoopInfo) -> str:
@@ -98,9 +101,8 @@ def pattern_remark(info: LoopInfo, rewrite_pattern: str | None, backend: str | N
     else:
         code, what = "PF101", "map"
     outputs = _outputs(info)
-    how = "pfor backend (tf.vectorized_map)" if backend else (
-        "NumPy loop; rewriting needs the direct backend" if info.library in ("numpy", "python")
-        else "not rewritten")
+    how = {"pfor": "pfor backend (tf.vectorized_map)", "direct": "direct backend (batched ops)"}.get(
+        backend or "", "not rewritten")
     detail = rewrite_pattern or f"{info.space.describe()}{'; ' + outputs if outputs else ''}"
     return Remark(code, f"loop can be vectorized ({what}): {detail} [{how}]",
                   info.lineno, info.node.col_offset + 1)
@@ -149,7 +151,7 @@ def _integer_term(update) -> bool:
     return (isinstance(value, gast.Constant) and type(value.value) is int)
 
 
-def plan_for(info: LoopInfo, rewrite, note: str | None, backend: str) -> LoopPlan:
+def plan_for(info: LoopInfo, rewrite, note: str | None, backend: str, backend_note: str = "") -> LoopPlan:
     """Freezes the analysis of a loop unit and what the backend did into a plan."""
     levels = []
     for level in info.walk():
@@ -172,4 +174,5 @@ def plan_for(info: LoopInfo, rewrite, note: str | None, backend: str) -> LoopPla
                     info.library, info.vectorizable, rewrite is not None,
                     backend if rewrite is not None else None,
                     rewrite.pattern if rewrite else _outputs(info), tuple(remarks), tuple(levels),
-                    unsafe_reason(info) if info.vectorizable else None)
+                    unsafe_reason(info) if info.vectorizable else None,
+                    backend_note if rewrite is not None else "")

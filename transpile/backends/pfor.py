@@ -61,8 +61,8 @@ def rewrite_loop(ctx: ModuleContext, info: LoopInfo, namer: Namer, tf: str) -> L
         Unsupported: the loop needs a construct this backend does not emit.
     """
     if info.library != "tensorflow":
-        raise Unsupported("a NumPy or plain-Python loop; rewriting it needs the direct backend, "
-                          "which is not available yet")
+        raise Unsupported("a NumPy or plain-Python loop; tf.vectorized_map cannot run it, it needs "
+                          "the direct backend (--backend auto or direct)")
     if info.form == "tf.map_fn":
         return _map_fn(ctx, info, tf)
     if info.form != "loop" and info.form != "list comprehension":

@@ -1,0 +1,534 @@
+"""The direct backend: generated code for the traps, rank sources, fallbacks and the CLI options."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+from typer.testing import CliRunner
+
+from pforge.cli.main import app
+from pforge.transpile import transpile_source
+from pforge.transpile.backends.direct.ranks import parse_shapes_option
+
+
+def _direct(source, **options):
+    result = transpile_source(textwrap.dedent(source), "m.py", backend=options.pop("backend", "direct"), **options)
+    return result, result.plans[0]
+
+
+def _loop_code(code):
+    return [line.strip() for line in code.splitlines() if line.startswith("    ") and "pforge:" not in line]
+
+
+def test_design_example_reads_like_hand_batched_code():
+    """DESIGN.md's dense+relu example, word for word."""
+    result, plan = _direct('''
+        import tensorflow as tf
+
+        def dense_relu(x, w, b):
+            """Dense + relu.
+
+            Args:
+              x: float32 [batch, features].
+              w: float32 [features, units].
+              b: float32 [units].
+            """
+            outs = []
+            for i in range(x.shape[0]):
+                h = tf.linalg.matvec(w, x[i], transpose_a=True) + b
+                outs.append(tf.nn.relu(h))
+            return tf.stack(outs)
+    ''')
+    assert plan.backend == "direct"
+    assert "@tf.function" in result.code
+    assert "    h = tf.linalg.matmul(x, w) + b\n    outs = tf.nn.relu(h)\n    return outs\n" in result.code
+    assert "# pforge: vectorized loop (was lines 13-15: map over x, collector outs) with batched ops" in result.code
+
+
+def test_per_row_scalar_meets_row_on_the_right_axis():
+    """A per-row scalar times the row: the scalar gets a new axis after the loop axis (not [n] * [n, d])."""
+    result, _ = _direct('''
+        import numpy as np
+
+        def f(x):
+            """Args:
+              x: [n, d].
+            """
+            out = []
+            for i in range(x.shape[0]):
+                out.append(x[i] * np.sum(x[i]))
+            return np.stack(out)
+    ''')
+    assert "out = x * np.sum(x, axis=-1)[:, np.newaxis]" in result.code
+
+
+def test_invariant_of_higher_rank_expands_the_stacked_operand():
+    """``x[i]`` [d] minus invariant ``c`` [k, d] is [k, d] per row: ``x`` becomes [n, 1, d]."""
+    result, _ = _direct('''
+        import numpy as np
+
+        def f(x, c):
+            """Args:
+              x: [n, d].
+              c: [k, d].
+            """
+            out = []
+            for i in range(x.shape[0]):
+                out.append(np.abs(x[i] - c))
+            return np.stack(out)
+    ''')
+    assert "out = np.abs(x[:, np.newaxis] - c)" in result.code
+
+
+def test_numpy_output_has_no_tensorflow():
+    result, plan = _direct('''
+        import numpy as np
+
+        def f(x, w):
+            """Args:
+              x: [n, d].
+              w: [d, k].
+            """
+            out = np.zeros((x.shape[0], w.shape[1]))
+            for i in range(x.shape[0]):
+                out[i] = np.tanh(x[i] @ w)
+            return out
+    ''', backend="auto")
+    assert plan.backend == "direct"
+    assert "tf." not in result.code and "@" in result.code
+    assert "out[:x.shape[0]] = np.tanh(x @ w)" in result.code
+
+
+def test_python_list_is_converted_before_batching():
+    """``xs[i] * 2`` on a list would repeat it; the rewrite converts the list first."""
+    result, plan = _direct('''
+        import numpy as np
+
+        def f(xs):
+            out = []
+            for k in range(len(xs)):
+                out.append(xs[k] * 2)
+            return np.array(out)
+    ''', shapes={"f.xs": ("sequence", 1)})
+    assert plan.backend == "direct"
+    assert "out = np.asarray(xs) * 2" in result.code
+
+
+def test_unknown_rank_falls_back_to_pfor_and_says_why():
+    source = '''
+        import tensorflow as tf
+
+        def f(x, c):
+            out = []
+            for i in range(x.shape[0]):
+                out.append(x[i] * c)
+            return tf.stack(out)
+    '''
+    result, plan = _direct(source, backend="auto")
+    assert plan.backend == "pfor"
+    assert "rank" in plan.backend_note and "tf.vectorized_map(" in result.code
+    result, plan = _direct(source, backend="auto", shapes={"x": 2, "c": 1})
+    assert plan.backend == "direct" and "out = x * c" in result.code
+
+
+def test_numpy_loop_without_a_rule_stays_a_loop_naming_the_op():
+    result, plan = _direct('''
+        import numpy as np
+
+        def f(x):
+            """Args:
+              x: [n, d].
+            """
+            out = []
+            for i in range(x.shape[0]):
+                out.append(np.linalg.svd(x[i])[1])
+            return np.stack(out)
+    ''')
+    assert not result.changed
+    notes = [r.message for r in plan.remarks if r.code == "PF301"]
+    assert notes and "numpy.linalg.svd" in notes[0]
+
+
+def test_zip_of_arrays_of_unproven_equal_length_is_not_batched():
+    """``zip`` stops at the shorter array; batching two arrays of different lengths would not."""
+    source = '''
+        import tensorflow as tf
+
+        def f(x, y):
+            """Args:
+              x: float32 [n, d].
+              y: float32 [SIZE, d].
+            """
+            out = []
+            for a, b in zip(x, y):
+                out.append(a + b)
+            return tf.stack(out)
+    '''
+    _, plan = _direct(source, backend="auto")
+    assert plan.backend == "pfor" and "same length" in plan.backend_note
+    _, plan = _direct(source.replace("SIZE", "n"), backend="auto")
+    assert plan.backend == "direct"
+
+
+@pytest.mark.parametrize("header,expected", [
+    ('def f(x: Float[tf.Tensor, "n d"], v: Float[tf.Tensor, "d"]):', "direct"),
+    ("def f(x: tf.Tensor,  # [n, d]\n      v: tf.Tensor):  # [d]", "direct"),
+    ("@tf.function(input_signature=[tf.TensorSpec([None, 3]), tf.TensorSpec([3])])\ndef f(x, v):", "direct"),
+    ("def f(x, v):", "pfor"),
+], ids=["jaxtyping", "comment", "input_signature", "none"])
+def test_rank_sources(header, expected):
+    source = ("import tensorflow as tf\nfrom jaxtyping import Float\n\n" + header + "\n"
+              "    out = []\n    for i in range(x.shape[0]):\n        out.append(x[i] - v)\n"
+              "    return tf.stack(out)\n")
+    plan = transpile_source(source, "m.py").plans[0]
+    assert plan.backend == expected, plan.backend_note
+
+
+def test_shapes_option_parses_and_rejects():
+    assert parse_shapes_option("x=2, f.w=1") == {"x": 2, "f.w": 1}
+    with pytest.raises(ValueError, match="NAME=RANK"):
+        parse_shapes_option("x=two")
+
+
+def test_filter_and_reduction_under_if():
+    result, plan = _direct('''
+        import numpy as np
+
+        def f(x, t):
+            """Args:
+              x: [n, d].
+              t: scalar.
+            """
+            total = 0.0
+            kept = []
+            for i in range(x.shape[0]):
+                if np.max(x[i]) > t:
+                    kept.append(x[i] * 2)
+                    total += np.sum(x[i])
+            return np.array(kept), total
+    ''')
+    code = _loop_code(result.code)
+    assert "total += np.sum(np.where(np.max(x, axis=-1) > t, np.sum(x, axis=-1), 0), axis=0)" in code
+    assert "kept = (x * 2)[np.max(x, axis=-1) > t]" in code
+
+
+def test_generated_numpy_code_matches_the_loop(tf):
+    import numpy as np
+
+    from pforge.runtime.loader import load_module
+
+    source = textwrap.dedent('''
+        import numpy as np
+
+        def f(x, t):
+            """Args:
+              x: [n, d].
+              t: scalar.
+            """
+            total = 0.0
+            kept = []
+            for i in range(x.shape[0]):
+                if np.max(x[i]) > t:
+                    kept.append(x[i] * 2)
+                    total += np.sum(x[i])
+            return np.array(kept), total
+    ''')
+    result = transpile_source(source, "m.py")
+    assert result.changed
+    x = np.random.default_rng(0).standard_normal((20, 5))
+    want = load_module("m.py", source=source).f(x, 1.0)
+    got = load_module("m.py", source=result.code).f(x, 1.0)
+    np.testing.assert_allclose(got[0], want[0])
+    np.testing.assert_allclose(got[1], want[1])
+
+
+# -- CLI ---------------------------------------------------------------------------------------------
+
+runner = CliRunner()
+
+
+def _write(tmp_path, text, name="m.py"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return str(path)
+
+
+_NUMPY_NO_RANKS = '''
+    import numpy as np
+
+    def original(xs, ys):
+        out = np.empty((xs.shape[0], ys.shape[0]))
+        for a in range(xs.shape[0]):
+            for b in range(ys.shape[0]):
+                out[a, b] = np.sum(xs[a] * ys[b])
+        return out
+
+    def make_inputs(seed=0):
+        rng = np.random.default_rng(seed)
+        return (rng.random((2, 3)), rng.random((4, 3)))
+'''
+
+
+def test_cli_transpile_shapes_and_probe(tmp_path):
+    path = _write(tmp_path, _NUMPY_NO_RANKS)
+    plain = runner.invoke(app, ["transpile", path])
+    assert plain.exit_code == 0 and "for a in range" in plain.stdout and "PF301" in plain.stderr
+    given = runner.invoke(app, ["transpile", path, "--shapes", "xs=2,ys=2"])
+    assert given.exit_code == 0
+    assert "np.sum(xs[:, np.newaxis] * ys[np.newaxis], axis=-1)" in given.stdout
+    probed = runner.invoke(app, ["transpile", path, "--probe"])
+    assert probed.exit_code == 0 and probed.stdout == given.stdout
+
+
+def test_cli_bad_options_exit_2(tmp_path):
+    path = _write(tmp_path, _NUMPY_NO_RANKS)
+    bad = runner.invoke(app, ["transpile", path, "--shapes", "xs"])
+    assert bad.exit_code == 2 and "NAME=RANK" in bad.stderr
+    bad = runner.invoke(app, ["transpile", path, "--backend", "fast"])
+    assert bad.exit_code == 2 and "unknown backend" in bad.stderr
+    bad = runner.invoke(app, ["transpile", path, "--target", "jax"])
+    assert bad.exit_code == 2 and "unknown target" in bad.stderr
+    nothing = _write(tmp_path, "def f(x):\n    for i in x:\n        pass\n", "n.py")
+    bad = runner.invoke(app, ["transpile", nothing, "--probe"])
+    assert bad.exit_code == 2 and "example_inputs" in bad.stderr
+
+
+def test_cli_explain_shows_backend_and_reason(tmp_path):
+    path = _write(tmp_path, '''
+        import tensorflow as tf
+
+        def f(x, c):
+            out = []
+            for i in range(x.shape[0]):
+                out.append(x[i] * c)
+            return tf.stack(out)
+    ''')
+    text = runner.invoke(app, ["explain", path])
+    assert text.exit_code == 0
+    assert "rewritten by the pfor backend" in text.stdout and "because direct backend" in text.stdout
+    data = json.loads(runner.invoke(app, ["explain", path, "--format", "json", "--shapes", "x=2,c=0"]).stdout)
+    assert data[0]["backend"] == "direct"
+    assert "batching rule" in data[0]["backend_note"]
+
+
+_TRAPS = {
+    "or_of_numbers": ('''
+        def f(x):
+            """Args:
+              x: [n].
+            """
+            found = 0
+            for i in range(x.shape[0]):
+                found = found or x[i]
+            return found
+    ''', False),
+    "python_int_product": ('''
+        def f(x):
+            """Args:
+              x: [n].
+            """
+            p = 1
+            for i in range(1, 40):
+                p *= i
+            return p
+    ''', False),
+    "update_repeated_along_inner_loop": ('''
+        def f(x):
+            """Args:
+              x: [n].
+            """
+            out = np.zeros(x.shape[0])
+            for i in range(x.shape[0]):
+                for j in range(3):
+                    out[i] += 1
+            return out
+    ''', None),
+    "concatenated_rows": ('''
+        def f(x):
+            """Args:
+              x: [n, d].
+            """
+            outs = []
+            for i in range(x.shape[0]):
+                outs.append(x[i] * 2)
+            return np.concatenate(outs)
+    ''', True),
+    "diagonal": ('''
+        def f(w):
+            """Args:
+              w: [n, n].
+            """
+            out = np.zeros(w.shape[0])
+            for i in range(w.shape[0]):
+                out[i] = w[i, i]
+            return out
+    ''', True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_TRAPS))
+def test_traps_are_batched_correctly_or_not_at_all(name):
+    """Each trap is either rewritten and numerically equal, or left as a loop (``expect`` None: either)."""
+    import numpy as np
+
+    from pforge.runtime.loader import load_module
+
+    body, expect = _TRAPS[name]
+    source = "import numpy as np\n" + textwrap.dedent(body)
+    result = transpile_source(source, "m.py", backend="direct")
+    if expect is not None:
+        assert result.changed == expect, result.code
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 3, 6).astype(float) if name != "diagonal" else rng.standard_normal((4, 4))
+    if name == "concatenated_rows":
+        x = rng.standard_normal((5, 3))
+    want = load_module("m.py", source=source).f(x)
+    got = load_module("m.py", source=result.code).f(x)
+    assert type(want) is type(got) or isinstance(want, np.ndarray) == isinstance(got, np.ndarray)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+_NUMPY_MAP = '''
+import numpy as np
+
+def f(x, w):
+    """Args:
+      x: [n, d].
+      w: [d, k].
+    """
+    out = []
+    total = 0.0
+    for i in range(x.shape[0]):
+        h = np.tanh(x[i] @ w)
+        out.append(h / np.sum(h))
+        total += np.max(x[i])
+    return np.stack(out), total
+'''
+
+
+def test_target_tensorflow_moves_numpy_loops_to_tensorflow(tf):
+    import numpy as np
+
+    from pforge.runtime.loader import load_module
+
+    result = transpile_source(_NUMPY_MAP, "m.py", target="tensorflow")
+    assert "\nimport tensorflow as tf\nimport numpy as np\n" in result.code
+    loop = "\n".join(_loop_code(result.code))
+    assert "tf.experimental.numpy.tanh(x @ w)" in loop and "np." not in loop
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((6, 3)), rng.standard_normal((3, 4))
+    want = load_module("m.py", source=_NUMPY_MAP).f(x, w)
+    got = load_module("m.py", source=result.code).f(x, w)
+    assert isinstance(got[0], tf.Tensor)
+    np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=1e-6)
+    np.testing.assert_allclose(float(got[1]), want[1], rtol=1e-6)
+    assert transpile_source(_NUMPY_MAP, "m.py").code.count("tf.") == 0  # target auto keeps NumPy
+
+
+def test_target_tensorflow_leaves_item_assignment_loops():
+    source = _NUMPY_MAP.replace("out = []", "out = np.zeros((x.shape[0], w.shape[1]))").replace(
+        "out.append(h / np.sum(h))", "out[i] = h").replace("np.stack(out)", "out")
+    result = transpile_source(source, "m.py", target="tensorflow")
+    assert not result.changed
+    notes = [r.message for r in result.plans[0].remarks if r.code == "PF301"]
+    assert notes and "--target tensorflow" in notes[0] and "item assignment" in notes[0]
+
+
+_UNSTAGEABLE = '''
+import tensorflow as tf
+
+def f(x):
+    """Args:
+      x: float32 [n, d].
+    """
+    out = []
+    for i in range(x.shape[0]):
+        out.append(tf.nn.relu(x[i]))
+    print("done")
+    return tf.stack(out)
+'''
+
+
+def test_direct_rewrite_kept_where_staging_is_unsafe():
+    """``print`` after the loop forbids tf.function; batched ops need none, vectorized_map does."""
+    direct = transpile_source(_UNSTAGEABLE, "m.py")
+    assert direct.plans[0].backend == "direct" and "@tf.function" not in direct.code
+    assert "out = tf.nn.relu(x)" in direct.code
+    pfor = transpile_source(_UNSTAGEABLE, "m.py", backend="pfor")
+    assert not pfor.changed
+    assert "cannot be staged" in [r.message for r in pfor.plans[0].remarks if r.code == "PF301"][0]
+
+
+def test_derived_induction_variable_keeps_its_final_value():
+    """``c = c + 2`` each iteration: read as ``c + 2k`` inside, ``c + 2*trips`` after the loop."""
+    import numpy as np
+
+    from pforge.runtime.loader import load_module
+
+    source = textwrap.dedent('''
+        import numpy as np
+
+        def f(x, start):
+            """Args:
+              x: [n].
+            """
+            out = np.zeros(x.shape[0])
+            c = start
+            for i in range(1, x.shape[0]):
+                out[i] = x[c % 5] * i
+                c = c + 2
+            return out, c
+    ''')
+    result = transpile_source(source, "m.py")
+    assert result.plans[0].backend == "direct", result.plans[0].remarks
+    assert "c = c + len(range(1, x.shape[0])) * 2" in result.code
+    x = np.arange(7.0)
+    want = load_module("m.py", source=source).f(x, 3)
+    got = load_module("m.py", source=result.code).f(x, 3)
+    np.testing.assert_array_equal(got[0], want[0])
+    assert got[1] == want[1]
+
+
+def test_two_appends_in_one_branch_are_not_a_select():
+    """``if c: out.append(a); out.append(b)`` appends twice per iteration: not ``where(c, a, b)``."""
+    result, plan = _direct('''
+        import numpy as np
+
+        def f(x):
+            """Args:
+              x: [n].
+            """
+            out = []
+            for i in range(x.shape[0]):
+                if x[i] > 0:
+                    out.append(x[i])
+                    out.append(-x[i])
+            return np.array(out)
+    ''')
+    assert not result.changed
+    assert "more than one value" in [r.message for r in plan.remarks if r.code == "PF301"][0]
+
+
+def test_max_reduction_over_an_empty_loop_keeps_the_initial_value():
+    import numpy as np
+
+    from pforge.runtime.loader import load_module
+
+    source = textwrap.dedent('''
+        import numpy as np
+
+        def f(x):
+            """Args:
+              x: [n].
+            """
+            best = -1.0
+            for i in range(x.shape[0]):
+                best = max(best, x[i] * 2)
+            return best
+    ''')
+    result = transpile_source(source, "m.py")
+    assert "initial=best" in result.code
+    for x in (np.zeros(0), np.array([0.5, -3.0, 2.0])):
+        assert load_module("m.py", source=result.code).f(x) == load_module("m.py", source=source).f(x)

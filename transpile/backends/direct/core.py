@@ -1,0 +1,237 @@
+"""Batched values, the batching-rule registry and the helpers rules share.
+
+Vocabulary from pfor (Agarwal & Ganichev, arXiv:1903.04243; TensorFlow's
+``tensorflow/python/ops/parallel_for/pfor.py``): a *stacked* value carries leading loop axes,
+one per enclosing vectorized loop level (axis 0 is the outermost level); an *unstacked* value
+is loop-invariant and keeps its own shape. A stacked value may have size 1 on a loop axis it
+does not vary along (``vec[:, None]`` in a two-level nest), so broadcasting does the rest.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field, replace
+from typing import Callable
+
+import gast
+
+from pforge.transpile import templates
+
+
+class Unsupported(Exception):
+    """No batching rule (or no known rank) for an op: the loop falls back; the message names the op."""
+
+
+@dataclass(frozen=True)
+class Val:
+    """One value of the loop body in batched form.
+
+    Attributes:
+        node: the batched expression.
+        full: one flag per loop axis: True where the value varies along that loop level (the
+            axis has the trip count), False where it has size 1. ``()`` means unstacked.
+        rank: the per-iteration rank (the rank of the value in one iteration), None if unknown.
+        python: the value is a Python scalar or other non-array value (rank 0, no dtype).
+    """
+
+    node: gast.expr
+    full: tuple[bool, ...] = ()
+    rank: int | None = None
+    python: bool = False
+    fused: tuple | None = None  # (reduction, call over every axis) when this is a whole reduction
+
+    @property
+    def depth(self) -> int:
+        return len(self.full)
+
+    @property
+    def stacked(self) -> bool:
+        return bool(self.full)
+
+    def with_node(self, node, **changes) -> "Val":
+        return replace(self, node=node, **changes)
+
+
+@dataclass
+class Lib:
+    """Names of the library the generated code calls (``tf`` or ``np``) and its flavour."""
+
+    kind: str  # "tf" or "np"
+    alias: str
+
+    def fn(self, name: str) -> gast.expr:
+        return templates.expr(f"{self.alias}.{name}")
+
+    def call(self, name: str, *args, **kwargs) -> gast.Call:
+        return gast.Call(func=self.fn(name), args=[_as_node(a) for a in args],
+                         keywords=[gast.keyword(arg=k, value=_as_node(v)) for k, v in kwargs.items()])
+
+    @property
+    def newaxis(self) -> gast.expr:
+        return self.fn("newaxis")
+
+
+def _as_node(value):
+    if isinstance(value, gast.AST):
+        return copy.deepcopy(value)
+    if isinstance(value, (list, tuple)):
+        return gast.List(elts=[_as_node(v) for v in value], ctx=gast.Load())
+    return gast.Constant(value=value, kind=None)
+
+
+def const(value) -> gast.expr:
+    return _as_node(value)
+
+
+def axis_const(lib: "Lib", axis) -> gast.expr:
+    """An ``axis`` argument: a list for TensorFlow, a tuple for NumPy (which rejects lists)."""
+    if isinstance(axis, (list, tuple)):
+        elts = [const(a) for a in axis]
+        return gast.Tuple(elts=elts, ctx=gast.Load()) if lib.kind == "np" else gast.List(elts=elts, ctx=gast.Load())
+    return const(axis)
+
+
+def _colon():
+    return gast.Slice(lower=None, upper=None, step=None)
+
+
+def subscript(node, parts) -> gast.expr:
+    index = parts[0] if len(parts) == 1 else gast.Tuple(elts=list(parts), ctx=gast.Load())
+    return gast.Subscript(value=copy.deepcopy(node), slice=index, ctx=gast.Load())
+
+
+def insert_axes(lib: Lib, val: Val, position: int, count: int) -> gast.expr:
+    """``X[:, ..., newaxis, ...]``: ``count`` new axes at ``position`` (rank need not be known)."""
+    if count <= 0:
+        return val.node
+    return subscript(val.node, [_colon() for _ in range(position)] + [lib.newaxis for _ in range(count)])
+
+
+def lift(lib: Lib, val: Val, depth: int) -> Val:
+    """A value of an outer level seen at a deeper level: size-1 axes for the inner loop levels."""
+    if not val.stacked or val.depth >= depth:
+        return val
+    node = insert_axes(lib, val, val.depth, depth - val.depth)
+    return Val(node, val.full + (False,) * (depth - val.depth), val.rank, val.python)
+
+
+def align(lib: Lib, vals: list[Val], what: str) -> tuple[list[Val], tuple[bool, ...], int]:
+    """Makes operands broadcast as they did in one iteration (pfor's ``_inputs_with_flattening``).
+
+    Stacked operands are lifted to the deepest loop level; every stacked operand whose
+    per-iteration rank is below the result's gets size-1 axes right after the loop axes, so an
+    invariant ``[d]`` vector meets ``[n, d]`` rows and a per-row scalar ``[n]`` becomes ``[n, 1]``.
+
+    Returns:
+        The aligned operands, the loop-axis flags of the result, and its per-iteration rank.
+    Raises:
+        Unsupported: a rank that decides the alignment is unknown.
+    """
+    depth = max(v.depth for v in vals)
+    ranks = [v.rank for v in vals]
+    stacked_ranks = [v.rank for v in vals if v.stacked]
+    if None in stacked_ranks:
+        raise Unsupported(f"{what}: the per-iteration rank of an operand is unknown")
+    unknown = [v for v in vals if not v.stacked and v.rank is None]
+    if unknown:
+        raise Unsupported(f"{what}: the rank of `{gast.unparse(unknown[0].node).strip()}` is unknown")
+    rank = max(ranks) if ranks else 0
+    full = tuple(any(v.full[k] for v in vals if v.stacked and k < v.depth) for k in range(depth))
+    out = []
+    for v in vals:
+        if v.stacked:
+            v = lift(lib, v, depth)
+            if v.rank < rank:
+                v = Val(insert_axes(lib, v, depth, rank - v.rank), v.full, rank)
+        out.append(v)
+    return out, full, rank
+
+
+@dataclass
+class Rule:
+    """A batching rule: turns a call on stacked operands into its batched form.
+
+    Attributes:
+        name: the API it handles (``tensorflow.nn.relu``).
+        family: the module that registered it (elementwise, reductions, ...).
+        convert: ``convert(b, call, name) -> Val``; ``b`` is the :class:`Args` of the call.
+        sample: for the table-driven test: ``(shapes, kwargs)`` of a typical call (per-iteration
+            shapes of the positional array operands) or None when the test cannot build one.
+    """
+
+    name: str
+    family: str
+    convert: Callable
+    sample: tuple | None = None
+
+
+REGISTRY: dict[str, Rule] = {}
+
+
+def register(*names: str, family: str, sample=None):
+    """Registers ``fn`` as the batching rule for each API name; registering twice is a bug."""
+
+    def wrap(fn):
+        for name in names:
+            assert name not in REGISTRY, f"batching rule for {name} registered twice. This is a bug."
+            REGISTRY[name] = Rule(name, family, fn, sample)
+        return fn
+
+    return wrap
+
+
+def lookup(name: str) -> Rule | None:
+    return REGISTRY.get(name)
+
+
+@dataclass
+class Args:
+    """The operands of one call, evaluated: positional and keyword :class:`Val` s and raw nodes."""
+
+    call: gast.Call
+    lib: Lib
+    name: str
+    pos: list[Val]
+    kw: dict[str, Val] = field(default_factory=dict)
+
+    method: bool = False
+
+    def emit(self, args, keywords: dict) -> gast.Call:
+        """The call with batched operands; for a method call ``args[0]`` is the receiver."""
+        if self.method:
+            func = gast.Attribute(value=copy.deepcopy(args[0]), attr=self.call.func.attr, ctx=gast.Load())
+            args = args[1:]
+        else:
+            func = copy.deepcopy(self.call.func)
+        return gast.Call(func=func, args=[copy.deepcopy(a) for a in args],
+                         keywords=[gast.keyword(arg=k, value=copy.deepcopy(v)) for k, v in keywords.items()])
+
+    def get(self, index: int, key: str) -> Val | None:
+        if index is not None and index < len(self.pos):
+            return self.pos[index]
+        return self.kw.get(key)
+
+    def const(self, index: int | None, key: str, default=None):
+        """A literal operand (``axis=1``, ``transpose_a=True``), or ``default`` when absent.
+
+        Raises:
+            Unsupported: the operand is present but not a literal.
+        """
+        val = self.get(index, key)
+        if val is None:
+            return default
+        node = val.node
+        try:
+            import ast as _ast
+
+            return _ast.literal_eval(gast.unparse(node).strip())
+        except (ValueError, SyntaxError):
+            raise Unsupported(f"`{self.name}`: `{key}` must be a literal") from None
+
+    def unsupported(self, why: str) -> Unsupported:
+        return Unsupported(f"`{self.name}`: {why}")
+
+
+def batch_axis(axis: int, depth: int) -> int:
+    """Shifts a per-iteration axis past the loop axes; negative axes count from the end and stay."""
+    return axis + depth if axis >= 0 else axis

@@ -1,0 +1,215 @@
+"""Batching rules for shape ops: ``stack``/``concat``, ``expand_dims``/``squeeze``, ``reshape``,
+``transpose``, ``gather``, ``one_hot``, ``shape``, ``flip``.
+
+A per-iteration axis ``a`` is batched axis ``a + depth`` (pfor's ``_convert_pack``,
+``_convert_reshape``: the loop axes are prepended to the new shape, ``-1`` stays valid because
+the loop axes are given explicitly).
+"""
+
+from __future__ import annotations
+
+import gast
+
+from pforge.transpile import templates
+from pforge.transpile.backends.direct.core import (Val, axis_const, batch_axis, const, lift, register,
+                                                   subscript)
+
+
+def _elements(b, what):
+    node = b.call.args[0] if b.call.args else None
+    if not isinstance(node, (gast.List, gast.Tuple)):
+        raise b.unsupported(f"{what} of a value that is not a literal list")
+    return node
+
+
+def _stack_like(b, evaluate, *, concat: bool):
+    node = _elements(b, "stacking")
+    vals = [evaluate(e) for e in node.elts]
+    axis = b.const(1 if len(b.call.args) > 1 else None, "axis", 0)
+    if type(axis) is not int:
+        raise b.unsupported("`axis` must be an integer literal")
+    if any(k not in ("axis", "name", "dtype") for k in b.kw):
+        raise b.unsupported("only `axis` is batched")
+    if not any(v.stacked for v in vals):
+        ranks = {v.rank for v in vals}
+        rank = None if None in ranks or len(ranks) != 1 else ranks.pop() + (0 if concat else 1)
+        return Val(b.call, (), rank)
+    depth = max(v.depth for v in vals)
+    ranks = {v.rank for v in vals}
+    if None in ranks or len(ranks) != 1:
+        raise b.unsupported("elements of unknown or different per-iteration ranks")
+    rank = ranks.pop()
+    lifted = [lift(b.lib, v, depth) for v in vals]
+    model = next((v for v in lifted if v.stacked and all(v.full)), None)
+    if concat and rank == 0:
+        raise b.unsupported("concatenating scalars")
+    new_axis = batch_axis(axis, depth) if concat or axis >= 0 else axis
+    kws = {"axis": const(new_axis), **{k: v.node for k, v in b.kw.items() if k != "axis"}}
+    if b.lib.kind == "np" and (model is None or any(v.stacked and not all(v.full) for v in lifted)):
+        # NumPy broadcasts the elements to one shape first (loop axes of size 1 included).
+        spread = b.lib.call("broadcast_arrays", *[v.node for v in lifted])
+        full = tuple(any(v.full[k] for v in lifted if v.stacked) for k in range(depth))
+        return Val(b.emit([spread], kws), full, rank + (0 if concat else 1))
+    if model is None or any(v.stacked and not all(v.full) for v in lifted):
+        raise b.unsupported("elements that do not vary along every loop axis")
+    elts = []
+    for v in lifted:
+        if v.stacked:
+            elts.append(v.node)
+        else:  # an invariant element is repeated for every iteration
+            elts.append(b.lib.call("broadcast_to", v.node, b.lib.call("shape", model.node)))
+    listed = gast.List(elts=elts, ctx=gast.Load())
+    return Val(b.emit([listed], kws), tuple(True for _ in range(depth)), rank + (0 if concat else 1))
+
+
+@register("tensorflow.stack", "numpy.stack", family="shape", sample=("stack", None))
+def _convert_stack(b):
+    """``stack([a, b], axis)``: invariant elements are broadcast to the stacked ones' shape."""
+    return _stack_like(b, b.evaluate, concat=False)
+
+
+@register("tensorflow.concat", "numpy.concatenate", family="shape", sample=("concat", None))
+def _convert_concat(b):
+    return _stack_like(b, b.evaluate, concat=True)
+
+
+@register("tensorflow.expand_dims", "numpy.expand_dims", family="shape", sample=("axis1", None))
+def _convert_expand_dims(b):
+    """``expand_dims(x, axis)``: a negative axis counts in the output and needs no shift."""
+    x = b.pos[0]
+    axis = b.const(1 if len(b.pos) > 1 else None, "axis")
+    if type(axis) is not int:
+        raise b.unsupported("`axis` must be an integer literal")
+    kws = {"axis": const(batch_axis(axis, x.depth)), **{k: v.node for k, v in b.kw.items() if k != "axis"}}
+    rank = None if x.rank is None else x.rank + 1
+    return Val(b.emit([x.node], kws), x.full, rank)
+
+
+@register("tensorflow.squeeze", "numpy.squeeze", family="shape", sample=("axis1", None))
+def _convert_squeeze(b):
+    """``squeeze(x, axis)``; without ``axis`` it would also squeeze loop axes of size 1."""
+    x = b.pos[0]
+    axis = b.const(1 if len(b.pos) > 1 else None, "axis")
+    if axis is None:
+        raise b.unsupported("`squeeze` without `axis` could drop a loop axis of size 1")
+    axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    if any(type(a) is not int for a in axes):
+        raise b.unsupported("`axis` must be integer literals")
+    shifted = [batch_axis(a, x.depth) for a in axes]
+    new = shifted if isinstance(axis, (list, tuple)) else shifted[0]
+    kws = {"axis": axis_const(b.lib, new), **{k: v.node for k, v in b.kw.items() if k != "axis"}}
+    rank = None if x.rank is None else x.rank - len(axes)
+    return Val(b.emit([x.node], kws), x.full, rank)
+
+
+@register("tensorflow.reshape", "numpy.reshape", "method.reshape", family="shape",
+          sample=("reshape", None))
+def _convert_reshape(b):
+    """``reshape(x, shape)``: the loop axes are kept in front of the per-iteration shape."""
+    x = b.pos[0]
+    shape_node = b.call.args[0 if b.method else 1] if len(b.call.args) > (0 if b.method else 1) else None
+    if b.method and (len(b.call.args) > 1 or (b.call.args and not isinstance(shape_node, (gast.List, gast.Tuple)))):
+        shape_node = gast.Tuple(elts=list(b.call.args), ctx=gast.Load())  # x.reshape(2, -1)
+    if not isinstance(shape_node, (gast.List, gast.Tuple)) or b.kw:
+        raise b.unsupported("the new shape must be a literal list or tuple")
+    if any(b.evaluate(e).stacked for e in shape_node.elts):
+        raise b.unsupported("a shape that differs per iteration")
+    if not all(x.full):
+        raise b.unsupported("a value that does not vary along every loop axis")
+    lib = b.lib
+    if lib.kind == "tf":
+        lead = [templates.expr(f"{lib.alias}.shape(X)[{k}]", X=x.node) for k in range(x.depth)]
+        shape = gast.List(elts=lead + list(shape_node.elts), ctx=gast.Load())
+        return Val(lib.call("reshape", x.node, shape), x.full, len(shape_node.elts))
+    lead = templates.expr(f"X.shape[:{x.depth}]", X=x.node)
+    shape = gast.BinOp(left=lead, op=gast.Add(), right=gast.Tuple(elts=list(shape_node.elts), ctx=gast.Load()))
+    return Val(lib.call("reshape", x.node, shape), x.full, len(shape_node.elts))
+
+
+@register("tensorflow.transpose", "numpy.transpose", family="shape", sample=("transpose", None))
+def _convert_transpose(b):
+    """``transpose(x, perm)``: the loop axes stay first; the default reverses per-iteration axes."""
+    x = b.pos[0]
+    key = "perm" if b.lib.kind == "tf" or b.name.startswith("tensorflow") else "axes"
+    perm = b.const(1 if len(b.pos) > 1 else None, key)
+    if x.rank is None:
+        raise b.unsupported("the per-iteration rank is unknown")
+    if perm is None:
+        perm = list(range(x.rank))[::-1]
+    perm = [p if p >= 0 else p + x.rank for p in perm]
+    new = list(range(x.depth)) + [p + x.depth for p in perm]
+    kws = {key: const(new)}
+    return Val(b.emit([x.node], kws), x.full, x.rank)
+
+
+@register("tensorflow.gather", "numpy.take", family="shape", sample=("gather", None))
+def _convert_gather(b):
+    """``gather(params, indices, axis)``: stacked indices gather rows; stacked params shift the axis."""
+    params, indices = b.get(0, "params" if b.lib.kind == "tf" else "a"), b.get(1, "indices")
+    if params is None or indices is None:
+        raise b.unsupported("expected `gather(params, indices)`")
+    axis = b.const(2 if len(b.pos) > 2 else None, "axis", 0 if b.name.startswith("tensorflow") else None)
+    if axis is None or type(axis) is not int or "batch_dims" in b.kw:
+        raise b.unsupported("needs an integer `axis` and no `batch_dims`")
+    if params.rank is None or indices.rank is None:
+        raise b.unsupported("operand ranks are unknown")
+    axis = axis if axis >= 0 else axis + params.rank
+    rank = params.rank - 1 + indices.rank
+    if not params.stacked:
+        if axis != 0:
+            raise b.unsupported("stacked indices along an axis other than 0")
+        return Val(b.emit([params.node, indices.node], {"axis": const(0)} if b.lib.kind == "np" else {}),
+                   indices.full, rank)
+    if not indices.stacked:
+        return Val(b.emit([params.node, indices.node], {"axis": const(axis + params.depth)}),
+                   params.full, rank)
+    if b.lib.kind != "tf" or params.depth != indices.depth or not all(params.full + indices.full):
+        raise b.unsupported("stacked params and indices")
+    d = params.depth
+    return Val(b.emit([params.node, indices.node], {"axis": const(axis + d), "batch_dims": const(d)}),
+               params.full, rank)
+
+
+@register("tensorflow.one_hot", family="shape", sample=("one_hot", None))
+def _convert_one_hot(b):
+    """``one_hot(indices, depth)`` adds the last axis: nothing moves."""
+    x = b.pos[0]
+    if "axis" in b.kw and b.const(None, "axis") != -1:
+        raise b.unsupported("`axis` other than -1")
+    args = [x.node] + [v.node for v in b.pos[1:]]
+    if any(v.stacked for v in b.pos[1:]) or any(v.stacked for v in b.kw.values()):
+        raise b.unsupported("a stacked depth or value")
+    return Val(b.emit(args, {k: v.node for k, v in b.kw.items()}), x.full,
+               None if x.rank is None else x.rank + 1)
+
+
+@register("tensorflow.reverse", "numpy.flip", "tensorflow.roll", "numpy.roll", family="shape",
+          sample=("flip", None))
+def _convert_axis_op(b):
+    """``reverse(x, axis)``, ``flip(x, axis)``, ``roll(x, shift, axis)``: the axes shift."""
+    x = b.pos[0]
+    rolls = b.name.endswith("roll")
+    index = 2 if rolls else 1
+    axis = b.const(index if len(b.pos) > index else None, "axis")
+    if axis is None:
+        raise b.unsupported("without `axis` the whole (flattened) value is used")
+    axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    shifted = [batch_axis(a, x.depth) for a in axes]
+    new = shifted if isinstance(axis, (list, tuple)) else shifted[0]
+    rest = [v.node for v in b.pos[1:index]]
+    if any(v.stacked for v in b.pos[1:index]) or any(v.stacked for v in b.kw.values()):
+        raise b.unsupported("a stacked shift")
+    kws = {k: v.node for k, v in b.kw.items() if k != "axis"}
+    return Val(b.emit([x.node] + rest, {**kws, "axis": axis_const(b.lib, new)}), x.full, x.rank)
+
+
+@register("tensorflow.shape", "numpy.shape", family="shape", sample=None)
+def _convert_shape(b):
+    """``shape(x)`` of a stacked value: the per-iteration shape, the same in every iteration."""
+    x = b.pos[0]
+    if not x.stacked:
+        return Val(b.call, (), 1)
+    if not all(x.full):
+        raise b.unsupported("a value of size 1 along a loop axis")
+    return Val(subscript(b.emit([x.node], {}), [gast.Slice(lower=const(x.depth), upper=None, step=None)]),
+               (), 1)
