@@ -10,6 +10,8 @@ which has no ``vectorized_map``. One module per op family registers its rules in
 
 from __future__ import annotations
 
+import gast
+
 from pforge.transpile.analysis import LoopInfo, ModuleContext
 from pforge.transpile.backends.direct import elementwise, linalg, nn, reductions, shape  # noqa: F401
 
@@ -41,6 +43,7 @@ def rewrite_loop(ctx: ModuleContext, info: LoopInfo, namer: Namer, tf: str | Non
         Unsupported: an op without a batching rule, or an unknown rank that decides
             broadcasting; the message names it.
     """
+    _check_semantics(ctx, info)
     if info.library == "tensorflow":
         if tf is None:
             raise Unsupported("tensorflow is not imported under a plain name")
@@ -55,3 +58,22 @@ def rewrite_loop(ctx: ModuleContext, info: LoopInfo, namer: Namer, tf: str | Non
     else:
         raise Unsupported("the loop mixes NumPy and TensorFlow")
     return DirectRewriter(ctx, info, namer, lib, shapes or {}).run()
+
+
+def _check_semantics(ctx: ModuleContext, info: LoopInfo) -> None:
+    """Loop meanings the batching rules do not reproduce: argmax tracking (pfor keeps the
+    loop's tie and NaN rules), built-in ``max``/``min`` reductions (Python's comparison skips
+    NaN terms, ``reduce_max`` propagates them) and opted-in random draws (a batched call would
+    be one draw for every iteration)."""
+    for level in info.walk():
+        if level.arg_reductions:
+            name = next(iter(level.arg_reductions))
+            raise Unsupported(f"argmax tracking of `{name}` has no batching rule")
+        if level.random_draws:
+            raise Unsupported("a random draw has no batching rule")
+        for red in level.reductions.values():
+            value = getattr(red.updates[0], "value", None)
+            if isinstance(value, gast.Call) and ctx.imports.resolve(value.func) in ("builtins.max", "builtins.min"):
+                raise Unsupported(f"`{gast.unparse(value).strip()}` compares with Python's "
+                                  f"{value.func.id}(), which skips NaN terms; use "
+                                  f"{'tf.maximum' if value.func.id == 'max' else 'tf.minimum'} or np.{value.func.id}imum")

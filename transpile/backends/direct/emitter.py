@@ -22,7 +22,7 @@ from pforge.transpile.analysis import LoopInfo, ModuleContext
 from pforge.transpile.backends.direct import core, ranks
 from pforge.transpile.backends.direct.core import Args, Lib, Unsupported, Val, align, const, lift
 from pforge.transpile.backends.direct.linalg import convert_matmul_operator
-from pforge.transpile.backends.pfor import LoopRewrite, _evidently_array
+from pforge.transpile.backends.pfor import LoopRewrite, _evidently_array, _nonnegative
 from pforge.transpile.naming import Namer
 from pforge.transpile.spaces import constant_int
 
@@ -1223,6 +1223,9 @@ class DirectRewriter:
             stop = None
         else:
             stop = copy.deepcopy(ind.stop)
+            if not _nonnegative(ind.stop, self.ctx):
+                # range(-1) is empty, but x[:-1] is all rows but one: clamp the bound at zero.
+                stop = self.lib.call("maximum", stop, const(0))
         if label and ind.level == 1 and base_name and base_name not in self.labels:
             self.labels.append(base_name)
         return gast.Slice(lower=start, upper=stop, step=step)
