@@ -124,18 +124,35 @@ class LoopInfo:
             yield from child.walk()
 
 
-class ModuleContext:
-    """Everything about one module that the per-loop analyses share."""
+class _QuietDefUseChains(beniget.DefUseChains):
+    """beniget's chains without its warnings, which it prints to standard output."""
 
-    def __init__(self, source: SourceText, tree: gast.Module):
+    def warn(self, msg, node):
+        pass
+
+
+class ModuleContext:
+    """Everything about one module that the per-loop analyses share.
+
+    Args:
+        source, tree: the module's text and its gast tree (possibly an outline of it, see
+            :mod:`pforge.transpile.outline`).
+        imports, functions: the module's import map and its function definitions by name,
+            when already known; by default both come from ``tree``.
+    """
+
+    def __init__(self, source: SourceText, tree: gast.Module, *, imports: ImportMap | None = None,
+                 functions=None):
         self.source = source
         self.tree = tree
-        self.imports = ImportMap.from_module(tree)
+        self.imports = imports if imports is not None else ImportMap.from_module(tree)
         self.parents: dict[int, gast.AST] = {}
         for node in gast.walk(tree):
             for child in gast.iter_child_nodes(node):
                 self.parents[id(child)] = node
-        self.functions = {n.name: n for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)}
+        if functions is None:
+            functions = {n.name: n for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)}
+        self.functions = functions
         self.effects = effects.EffectAnalyzer(self.imports, self.functions)
         self.lines = source.text.splitlines()
         self._chains: beniget.DefUseChains | None = None
@@ -144,7 +161,7 @@ class ModuleContext:
     @property
     def chains(self) -> beniget.DefUseChains:
         if self._chains is None:
-            chains = beniget.DefUseChains(self.source.filename)
+            chains = _QuietDefUseChains(self.source.filename)
             chains.visit(self.tree)
             self._chains = chains
         return self._chains
@@ -619,7 +636,7 @@ def _record(names, defined, assigned, out):
 
 
 def _classify_scalars(ctx, info, body, stored, targets, node_ids):
-    for name in targets:
+    for name in sorted(targets):  # a set: sorted, so the remarks come in a fixed order
         info.classes[name] = INDUCTION if name == (info.space.induction if info.space else None) else ITEM
         if name in stored:
             info.block("PF211", f"the loop variable `{name}` is reassigned in the body",

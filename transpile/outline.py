@@ -1,0 +1,298 @@
+"""Builds the gast tree of only the parts of a module that hold a loop (an outline).
+
+Most of a large module is code without loops, and converting all of it to gast and running
+beniget over it costs several times what parsing it with ``ast`` does. The outline keeps, as
+gast, every top-level statement that is not a ``def`` or ``class``, every function (at the top
+level or in a class body) that holds a ``for`` or ``while`` loop, and every class that holds
+such a function; other functions and classes become stubs that bind the same name
+(``def f(): pass``), so name resolution and def-use chains inside the kept functions are
+those of the whole module.
+
+Three things are taken from the whole ``ast`` tree instead of the outline, so they stay exact:
+the import map, the function definitions by name (converted to gast only when an analysis
+looks one up), and whether an outline may be used at all. It may not when the module has a
+``global`` statement or a loop outside every function: then the uses of a name can lie
+anywhere in the module. An analysis that asks beniget about a definition outside the kept
+functions gets :class:`WholeModuleNeeded`, and the caller starts again on the whole tree.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextvars
+import functools
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
+import gast
+
+from pforge.transpile.analysis import ModuleContext
+from pforge.transpile.errors import SourceError
+from pforge.transpile.frontend import ImportMap, SourceText, parse_ast, to_gast
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+class WholeModuleNeeded(Exception):
+    """An analysis asked about code the outline left out; analyse the whole module instead."""
+
+
+_WHOLE_MODULE = contextvars.ContextVar("pforge_whole_module", default=False)
+
+
+def analyses_outline(transpile):
+    """Decorates the driver: it runs on an outline, and again on the whole module if need be.
+
+    Also turns a ``RecursionError`` (code nested deeper than the analyses can recurse) into
+    a :class:`SourceError`, as the parser does.
+    """
+
+    @functools.wraps(transpile)
+    def driver(source, filename="<string>", *args, **kwargs):
+        try:
+            try:
+                return transpile(source, filename, *args, **kwargs)
+            except WholeModuleNeeded:
+                token = _WHOLE_MODULE.set(True)
+                try:
+                    return transpile(source, filename, *args, **kwargs)
+                finally:
+                    _WHOLE_MODULE.reset(token)
+        except RecursionError:
+            raise SourceError("expression nested too deeply to analyse", filename) from None
+
+    return driver
+
+
+def module_context(source: SourceText) -> ModuleContext | None:
+    """The analysis context of ``source``: an outline when that is exact, else the whole module.
+
+    Returns None when the module holds no ``for`` or ``while`` statement (nothing to analyse).
+    Inside a retry of :func:`analyses_outline` it is always the whole module.
+
+    Raises:
+        SourceError: the text is not valid Python.
+    """
+    shape = outline(source)
+    if not shape.has_loops:
+        return None
+    if shape.partial_ok and not _WHOLE_MODULE.get():
+        return shape.partial_context()
+    return shape.whole_context()
+
+
+@dataclass
+class Outline:
+    """A parsed module and what is needed to analyse its loops.
+
+    Attributes:
+        source: the decoded text.
+        module: the whole module as an ``ast`` tree.
+        has_loops: the module holds at least one ``for`` or ``while`` statement.
+        partial_ok: an outline gives the same analysis as the whole tree (no ``global``
+            statement, every loop inside a function).
+        imports: the module's import map (from every statement of the module).
+        function_defs: the last ``def`` of each name in ``ast.walk`` order, as ``ast`` nodes
+            (what :class:`~pforge.transpile.analysis.ModuleContext` would collect).
+    """
+
+    source: SourceText
+    module: ast.Module
+    has_loops: bool
+    partial_ok: bool
+    imports: ImportMap
+    function_defs: dict[str, ast.FunctionDef]
+    _parents: dict[int, ast.AST] = field(repr=False)
+    _holds_loop: set[int] = field(repr=False)
+
+    def whole_context(self) -> ModuleContext:
+        """The analysis context of the whole module (the gast tree of every statement)."""
+        tree = to_gast(self.module, self.source.filename)
+        return ModuleContext(self.source, tree, imports=self.imports)
+
+    def partial_context(self) -> "OutlineContext":
+        """The analysis context of the outline; only valid when ``partial_ok``."""
+        kept: dict[int, gast.AST] = {}
+        body = self._outline_block(self.module.body, kept, top=True)
+        module = ast.Module(body=body, type_ignores=[])
+        tree = to_gast(module, self.source.filename)
+        _pair(module.body, tree.body, kept)
+        functions = _LazyFunctions(self, kept)
+        return OutlineContext(self.source, tree, imports=self.imports, functions=functions)
+
+    def _outline_block(self, stmts, kept, top):
+        body = []
+        for stmt in stmts:
+            if isinstance(stmt, _FUNCTIONS):
+                if id(stmt) in self._holds_loop:
+                    body.append(stmt)
+                    kept[id(stmt)] = None
+                else:
+                    body.append(_stub(stmt))
+            elif isinstance(stmt, ast.ClassDef):
+                if id(stmt) in self._holds_loop:
+                    copy = ast.ClassDef(name=stmt.name, bases=stmt.bases, keywords=stmt.keywords,
+                                        body=self._outline_block(stmt.body, kept, top=False),
+                                        decorator_list=stmt.decorator_list)
+                    body.append(ast.copy_location(copy, stmt))
+                    copy.end_lineno, copy.end_col_offset = stmt.end_lineno, stmt.end_col_offset
+                else:
+                    body.append(_stub(stmt))
+            else:
+                body.append(stmt)
+                if top or id(stmt) in self._holds_loop:
+                    kept[id(stmt)] = None
+        return body
+
+    def enclosing_kept(self, node: ast.AST, kept: Mapping[int, object]) -> ast.AST | None:
+        """The kept statement that holds ``node`` (or is it), else None."""
+        while node is not None and id(node) not in kept:
+            node = self._parents.get(id(node))
+        return node
+
+
+def _stub(stmt):
+    if isinstance(stmt, ast.ClassDef):
+        stub = ast.ClassDef(name=stmt.name, bases=[], keywords=[], body=[ast.Pass()], decorator_list=[])
+    else:
+        args = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                             kwarg=None, defaults=[])
+        stub = type(stmt)(name=stmt.name, args=args, body=[ast.Pass()], decorator_list=[],
+                          returns=None, type_comment=None)
+    for node in (stub, stub.body[0]):
+        ast.copy_location(node, stmt)
+        node.end_lineno, node.end_col_offset = stmt.lineno, stmt.col_offset
+    return stub
+
+
+def _pair(ast_body, gast_body, kept):
+    """Records the gast node of each kept statement (the two bodies run in parallel)."""
+    for old, new in zip(ast_body, gast_body):
+        if id(old) in kept:
+            kept[id(old)] = new
+        elif isinstance(old, ast.ClassDef):
+            _pair(old.body, new.body, kept)
+
+
+class _LazyFunctions(Mapping):
+    """Function definitions by name, converted to gast the first time one is looked up.
+
+    A function inside a kept statement is that statement's own gast node (the analyses may
+    have annotated the tree); any other one is converted on its own.
+    """
+
+    def __init__(self, outline: Outline, kept: dict[int, gast.AST]):
+        self._outline = outline
+        self._kept = kept
+        self._done: dict[str, gast.AST] = {}
+
+    def __getitem__(self, name: str) -> gast.AST:
+        if name not in self._done:
+            fdef = self._outline.function_defs[name]
+            holder = self._outline.enclosing_kept(fdef, self._kept)
+            if holder is None:
+                self._done[name] = to_gast(fdef, self._outline.source.filename)
+            else:
+                root = self._kept[id(holder)]
+                self._done[name] = next(
+                    n for n in gast.walk(root) if isinstance(n, gast.FunctionDef)
+                    and n.name == name and n.lineno == fdef.lineno and n.col_offset == fdef.col_offset)
+        return self._done[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._outline.function_defs
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._outline.function_defs)
+
+    def __len__(self) -> int:
+        return len(self._outline.function_defs)
+
+
+class OutlineContext(ModuleContext):
+    """The analysis context of an outline: beniget answers only about the kept functions.
+
+    ``users_of`` and ``definitions_of`` raise :class:`WholeModuleNeeded` for a definition
+    that is not local to a function, since its users may lie in code the outline left out.
+    """
+
+    def users_of(self, name_node: gast.Name) -> list[gast.AST]:
+        if not self._local(name_node):
+            raise WholeModuleNeeded(f"users of a non-local definition at line "
+                                    f"{getattr(name_node, 'lineno', '?')}")
+        return super().users_of(name_node)
+
+    def definitions_of(self, use: gast.Name) -> list:
+        found = super().definitions_of(use)
+        if not all(self._local(d.node) for d in found):
+            raise WholeModuleNeeded(f"definitions of `{getattr(use, 'id', '?')}`")
+        return found
+
+    def _local(self, node: gast.AST) -> bool:
+        """True when ``node`` binds a name in the scope of some function (not module or class)."""
+        prev, cur = node, self.parents.get(id(node))
+        while cur is not None:
+            if isinstance(cur, (gast.FunctionDef, gast.AsyncFunctionDef)):
+                if any(stmt is prev for stmt in cur.body):
+                    return True
+            elif isinstance(cur, gast.Lambda):
+                if cur.body is prev:
+                    return True
+            elif isinstance(cur, gast.arguments):
+                params = cur.posonlyargs + cur.args + cur.kwonlyargs + [cur.vararg, cur.kwarg]
+                if any(p is prev for p in params):
+                    return True  # a parameter; defaults and annotations belong to the enclosing scope
+            prev, cur = cur, self.parents.get(id(cur))
+        return False
+
+
+def outline(source: SourceText) -> Outline:
+    """Parses ``source`` with ``ast`` and surveys its statements (no gast conversion yet).
+
+    The survey visits statements in the order ``ast.walk`` (breadth first) would, so the
+    import map and the function table equal those built from the whole gast tree.
+
+    Raises:
+        SourceError: a syntax error, or input too deeply nested to parse.
+    """
+    module = parse_ast(source)
+    parents: dict[int, ast.AST] = {}
+    ordered: list[ast.AST] = []
+    loops: list[ast.AST] = []
+    has_global = False
+    queue = [module]
+    for node in queue:  # the list grows while it is read: a breadth-first walk
+        for name in ("body", "handlers", "orelse", "finalbody", "cases"):
+            children = getattr(node, name, None)
+            if not children or not isinstance(children, list):
+                continue
+            for child in children:
+                parents[id(child)] = node
+                queue.append(child)
+        if node is module:
+            continue
+        ordered.append(node)
+        if isinstance(node, (ast.For, ast.While)):
+            loops.append(node)
+        elif isinstance(node, ast.Global):
+            has_global = True
+    holds_loop: set[int] = set()
+    partial_ok = not has_global
+    for loop in loops:
+        node, scope = loop, None
+        while node is not None and id(node) not in holds_loop:
+            holds_loop.add(id(node))
+            if scope is None and isinstance(node, (*_FUNCTIONS, ast.ClassDef)) and node is not loop:
+                scope = node
+            node = parents.get(id(node))
+        if scope is None:
+            # Reached a marked ancestor (or the module) before any def or class: look further up.
+            while node is not None and scope is None:
+                if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
+                    scope = node
+                node = parents.get(id(node))
+        if not isinstance(scope, _FUNCTIONS):
+            partial_ok = False  # a loop at module or class level: its names are seen everywhere
+    functions = {n.name: n for n in ordered if isinstance(n, ast.FunctionDef)}
+    return Outline(source, module, bool(loops), partial_ok, ImportMap.from_nodes(ordered),
+                   functions, parents, holds_loop)
