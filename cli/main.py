@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from pforge.cli.engine import check_files
+from pforge.cli.engine import check_files, default_cache_dir
 from pforge.cli.verify import verify
 from pforge.transpile import RULES, SourceError, TranspileResult, transpile_source
 from pforge.transpile.frontend import read_source
@@ -152,6 +152,11 @@ def check(
     paths: Annotated[list[str], typer.Argument(help="Files or folders to check.", show_default=False)],
     refused: Annotated[bool, typer.Option("--refused", help="Also print why other loops cannot "
                                           "be vectorized (PF2xx).")] = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the cache "
+                                           "(.pforge_cache in the project root, or "
+                                           "$PFORGE_CACHE_DIR).")] = False,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes "
+                                             "[default: one per CPU].")] = None,
 ):
     """Flags loops that can be vectorized (PF1xx), one line each, like a linter.
 
@@ -160,7 +165,8 @@ def check(
     """
     out, err = _stdout(), _stderr()
     findings = errors = 0
-    for outcome in check_files(_python_files(paths)):
+    cache_dir = None if no_cache else default_cache_dir()
+    for outcome in check_files(_python_files(paths), cache_dir=cache_dir, jobs=jobs):
         if outcome.error:
             err.print(f"error: {escape(outcome.error)}")
             errors += 1
