@@ -251,7 +251,8 @@ class _Cache:
                 entry = json.load(fh)
             remarks = tuple(Remark(**fields) for fields in entry["remarks"])
             error = entry["error"]
-            if entry["path"] != path or not (error is None or isinstance(error, str)):
+            if entry["path"] != path or not (error is None or isinstance(error, str)) \
+                    or not all(_well_typed(r) for r in remarks):
                 return None
             return FileOutcome(path, remarks, error)
         except (OSError, ValueError, TypeError, KeyError, AttributeError):
@@ -273,6 +274,20 @@ class _Cache:
                 raise
         except OSError:
             pass  # a full disk or a read-only folder only costs speed
+
+
+_SCALARS = {"str": str, "int": int, "bool": bool, "float": (int, float)}
+
+
+def _well_typed(obj) -> bool:
+    """Each field holds a value of its declared type (for the simple types a remark has)."""
+    for f in dataclasses.fields(obj):
+        expected = _SCALARS.get(str(f.type).replace(" | None", ""))
+        value = getattr(obj, f.name)
+        if expected is not None and not isinstance(value, expected) and \
+                not (value is None and "None" in str(f.type)):
+            return False
+    return True
 
 
 def _mark_cache_root(root: str) -> None:

@@ -19,6 +19,7 @@ functions gets :class:`WholeModuleNeeded`, and the caller starts again on the wh
 from __future__ import annotations
 
 import ast
+import contextlib
 import contextvars
 import functools
 from collections.abc import Iterator, Mapping
@@ -53,15 +54,22 @@ def analyses_outline(transpile):
             try:
                 return transpile(source, filename, *args, **kwargs)
             except WholeModuleNeeded:
-                token = _WHOLE_MODULE.set(True)
-                try:
+                with whole_module():
                     return transpile(source, filename, *args, **kwargs)
-                finally:
-                    _WHOLE_MODULE.reset(token)
         except RecursionError:
             raise SourceError("expression nested too deeply to analyse", filename) from None
 
     return driver
+
+
+@contextlib.contextmanager
+def whole_module():
+    """Within this block :func:`module_context` always gives the whole module (no outline)."""
+    token = _WHOLE_MODULE.set(True)
+    try:
+        yield
+    finally:
+        _WHOLE_MODULE.reset(token)
 
 
 def module_context(source: SourceText) -> ModuleContext | None:
