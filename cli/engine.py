@@ -18,6 +18,8 @@ import functools
 import hashlib
 import json
 import os
+import re
+import shutil
 import stat
 import sys
 import tempfile
@@ -124,6 +126,7 @@ def _in_pool(paths: list[str], analyse, workers: int) -> list[FileOutcome]:
     """``[analyse(p) for p in paths]`` in ``workers`` processes, largest files first."""
     import concurrent.futures  # imported here: a pre-commit run on a few files never needs it
     import multiprocessing
+    from concurrent.futures.process import BrokenProcessPool
 
     def size(path):
         try:
@@ -136,9 +139,12 @@ def _in_pool(paths: list[str], analyse, workers: int) -> list[FileOutcome]:
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() and sys.platform != "darwin" else "spawn"
     results: list[FileOutcome | None] = [None] * len(paths)
     try:
-        with concurrent.futures.ProcessPoolExecutor(
-                workers, mp_context=multiprocessing.get_context(method),
-                initializer=_worker_init) as pool:
+        pool = concurrent.futures.ProcessPoolExecutor(
+            workers, mp_context=multiprocessing.get_context(method), initializer=_worker_init)
+    except OSError:
+        pool = None  # no processes to be had: everything runs here
+    if pool is not None:
+        try:
             futures = {pool.submit(analyse, paths[i]): i for i in order}
             for future in concurrent.futures.as_completed(futures):
                 i = futures[future]
@@ -146,8 +152,11 @@ def _in_pool(paths: list[str], analyse, workers: int) -> list[FileOutcome]:
                     results[i] = future.result()
                 except Exception as exc:  # noqa: BLE001 - e.g. a worker killed by the system
                     results[i] = FileOutcome(paths[i], (), internal_error(paths[i], exc))
-    except (OSError, concurrent.futures.process.BrokenProcessPool):
-        pass  # no processes to be had: whatever is left runs here
+        except (OSError, BrokenProcessPool):
+            pass  # whatever is left runs here
+        finally:
+            # On Ctrl-C, do not wait for the files not yet started.
+            pool.shutdown(wait=True, cancel_futures=True)
     return [r if r is not None else analyse(paths[i]) for i, r in enumerate(results)]
 
 
@@ -219,10 +228,14 @@ class _Cache:
 
     @classmethod
     def open(cls, root: str, options: str) -> "_Cache | None":
-        folder = os.path.join(root, fingerprint())
+        current = fingerprint()
+        folder = os.path.join(root, current)
         try:
             os.makedirs(folder, exist_ok=True)
             _mark_cache_root(root)
+            for name in os.listdir(root):  # entries of other pforge versions never hit again
+                if name != current and re.fullmatch(r"[0-9a-f]{16}", name):
+                    shutil.rmtree(os.path.join(root, name), ignore_errors=True)
         except OSError:
             return None  # an unwritable cache folder only costs speed
         return cls(folder, options)

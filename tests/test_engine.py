@@ -206,3 +206,15 @@ def test_cli_cache_and_no_cache(tmp_path, monkeypatch):
 def test_cli_rejects_zero_jobs(tmp_path):
     result = CliRunner().invoke(app, ["check", "--jobs", "0", make(tmp_path, 1)[0]])
     assert result.exit_code == 2 and "--jobs" in result.output
+
+
+def test_entries_of_other_versions_are_removed(tmp_path):
+    cache = tmp_path / "cache"
+    stale = cache / "0123456789abcdef" / "ab"
+    stale.mkdir(parents=True)
+    (stale / "x.json").write_text("{}")
+    mine = cache / "notes"
+    mine.mkdir()
+    check_files(make(tmp_path, 1), cache_dir=str(cache), jobs=1)
+    assert not (cache / "0123456789abcdef").exists()
+    assert mine.exists() and (cache / engine.fingerprint()).is_dir()

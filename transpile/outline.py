@@ -139,9 +139,8 @@ class Outline:
                     body.append(_stub(stmt))
             elif isinstance(stmt, ast.ClassDef):
                 if id(stmt) in self._holds_loop:
-                    copy = ast.ClassDef(name=stmt.name, bases=stmt.bases, keywords=stmt.keywords,
-                                        body=self._outline_block(stmt.body, kept, top=False),
-                                        decorator_list=stmt.decorator_list)
+                    copy = ast.ClassDef(**{f: getattr(stmt, f) for f in stmt._fields if hasattr(stmt, f)})
+                    copy.body = self._outline_block(stmt.body, kept, top=False)
                     body.append(ast.copy_location(copy, stmt))
                     copy.end_lineno, copy.end_col_offset = stmt.end_lineno, stmt.end_col_offset
                 else:
@@ -160,13 +159,17 @@ class Outline:
 
 
 def _stub(stmt):
+    """``def name(): pass`` or ``class name: pass``, at the position of ``stmt``."""
+    fields = {"name": stmt.name, "body": [ast.Pass()], "decorator_list": []}
     if isinstance(stmt, ast.ClassDef):
-        stub = ast.ClassDef(name=stmt.name, bases=[], keywords=[], body=[ast.Pass()], decorator_list=[])
+        fields.update(bases=[], keywords=[])
     else:
-        args = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
-                             kwarg=None, defaults=[])
-        stub = type(stmt)(name=stmt.name, args=args, body=[ast.Pass()], decorator_list=[],
-                          returns=None, type_comment=None)
+        fields.update(args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
+                                         kw_defaults=[], kwarg=None, defaults=[]),
+                      returns=None, type_comment=None)
+    if "type_params" in type(stmt)._fields:  # Python 3.12+
+        fields["type_params"] = []
+    stub = type(stmt)(**fields)
     for node in (stub, stub.body[0]):
         ast.copy_location(node, stmt)
         node.end_lineno, node.end_col_offset = stmt.lineno, stmt.col_offset
@@ -202,9 +205,10 @@ class _LazyFunctions(Mapping):
                 self._done[name] = to_gast(fdef, self._outline.source.filename)
             else:
                 root = self._kept[id(holder)]
-                self._done[name] = next(
-                    n for n in gast.walk(root) if isinstance(n, gast.FunctionDef)
-                    and n.name == name and n.lineno == fdef.lineno and n.col_offset == fdef.col_offset)
+                found = next((n for n in gast.walk(root) if isinstance(n, gast.FunctionDef)
+                              and n.name == name and n.lineno == fdef.lineno
+                              and n.col_offset == fdef.col_offset), None)
+                self._done[name] = found if found is not None else to_gast(fdef, self._outline.source.filename)
         return self._done[name]
 
     def __contains__(self, name: object) -> bool:
