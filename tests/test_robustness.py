@@ -128,10 +128,36 @@ def test_a_definition_outside_the_functions_needs_the_whole_module():
     assert result.plans
 
 
+GLOBAL_IN_A_STUB = textwrap.dedent("""\
+    import numpy as np
+
+
+    def setup():
+        global table
+        table = []
+
+
+    def fill(xs):
+        for x in xs:
+            table.append(x * 2)
+        return np.stack(table)
+    """)
+
+
+def test_a_name_declared_global_needs_the_whole_module():
+    # `setup` holds no loop, so the outline keeps only a stub of it, and with it the one
+    # definition of `table`: asking beniget about `table` must not answer from the outline.
+    ctx = module_context(SourceText("m.py", GLOBAL_IN_A_STUB))
+    assert isinstance(ctx, OutlineContext) and ctx.global_names == {"table"}
+    with pytest.raises(WholeModuleNeeded):
+        discover(ctx)
+    assert_same(GLOBAL_IN_A_STUB)
+
+
 @pytest.mark.parametrize("source, partial", [
     ("x = 0\nfor i in range(3):\n    x += i\n", False),             # a loop at module level
     ("class C:\n    for i in range(3):\n        pass\n", False),    # a loop in a class body
-    ("n = 0\ndef f(xs):\n    global n\n    for x in xs:\n        n += x\n", False),
+    ("n = 0\ndef f(xs):\n    global n\n    for x in xs:\n        n += x\n", True),
     ("def f(xs):\n    for x in xs:\n        pass\n", True),
 ])
 def test_when_an_outline_is_used(source, partial):

@@ -11,9 +11,10 @@ those of the whole module.
 Three things are taken from the whole ``ast`` tree instead of the outline, so they stay exact:
 the import map, the function definitions by name (converted to gast only when an analysis
 looks one up), and whether an outline may be used at all. It may not when the module has a
-``global`` statement or a loop outside every function: then the uses of a name can lie
-anywhere in the module. An analysis that asks beniget about a definition outside the kept
-functions gets :class:`WholeModuleNeeded`, and the caller starts again on the whole tree.
+loop outside every function: the uses of its names can lie anywhere in the module. An
+analysis that asks beniget about a definition outside the kept functions, or about a name
+that some function declares ``global``, gets :class:`WholeModuleNeeded`, and the caller
+starts again on the whole tree.
 """
 
 from __future__ import annotations
@@ -97,9 +98,10 @@ class Outline:
         source: the decoded text.
         module: the whole module as an ``ast`` tree.
         has_loops: the module holds at least one ``for`` or ``while`` statement.
-        partial_ok: an outline gives the same analysis as the whole tree (no ``global``
-            statement, every loop inside a function).
+        partial_ok: an outline may give the same analysis as the whole tree (every loop is
+            inside a function).
         imports: the module's import map (from every statement of the module).
+        global_names: the names declared ``global`` anywhere in the module.
         function_defs: the last ``def`` of each name in ``ast.walk`` order, as ``ast`` nodes
             (what :class:`~pforge.transpile.analysis.ModuleContext` would collect).
     """
@@ -109,6 +111,7 @@ class Outline:
     has_loops: bool
     partial_ok: bool
     imports: ImportMap
+    global_names: set[str]
     function_defs: dict[str, ast.FunctionDef]
     _parents: dict[int, ast.AST] = field(repr=False)
     _holds_loop: set[int] = field(repr=False)
@@ -126,7 +129,9 @@ class Outline:
         tree = to_gast(module, self.source.filename)
         _pair(module.body, tree.body, kept)
         functions = _LazyFunctions(self, kept)
-        return OutlineContext(self.source, tree, imports=self.imports, functions=functions)
+        ctx = OutlineContext(self.source, tree, imports=self.imports, functions=functions)
+        ctx.global_names = self.global_names
+        return ctx
 
     def _outline_block(self, stmts, kept, top):
         body = []
@@ -225,18 +230,24 @@ class OutlineContext(ModuleContext):
     """The analysis context of an outline: beniget answers only about the kept functions.
 
     ``users_of`` and ``definitions_of`` raise :class:`WholeModuleNeeded` for a definition
-    that is not local to a function, since its users may lie in code the outline left out.
+    that is not local to a function, or a name some function declares ``global``, since
+    its users or definitions may lie in code the outline left out.
     """
 
+    global_names: set[str] = set()
+
     def users_of(self, name_node: gast.Name) -> list[gast.AST]:
-        if not self._local(name_node):
+        if not self._local(name_node) or _bound_name(name_node) in self.global_names:
             raise WholeModuleNeeded(f"users of a non-local definition at line "
                                     f"{getattr(name_node, 'lineno', '?')}")
         return super().users_of(name_node)
 
     def definitions_of(self, use: gast.Name) -> list:
+        if getattr(use, "id", None) in self.global_names:
+            raise WholeModuleNeeded(f"definitions of `{use.id}`, declared global somewhere")
         found = super().definitions_of(use)
-        if not all(self._local(d.node) for d in found):
+        if not all(self._local(d.node) and _bound_name(d.node) not in self.global_names
+                   for d in found):
             raise WholeModuleNeeded(f"definitions of `{getattr(use, 'id', '?')}`")
         return found
 
@@ -258,6 +269,17 @@ class OutlineContext(ModuleContext):
         return False
 
 
+def _bound_name(node: gast.AST) -> str | None:
+    """The name a definition node binds (a Name, a def or class, an import alias)."""
+    if isinstance(node, gast.Name):
+        return node.id
+    if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+        return node.name
+    if isinstance(node, gast.alias):
+        return (node.asname or node.name).split(".")[0]
+    return None
+
+
 def outline(source: SourceText) -> Outline:
     """Parses ``source`` with ``ast`` and surveys its statements (no gast conversion yet).
 
@@ -271,7 +293,7 @@ def outline(source: SourceText) -> Outline:
     parents: dict[int, ast.AST] = {}
     ordered: list[ast.AST] = []
     loops: list[ast.AST] = []
-    has_global = False
+    global_names: set[str] = set()
     queue = [module]
     for node in queue:  # the list grows while it is read: a breadth-first walk
         for name in ("body", "handlers", "orelse", "finalbody", "cases"):
@@ -287,9 +309,9 @@ def outline(source: SourceText) -> Outline:
         if isinstance(node, (ast.For, ast.While)):
             loops.append(node)
         elif isinstance(node, ast.Global):
-            has_global = True
+            global_names.update(node.names)
     holds_loop: set[int] = set()
-    partial_ok = not has_global
+    partial_ok = True
     for loop in loops:
         node, scope = loop, None
         while node is not None and id(node) not in holds_loop:
@@ -307,4 +329,4 @@ def outline(source: SourceText) -> Outline:
             partial_ok = False  # a loop at module or class level: its names are seen everywhere
     functions = {n.name: n for n in ordered if isinstance(n, ast.FunctionDef)}
     return Outline(source, module, bool(loops), partial_ok, ImportMap.from_nodes(ordered),
-                   functions, parents, holds_loop)
+                   global_names, functions, parents, holds_loop)
