@@ -12,7 +12,9 @@ processes, and the wall-clock time includes start-up:
 - ``ruff check --select PERF`` (perflint's rules, reimplemented), without and with its cache;
 - ``pylint`` with the perflint plugin loaded and only perflint's messages enabled.
 
-Findings are the lines each tool reports. The pforge line also counts its error lines and,
+With ``--repeat N`` every measurement is taken N times, interleaved (cold, warm, ruff,
+pylint, then again), and the table gives the median with the range: on a shared machine one
+run can be off by a factor of two. Findings are the lines each tool reports. The pforge line also counts its error lines and,
 among them, internal errors (crashes). Finally the start-up time of ``pforge check`` on one
 small file is measured (it must not import TensorFlow). Needs the ``bench`` extra
 (``pip install -e '.[bench]'``): ruff, pylint, perflint.
@@ -41,6 +43,18 @@ class Run:
     seconds: float
     findings: int
     note: str = ""
+    times: tuple[float, ...] = ()
+
+
+def merged(rounds: list[list[Run]]) -> list[Run]:
+    """One run per tool: the median time of the rounds (findings must agree)."""
+    out = []
+    for runs in zip(*rounds):
+        times = tuple(r.seconds for r in runs)
+        if len({r.findings for r in runs}) != 1:
+            sys.exit(f"error: {runs[0].name} reported different findings from one round to the next")
+        out.append(Run(runs[0].name, statistics.median(times), runs[0].findings, runs[0].note, times))
+    return out
 
 
 def tensorflow_dir() -> str:
@@ -157,6 +171,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="processes for every tool (default: the CPUs available)")
     parser.add_argument("--skip-pylint", action="store_true", help="pylint is slow on big trees")
     parser.add_argument("--startup-runs", type=int, default=7)
+    parser.add_argument("--repeat", type=int, default=1, help="rounds; the table gives medians")
     args = parser.parse_args(argv)
 
     if args.paths:
@@ -174,27 +189,33 @@ def main(argv: list[str] | None = None) -> int:
         with open(path, "rb") as fh:
             lines += fh.read().count(b"\n")
     print(f"{len(files)} files, {lines:,} lines: {what}; {args.jobs} processes per tool, "
-          f"Python {sys.version.split()[0]}")
+          f"{args.repeat} round(s), Python {sys.version.split()[0]}")
 
-    runs: list[Run] = []
+    rounds: list[list[Run]] = []
     with tempfile.TemporaryDirectory(prefix="pforge-bench-") as workdir:
-        pforge_cache = os.path.join(workdir, "pforge-cache")
-        ruff_cache = os.path.join(workdir, "ruff-cache")
-        runs.append(run_pforge(files, args.jobs, pforge_cache, "pforge check (cold)", workdir))
-        runs.append(run_pforge(files, args.jobs, pforge_cache, "pforge check (warm)", workdir))
-        runs.append(run_ruff(files, None, "ruff --select PERF (no cache)", workdir))
-        run_ruff(files, ruff_cache, "", workdir)  # fills ruff's cache
-        runs.append(run_ruff(files, ruff_cache, "ruff --select PERF (warm)", workdir))
-        if not args.skip_pylint:
-            runs.append(run_pylint(files, args.jobs, workdir))
+        for k in range(args.repeat):
+            runs = []
+            pforge_cache = os.path.join(workdir, f"pforge-cache-{k}")
+            ruff_cache = os.path.join(workdir, f"ruff-cache-{k}")
+            runs.append(run_pforge(files, args.jobs, pforge_cache, "pforge check (cold)", workdir))
+            runs.append(run_pforge(files, args.jobs, pforge_cache, "pforge check (warm)", workdir))
+            runs.append(run_ruff(files, None, "ruff --select PERF (no cache)", workdir))
+            run_ruff(files, ruff_cache, "", workdir)  # fills ruff's cache
+            runs.append(run_ruff(files, ruff_cache, "ruff --select PERF (warm)", workdir))
+            if not args.skip_pylint:
+                runs.append(run_pylint(files, args.jobs, workdir))
+            rounds.append(runs)
         median, best, tf_imported = startup(workdir, args.startup_runs)
+    runs = merged(rounds)
 
     cold = runs[0].seconds
     print()
-    print(f"| {'tool':32} | {'seconds':>8} | {'files/s':>8} | {'findings':>8} | {'× pforge cold':>13} | notes")
-    print(f"|{'-' * 34}|{'-' * 10}|{'-' * 10}|{'-' * 10}|{'-' * 15}|------")
+    print(f"| {'tool':32} | {'seconds':>8} | {'range':>13} | {'files/s':>8} | {'findings':>8} "
+          f"| {'× pforge cold':>13} | notes")
+    print(f"|{'-' * 34}|{'-' * 10}|{'-' * 15}|{'-' * 10}|{'-' * 10}|{'-' * 15}|------")
     for run in runs:
-        print(f"| {run.name:32} | {run.seconds:8.2f} | {len(files) / run.seconds:8.0f} | "
+        spread = f"{min(run.times):.2f}-{max(run.times):.2f}"
+        print(f"| {run.name:32} | {run.seconds:8.2f} | {spread:>13} | {len(files) / run.seconds:8.0f} | "
               f"{run.findings:8d} | {run.seconds / cold:13.2f} | {run.note}")
     print()
     by_name = {r.name: r.seconds for r in runs}
