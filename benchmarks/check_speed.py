@@ -14,9 +14,9 @@ processes, and the wall-clock time includes start-up:
 
 With ``--repeat N`` every measurement is taken N times, interleaved (cold, warm, ruff,
 pylint, then again), and the table gives the median with the range: on a shared machine one
-run can be off by a factor of two. Findings are the lines each tool reports. The pforge line also counts its error lines and,
-among them, internal errors (crashes). Finally the start-up time of ``pforge check`` on one
-small file is measured (it must not import TensorFlow). Needs the ``bench`` extra
+run can be off by a factor of two. Findings are the lines each tool reports. The pforge line
+also counts its error lines and, among them, internal errors (crashes). Finally the start-up
+time of ``pforge check`` on one small file is measured (it must not import TensorFlow). Needs the ``bench`` extra
 (``pip install -e '.[bench]'``): ruff, pylint, perflint.
 """
 
@@ -49,7 +49,7 @@ class Run:
 def merged(rounds: list[list[Run]]) -> list[Run]:
     """One run per tool: the median time of the rounds (findings must agree)."""
     out = []
-    for runs in zip(*rounds):
+    for runs in zip(*rounds, strict=True):
         times = tuple(r.seconds for r in runs)
         if len({r.findings for r in runs}) != 1:
             sys.exit(f"error: {runs[0].name} reported different findings from one round to the next")

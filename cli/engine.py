@@ -102,7 +102,7 @@ def check_files(paths: list[str], *, cache_dir: str | None = None, jobs: int | N
         done = _in_pool([paths[i] for i in todo], analyse, workers)
     else:
         done = [analyse(paths[i]) for i in todo]
-    for i, outcome in zip(todo, done):
+    for i, outcome in zip(todo, done, strict=True):
         outcomes[i] = outcome
         if cache is not None and keys[i] is not None and not _is_internal(outcome):
             cache.put(keys[i], outcome)
@@ -136,7 +136,8 @@ def _in_pool(paths: list[str], analyse, workers: int) -> list[FileOutcome]:
 
     order = sorted(range(len(paths)), key=lambda i: -size(paths[i]))
     # fork starts workers with pforge already imported; elsewhere spawn is the only option.
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() and sys.platform != "darwin" else "spawn"
+    forks = "fork" in multiprocessing.get_all_start_methods() and sys.platform != "darwin"
+    method = "fork" if forks else "spawn"
     results: list[FileOutcome | None] = [None] * len(paths)
     try:
         pool = concurrent.futures.ProcessPoolExecutor(

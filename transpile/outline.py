@@ -183,7 +183,7 @@ def _stub(stmt):
 
 def _pair(ast_body, gast_body, kept):
     """Records the gast node of each kept statement (the two bodies run in parallel)."""
-    for old, new in zip(ast_body, gast_body):
+    for old, new in zip(ast_body, gast_body, strict=True):
         if id(old) in kept:
             kept[id(old)] = new
         elif isinstance(old, ast.ClassDef):
@@ -213,7 +213,9 @@ class _LazyFunctions(Mapping):
                 found = next((n for n in gast.walk(root) if isinstance(n, gast.FunctionDef)
                               and n.name == name and n.lineno == fdef.lineno
                               and n.col_offset == fdef.col_offset), None)
-                self._done[name] = found if found is not None else to_gast(fdef, self._outline.source.filename)
+                if found is None:
+                    found = to_gast(fdef, self._outline.source.filename)
+                self._done[name] = found
         return self._done[name]
 
     def __contains__(self, name: object) -> bool:
