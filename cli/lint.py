@@ -8,6 +8,7 @@ changes, with ``--diff``), 2 bad input or bad configuration.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
@@ -18,7 +19,7 @@ from rich.markup import escape
 
 from pforge.cli import report
 from pforge.cli.config import ConfigError, Settings, load_settings, parse_codes
-from pforge.cli.engine import check_files
+from pforge.cli.engine import check_files, default_cache_dir
 from pforge.cli.files import python_files
 from pforge.cli.fix import fix_file, unified_diff, write_atomic
 from pforge.transpile import Remark, SourceError, transpile_source
@@ -51,6 +52,8 @@ class CheckOptions:
     select: str | None = None
     ignore: str | None = None
     force_exclude: bool = False
+    no_cache: bool = False
+    jobs: int | None = None
 
 
 class _Filter:
@@ -131,11 +134,14 @@ def run_check(options: CheckOptions) -> int:
         err.print(f"error: {escape(str(exc))}")
         return 2
     paths = python_files(list(options.paths), settings, force_exclude=options.force_exclude)
+    analyse = functools.partial(
+        check_files, cache_dir=None if options.no_cache else default_cache_dir(), jobs=options.jobs,
+        backend=settings.backend or "auto", target=settings.target or "auto")
     if len(paths) > 1 and report.use_color(options.color, sys.stderr):
         with err.status(f"Checking {len(paths)} files"):
-            outcomes = check_files(paths)
+            outcomes = analyse(paths)
     else:
-        outcomes = check_files(paths)
+        outcomes = analyse(paths)
     keep = _Filter(settings, options.refused)
     errors: list[tuple[str, str]] = []  # (path, one-line message)
     findings: dict[str, list[report.Finding]] = {}

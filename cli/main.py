@@ -171,6 +171,11 @@ def check(
     force_exclude: Annotated[bool, typer.Option("--force-exclude", help="Apply exclude and "
                                                 "extend-exclude to files named explicitly, as "
                                                 "pre-commit passes them.")] = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the cache "
+                                           "(.pforge_cache in the project root, or "
+                                           "$PFORGE_CACHE_DIR).")] = False,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes "
+                                             "[default: one per CPU].")] = None,
 ):
     """Flags loops that can be vectorized (PF1xx), one line each, like a linter.
 
@@ -189,7 +194,7 @@ def check(
         _fail("use only one of --fix and --diff")
     raise typer.Exit(code=run_check(CheckOptions(
         tuple(paths), refused, output_format, output_file, color, fix, unsafe_fixes, diff,
-        exit_zero, config, isolated, select, ignore, force_exclude)))
+        exit_zero, config, isolated, select, ignore, force_exclude, no_cache, jobs)))
 
 
 @app.command()

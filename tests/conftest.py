@@ -23,6 +23,18 @@ def case_files():
     return sorted(CASES.glob("[0-9][0-9][0-9]_*.py")) if CASES.is_dir() else []
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _own_cache(tmp_path_factory):
+    """``pforge check`` keeps its cache in a temporary folder, not in the repository."""
+    previous = os.environ.get("PFORGE_CACHE_DIR")
+    os.environ["PFORGE_CACHE_DIR"] = str(tmp_path_factory.mktemp("pforge-cache"))
+    yield
+    if previous is None:
+        os.environ.pop("PFORGE_CACHE_DIR", None)
+    else:
+        os.environ["PFORGE_CACHE_DIR"] = previous
+
+
 @pytest.fixture
 def tf():
     return pytest.importorskip("tensorflow")

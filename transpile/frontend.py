@@ -11,6 +11,7 @@ import tokenize
 from dataclasses import dataclass, field
 
 import gast
+from gast.ast3 import Ast3ToGAst
 
 from pforge.transpile.errors import SourceError
 
@@ -96,14 +97,14 @@ def read_source(path: str) -> SourceText:
     return decode_source(data, path)
 
 
-def parse(source: SourceText) -> gast.Module:
-    """Parses source text into a gast tree with exact source positions.
+def parse_ast(source: SourceText) -> ast.Module:
+    """Parses source text into a standard-library ``ast`` tree (the cheap first step).
 
     Raises:
         SourceError: a syntax error (with line and column) or input too deeply nested.
     """
     try:
-        return gast.parse(source.text, filename=source.filename)
+        return ast.parse(source.text, filename=source.filename)
     except SyntaxError as exc:
         raise SourceError(f"syntax error: {exc.msg}", source.filename, exc.lineno,
                           exc.offset, exc.text) from None
@@ -113,15 +114,49 @@ def parse(source: SourceText) -> gast.Module:
         raise SourceError(str(exc), source.filename) from None
 
 
+class _GastConverter(Ast3ToGAst):
+    """gast's converter, except that the name of ``except E as name`` gets a source position.
+
+    gast turns that name (a plain string in ``ast``) into a ``Name`` without ``lineno``, so
+    any remark about it would crash; it now carries the handler's line.
+    """
+
+    def visit_ExceptHandler(self, node):
+        new_node = super().visit_ExceptHandler(node)
+        name = new_node.name
+        if isinstance(name, gast.Name) and not hasattr(name, "lineno"):
+            gast.copy_location(name, node)
+            end = node.type if node.type is not None else node
+            name.end_lineno, name.end_col_offset = end.lineno, getattr(end, "end_col_offset", None)
+            if end is node:
+                name.end_col_offset = node.col_offset
+        return new_node
+
+
+def to_gast(node: ast.AST, filename: str = "<string>") -> gast.AST:
+    """Converts an ``ast`` node (a whole module or one statement) into gast.
+
+    Raises:
+        SourceError: the tree is too deeply nested for the converter's recursion.
+    """
+    try:
+        return _GastConverter().visit(node)
+    except (RecursionError, MemoryError):
+        raise SourceError("expression nested too deeply to analyse", filename) from None
+
+
+def parse(source: SourceText) -> gast.Module:
+    """Parses source text into a gast tree with exact source positions.
+
+    Raises:
+        SourceError: a syntax error (with line and column) or input too deeply nested.
+    """
+    return to_gast(parse_ast(source), source.filename)
+
+
 def check_syntax(source: SourceText) -> None:
     """Raises SourceError when the text is not valid Python (without building a gast tree)."""
-    try:
-        ast.parse(source.text, filename=source.filename)
-    except SyntaxError as exc:
-        raise SourceError(f"syntax error: {exc.msg}", source.filename, exc.lineno,
-                          exc.offset, exc.text) from None
-    except (RecursionError, MemoryError):
-        raise SourceError("expression nested too deeply to analyse", source.filename) from None
+    parse_ast(source)
 
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
@@ -142,19 +177,28 @@ class ImportMap:
 
     @classmethod
     def from_module(cls, module: gast.Module) -> "ImportMap":
+        return cls.from_nodes(gast.walk(module))
+
+    @classmethod
+    def from_nodes(cls, nodes) -> "ImportMap":
+        """The map built from ``nodes`` (gast or ``ast`` nodes) in ``ast.walk`` order.
+
+        Only import, ``def`` and ``class`` statements count, so the statements alone, in the
+        order ``ast.walk`` would visit them, give the same map as the whole tree.
+        """
         imports = cls()
-        for node in gast.walk(module):
-            if isinstance(node, gast.Import):
+        for node in nodes:
+            if isinstance(node, (gast.Import, ast.Import)):
                 for alias in node.names:
                     if alias.asname:
                         imports.aliases[alias.asname] = alias.name
                     else:
                         top = alias.name.split(".")[0]
                         imports.aliases[top] = top
-            elif isinstance(node, gast.ImportFrom) and node.module and not node.level:
+            elif isinstance(node, (gast.ImportFrom, ast.ImportFrom)) and node.module and not node.level:
                 for alias in node.names:
                     imports.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-            elif isinstance(node, (gast.FunctionDef, gast.ClassDef)):
+            elif isinstance(node, (gast.FunctionDef, gast.ClassDef, ast.FunctionDef, ast.ClassDef)):
                 imports.shadowed.add(node.name)
         return imports
 

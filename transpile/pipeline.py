@@ -15,8 +15,9 @@ import gast
 from pforge.transpile import staging
 from pforge.transpile.analysis import LoopInfo, ModuleContext, discover
 from pforge.transpile.backends import direct, pfor
-from pforge.transpile.frontend import SourceText, check_syntax, decode_source, parse
+from pforge.transpile.frontend import SourceText, check_syntax, decode_source
 from pforge.transpile.naming import Namer, global_names
+from pforge.transpile.outline import analyses_outline, module_context
 from pforge.transpile.plan import LoopPlan, plan_for, unsafe_reason
 from pforge.transpile.remarks import Remark
 from pforge.transpile.splice import Splicer, unparse_lines
@@ -78,6 +79,7 @@ def analyze_source(source: str | bytes, filename: str = "<string>") -> tuple[Loo
     return transpile_source(source, filename, rewrite=False).plans
 
 
+@analyses_outline
 def transpile_source(source: str | bytes, filename: str = "<string>", *, backend: str = "auto",
                      rewrite: bool = True, shapes: dict[str, int] | None = None,
                      target: str = "auto", unsafe: bool = True,
@@ -115,8 +117,10 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
     if not _may_hold_loop(text.text):
         check_syntax(text)  # still report bad input; ast alone is ~3x cheaper than gast
         return TranspileResult(filename, text.text, text.text, ())
-    tree = parse(text)
-    ctx = ModuleContext(text, tree)
+    ctx = module_context(text)
+    if ctx is None:  # no for or while statement
+        return TranspileResult(filename, text.text, text.text, ())
+    tree = ctx.tree
     roots = discover(ctx)
     loop_units = units(roots)
     rewrites: dict[int, pfor.LoopRewrite] = {}

@@ -93,10 +93,11 @@ def _module_variable_read(ctx, fdef, local_names):
             for name in gast.walk(target):
                 if isinstance(name, gast.Name):
                     bindings[name.id] = bindings.get(name.id, 0) + 1
-    for node in gast.walk(ctx.tree):
-        if isinstance(node, gast.Global):
-            for name in node.names:
-                bindings[name] = bindings.get(name, 0) + 2
+    declared = getattr(ctx, "global_names", None)  # an outline knows them from the whole module
+    if declared is None:
+        declared = {n for node in gast.walk(ctx.tree) if isinstance(node, gast.Global) for n in node.names}
+    for name in declared:
+        bindings[name] = bindings.get(name, 0) + 2
     for node in gast.walk(fdef):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
                 node.id in bindings and node.id not in local_names:
