@@ -2,14 +2,16 @@
 
 Folders are walked in sorted order, skipping what ``exclude``/``extend-exclude`` match and
 what the ``.gitignore`` files on the way (from the project root down) ignore. Files named
-explicitly are always checked, unless ``force_exclude`` is set (pre-commit passes every
-staged file by name, so the hook needs it to honour ``exclude``). Patterns are gitignore
+explicitly are always checked, and folders named explicitly always walked, unless
+``force_exclude`` is set (pre-commit passes every staged file by name, so the hook needs it
+to honour ``exclude``). Patterns are gitignore
 patterns matched by pathspec against the path relative to ``Settings.root``.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 import pathspec
 
@@ -104,14 +106,19 @@ def python_files(paths: list[str], settings: Settings, *, force_exclude: bool = 
             if not (force_exclude and ignores.excluded(path, False)):
                 found.append(path)
             continue
-        if force_exclude and ignores.excluded(path, True):
-            continue
+        inside = ignores
+        if ignores.excluded(path, True) or ignores.gitignored(path, True):
+            if force_exclude:
+                continue
+            # A folder named explicitly is walked even when it is excluded or ignored (ruff does
+            # the same): only what lies below it is matched, relative to it.
+            inside = _Ignores(replace(settings, root=os.path.abspath(path)))
         for folder, dirs, files in os.walk(path):
-            dirs[:] = sorted(d for d in dirs if not _skip(ignores, os.path.join(folder, d), True))
+            dirs[:] = sorted(d for d in dirs if not _skip(inside, os.path.join(folder, d), True))
             if folder.startswith("." + os.sep):
                 folder = folder[2:]  # "./pkg/a.py" reads as "pkg/a.py", as in ruff
             found += [os.path.join(folder, f) if folder != "." else f for f in sorted(files)
-                      if f.endswith(".py") and not _skip(ignores, os.path.join(folder, f), False)]
+                      if f.endswith(".py") and not _skip(inside, os.path.join(folder, f), False)]
     return list(dict.fromkeys(found))
 
 

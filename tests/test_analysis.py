@@ -303,8 +303,6 @@ VECTORIZABLE += [
     pytest.param("return np.array([v * 2 for v in x if v > 0])\n", "PF103",
                  id="list-comprehension-filter"),
     pytest.param("return {k: np.tanh(x[k]) for k in range(n)}\n", "PF101", id="dict-comprehension"),
-    pytest.param("return sum(np.dot(x[i], y[i]) for i in range(n))\n", "PF101",
-                 id="generator-expression"),
     pytest.param("return tf.map_fn(lambda r: tf.nn.relu(r * 2.0), x)\n", "PF101",
                  id="map-fn-pure-lambda"),
     pytest.param("return tf.map_fn(helper, x)\n", "PF101", id="map-fn-pure-module-function"),
@@ -551,11 +549,11 @@ REFUSED = [
 
 
 REFUSED += [
-    pytest.param("return [print(np.sum(v)) for v in x]\n", "PF205", id="comprehension-with-print"),
-    pytest.param("return [(t := np.tanh(v)) for v in x]\n", "PF206", id="comprehension-walrus"),
-    pytest.param("return [np.outer(a, b) for a in x for b in y]\n", "PF213",
+    pytest.param("return np.array([noisy(v) for v in x])\n", "PF205", id="comprehension-with-print"),
+    pytest.param("return np.array([(t := np.tanh(v)) for v in x])\n", "PF206",
+                 id="comprehension-walrus"),
+    pytest.param("return np.array([np.outer(a, b) for a in x for b in y])\n", "PF213",
                  id="comprehension-two-for"),
-    pytest.param("return {np.sum(v) for v in x}\n", "PF211", id="set-comprehension"),
     pytest.param("return tf.map_fn(lambda r: tf.print(r), x)\n", "PF205", id="map-fn-print"),
     pytest.param("return tf.map_fn(lambda r: r + tf.random.normal([3]), x)\n", "PF208",
                  id="map-fn-random"),
@@ -807,10 +805,19 @@ def test_argmax_classes():
     assert "max reduction best, argmax idx of best" in plan.remarks[0].message
 
 
-def test_plain_python_comprehensions_are_not_units():
-    """`sum(1 for r in rows if r.ok)` is idiomatic Python, not array code: no remark at all."""
-    source = HEADER + "def f(rows, paths):\n    n = sum(1 for r in rows if r.ok)\n" \
-        "    return {p.name: p for p in paths}, [print(r) for r in rows]\n"
+@pytest.mark.parametrize("expression", [
+    "sum(1 for r in rows if r.ok)",
+    "{p.name: p for p in paths}",
+    "[print(r) for r in rows]",
+    "[tf.convert_to_tensor(t) for t in rows]",  # a list of tensors stays a list
+    "{np.sum(v) for v in rows}",
+    "sum(np.dot(rows[i], paths[i]) for i in range(3))",
+    "{name: tf.reduce_mean(t) for name, t in rows.items()}",
+])
+def test_comprehensions_that_build_python_values_are_not_units(expression):
+    """Only comprehensions whose result becomes an array are remarked on: a linter that
+    flagged `[t.name for t in tensors]` would be noise (TensorFlow's own sources hold ~2,000)."""
+    source = HEADER + f"def f(rows, paths):\n    return {expression}\n"
     assert analyze_source(source, "t.py") == ()
 
 
@@ -822,7 +829,7 @@ def test_random_opt_in_is_stated_in_the_remark():
 
 
 def test_dict_comprehension_with_a_filter_is_analysed():
-    (plan,) = analyze_source(HEADER + "def f(x):\n    return {k: np.tanh(v) for k, v in x if k}\n", "t.py")
+    (plan,) = analyze_source(HEADER + "def f(x, n):\n    return {k: np.tanh(x[k]) for k in range(n) if k % 2}\n", "t.py")
     assert plan.vectorizable and plan.remarks[0].code == "PF103"
 
 

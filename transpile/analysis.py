@@ -122,6 +122,7 @@ class LoopInfo:
     aliases: dict[str, set[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     form: str = "loop"
+    array_consumer: bool = False
     random_draws: list[gast.Call] = field(default_factory=list)
     mutated_args: list[str] = field(default_factory=list)
 
@@ -293,8 +294,23 @@ def discover(ctx: ModuleContext) -> list[LoopInfo]:
     for root in roots:
         for info in root.walk():
             _analyse_level(ctx, info)
-    # A comprehension over plain Python values is idiomatic as it is: not array code to batch.
-    return [r for r in roots if r.form == "loop" or r.library != "python"]
+    return [r for r in roots if r.form == "loop" or _array_building(r)]
+
+
+def _array_building(info: LoopInfo) -> bool:
+    """Which loops written as expressions are worth a remark: ``tf.map_fn``; a list
+    comprehension whose list becomes an array (``tf.stack([...])``, ``np.array([...])``); a
+    dict comprehension of array values over a range. Others build Python values from Python
+    values (``[t.name for t in tensors]``), idiomatic as they are, and are not reported."""
+    if info.form == "tf.map_fn":
+        return True
+    if info.library == "python":
+        return False
+    if info.form == "list comprehension":
+        return info.array_consumer
+    if info.form == "dict comprehension":
+        return info.space is not None and info.space.kind in ("range", "enumerate")
+    return False
 
 
 #: The pseudo-name of the list a comprehension builds (it is a collector with no name).
@@ -357,6 +373,8 @@ def _implicit_loop_info(ctx, node, qualname, function) -> LoopInfo:
             info.body = [_located(gast.Expr(value=call), fn)]
         return info
     info.form = _COMPREHENSION_FORMS[type(node)]
+    parent = ctx.parents.get(id(node))
+    info.array_consumer = isinstance(parent, gast.Call) and _consumer_kind(ctx, parent, node) is not None
     if len(node.generators) != 1 or node.generators[0].is_async:
         return info
     generator = node.generators[0]
