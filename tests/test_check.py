@@ -432,6 +432,20 @@ def test_gitignore_is_respected_when_walking(tmp_path):
     assert result.stdout.count("\n") == 1 and "pkg/dense.py" in result.stdout
 
 
+def test_a_folder_named_explicitly_is_walked_even_when_ignored(tmp_path):
+    """As in ruff: `pforge check .venv/lib/.../pkg` checks that package; --force-exclude skips it."""
+    root = _project(tmp_path, "")
+    write(root, ".gitignore", "vendor/\n")
+    write(root / "vendor" / "lib" / "__pycache__", "stale.py", DENSE)
+    write(root / "vendor" / "lib", "dense.py", DENSE)
+    result = invoke("check", root / "vendor" / "lib")
+    assert_exit(result, 1)
+    assert result.stdout.count("\n") == 1 and "lib/dense.py" in result.stdout
+    assert_exit(invoke("check", "--force-exclude", root / "vendor" / "lib"), 0)
+    walked = invoke("check", root)  # walked from the root, vendor/ stays ignored
+    assert "pkg/dense.py" in walked.stdout and "vendor" not in walked.stdout
+
+
 @pytest.mark.parametrize("config, message", [
     ('[tool.pforge]\nselec = ["PF1"]\n', "unknown key 'selec'"),
     ('[tool.pforge]\nselect = ["PF9"]\n', "select: unknown code 'PF9'"),
