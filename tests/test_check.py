@@ -434,7 +434,7 @@ def test_gitignore_is_respected_when_walking(tmp_path):
 
 def test_a_folder_named_explicitly_is_walked_even_when_ignored(tmp_path):
     """As in ruff: `pforge check .venv/lib/.../pkg` checks that package; --force-exclude skips it."""
-    root = _project(tmp_path, "")
+    root = _project(tmp_path, "[tool.pforge]\n")
     write(root, ".gitignore", "vendor/\n")
     write(root / "vendor" / "lib" / "__pycache__", "stale.py", DENSE)
     write(root / "vendor" / "lib", "dense.py", DENSE)
