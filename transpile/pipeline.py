@@ -14,7 +14,7 @@ import gast
 
 from pforge.transpile import staging
 from pforge.transpile.analysis import LoopInfo, ModuleContext, discover
-from pforge.transpile.backends import direct, pfor
+from pforge.transpile.backends import pfor
 from pforge.transpile.frontend import SourceText, check_syntax, decode_source
 from pforge.transpile.naming import Namer, global_names
 from pforge.transpile.outline import analyses_outline, module_context
@@ -155,6 +155,7 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
 
 def _move_to_tensorflow(ctx, info, namer, tf_alias, shapes, rewrites, notes, chosen):
     """``--target tensorflow``: a NumPy loop becomes ``tf.experimental.numpy`` batched code."""
+    from pforge.transpile.backends import direct  # the rule registry loads on first use
     if tf_alias is None and "tf" in global_names(ctx.tree):
         notes[id(info)] = "--target tensorflow: the name `tf` is taken in this module"
         return
@@ -181,6 +182,7 @@ def _rewrite_unit(ctx, info, namer, backend, tf_alias, np_alias, shapes, rewrite
     if info.form != "loop" and backend != "pfor":
         why_not_direct = f"a {info.form} is rewritten with tf.vectorized_map"
     elif backend in ("auto", "direct"):
+        from pforge.transpile.backends import direct  # the rule registry loads on first use
         try:
             rewrites[id(info)] = direct.rewrite_loop(ctx, info, namer, tf_alias, np_alias, shapes)
             chosen[id(info)] = ("direct", "every op has a batching rule and every rank is known")
