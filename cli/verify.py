@@ -23,7 +23,7 @@ def verify(
     atol: Annotated[float, typer.Option(help="Absolute tolerance.")] = 1e-5,
     repeats: Annotated[int, typer.Option(min=1, help="Timed calls of each version.")] = 20,
     backend: Annotated[str, typer.Option(
-        help="Transpiler backend: pfor, direct or auto.")] = "pfor",
+        help="Transpiler backend: pfor, direct or auto.")] = "auto",
     json_output: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,
 ):
     """Checks that transpiled functions return what the originals return, and times both.

@@ -53,7 +53,7 @@ class VerifyResult:
 
 
 def verify_function(path, func, *, arg_specs=(), seed=0, rtol=1e-4, atol=1e-5, repeats=20,
-                    warmup=2, time_budget_s=5.0, backend="pfor"):
+                    warmup=2, time_budget_s=5.0, backend="auto"):
     """Transpiles a file, then runs, compares and times one function both ways.
 
     Inputs come from ``arg_specs`` (keyword arguments) if given, else from the

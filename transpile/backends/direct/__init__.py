@@ -49,6 +49,11 @@ def rewrite_loop(ctx: ModuleContext, info: LoopInfo, namer: Namer, tf: str | Non
             raise Unsupported("tensorflow is not imported under a plain name")
         lib = Lib("tf", tf)
     elif info.library in ("numpy", "python") and to_tensorflow:
+        for node in gast.walk(info.node):
+            if isinstance(node, gast.Call) and (
+                    ctx.imports.resolve(node.func) in ("numpy.argmax", "numpy.argmin")
+                    or isinstance(node.func, gast.Attribute) and node.func.attr in ("argmax", "argmin")):
+                raise Unsupported("np.argmax returns the index of a NaN, TensorFlow's does not")
         lib = Lib("np", f"{tf or 'tf'}.experimental.numpy")
         return DirectRewriter(ctx, info, namer, lib, shapes or {}, to_tf=True).run()
     elif info.library in ("numpy", "python"):

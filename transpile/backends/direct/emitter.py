@@ -64,6 +64,32 @@ class _Level:
     bound: bool = False
 
 
+def _in_place(target, op, value) -> list:
+    """``out[...] = v`` (never ``out = v``: the array may be the caller's, and assignment casts
+    to its dtype as the loop's element writes do); ``out[s] = out[s] + v`` for ``+=``, which
+    truncates into an integer array as the loop does instead of raising."""
+    if isinstance(target, gast.Name):
+        target = gast.Subscript(value=target, slice=gast.Constant(value=Ellipsis, kind=None), ctx=gast.Store())
+    if op is None:
+        return templates.replace("T = V", T=target, V=value)
+    read = copy.deepcopy(target)
+    read.ctx = gast.Load()
+    return templates.replace(f"T = R {_OP_SYMBOL[type(op)]} V", T=target, R=read, V=value)
+
+
+def _slices_as_calls(index):
+    """``(idx, :)`` is no expression: ``np.add.at`` takes ``(idx, slice(None))``."""
+    def convert(part):
+        if isinstance(part, gast.Slice):
+            return gast.Call(func=gast.Name(id="slice", ctx=gast.Load(), annotation=None, type_comment=None),
+                             args=[p if p is not None else gast.Constant(value=None, kind=None)
+                                   for p in (part.lower, part.upper, part.step)], keywords=[])
+        return part
+    if isinstance(index, gast.Tuple):
+        return gast.Tuple(elts=[convert(e) for e in index.elts], ctx=gast.Load())
+    return convert(index)
+
+
 @dataclass
 class DirectRewriter:
     """Builds the batched replacement of one vectorizable loop nest (the outermost level)."""
@@ -860,14 +886,11 @@ class DirectRewriter:
         scatter = fancy and op is not None  # ufunc.at is += that also adds colliding indices
         if scatter:
             ufunc = {"add": "add", "mul": "multiply", "or": "bitwise_or", "and": "bitwise_and"}[red]
-            idx = node.slice
+            idx = _slices_as_calls(node.slice)
             right = value.node if not isinstance(op, gast.Sub) else gast.UnaryOp(op=gast.USub(), operand=value.node)
             self.out += templates.replace(f"{self.lib.alias}.{ufunc}.at(A, I, V)", A=templates.name(name), I=idx, V=right)
             return
-        if op is None:
-            self.out += templates.replace("T = V", T=node, V=value.node)
-        else:
-            self.out += templates.replace(f"T {_OP_SYMBOL[type(op)]}= V", T=node, V=value.node)
+        self.out += _in_place(node, op, value.node)
 
     def _moved_write(self, node, position, elem_rank, value, op, stmt):
         """``x[:, i] = v``: the value's loop axis goes where the loop index is in the target."""
@@ -885,10 +908,9 @@ class DirectRewriter:
             new = value.node  # broadcasts against the axes after the loop axis only
         else:
             raise Unsupported(f"line {stmt.lineno}: an element of lower rank written across the loop axis")
-        symbol = "" if op is None else _OP_SYMBOL.get(type(op))
-        if symbol is None:
+        if op is not None and type(op) not in _OP_SYMBOL:
             raise Unsupported(f"line {stmt.lineno}: augmented `{type(op).__name__}` write")
-        self.out += templates.replace(f"T {symbol}= V", T=node, V=new)
+        self.out += _in_place(node, op, new)
 
     def _private_write(self, name, current, target, value, op, stmt):
         if self.in_branch or self.mask is not None:
@@ -909,10 +931,15 @@ class DirectRewriter:
             elem_rank = None if current.rank is None else current.rank - 1
         else:
             parts = [gast.Slice(lower=None, upper=None, step=None)] + [copy.deepcopy(c) for c in comps]
-            elem_rank = None
-        if value.stacked and (value.rank != 0 or (elem_rank not in (0, None))):
+            simple = all(isinstance(c, gast.Slice) or (isinstance(c, gast.Constant) and type(c.value) is int)
+                         or isinstance(c, gast.UnaryOp) for c in comps)
+            elem_rank = None if current.rank is None or not simple else \
+                current.rank - sum(1 for c in comps if not isinstance(c, gast.Slice))
+        if value.stacked:
             if elem_rank is None or value.rank is None or value.rank > elem_rank:
                 raise Unsupported(f"line {stmt.lineno}: the rank of the value written into `{name}`")
+            if value.rank < elem_rank:  # the loop axis leads; the element's own axes follow
+                value = Val(core.insert_axes(self.lib, value, 1, elem_rank - value.rank), value.full, elem_rank)
         self.out += templates.replace("T = V", T=core.subscript(templates.name(name), parts), V=value.node)
 
     # -- expressions -----------------------------------------------------------------------------------
@@ -925,7 +952,14 @@ class DirectRewriter:
                 raise Unsupported(f"`{gast.unparse(node).strip()}`: a `{type(node).__name__}` on "
                                   "per-iteration values")
             return Val(node, (), None)
-        return method(node)
+        result = method(node)
+        if not result.stacked and result.node is node and any(
+                isinstance(n, gast.Name) and self._is_stacked_name(n.id) for n in gast.walk(node)):
+            # An invariant result kept as written would still name the loop's variables
+            # (`x[i].shape[0]`): nothing batched it, so the batched code cannot use it.
+            raise Unsupported(f"`{gast.unparse(node).strip()}`: an invariant value computed from "
+                              "per-iteration values")
+        return result
 
     def _is_stacked_name(self, name):
         value = self.env.get(name)
@@ -1301,7 +1335,11 @@ class DirectRewriter:
             if len(vals) != 2:
                 raise Unsupported(f"`{short}` of other than two per-iteration values")
             (a, b), full, rank = align(self.lib, vals, f"`{short}`")
-            return Val(self.lib.call("minimum" if short == "min" else "maximum", a.node, b.node), full, rank)
+            # Python's max(a, b) is `b if b > a else a`: with a NaN the comparison is false and
+            # `a` is kept, where np.maximum would give NaN. `where` keeps Python's meaning.
+            test = gast.Compare(left=copy.deepcopy(b.node), ops=[gast.Gt() if short == "max" else gast.Lt()],
+                                comparators=[copy.deepcopy(a.node)])
+            return Val(self.lib.call("where", test, b.node, a.node), full, rank)
         if short == "abs":
             return Val(gast.Call(func=copy.deepcopy(node.func), args=[vals[0].node], keywords=[]), vals[0].full, vals[0].rank)
         if short == "len":

@@ -76,7 +76,9 @@ def convert_reduction(b, *, axis_key="axis", default=_ALL, keep_key="keepdims",
         return Val(b.call, (), rank)
     kws = {k: v.node for k, v in b.kw.items() if k not in (axis_key, "input_tensor", "input", "a", "x")}
     if x.rank == 0 and new_axis == []:
-        return Val(x.node, x.full, 0)  # reducing a scalar over no axis is the scalar itself
+        if b.name.split(".")[-1] not in _SCALAR_IDENTITY:
+            raise b.unsupported(f"`{b.name}` of a per-iteration scalar")
+        return Val(x.node, x.full, 0)  # the sum, mean, max, min or product of one number
     fused = None
     if (axis_val is None and default is _ALL and not keep and set(kws) <= {"name"}
             and b.name.rsplit(".", 1)[-1] in ("reduce_sum", "reduce_max", "reduce_min", "reduce_prod",
@@ -167,3 +169,9 @@ def _convert_l2_normalize(b):
         new = [batch_axis(a, x.depth) for a in axes]
         new = new if isinstance(value, (list, tuple)) else new[0]
     return Val(b.emit([x.node], {"axis": axis_const(b.lib, new), **kws}), x.full, x.rank)
+
+
+#: Reductions that return a lone number unchanged (std, var, ptp, count_nonzero, any do not).
+_SCALAR_IDENTITY = {"sum", "mean", "max", "min", "prod", "amax", "amin", "nansum", "nanmean",
+                    "nanmax", "nanmin", "reduce_sum", "reduce_mean", "reduce_max", "reduce_min",
+                    "reduce_prod", "average", "median"}

@@ -43,6 +43,10 @@ def _stack_like(b, evaluate, *, concat: bool):
     model = next((v for v in lifted if v.stacked and all(v.full)), None)
     if concat and rank == 0:
         raise b.unsupported("concatenating scalars")
+    if concat and any(v.stacked and not all(v.full) for v in lifted):
+        # Elements may differ in length along the joined axis: no broadcast makes them fit.
+        raise b.unsupported("concatenating a per-iteration value with one that does not vary "
+                            "with every loop")
     new_axis = batch_axis(axis, depth) if concat or axis >= 0 else axis
     kws = {"axis": const(new_axis), **{k: v.node for k, v in b.kw.items() if k != "axis"}}
     if b.lib.kind == "np" and (model is None or any(v.stacked and not all(v.full) for v in lifted)):
@@ -56,6 +60,12 @@ def _stack_like(b, evaluate, *, concat: bool):
     for v in lifted:
         if v.stacked:
             elts.append(v.node)
+        elif concat:  # repeated for every iteration, keeping its own length along the joined axis
+            loops = subscript(b.lib.call("shape", model.node), [gast.Slice(lower=None, upper=const(depth), step=None)])
+            own = b.lib.call("shape", v.node)
+            shape = (b.lib.call("concat", gast.List(elts=[loops, own], ctx=gast.Load()), const(0))
+                     if b.lib.kind == "tf" else gast.BinOp(left=loops, op=gast.Add(), right=own))
+            elts.append(b.lib.call("broadcast_to", v.node, shape))
         else:  # an invariant element is repeated for every iteration
             elts.append(b.lib.call("broadcast_to", v.node, b.lib.call("shape", model.node)))
     listed = gast.List(elts=elts, ctx=gast.Load())
