@@ -535,3 +535,63 @@ def test_max_reduction_over_an_empty_loop_keeps_the_initial_value():
     assert "skips NaN terms" in builtin.remarks[-1].message
     for x in (np.zeros(0), np.array([0.5, -3.0, 2.0])):
         assert load_module("m.py", source=result.code).f(x) == load_module("m.py", source=source).f(x)
+
+
+#: Found by an adversarial pass over the direct backend: each once gave other numbers, invalid
+#: Python, or an error the loop does not raise. The rewrite (or the loop left as it was) must
+#: return what the loop returns and leave the arguments as the loop leaves them.
+ADVERSARIAL = {
+    "shape-of-a-row": ("x: [n, a].", "outs = []\n    for i in range(x.shape[0]):\n"
+                       "        outs.append(x[i].sum() / x[i].shape[0])\n    return np.array(outs)"),
+    "concat-with-a-shorter-invariant": (
+        "x: [n, a].\n      c: [b].", "out = np.zeros(x.shape[0])\n    for i in range(x.shape[0]):\n"
+        "        out[i] = np.concatenate([x[i], c]).sum()\n    return out"),
+    "std-of-a-scalar": ("x: [n, a].", "out = np.zeros(x.shape[0])\n    for i in range(x.shape[0]):\n"
+                        "        out[i] = np.std(x[i, 0])\n    return out"),
+    "write-into-the-caller-array": ("x: [n, a].\n      out: [n, a].",
+                                    "for i in range(x.shape[0]):\n        out[i] = x[i] * 2.0\n    return None"),
+    "integer-array-updated-in-place": ("k: [n, a].", "for i in range(k.shape[0]):\n"
+                                       "        k[i] = k[i] - k[i].mean()\n    return k"),
+    "private-copy-then-element-write": (
+        "m: [n, d, e].", "outs = []\n    for i in range(m.shape[0]):\n        tmp = m[i].copy()\n"
+        "        tmp[-1] = m[i, 0, 0]\n        outs.append(tmp)\n    return np.stack(outs)"),
+    "builtin-max-with-nan": ("v: [n].", "out = np.zeros_like(v)\n    for i in range(v.shape[0]):\n"
+                             "        out[i] = max(0.0, v[i])\n    return out"),
+    "scatter-rows-with-a-slice": (
+        "x: [n, a].\n      idx: [n].", "out = np.zeros((4, x.shape[1]))\n    for i in range(x.shape[0]):\n"
+        "        out[idx[i], :] += x[i]\n    return out"),
+    "integer-accumulator-truncates": (
+        "w: [n].", "out = np.ones(w.shape[0], dtype=np.int64)\n    for i in range(w.shape[0]):\n"
+        "        out[i] += w[i] * 2.5\n    return out"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ADVERSARIAL))
+def test_adversarial_loops_keep_their_meaning(name):
+    import numpy as np
+
+    from pforge.runtime.loader import load_module
+
+    doc, body = ADVERSARIAL[name]
+    params = [line.split(":")[0].strip() for line in doc.splitlines()]
+    source = (f'import numpy as np\n\ndef f({", ".join(params)}):\n    """Args:\n      {doc}\n    """\n'
+              f"    {body}\n")
+    result = transpile_source(source, "m.py")
+    compile(result.code, "m.py", "exec")  # always valid Python
+
+    def inputs():
+        rng = np.random.default_rng(0)
+        v = rng.standard_normal(5)
+        v[2] = np.nan
+        given = {"x": rng.standard_normal((5, 3)), "c": np.array([7.0, 1.0]), "out": np.zeros((5, 3)),
+                 "k": np.array([[1, 2, 4], [0, 0, 5]]), "m": np.arange(8.0).reshape(2, 2, 2), "v": v,
+                 "idx": np.array([0, 3, 0, 1, 3]), "w": rng.standard_normal(5)}
+        return [given[p] for p in params]
+
+    before, after = inputs(), inputs()
+    want = load_module("m.py", source=source).f(*before)
+    got = load_module("m.py", source=result.code).f(*after)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want), err_msg=result.code)
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+    for a, b in zip(before, after):
+        np.testing.assert_array_equal(b, a, err_msg=result.code)  # arguments changed alike
