@@ -322,6 +322,11 @@ _COMPREHENSION_FORMS = {gast.ListComp: "list comprehension", gast.DictComp: "dic
 def _implicit_loops(ctx, stmt):
     """Comprehensions and ``tf.map_fn`` calls in ``stmt``'s own expressions (not in its nested
     blocks, lambdas or definitions), outermost only: loops written as expressions."""
+    body = getattr(stmt, "body", None)
+    last = body[0].lineno - 1 if isinstance(body, list) and body else stmt.end_lineno
+    header = "\n".join(ctx.lines[stmt.lineno - 1:max(stmt.lineno, last)])
+    if "for" not in header and "map_fn" not in header:
+        return []  # the text decides for most statements, without a walk
     fields = [value for name, value in gast.iter_fields(stmt)
               if name not in ("body", "orelse", "finalbody", "handlers", "decorator_list")]
     stack = [v for value in fields for v in (value if isinstance(value, list) else [value])
@@ -333,10 +338,25 @@ def _implicit_loops(ctx, stmt):
             continue
         if type(node) in _COMPREHENSION_FORMS or (
                 isinstance(node, gast.Call) and ctx.imports.resolve(node.func) == "tensorflow.map_fn"):
-            found.append(node)
+            if _may_build_array(ctx, node):
+                found.append(node)
             continue
         stack.extend(gast.iter_child_nodes(node))
     return sorted(found, key=lambda n: (n.lineno, n.col_offset))
+
+
+def _may_build_array(ctx, node) -> bool:
+    """Cheap filter before a comprehension is analysed (see :func:`_array_building`): its list
+    is consumed by ``tf.stack``/``np.array``/..., or it is a dict comprehension over a range."""
+    if isinstance(node, gast.Call):
+        return True  # tf.map_fn
+    if isinstance(node, gast.DictComp):
+        it = node.generators[0].iter
+        return isinstance(it, gast.Call) and ctx.imports.resolve(it.func) in (
+            "builtins.range", "numpy.arange", "tensorflow.range")
+    parent = ctx.parents.get(id(node))
+    return isinstance(node, gast.ListComp) and isinstance(parent, gast.Call) and \
+        _consumer_kind(ctx, parent, node) is not None
 
 
 def _located(node, where):
@@ -1233,8 +1253,8 @@ def _alias_source(ctx, name_node, loop_ids):
     """
     current, exact, line = name_node, True, None
     for _ in range(8):  # alias chains in real code are short; this also guards cycles
-        defs = ctx.definitions_of(current)
-        if len(defs) != 1 or id(defs[0].node) in loop_ids:
+        defs = _local_definitions(ctx, current)
+        if defs is None or len(defs) != 1 or id(defs[0].node) in loop_ids:
             break
         stmt, value = _binding(ctx, defs[0].node)
         base, view = _view_base(ctx, value)
@@ -1248,8 +1268,9 @@ def _alias_source(ctx, name_node, loop_ids):
 
 def _origin(ctx, name_node, loop_ids) -> tuple[str, int | None]:
     """Where the array a name refers to at the loop comes from: ``fresh`` (allocated by a
-    known constructor or computed), ``argument``, or ``unknown``; with the binding's line."""
-    defs = ctx.definitions_of(name_node)
+    known constructor or computed), ``argument``, or ``unknown``; with the binding's line.
+    A module-level name is ``unknown``: any function may have rebound it."""
+    defs = _local_definitions(ctx, name_node)
     if not defs:
         return "unknown", None
     kinds, line = set(), None
@@ -1275,8 +1296,17 @@ def _origin(ctx, name_node, loop_ids) -> tuple[str, int | None]:
     return ("argument" if "argument" in kinds else "fresh"), line
 
 
+def _local_definitions(ctx, name_node):
+    """beniget's reaching definitions, or None for a name defined outside the function (the
+    outline does not hold those; the callers then assume the least)."""
+    try:
+        return ctx.definitions_of(name_node)
+    except WholeModuleNeeded:
+        return None
+
+
 def _is_argument(ctx, name_node) -> bool:
-    defs = ctx.definitions_of(name_node)
+    defs = _local_definitions(ctx, name_node)
     return bool(defs) and any(isinstance(ctx.parents.get(id(d.node)), gast.arguments) for d in defs)
 
 

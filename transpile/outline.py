@@ -299,10 +299,21 @@ def _holds_implicit_loop(stmt: ast.stmt, lines: list[str]) -> bool:
             if not isinstance(part, ast.AST):
                 continue
             for node in ast.walk(part):
-                if isinstance(node, _COMPREHENSIONS) or (
-                        isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", None)) == "map_fn"):
+                if isinstance(node, ast.DictComp):
+                    return True
+                if not isinstance(node, ast.Call):
+                    continue
+                callee = getattr(node.func, "attr", getattr(node.func, "id", None))
+                # Only comprehensions that can build an array matter (analysis._may_build_array).
+                if callee == "map_fn" or (callee in _ARRAY_CONSUMERS and node.args
+                                          and isinstance(node.args[0], ast.ListComp)):
                     return True
     return False
+
+
+#: Names of the calls whose list argument becomes an array (``analysis.CONSUMERS``, unresolved).
+_ARRAY_CONSUMERS = {"stack", "convert_to_tensor", "constant", "concat", "array", "asarray",
+                    "concatenate", "vstack"}
 
 
 def outline(source: SourceText) -> Outline:
