@@ -22,16 +22,29 @@ def write_atomic(path: str, text: str, encoding: str) -> None:
     """Replaces ``path`` with ``text`` via a temporary file in its folder and ``os.replace``.
 
     Keeps the file's permission bits; writes ``text`` with its own line endings (no newline
-    translation). On any error the original file is untouched and the temporary file removed.
+    translation). A symbolic link is written through (its target changes, the link stays); a
+    file the user may not write (read-only) is refused, though its folder would allow the
+    rename; a file with several hard links is rewritten in place so every link sees the change.
+    On any error the original file is untouched and the temporary file removed.
 
     Raises:
-        OSError: the folder is not writable, the disk is full, ...
+        OSError: the file or its folder is not writable, the disk is full, ...
         UnicodeEncodeError: ``text`` cannot be encoded in ``encoding``.
     """
-    folder = os.path.dirname(os.path.abspath(path))
+    path = os.path.realpath(path)
+    folder = os.path.dirname(path)
     mode = None
     try:
-        mode = os.stat(path).st_mode & 0o7777
+        info = os.stat(path)
+        mode = info.st_mode & 0o7777
+        if not os.access(path, os.W_OK):
+            raise PermissionError(13, "Permission denied", path)
+        if info.st_nlink > 1:
+            data = text.encode(encoding)  # encode first: an error leaves the file untouched
+            with open(path, "r+b") as fh:
+                fh.write(data)
+                fh.truncate()
+            return
     except FileNotFoundError:
         pass
     fd, tmp = tempfile.mkstemp(prefix=".pforge-", suffix=".py", dir=folder)

@@ -245,6 +245,7 @@ def _drop_unstageable(ctx, loop_units, rewrites, notes, chosen) -> set[int]:
 def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias, chosen, target="auto",
             unstaged=frozenset()) -> str:
     splicer = Splicer(text)
+    nodes: dict[int, gast.AST] = {}
     if target == "tensorflow" and tf_alias is None:
         imports = [s for s in ctx.tree.body if isinstance(s, (gast.Import, gast.ImportFrom))]
         first = imports[0].lineno if imports else ctx.tree.body[0].lineno
@@ -266,7 +267,7 @@ def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias
             splicer.insert_line_before(result.anchor.lineno, comment)
         for stmt in result.drop:
             splicer.delete_statement(stmt)
-        for node in _consumers(ctx, result):
+        for node in _consumers(ctx, result, nodes):
             splicer.replace_expression(node, unparse_lines([gast.Expr(value=result.replace[id(node)])])[0])
         fdef = info.function
         if info.library != "tensorflow":
@@ -278,6 +279,10 @@ def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias
     return splicer.apply()
 
 
-def _consumers(ctx, result):
-    wanted = set(result.replace)
-    return [n for n in gast.walk(ctx.tree) if id(n) in wanted]
+def _consumers(ctx, result, nodes):
+    """The nodes a rewrite replaces outside its loop (``tf.stack(outs)``)."""
+    if not result.replace:
+        return []
+    if not nodes:  # one walk per module, not one per loop
+        nodes.update((id(n), n) for n in gast.walk(ctx.tree))
+    return [nodes[key] for key in result.replace if key in nodes]

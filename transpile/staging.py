@@ -85,6 +85,19 @@ def _module_variable_read(ctx, fdef, local_names):
     taken as constant; any other module variable, or one rebound anywhere (a second binding,
     ``global`` in some function), would be frozen, so the function is not staged.
     """
+    bindings = getattr(ctx, "_module_bindings", None)
+    if bindings is None:
+        bindings = ctx._module_bindings = _module_bindings(ctx)
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
+                node.id in bindings and node.id not in local_names:
+            if bindings[node.id] > 1 or not node.id.isupper():
+                return node
+    return None
+
+
+def _module_bindings(ctx) -> dict[str, int]:
+    """How many times each module-level name is bound (``global`` declarations count twice)."""
     bindings: dict[str, int] = {}
     for stmt in ctx.tree.body:
         targets = stmt.targets if isinstance(stmt, gast.Assign) else \
@@ -98,12 +111,7 @@ def _module_variable_read(ctx, fdef, local_names):
         declared = {n for node in gast.walk(ctx.tree) if isinstance(node, gast.Global) for n in node.names}
     for name in declared:
         bindings[name] = bindings.get(name, 0) + 2
-    for node in gast.walk(fdef):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
-                node.id in bindings and node.id not in local_names:
-            if bindings[node.id] > 1 or not node.id.isupper():
-                return node
-    return None
+    return bindings
 
 
 def _is_method(ctx, fdef) -> bool:
