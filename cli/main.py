@@ -114,6 +114,10 @@ def transpile(
         for remark in plan.remarks:
             if remark.code == "PF301":
                 _stderr().print(escape(remark.format(file)))
+        if backend == "direct" and plan.rewritten and plan.backend != "direct":
+            # Asked for by name: say so when a loop needed the other backend.
+            _stderr().print(escape(f"{file}:{plan.lineno}:{plan.col}: note: written with "
+                                   f"tf.vectorized_map: {plan.backend_note}"))
     if check:
         if result.changed:
             _stderr().print(f"would rewrite {escape(file)}")

