@@ -46,6 +46,9 @@ class Settings:
         backend: ``auto``, ``pfor`` or ``direct``; None when not configured (the transpiler's
             default is used).
         target: ``auto`` or ``tensorflow``.
+        ignore_always: code prefixes ignored whatever is selected (``--ignore`` on the command
+            line: a later layer than the file's ``select``, as in ruff, so ``--ignore ALL``
+            silences everything).
     """
 
     root: str
@@ -57,9 +60,12 @@ class Settings:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     backend: str | None = None
     target: str = "auto"
+    ignore_always: tuple[str, ...] = ()
 
     def selects(self, code: str) -> bool:
         """True when ``code`` is reported: its longest matching prefix is in ``select``."""
+        if _longest(self.ignore_always, code) >= 0:
+            return False
         return _longest(self.select, code) > _longest(self.ignore, code)
 
 

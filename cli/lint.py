@@ -9,9 +9,11 @@ changes, with ``--diff``), 2 bad input or bad configuration.
 from __future__ import annotations
 
 import functools
+import io
 import os
 import re
 import sys
+import tokenize
 from dataclasses import dataclass, replace
 
 import pathspec
@@ -64,6 +66,8 @@ class _Filter:
         self.refused = refused
         self.per_file = [(pathspec.GitIgnoreSpec.from_lines([pattern]), codes)
                          for pattern, codes in settings.per_file_ignores]
+        # --refused adds the PF2xx remarks, unless the selection already says which it wants.
+        self.pf2_selected = any(p in ("ALL", "P", "PF") or p.startswith("PF2") for p in settings.select)
 
     def findings(self, path: str, remarks: tuple[Remark, ...], text: str | None = None
                  ) -> list[report.Finding]:
@@ -74,8 +78,8 @@ class _Filter:
                 continue
             if self.settings.selects(remark.code):
                 wanted.append((remark, True))
-            elif (self.refused and remark.code.startswith("PF2")
-                  and not _matches(remark.code, self.settings.ignore)):
+            elif (self.refused and remark.code.startswith("PF2") and not self.pf2_selected
+                  and not _matches(remark.code, self.settings.ignore + self.settings.ignore_always)):
                 wanted.append((remark, False))
         if not wanted:
             return []
@@ -85,13 +89,13 @@ class _Filter:
             except SourceError:
                 text = ""
         lines = tuple(text.splitlines())
-        file_codes = _file_noqa(text)
+        comments = _comments(text, lines)
+        file_codes = _file_noqa(comments, lines)
         found = []
         for remark, counted in wanted:
             if file_codes is not None and (not file_codes or _matches(remark.code, file_codes)):
                 continue
-            line = lines[remark.lineno - 1] if 0 < remark.lineno <= len(lines) else ""
-            match = _NOQA.search(line)
+            match = _NOQA.search(comments.get(remark.lineno, ""))
             if match and (not match.group("codes") or _matches(remark.code, _split(match.group("codes")))):
                 continue
             found.append(report.Finding(path, remark, counted, lines))
@@ -117,12 +121,28 @@ def _matches(code: str, prefixes) -> bool:
     return any(p == "ALL" or code.startswith(p) for p in prefixes)
 
 
-def _file_noqa(text: str) -> tuple[str, ...] | None:
-    """None without a file-level ``# pforge: noqa``; () for every code; else the codes."""
-    match = _FILE_NOQA.search(text)
-    if match is None:
-        return None
-    return _split(match.group("codes") or "")
+def _comments(text: str, lines: tuple[str, ...]) -> dict[int, str]:
+    """``line -> comment`` from the tokenizer, so ``# noqa`` inside a string is no comment."""
+    found: dict[int, str] = {}
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.COMMENT:
+                found[token.start[0]] = token.string
+    except (tokenize.TokenError, SyntaxError):  # unreadable: fall back to the raw lines
+        return {k + 1: line[line.index("#"):] for k, line in enumerate(lines) if "#" in line}
+    return found
+
+
+def _file_noqa(comments: dict[int, str], lines: tuple[str, ...]) -> tuple[str, ...] | None:
+    """None without a file-level ``# pforge: noqa`` (a comment alone on its line); () for
+    every code; else the codes."""
+    for lineno, comment in sorted(comments.items()):
+        if not lines[lineno - 1].lstrip().startswith("#"):
+            continue
+        match = _FILE_NOQA.search(comment)
+        if match is not None:
+            return _split(match.group("codes") or "")
+    return None
 
 
 def run_check(options: CheckOptions) -> int:
@@ -176,10 +196,12 @@ def _settings(options: CheckOptions) -> Settings:
     settings = load_settings(list(options.paths), config=options.config, isolated=options.isolated)
     select = parse_codes(options.select, "--select")
     ignore = parse_codes(options.ignore, "--ignore")
+    # The command line is a later layer than the file, as in ruff: --select replaces the file's
+    # select and ignore, --ignore wins over any select.
     if select is not None:
-        settings = replace(settings, select=select)
+        settings = replace(settings, select=select, ignore=())
     if ignore is not None:
-        settings = replace(settings, ignore=settings.ignore + ignore)
+        settings = replace(settings, ignore_always=ignore)
     if settings.backend is not None and settings.backend not in BACKENDS:
         raise ConfigError(f"{settings.config_file}: [tool.pforge] backend: {settings.backend!r} is "
                           f"not available in this version of pforge (available: "

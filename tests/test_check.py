@@ -772,3 +772,28 @@ def test_github_annotates_files_that_cannot_be_analysed(tmp_path):
     assert lines[1] == f"::error file={bad},line=2,col=7,title=pforge%3A cannot analyse::syntax error: invalid syntax"
     assert lines[2] == (f"::error file={link},title=pforge%3A cannot analyse::broken symbolic link "
                         f"(to {tmp_path / 'gone.py'})")
+
+
+def test_command_line_is_a_later_layer_than_the_file(tmp_path):
+    """As in ruff: --select replaces the file's select and ignore; --ignore ALL silences all."""
+    root = _project(tmp_path, '[tool.pforge]\nignore = ["PF101"]\n')
+    assert "PF101" not in invoke("check", root).stdout
+    assert "PF101" in invoke("check", root, "--select", "PF101").stdout
+    result = invoke("check", root, "--ignore", "ALL")
+    assert_exit(result, 0)
+    assert result.stdout == ""
+
+
+def test_refused_adds_nothing_when_the_selection_names_pf2_codes(tmp_path):
+    path = write(tmp_path, "log.py", "import tensorflow as tf\ndef f(x):\n    outs = []\n"
+                 "    for i in range(3):\n        print(i)\n        outs.append(x[i] + x[i - 1])\n"
+                 "    return tf.stack(outs)\n")
+    both = invoke("check", "--refused", "--isolated", path).stdout
+    assert "PF205" in both
+    assert "PF205" not in invoke("check", "--refused", "--isolated", "--select", "PF202", path).stdout
+
+
+def test_noqa_inside_a_string_is_not_a_suppression(tmp_path):
+    text = '"""Docs.\n\n# pforge: noqa\n"""\n' + DENSE
+    path = write(tmp_path, "dense.py", text)
+    assert "PF101" in invoke("check", "--isolated", path).stdout

@@ -85,8 +85,10 @@ def level_verdict(info: LoopInfo) -> str:
     return "vectorizable"
 
 
-def pattern_remark(info: LoopInfo, rewrite_pattern: str | None, backend: str | None) -> Remark:
-    """The PF1xx remark for a vectorizable loop: the most specific pattern first."""
+def pattern_remark(info: LoopInfo, rewrite_pattern: str | None, backend: str | None,
+                   note: str | None = None) -> Remark:
+    """The PF1xx remark for a vectorizable loop: the most specific pattern first; ``note`` says
+    why it was not rewritten (also the PF301 remark), so ``check`` shows it on one line."""
     if info.has_tape:
         code, what = "PF105", "per-example gradient"
     elif any(c.conditional for c in info.collectors.values()) or (
@@ -102,7 +104,7 @@ def pattern_remark(info: LoopInfo, rewrite_pattern: str | None, backend: str | N
         code, what = "PF101", "map"
     outputs = _outputs(info)
     how = {"pfor": "pfor backend (tf.vectorized_map)", "direct": "direct backend (batched ops)"}.get(
-        backend or "", "not rewritten")
+        backend or "", "not rewritten" + (f": {note}" if note else ""))
     detail = rewrite_pattern or f"{info.space.describe()}{'; ' + outputs if outputs else ''}"
     return Remark(code, f"loop can be vectorized ({what}): {detail} [{how}]",
                   info.lineno, info.node.col_offset + 1)
@@ -165,7 +167,8 @@ def plan_for(info: LoopInfo, rewrite, note: str | None, backend: str, backend_no
                                 tuple(level.notes)))
     if info.vectorizable:
         used = backend if rewrite is not None else None
-        remarks = [pattern_remark(info, rewrite.pattern if rewrite else None, used)]
+        remarks = [pattern_remark(info, rewrite.pattern if rewrite else None, used,
+                                  note if rewrite is None else None)]
         if rewrite is None and note:
             remarks.append(Remark("PF301", f"left as a loop: {note}", info.lineno, info.node.col_offset + 1))
     else:

@@ -131,7 +131,8 @@ def align(lib: Lib, vals: list[Val], what: str) -> tuple[list[Val], tuple[bool, 
     ranks = [v.rank for v in vals]
     stacked_ranks = [v.rank for v in vals if v.stacked]
     if None in stacked_ranks:
-        raise Unsupported(f"{what}: the per-iteration rank of an operand is unknown")
+        raise Unsupported(f"{what}: the per-iteration rank of an operand is unknown (declare it in the "
+                          "docstring, `Args: x: [n, d].`, or pass `--shapes x=2`)")
     unknown = [v for v in vals if not v.stacked and v.rank is None]
     if unknown:
         raise Unsupported(f"{what}: the rank of `{gast.unparse(unknown[0].node).strip()}` is unknown")
