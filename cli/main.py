@@ -31,6 +31,24 @@ app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=N
 app.command("verify")(verify)
 app.command("bench")(bench)
 
+
+def _version(value: bool):
+    if value:
+        from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
+
+        try:
+            print(f"pforge {version('pforge')}")
+        except PackageNotFoundError:
+            print("pforge (not installed)")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(show_version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                                     help="Print the version and exit.")] = False):
+    """Finds Python loops whose iterations are independent and rewrites them into vectorized
+    TensorFlow code."""
+
 def _stdout() -> Console:
     return Console(highlight=False, soft_wrap=True, emoji=False)
 
@@ -261,8 +279,14 @@ def explain(
 
 
 @app.command()
-def rule(code: Annotated[str, typer.Argument(help="A remark code such as PF201.", show_default=False)]):
-    """Prints the documentation of a remark code, with a failing and a passing example."""
+def rule(code: Annotated[str | None, typer.Argument(help="A remark code such as PF201; none lists "
+                                                     "every code.", show_default=False)] = None):
+    """Prints the documentation of a remark code, with a flagged and an accepted example."""
+    if code is None:
+        out = _stdout()
+        for known in sorted(RULES.values(), key=lambda r: r.code):
+            out.print(f"{known.code}  {known.name:36} {escape(known.summary)}")
+        return
     found = RULES.get(code.upper())
     if found is None:
         _fail(f"unknown rule {code!r}; known: {', '.join(sorted(RULES))}")

@@ -659,3 +659,13 @@ def test_check_finds_loop_written_with_tab_after_for(tmp_path):
     result = invoke("check", path)
     assert_exit(result, 1)
     assert f"{path}:6:5: PF101" in result.stdout
+
+
+def test_version_and_rule_listing():
+    result = invoke("--version")
+    assert_exit(result, 0)
+    assert result.stdout.startswith("pforge ")
+    listing = invoke("rule")
+    assert_exit(listing, 0)
+    assert [line.split()[0] for line in listing.stdout.splitlines()][:2] == ["PF101", "PF102"]
+    assert len(listing.stdout.splitlines()) == 19
