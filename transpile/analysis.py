@@ -854,7 +854,7 @@ def _initial_values(ctx, info, name):
     return found
 
 
-def _reduction_term_of(stmt, name):
+def reduction_term(stmt, name):
     """The term combined into ``name`` by a reduction update (``s += t`` -> ``t``)."""
     if isinstance(stmt, gast.AugAssign):
         return stmt.value
@@ -885,7 +885,7 @@ def _find_reductions(ctx, info, body, stored):
             op = _reduction_update(ctx, stmt, name)
             if op is None:
                 break
-            term = _reduction_term_of(stmt, name)
+            term = reduction_term(stmt, name)
             if op in ("or", "and") and not _evidently_boolean(ctx, term):
                 break
             if op in ("add", "mul") and _is_sequence_value(ctx, term):

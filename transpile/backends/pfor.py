@@ -837,20 +837,11 @@ def _evidently_array(ctx, function, seq) -> bool:
 
 
 def _reduction_term(stmt, name):
-    if isinstance(stmt, gast.AugAssign):
-        if isinstance(stmt.op, gast.Sub):
-            return gast.UnaryOp(op=gast.USub(), operand=stmt.value)
-        return stmt.value
-    value = stmt.value
-    if isinstance(value, gast.BinOp):
-        other = value.right if isinstance(value.left, gast.Name) and value.left.id == name else value.left
-        if isinstance(value.op, gast.Sub):
-            return gast.UnaryOp(op=gast.USub(), operand=other)
-        return other
-    if isinstance(value, gast.BoolOp):
-        return value.values[1]
-    first, second = value.args
-    return second if isinstance(first, gast.Name) and first.id == name else first
+    """The term of a reduction update, negated for ``s -= t`` / ``s = s - t`` (summed after)."""
+    term = analysis.reduction_term(stmt, name)
+    subtracts = isinstance(getattr(stmt, "op", None), gast.Sub) or (
+        isinstance(getattr(stmt, "value", None), gast.BinOp) and isinstance(stmt.value.op, gast.Sub))
+    return gast.UnaryOp(op=gast.USub(), operand=term) if subtracts else term
 
 
 def _lt(counter, stop):

@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 import gast
 
 from pforge.transpile import templates
-from pforge.transpile.analysis import LoopInfo, ModuleContext
+from pforge.transpile.analysis import LoopInfo, ModuleContext, reduction_term
 from pforge.transpile.backends.direct import core, ranks
 from pforge.transpile.backends.direct.core import Args, Lib, Unsupported, Val, align, const, lift
 from pforge.transpile.backends.direct.linalg import convert_matmul_operator
-from pforge.transpile.backends.pfor import LoopRewrite, _evidently_array, _nonnegative
+from pforge.transpile.backends.pfor import LoopRewrite, _evidently_array, _nonnegative, _stores
 from pforge.transpile.naming import Namer
 from pforge.transpile.spaces import constant_int
 
@@ -505,7 +505,7 @@ class DirectRewriter:
 
     def _reduce(self, found, stmt):
         red, k = found
-        term_node = _reduction_term(stmt, red.name)
+        term_node = reduction_term(stmt, red.name)
         if red.op in ("or", "and") and not _is_boolean(term_node, self.ctx):
             raise Unsupported(f"`{red.name}`: an `{red.op}` of values that may not be booleans "
                               "(Python returns an operand, `any`/`all` a bool)")
@@ -1376,15 +1376,6 @@ class DirectRewriter:
 # -- helpers ---------------------------------------------------------------------------------------------
 
 
-def _stores(stmts) -> set[str]:
-    found = set()
-    for stmt in stmts:
-        for n in gast.walk(stmt):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
-                found.add(n.id)
-    return found
-
-
 def _loads(node) -> set[str]:
     return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
 
@@ -1463,18 +1454,6 @@ def _is_boolean(node, ctx) -> bool:
         return short.startswith(("logical_", "is", "equal", "not_equal", "less", "greater",
                                  "reduce_any", "reduce_all", "any", "all", "signbit"))
     return False
-
-
-def _reduction_term(stmt, name):
-    if isinstance(stmt, gast.AugAssign):
-        return stmt.value
-    value = stmt.value
-    if isinstance(value, gast.BinOp):
-        return value.right if isinstance(value.left, gast.Name) and value.left.id == name else value.left
-    if isinstance(value, gast.BoolOp):
-        return value.values[1]
-    first, second = value.args
-    return second if isinstance(first, gast.Name) and first.id == name else first
 
 
 def _replace_term(stmt, name, new):
