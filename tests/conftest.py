@@ -38,3 +38,35 @@ def _own_cache(tmp_path_factory):
 @pytest.fixture
 def tf():
     return pytest.importorskip("tensorflow")
+
+
+# -- CLI helpers shared by the command tests ---------------------------------------------------
+
+
+def invoke(*args, env=None):
+    """Runs ``pforge ARGS`` through typer's CliRunner (stdout and stderr kept apart)."""
+    from typer.testing import CliRunner
+
+    from pforge.cli.main import app
+
+    return CliRunner().invoke(app, [str(a) for a in args], env=env)
+
+
+def assert_exit(result, code):
+    """Exit code as expected, and no Python exception escaped (no traceback)."""
+    assert result.exit_code == code, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert "Traceback" not in result.output
+
+
+def write(folder, name, text):
+    """Writes ``text`` (str or bytes) to ``folder/name``, creating folders; returns the path."""
+    path = pathlib.Path(folder) / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text)
+    return path
+
+

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from conftest import assert_exit, invoke, write
 from pforge.cli import report
 from pforge.cli.main import app
 from pforge.transpile import analyze_source
@@ -59,26 +60,6 @@ RNN = textwrap.dedent("""\
             h = tf.tanh(h + x[t])
         return h
     """)
-
-
-def invoke(*args, env=None):
-    return CliRunner().invoke(app, [str(a) for a in args], env=env)
-
-
-def assert_exit(result, code):
-    assert result.exit_code == code, result.output
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    assert "Traceback" not in result.output
-
-
-def write(folder, name, text):
-    path = Path(folder) / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text)
-    return path
 
 
 def snapshot(folder):

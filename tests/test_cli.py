@@ -16,6 +16,7 @@ import textwrap
 import pytest
 from typer.testing import CliRunner
 
+from conftest import assert_exit, invoke, write
 from pforge.cli.main import app
 
 DENSE = textwrap.dedent("""\
@@ -56,26 +57,6 @@ TWO_FUNCS = DENSE + textwrap.dedent("""\
             s += tf.reduce_sum(x[i])
         return s
     """)
-
-
-def invoke(*args, env=None):
-    return CliRunner().invoke(app, [str(a) for a in args], env=env)
-
-
-def assert_exit(result, code):
-    """Exit code as expected, and no Python exception escaped (no traceback)."""
-    assert result.exit_code == code, result.output
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    assert "Traceback" not in result.output
-
-
-def write(tmp_path, name, text):
-    path = tmp_path / name
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text)
-    return path
 
 
 # --------------------------------------------------------------------------- transpile
