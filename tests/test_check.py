@@ -20,11 +20,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from conftest import assert_exit, invoke, write
 from pforge.cli import report
-from pforge.cli.main import app
 from pforge.transpile import analyze_source
 
 DATA = Path(__file__).parent / "data"

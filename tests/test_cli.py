@@ -14,10 +14,8 @@ import sys
 import textwrap
 
 import pytest
-from typer.testing import CliRunner
 
 from conftest import assert_exit, invoke, write
-from pforge.cli.main import app
 
 DENSE = textwrap.dedent("""\
     import tensorflow as tf
