@@ -681,6 +681,32 @@ REFUSED += [
 ]
 
 
+#: A third adversarial pass.
+REFUSED += [
+    pytest.param("""
+        s = x[-1]
+        for i in range(n):
+            s += x[i]
+        return s.copy()
+        """, "PF201", id="accumulator-is-a-view-of-the-input"),
+    pytest.param("""
+        out = np.zeros_like(x)
+        def prev(i):
+            return out[i - 1]
+        for i in range(1, n):
+            out[i] = prev(i) + x[i]
+        return out
+        """, "PF203", id="closure-reads-what-the-loop-writes"),
+    pytest.param("""
+        out = np.zeros_like(x)
+        prev = lambda i: out[i - 1]
+        for i in range(1, n):
+            out[i] = prev(i) + x[i]
+        return out
+        """, "PF203", id="lambda-reads-what-the-loop-writes"),
+]
+
+
 @pytest.mark.parametrize("body, code", REFUSED)
 def test_refused(body, code):
     got = codes(body, MODULE)

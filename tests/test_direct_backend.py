@@ -560,6 +560,10 @@ ADVERSARIAL = {
     "scatter-rows-with-a-slice": (
         "x: [n, a].\n      idx: [n].", "out = np.zeros((4, x.shape[1]))\n    for i in range(x.shape[0]):\n"
         "        out[idx[i], :] += x[i]\n    return out"),
+    "fmax-skips-nan": ("v: [n].", "best = -np.inf\n    for i in range(v.shape[0]):\n"
+                       "        best = np.fmax(best, v[i])\n    return best"),
+    "power-of-the-index": ("w: [n].", "outs = []\n    for i in range(w.shape[0]):\n"
+                           "        outs.append(2 ** (i - 2) * w[i])\n    return np.array(outs)"),
     "integer-accumulator-truncates": (
         "w: [n].", "out = np.ones(w.shape[0], dtype=np.int64)\n    for i in range(w.shape[0]):\n"
         "        out[i] += w[i] * 2.5\n    return out"),

@@ -234,16 +234,21 @@ def test_rewritten_loop_matches(source, args, tmp_path, tf):
     ("outs.append(x[i])\n        outs.append(-x[i])", "appended to more than once in an iteration"),
     ("if flag:\n            outs.append(x[i])\n        outs.append(-x[i])",
      "appended to more than once in an iteration"),
-    ("outs.append(x[i] * i)", "the loop index `i` is used as a number"),
+    ("outs.append(x[i] * i)", "the loop index is used as a number"),
     ("outs.append(tf.reduce_sum(x[i, :i + 1]))", "a slice bound depends on the loop index"),
     ("outs.append(tf.ones([i + 1]))", "depends on the loop index"),
     ("outs.append(tf.stack([v * 2.0 for v in x[i]]))", "iterates over a per-iteration value"),
     ("outs.append(x[i] * scale)", "reads the module variable `scale`"),
+    ("outs.append(x[i] * (i // 2) + i / 4)", "the loop index is used as a number"),
+    ("outs.append(tf.fill([2], math.sqrt(i)))", "takes the loop index as a Python number"),
+    ("outs.append(x[i] * tf.cast(2 ** i, tf.float32))", "the loop index is used as a number"),
+    ("outs.append(tf.reduce_sum(tf.boolean_mask(x[i], x[i] > 0)))", "data-dependent shape"),
 ], ids=["two-appends", "filter-then-append", "index-as-number", "ragged-slice", "ragged-shape",
-        "comprehension-over-a-row", "module-variable"])
+        "comprehension-over-a-row", "module-variable", "index-in-float-arithmetic",
+        "index-to-a-python-function", "power-of-the-index-overflows", "boolean-mask-per-row"])
 def test_left_as_a_loop_with_a_note(body, note):
     """Rewrites that once crashed or changed results are now left alone, saying why."""
-    source = ("import tensorflow as tf\nscale = 2.0\ndef f(x, flag):\n    outs = []\n"
+    source = ("import math\nimport tensorflow as tf\nscale = 2.0\ndef f(x, flag):\n    outs = []\n"
               f"    for i in range(x.shape[0]):\n        {body}\n    return tf.stack(outs)\n")
     result = transpile_source(source, "t.py")
     assert not result.changed

@@ -895,8 +895,12 @@ def _find_reductions(ctx, info, body, stored):
         else:
             if len(ops) != 1:
                 continue
-            if any(_is_sequence_value(ctx, v) for v in _initial_values(ctx, info, name)):
+            initial = _initial_values(ctx, info, name)
+            if any(_is_sequence_value(ctx, v) for v in initial):
                 continue
+            if any(isinstance(u, gast.AugAssign) for u in updates) and any(
+                    _view_base(ctx, v)[0] is not None for v in initial):
+                continue  # `s = x[-1]; s += x[i]`: on an array, += writes into x as it goes
             update_ids = set()
             for stmt in updates:
                 update_ids |= {id(n) for n in gast.walk(stmt)}
@@ -1366,9 +1370,10 @@ def _merge_aliases(ctx, info, nodes, writes, reads, stored):
             if "unknown" in pair and "fresh" not in pair:
                 unknown = name if origins[name][0] == "unknown" else other
                 line = origins[unknown][1]
-                info.dependences.append(f"{unknown}: bound at line {line} to a value that may "
+                info.dependences.append(f"{unknown}: bound{' at line ' + str(line) if line else ''} to a value that may "
                                         f"share memory with `{other if unknown == name else name}`")
-                info.block("PF203", f"`{unknown}` is bound at line {line} to a value pforge cannot "
+                where = f" at line {line}" if line else " outside the function"
+                info.block("PF203", f"`{unknown}` is bound{where} to a value pforge cannot "
                            f"trace, which may share memory with `{other if unknown == name else name}` "
                            "(bind a copy, or a fresh array, to vectorize)", first[unknown])
                 return
@@ -1481,10 +1486,24 @@ def _inner_targets(info):
 
 def _check_calls(ctx, info, nodes):
     private = {n for n, c in info.classes.items() if c == PRIVATE}
+    written = set(info.arrays) | {n for n, c in info.classes.items()
+                                  if c in (CARRIED, REDUCTION, COLLECTOR, INDEXED, ARG_REDUCTION)}
     for node in nodes:
         if not isinstance(node, gast.Call):
             continue
         func = node.func
+        if isinstance(func, gast.Name) and written:
+            callee = ctx.local_definition(func)
+            if callee is not None:
+                reads = {n.id for n in gast.walk(callee) if isinstance(n, gast.Name)
+                         and isinstance(n.ctx, gast.Load)} & written
+                if reads:
+                    name = min(reads)
+                    info.dependences.append(f"{name}: read by `{func.id}` (line {callee.lineno}) "
+                                            "while the loop writes it")
+                    info.block("PF203", f"calls `{func.id}`, which reads `{name}` that the loop "
+                               "writes, so iterations may see one another's writes", node)
+                    continue
         if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
             receiver = func.value.id
             if func.attr == "append" and receiver in info.collectors:

@@ -71,6 +71,42 @@ def rewrite_loop(ctx: ModuleContext, info: LoopInfo, namer: Namer, tf: str) -> L
     return _Vectorizer(ctx, info, namer, tf, stacked_outside=set()).run()
 
 
+#: Calls whose result's shape depends on the data (ragged across iterations).
+_RAGGED_CALLS = {"tensorflow.boolean_mask", "tensorflow.where", "tensorflow.unique",
+                 "tensorflow.math.bincount", "tensorflow.gather_nd", "tensorflow.ragged.boolean_mask"}
+
+
+def _used_as_number(node, index) -> bool:
+    """The loop index read in ``node`` other than inside a subscript (``x[i]`` is fine)."""
+    stack = [node]
+    while stack:
+        part = stack.pop()
+        if isinstance(part, gast.Subscript):
+            stack.append(part.value)
+            continue
+        if isinstance(part, gast.Name) and part.id in index and isinstance(part.ctx, gast.Load):
+            return True
+        stack.extend(gast.iter_child_nodes(part))
+    return False
+
+
+def _int_expression(node, index) -> bool:
+    """An integer expression of loop indices and int literals (``i + 1``, ``2 * i``, ``i // 2``):
+    int32 in the body, as an index it is fine. Powers of the index can overflow; ``/`` is float."""
+    if isinstance(node, gast.Constant):
+        return type(node.value) is int
+    if isinstance(node, gast.Name):
+        return node.id in index
+    if isinstance(node, gast.UnaryOp):
+        return isinstance(node.op, (gast.USub, gast.UAdd)) and _int_expression(node.operand, index)
+    if isinstance(node, gast.BinOp):
+        if isinstance(node.op, gast.Pow) and _loads(node.right) & index:
+            return False
+        return isinstance(node.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod, gast.Pow)) \
+            and _int_expression(node.left, index) and _int_expression(node.right, index)
+    return False
+
+
 #: Calls whose first argument is a shape.
 _SHAPE_CALLS = {f"tensorflow.{n}" for n in ("ones", "zeros", "fill", "range", "eye",
                                            "random.normal", "random.uniform")}
@@ -330,13 +366,22 @@ class _Vectorizer:
                 index |= _stores([node])
         stacked = index | space.target_names()
         for node in nodes:
-            if isinstance(node, gast.BinOp) and not self._in_subscript_index(node):
-                for side, other in ((node.left, node.right), (node.right, node.left)):
-                    if isinstance(side, gast.Name) and side.id in index and \
-                            not (isinstance(other, gast.Constant) and isinstance(other.value, int)):
-                        raise Unsupported(f"the loop index `{side.id}` is used as a number in "
-                                          f"`{gast.unparse(node).strip()}`; as a tensor it is int32, "
-                                          "which does not mix with float tensors")
+            if isinstance(node, gast.BinOp) and not self._in_subscript_index(node) and \
+                    _used_as_number(node, index) and not _int_expression(node, index):
+                raise Unsupported(f"the loop index is used as a number in "
+                                  f"`{gast.unparse(node).strip()}`; as a tensor it is int32, which "
+                                  "does not mix with float tensors and overflows where Python's "
+                                  "int does not")
+            elif isinstance(node, gast.Call) and not self._records_output(node) and \
+                    any(_used_as_number(a, index) for a in node.args) and \
+                    not (self.ctx.imports.resolve(node.func) or "").startswith(
+                        ("tensorflow.", "builtins.int", "builtins.range")):
+                raise Unsupported(f"`{gast.unparse(node).strip()}` takes the loop index as a "
+                                  "Python number")
+            elif isinstance(node, gast.Call) and (self.ctx.imports.resolve(node.func) or "") in _RAGGED_CALLS \
+                    and not (node.func.attr == "where" and len(node.args) == 3 if isinstance(node.func, gast.Attribute) else False):
+                raise Unsupported(f"`{gast.unparse(node).strip()}` has a data-dependent shape in "
+                                  "each iteration")
             elif isinstance(node, gast.Slice) and any(
                     _loads(part) & index for part in (node.lower, node.upper, node.step) if part is not None):
                 raise Unsupported("a slice bound depends on the loop index, so each iteration's "
@@ -352,6 +397,13 @@ class _Vectorizer:
                     (self.ctx.imports.resolve(node.func) or "") in _SHAPE_CALLS and _loads(node.args[0]) & index:
                 raise Unsupported(f"the shape in `{gast.unparse(node).strip()}` depends on the loop "
                                   "index, so each iteration's value has another shape")
+
+    def _records_output(self, call):
+        """``outs.append(e)`` / ``ta.write(i, e)``: the index there is an element or a position."""
+        func = call.func
+        return isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and (
+            func.attr == "append" and func.value.id in self.info.collectors
+            or func.attr == "write" and func.value.id in self.info.tensorarrays)
 
     def _in_subscript_index(self, node):
         parent = self.ctx.parents.get(id(node))

@@ -44,6 +44,10 @@ def rewrite_loop(ctx: ModuleContext, info: LoopInfo, namer: Namer, tf: str | Non
             broadcasting; the message names it.
     """
     _check_semantics(ctx, info)
+    if info.library == "python" and ctx.imports.alias_for("tensorflow") and not to_tensorflow:
+        # No library call in the loop: its values may be tensors as well as arrays.
+        raise Unsupported("a loop with no NumPy or TensorFlow call in a module that imports "
+                          "TensorFlow: its values may be tensors, which NumPy ops would not keep")
     if info.library == "tensorflow":
         if tf is None:
             raise Unsupported("tensorflow is not imported under a plain name")
@@ -78,6 +82,9 @@ def _check_semantics(ctx: ModuleContext, info: LoopInfo) -> None:
             raise Unsupported("a random draw has no batching rule")
         for red in level.reductions.values():
             value = getattr(red.updates[0], "value", None)
+            if isinstance(value, gast.Call) and ctx.imports.resolve(value.func) in ("numpy.fmax", "numpy.fmin"):
+                raise Unsupported(f"`{gast.unparse(value).strip()}` skips NaN terms, which a batched "
+                                  "max does not")
             if isinstance(value, gast.Call) and ctx.imports.resolve(value.func) in ("builtins.max", "builtins.min"):
                 raise Unsupported(f"`{gast.unparse(value).strip()}` compares with Python's "
                                   f"{value.func.id}(), which skips NaN terms; use "

@@ -1038,6 +1038,10 @@ class DirectRewriter:
             return convert_matmul_operator(self.lib, left, right, node)
         if type(node.op) not in _BINOPS:
             raise Unsupported(f"the operator `{type(node.op).__name__}`")
+        if isinstance(node.op, gast.Pow) and any(
+                isinstance(n, gast.Name) and isinstance(self.env.get(n.id), Ind) for n in gast.walk(node.right)):
+            # Python's `2 ** i` never overflows and gives a float for i < 0; int64 arrays do neither.
+            raise Unsupported(f"`{gast.unparse(node).strip()}`: a power with the loop index as exponent")
         (a, b), full, rank = align(self.lib, [left, right], f"`{gast.unparse(node).strip()}`")
         return Val(gast.BinOp(left=a.node, op=copy.deepcopy(node.op), right=b.node), full, rank,
                    left.python and right.python)
