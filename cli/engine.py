@@ -25,8 +25,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 
-from pforge.transpile import Remark, SourceError, transpile_source
-from pforge.transpile.frontend import read_source
+from pforge.transpile import Remark, SourceError
 
 #: Environment variable that moves the cache (as ``RUFF_CACHE_DIR`` does for ruff).
 CACHE_ENV = "PFORGE_CACHE_DIR"
@@ -57,6 +56,9 @@ def check_file(path: str, backend: str = "auto", target: str = "auto") -> FileOu
     An unexpected exception inside pforge also becomes ``error`` (an internal error to
     report), so one file can never stop the others.
     """
+    from pforge.transpile import transpile_source  # noqa: PLC0415 - only on a cache miss
+    from pforge.transpile.frontend import read_source  # noqa: PLC0415
+
     try:
         source = read_source(path)
         result = transpile_source(source.text, path, backend=backend, target=target)

@@ -13,9 +13,11 @@ import os
 import tempfile
 from collections.abc import Container
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from pforge.transpile import TranspileResult, transpile_source
-from pforge.transpile.frontend import read_source
+if TYPE_CHECKING:
+    from pforge.transpile import TranspileResult
+
 
 
 def write_atomic(path: str, text: str, encoding: str) -> None:
@@ -96,7 +98,7 @@ class FixOutcome:
     """
 
     path: str
-    result: TranspileResult
+    result: "TranspileResult"
     encoding: str
     unsafe_left: int
 
@@ -117,6 +119,9 @@ def fix_file(path: str, loops: Container[int], *, unsafe: bool, backend: str | N
     Raises:
         SourceError: the file cannot be read or parsed.
     """
+    from pforge.transpile import transpile_source  # noqa: PLC0415 - loads the analysis
+    from pforge.transpile.frontend import read_source  # noqa: PLC0415
+
     source = read_source(path)
     options = {key: value for key, value in (("backend", backend), ("target", target)) if value is not None}
     result = transpile_source(source.text, path, unsafe=unsafe, loops=loops, **options)

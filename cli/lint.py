@@ -24,9 +24,8 @@ from pforge.cli.config import ConfigError, Settings, load_settings, parse_codes
 from pforge.cli.engine import check_files, default_cache_dir
 from pforge.cli.files import python_files
 from pforge.cli.fix import fix_file, unified_diff, write_atomic
-from pforge.transpile import Remark, SourceError, transpile_source
-from pforge.transpile.frontend import read_source
-from pforge.transpile.pipeline import BACKENDS
+from pforge.cli.config import BACKENDS
+from pforge.transpile import Remark, SourceError
 
 # flake8's noqa syntax: ``# noqa`` (every code) or ``# noqa: PF101, PF2`` (those prefixes).
 _NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]*(?:[,\s]+[A-Z]+[0-9]*)*))?", re.I)
@@ -85,6 +84,7 @@ class _Filter:
             return []
         if text is None:
             try:
+                from pforge.transpile.frontend import read_source  # noqa: PLC0415
                 text = read_source(path).text
             except SourceError:
                 text = ""
@@ -244,6 +244,7 @@ def _fix(options, settings, keep, findings, errors, err) -> int:
             continue
         err.print(f"Rewriting {escape(path)}")
         try:  # report what is left at its new line numbers
+            from pforge.transpile import transpile_source  # noqa: PLC0415
             again = transpile_source(outcome.result.code, path, **{
                 key: value for key, value in (("backend", settings.backend), ("target", settings.target))
                 if value is not None}).remarks

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import asdict
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -22,8 +22,10 @@ from pforge.cli.fix import unified_diff, write_atomic
 from pforge.cli.lint import CheckOptions, run_check
 from pforge.cli.report import COLORS, FORMATS
 from pforge.cli.verify import verify
-from pforge.transpile import RULES, SourceError, TranspileResult, transpile_source
-from pforge.transpile.frontend import read_source
+from pforge.transpile import RULES, SourceError
+
+if TYPE_CHECKING:
+    from pforge.transpile import TranspileResult
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=None,
                   help="Finds Python loops whose iterations are independent and rewrites them "
@@ -63,13 +65,15 @@ def _fail(message: str) -> None:
 
 
 def _transpile_file(path: str, backend: str = "auto", shapes: str | None = None, probe: bool = False,
-                    target: str = "auto") -> tuple[TranspileResult, str]:
+                    target: str = "auto") -> tuple["TranspileResult", str]:
     """Reads and transpiles one file; ``shapes`` is the ``--shapes`` text, ``probe`` runs the file.
 
     Raises:
         SourceError, ValueError: bad input or options (printed as one line by the caller).
     """
-    from pforge.transpile.backends.direct.ranks import parse_shapes_option
+    from pforge.transpile import transpile_source  # noqa: PLC0415 - check never needs these
+    from pforge.transpile.backends.direct.ranks import parse_shapes_option  # noqa: PLC0415
+    from pforge.transpile.frontend import read_source  # noqa: PLC0415
 
     source = read_source(path)
     ranks: dict = {}

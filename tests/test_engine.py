@@ -1,6 +1,6 @@
 """Tests of ``cli/engine``: the outcome cache, the process pool, and internal errors.
 
-The analysis is counted by wrapping ``engine.transpile_source``; with ``jobs=1`` it runs in
+The analysis is counted by wrapping ``pipeline.transpile_source`` (what the engine calls on a cache miss); with ``jobs=1`` it runs in
 this process, so the count is exact.
 """
 
@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from pforge.cli import engine
 from pforge.cli.engine import FileOutcome, check_files
 from pforge.cli.main import app
+from pforge.transpile import pipeline
 
 LOOP = textwrap.dedent("""\
     import tensorflow as tf
@@ -34,13 +35,13 @@ LOOP = textwrap.dedent("""\
 def calls(monkeypatch):
     """Counts the files actually analysed (not answered from the cache)."""
     seen = []
-    real = engine.transpile_source
+    real = pipeline.transpile_source
 
     def counting(text, path, **kwargs):
         seen.append(path)
         return real(text, path, **kwargs)
 
-    monkeypatch.setattr(engine, "transpile_source", counting)
+    monkeypatch.setattr(pipeline, "transpile_source", counting)
     return seen
 
 
@@ -138,14 +139,14 @@ def test_no_temporary_files_are_left(tmp_path):
 
 def test_an_internal_error_is_that_files_error_line_and_is_not_cached(tmp_path, monkeypatch):
     paths = make(tmp_path, 3)
-    real = engine.transpile_source
+    real = pipeline.transpile_source
 
     def broken(text, path, **kwargs):
         if path == paths[1]:
             raise KeyError("boom")
         return real(text, path, **kwargs)
 
-    monkeypatch.setattr(engine, "transpile_source", broken)
+    monkeypatch.setattr(pipeline, "transpile_source", broken)
     cache = str(tmp_path / "cache")
     outcomes = check_files(paths, cache_dir=cache, jobs=1)
     assert [o.path for o in outcomes] == paths
