@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import textwrap
 
 import pytest
 
@@ -70,3 +71,14 @@ def write(folder, name, text):
     return path
 
 
+#: A small TensorFlow loop pforge flags (PF101) and rewrites; the CLI, engine and hook tests use it.
+DENSE = textwrap.dedent("""\
+    import tensorflow as tf
+
+
+    def dense(x, w):
+        outs = []
+        for i in range(x.shape[0]):
+            outs.append(tf.nn.relu(x[i] @ w))
+        return tf.stack(outs)
+    """)

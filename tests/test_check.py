@@ -21,22 +21,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_exit, invoke, write
+from conftest import DENSE, assert_exit, invoke, write
 from pforge.cli import report
 from pforge.transpile import analyze_source
 
 DATA = Path(__file__).parent / "data"
 
-DENSE = textwrap.dedent("""\
-    import tensorflow as tf
-
-
-    def dense(x, w):
-        outs = []
-        for i in range(x.shape[0]):
-            outs.append(tf.nn.relu(x[i] @ w))
-        return tf.stack(outs)
-    """)
 
 FLOAT_SUM = textwrap.dedent("""\
     import tensorflow as tf

@@ -15,18 +15,8 @@ import textwrap
 
 import pytest
 
-from conftest import assert_exit, invoke, write
+from conftest import DENSE, assert_exit, invoke, write
 
-DENSE = textwrap.dedent("""\
-    import tensorflow as tf
-
-
-    def dense(x, w):
-        outs = []
-        for i in range(x.shape[0]):
-            outs.append(tf.nn.relu(x[i] @ w))
-        return tf.stack(outs)
-    """)
 
 RNN = textwrap.dedent("""\
     import tensorflow as tf

@@ -9,9 +9,9 @@ from __future__ import annotations
 import glob
 import json
 import os
-import textwrap
 
 import pytest
+from conftest import DENSE
 from typer.testing import CliRunner
 
 from pforge.cli import engine
@@ -19,16 +19,6 @@ from pforge.cli.engine import FileOutcome, check_files
 from pforge.cli.main import app
 from pforge.transpile import pipeline
 
-LOOP = textwrap.dedent("""\
-    import tensorflow as tf
-
-
-    def dense(x, w):
-        outs = []
-        for i in range(x.shape[0]):
-            outs.append(tf.nn.relu(x[i] @ w))
-        return tf.stack(outs)
-    """)
 
 
 @pytest.fixture
@@ -45,7 +35,7 @@ def calls(monkeypatch):
     return seen
 
 
-def make(tmp_path, count=3, text=LOOP):
+def make(tmp_path, count=3, text=DENSE):
     paths = []
     for k in range(count):
         path = tmp_path / f"m{k}.py"
@@ -86,7 +76,7 @@ def test_cache_misses_on_changed_content_options_and_path(tmp_path, calls):
     calls.clear()
     copy = str(tmp_path / "copy.py")  # same bytes, another path: errors name the path
     with open(copy, "w") as fh:
-        fh.write(LOOP)
+        fh.write(DENSE)
     check_files([copy], cache_dir=cache, jobs=1)
     assert calls == [copy]
 

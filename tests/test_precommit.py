@@ -12,25 +12,14 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
+from conftest import DENSE
 
 pytest.importorskip("pre_commit")
 
 REPO = Path(__file__).resolve().parents[1]
-
-LOOP = textwrap.dedent("""\
-    import tensorflow as tf
-
-
-    def dense(x, w):
-        outs = []
-        for i in range(x.shape[0]):
-            outs.append(tf.nn.relu(x[i] @ w))
-        return tf.stack(outs)
-    """)
 
 
 def _git(cwd, *args):
@@ -49,7 +38,7 @@ def test_pre_commit_hooks_flag_then_fix_a_staged_loop(tmp_path):
     project, home = tmp_path / "project", tmp_path / "cache"
     project.mkdir()
     _git(project, "init", "-q")
-    (project / "model.py").write_text(LOOP)
+    (project / "model.py").write_text(DENSE)
     (project / "notes.txt").write_text("for i in range(3): pass\n")
     _git(project, "add", "model.py", "notes.txt")
 
@@ -57,7 +46,7 @@ def test_pre_commit_hooks_flag_then_fix_a_staged_loop(tmp_path):
     assert flagged.returncode == 1, flagged.stdout + flagged.stderr
     assert "model.py:6:5: PF101 loop can be vectorized (map)" in flagged.stdout
     assert "notes.txt" not in flagged.stdout  # types: [python]
-    assert (project / "model.py").read_text() == LOOP
+    assert (project / "model.py").read_text() == DENSE
 
     fixed = _try_repo(project, home, "pforge-fix")
     assert fixed.returncode == 1, fixed.stdout + fixed.stderr  # pre-commit fails on a change
