@@ -1324,7 +1324,8 @@ def _merge_aliases(ctx, info, nodes, writes, reads, stored):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and node.id not in first:
             first[node.id] = node
     groups: dict[str, set[str]] = {}
-    views: dict[str, gast.Name] = {}  # a name that may view another -> that one's name node
+    views: set[str] = set()  # names that may be a view of another array
+    traced: dict[str, gast.Name] = {}  # name -> the name whose binding says where its array is from
     for name in sorted(set(writes) | set(reads)):
         if name in stored or name not in first:
             continue
@@ -1335,17 +1336,18 @@ def _merge_aliases(ctx, info, nodes, writes, reads, stored):
         root, exact, line, root_node = source
         groups.setdefault(root, set()).add(name)
         if not exact:
-            views[name] = root_node
+            views.add(name)
+            traced[name] = root_node
             continue
         info.dependences.append(f"{name}: the same array as `{root}` (bound at line {line})")
         for table in (writes, reads):
             if name in table:
                 table.setdefault(root, []).extend(table.pop(name))
-        views[root] = views.get(root, root_node)  # the root's origin is traced from its binding
+        traced.setdefault(root, root_node)
         first.setdefault(root, first[name])
     for root, names in groups.items():
         info.aliases[root] = names
-        viewing = {n for n in names if n in views and n != root and n in first}
+        viewing = {n for n in names & views if n != root and n in first}
         if len(names) > 1 and viewing and any(n in writes for n in names):
             view = min(viewing)
             info.dependences.append(f"{view}: may be a view of `{root}`")
@@ -1358,7 +1360,7 @@ def _merge_aliases(ctx, info, nodes, writes, reads, stored):
             info.mutated_args.append(name)
     # Bindings pforge cannot follow (`b = helper(a)`, `b = d["k"]`) may share memory with any
     # array that is not freshly allocated; arguments are assumed distinct from one another.
-    origins = {name: _origin(ctx, views.get(name, first[name]), loop_ids)
+    origins = {name: _origin(ctx, traced.get(name, first[name]), loop_ids)
                for name in set(writes) | set(reads) if name in first and name not in stored}
     for name in sorted(writes):
         if name not in origins:
@@ -1368,14 +1370,14 @@ def _merge_aliases(ctx, info, nodes, writes, reads, stored):
                 continue
             pair = {origins[name][0], origins[other][0]}
             if "unknown" in pair and "fresh" not in pair:
-                unknown = name if origins[name][0] == "unknown" else other
+                unknown, partner = (name, other) if origins[name][0] == "unknown" else (other, name)
                 line = origins[unknown][1]
-                info.dependences.append(f"{unknown}: bound{' at line ' + str(line) if line else ''} to a value that may "
-                                        f"share memory with `{other if unknown == name else name}`")
-                where = f" at line {line}" if line else " outside the function"
-                info.block("PF203", f"`{unknown}` is bound{where} to a value pforge cannot "
-                           f"trace, which may share memory with `{other if unknown == name else name}` "
-                           "(bind a copy, or a fresh array, to vectorize)", first[unknown])
+                at = f" at line {line}" if line else ""
+                info.dependences.append(f"{unknown}: bound{at} to a value that may share memory "
+                                        f"with `{partner}`")
+                info.block("PF203", f"`{unknown}` is bound{at or ' outside the function'} to a value "
+                           f"pforge cannot trace, which may share memory with `{partner}` (bind a "
+                           "copy, or a fresh array, to vectorize)", first[unknown])
                 return
 
 
