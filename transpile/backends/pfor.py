@@ -221,7 +221,7 @@ class _Vectorizer:
         anchor, results = None, {}
         for key in outputs:
             kind, name = key.split(":", 1)
-            if kind == "collector" and col_is_comprehension(info, name):
+            if kind == "collector" and _is_comprehension(info, name):
                 anchor, results[name], tail = self._comprehension_result(info.collectors[name])
                 result_names.append(results[name])
                 post += tail
@@ -812,7 +812,7 @@ class _Vectorizer:
         parts.append(f"map over {over}")
         for key in self.order:
             kind, name = key.split(":", 1)
-            if kind == "collector" and col_is_comprehension(info, name):
+            if kind == "collector" and _is_comprehension(info, name):
                 parts.append("list comprehension" + (" with a filter" if key in self.masks else ""))
             elif kind == "collector":
                 parts.append(f"{'filter' if key in self.masks else 'collector'} {name}")
@@ -862,7 +862,7 @@ def _nonnegative(node, ctx) -> bool:
     return False
 
 
-def col_is_comprehension(info, name) -> bool:
+def _is_comprehension(info, name) -> bool:
     return name == analysis.COMPREHENSION and info.collectors[name].init is None
 
 
