@@ -599,3 +599,81 @@ def test_adversarial_loops_keep_their_meaning(name):
     assert np.asarray(got).dtype == np.asarray(want).dtype
     for a, b in zip(before, after):
         np.testing.assert_array_equal(b, a, err_msg=result.code)  # arguments changed alike
+
+
+#: GradientTape bodies: (loop body, expected backend, code or note fragment). Parameters:
+#: x float32 [d], w float32 [m, d], xs float32 [n, d]. A tape whose only per-iteration value
+#: is the index selecting the differentiated entry gives Jacobian rows (direct backend,
+#: ``tape.jacobian``); anything else under the tape is a per-example gradient (pfor).
+TAPES = {
+    "jacobian-rows": (
+        "rows = []\n    for i in range(w.shape[0]):\n        with tf.GradientTape() as tape:\n"
+        "            tape.watch(x)\n            y = tf.tanh(tf.linalg.matvec(w, x))\n            y_i = y[i]\n"
+        "        rows.append(tape.gradient(y_i, x))\n    return tf.stack(rows)",
+        "direct", "rows = tape.jacobian(y, x)[:w.shape[0]]"),
+    "first-rows-with-a-step": (
+        "rows = []\n    for i in range(1, 4, 2):\n        with tf.GradientTape() as tape:\n"
+        "            tape.watch(x)\n            y = tf.sin(tf.linalg.matvec(w, x)) * 3.0\n            y_i = y[i]\n"
+        "        g = tape.gradient(y_i, x)\n        rows.append(g * 2.0)\n    return tf.stack(rows)",
+        "direct", "g = tape.jacobian(y, x)[1:4:2]"),
+    "persistent-tape-two-jacobians": (
+        "rows, cols = [], []\n    for i in range(w.shape[0]):\n"
+        "        with tf.GradientTape(persistent=True) as tape:\n            tape.watch(x)\n"
+        "            y = tf.tanh(tf.linalg.matvec(w, x))\n            z = tf.square(y)\n"
+        "            y_i = y[i]\n            z_i = z[i]\n"
+        "        rows.append(tape.gradient(y_i, x))\n        cols.append(tape.gradient(z_i, x))\n"
+        "    return tf.stack(rows) + tf.stack(cols)",
+        "direct", "cols = tape.jacobian(z, x)[:w.shape[0]]"),
+    "computed-after-the-selection": (
+        "rows = []\n    for i in range(w.shape[0]):\n        with tf.GradientTape() as tape:\n"
+        "            tape.watch(x)\n            y = tf.tanh(tf.linalg.matvec(w, x))\n            y_i = y[i] * 2.0\n"
+        "        rows.append(tape.gradient(y_i, x))\n    return tf.stack(rows)",
+        "pfor", "per-example gradients"),
+    "non-scalar-target": (
+        "rows = []\n    for i in range(w.shape[0]):\n        with tf.GradientTape() as tape:\n"
+        "            tape.watch(x)\n            y = tf.tanh(w * x)\n            y_i = y[i]\n"
+        "        rows.append(tape.gradient(y_i, x))\n    return tf.stack(rows)",
+        "pfor", "not a scalar"),
+    "selected-from-a-value-before-the-tape": (
+        "rows = []\n    for i in range(w.shape[0]):\n        y = tf.tanh(tf.linalg.matvec(w, x))\n"
+        "        with tf.GradientTape() as tape:\n            tape.watch(y)\n            y_i = y[i]\n"
+        "        rows.append(tape.gradient(y_i, y))\n    return tf.stack(rows)",
+        "pfor", "not computed under the tape"),
+    "gradient-inside-the-block": (
+        "rows = []\n    for i in range(w.shape[0]):\n        with tf.GradientTape() as tape:\n"
+        "            tape.watch(x)\n            y = tf.tanh(tf.linalg.matvec(w, x))\n            y_i = y[i]\n"
+        "            rows.append(tape.gradient(y_i, x))\n    return tf.stack(rows)",
+        "pfor", "statement under a GradientTape"),
+    "per-example-loss": (
+        "grads = []\n    for i in range(xs.shape[0]):\n        with tf.GradientTape() as tape:\n"
+        "            tape.watch(x)\n            loss = tf.reduce_sum(tf.tanh(xs[i] * x))\n"
+        "        grads.append(tape.gradient(loss, x))\n    return tf.stack(grads)",
+        "pfor", "per-example gradients"),
+    "watches-a-row": (
+        "grads = []\n    for i in range(xs.shape[0]):\n        r = xs[i]\n        with tf.GradientTape() as tape:\n"
+        "            tape.watch(r)\n            loss = tf.reduce_sum(tf.tanh(r * x))\n"
+        "        grads.append(tape.gradient(loss, r))\n    return tf.stack(grads)",
+        "pfor", "watches a per-iteration value"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TAPES))
+def test_gradient_tape_rows_become_one_jacobian(name, tf):
+    import numpy as np
+
+    from pforge.runtime.loader import load_module
+
+    body, backend, fragment = TAPES[name]
+    source = ('import tensorflow as tf\n\ndef f(x, w, xs):\n    """Args:\n      x: float32 [d].\n'
+              f'      w: float32 [m, d].\n      xs: float32 [n, d].\n    """\n    {body}\n')
+    result = transpile_source(source, "m.py")
+    plan = result.plans[0]
+    assert plan.backend == backend, plan.backend_note
+    assert fragment in (result.code if backend == "direct" else plan.backend_note), result.code
+    if backend == "direct":
+        assert "vectorized_map" not in result.code and "tape.gradient" not in result.code
+    rng = np.random.default_rng(0)
+    args = [tf.constant(rng.standard_normal(shape), tf.float32) for shape in ((3,), (5, 3), (4, 3))]
+    want = load_module("m.py", source=source).f(*args)
+    got = load_module("m.py", source=result.code).f(*args)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6, err_msg=result.code)

@@ -17,7 +17,7 @@ BACKENDS = ["pfor", "direct"]
 #: golden folders: tests/golden/*.py (pfor), tests/golden/direct/*.py (direct)
 FOLDERS = {"pfor": GOLDEN, "direct": GOLDEN / "direct"}
 #: samples the direct backend leaves to pfor (GradientTape in the body), with the reason
-PFOR_ONLY = {"jacobian_rows", "per_example_grads"}
+PFOR_ONLY = {"per_example_grads"}
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -38,7 +38,7 @@ def test_golden(path, backend):
 @pytest.mark.parametrize("path", [p for p in SAMPLES if "refused" not in p.stem],
                          ids=[p.stem for p in SAMPLES if "refused" not in p.stem])
 def test_auto_picks_direct_unless_a_rule_is_missing(path):
-    """``auto`` uses direct for every sample but the GradientTape ones, and says why."""
+    """``auto`` uses direct for every sample but per-example gradients, and says why."""
     plans = [p for p in transpile_source(path.read_text(), str(path)).plans if p.rewritten]
     assert plans
     for plan in plans:

@@ -56,6 +56,18 @@ class _Pending:
 
 
 @dataclass
+class _Tape:
+    """A ``tf.GradientTape`` opened in the loop body, and the names selected under it by the
+    loop index (``y_i = y[i]``)."""
+
+    name: str
+    lineno: int
+    recorded: set = field(default_factory=set)  # names assigned under the tape
+    selected: dict = field(default_factory=dict)  # name -> (the array it selects from, its Val)
+    open: bool = True
+
+
+@dataclass
 class _Level:
     info: LoopInfo
     depth: int
@@ -118,6 +130,7 @@ class DirectRewriter:
         self.selections: dict[str, tuple[Val, Val]] = {}
         self.ta_replace: dict = {}
         self.labels: list[str] = []
+        self.tapes: dict[str, _Tape] = {}
         self._local_shapes()
 
     # -- entry ---------------------------------------------------------------------------------
@@ -416,7 +429,7 @@ class DirectRewriter:
         if isinstance(stmt, gast.Pass):
             return
         if isinstance(stmt, gast.With):
-            raise Unsupported(f"line {stmt.lineno}: a `with` block (GradientTape needs the pfor backend)")
+            return self._tape(stmt, later)
         raise Unsupported(f"line {stmt.lineno}: a `{type(stmt).__name__}` statement")
 
     def _inner_inits(self):
@@ -560,6 +573,107 @@ class DirectRewriter:
         full = tuple(a or b for a, b in zip(current.full, term.full[:k]))
         rank = term.rank
         self._bind(red.name, Val(value, full, rank), set())
+
+    # -- gradient tapes ----------------------------------------------------------------------------------
+
+    def _tape(self, stmt, later):
+        """``with tf.GradientTape() as tape:`` in the body: the batching rule of ``tape.gradient``.
+
+        Rows of a Jacobian: when everything the tape records is loop-invariant except the
+        selection of the differentiated value by the loop index (``y_i = y[i]``), iteration
+        ``i`` computes ``d y[i] / d x``, and all of them together are ``tape.jacobian(y, x)``:
+        one forward pass instead of one per iteration, and the backward pass batched by
+        TensorFlow's own pfor. Any other per-iteration value under the tape is a per-example
+        gradient, which stays with the pfor backend: ``tape.jacobian`` of a batched loss would
+        differentiate the whole batch once per row (n times the work).
+        """
+        where = f"line {stmt.lineno}: "
+        item = stmt.items[0] if len(stmt.items) == 1 else None
+        call = item.context_expr if item is not None else None
+        if self.lib.kind != "tf" or not (
+                isinstance(call, gast.Call) and self.ctx.imports.resolve(call.func) == "tensorflow.GradientTape"
+                and isinstance(item.optional_vars, gast.Name)):
+            raise Unsupported(where + "a `with` block other than `with tf.GradientTape() as tape`")
+        if call.args or any(k.arg not in ("persistent", "watch_accessed_variables")
+                            or not isinstance(k.value, gast.Constant) for k in call.keywords):
+            raise Unsupported(where + "a GradientTape with arguments other than constant "
+                              "`persistent=`/`watch_accessed_variables=`")
+        if len(self.levels) != 1 or self.mask is not None or self.in_branch:
+            raise Unsupported(where + "a GradientTape in an inner loop or under a per-iteration `if`")
+        name = item.optional_vars.id
+        if name in later:
+            raise Unsupported(where + f"the tape `{name}` is used after the loop")
+        tape = _Tape(name, stmt.lineno)
+        self.tapes[name] = tape
+        self.env.pop(name, None)
+        outer, self.out = self.out, []
+        try:
+            for k, inner in enumerate(stmt.body):
+                self._tape_stmt(tape, inner, _stores(stmt.body[k + 1:]) | later)
+        finally:
+            body, self.out = self.out, outer
+        tape.open = False
+        block = copy.copy(stmt)
+        block.items, block.body = [copy.deepcopy(item)], body or [gast.Pass()]
+        self.out.append(block)
+
+    def _tape_stmt(self, tape, stmt, later):
+        where = f"line {stmt.lineno}: "
+        if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and _is_tape_method(stmt.value, tape, "watch"):
+            if any(self.ev(a).stacked for a in stmt.value.args) or stmt.value.keywords:
+                raise Unsupported(where + "the tape watches a per-iteration value (per-example gradients)")
+            self.out.append(copy.deepcopy(stmt))
+            return
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)):
+            raise Unsupported(where + f"a `{type(stmt).__name__}` statement under a GradientTape")
+        name, node = stmt.targets[0].id, stmt.value
+        value = self.ev(node)
+        if not value.stacked:
+            self._assign(stmt, later)
+            tape.recorded.add(name)
+            return
+        if not (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
+                and all(isinstance(c, gast.Name) and isinstance(self.env.get(c.id), Ind)
+                        for c in _components(node.slice))):
+            raise Unsupported(where + "a per-iteration value computed under the GradientTape (per-example "
+                              "gradients): tf.vectorized_map differentiates one iteration at a time, "
+                              "where tape.jacobian of the batch would differentiate the whole batch "
+                              "once per row")
+        base = node.value.id
+        if base not in tape.recorded or base in later:
+            raise Unsupported(where + f"`{gast.unparse(node).strip()}` selects from a value not "
+                              "computed under the tape, or rebound after it")
+        # No statement: `y[:n]` is taken from the Jacobian of `y` instead (a slice of the result
+        # is cheaper than a slice differentiated once per row).
+        tape.selected[name] = (base, value)
+        self.env[name] = value
+
+    def _tape_gradient(self, node, tape):
+        """``tape.gradient(y_i, x)`` of a selected scalar ``y_i = y[i]`` -> ``tape.jacobian(y, x)``."""
+        what = f"`{gast.unparse(node).strip()}`"
+        if node.func.attr != "gradient":
+            raise Unsupported(f"{what}: no batching rule for the tape method `.{node.func.attr}()`")
+        if tape.open:
+            raise Unsupported(f"{what}: a gradient taken inside the tape's own block")
+        if len(node.args) != 2 or node.keywords or not isinstance(node.args[0], gast.Name):
+            raise Unsupported(f"{what}: only `tape.gradient(target, source)` with a named target "
+                              "and no keywords has a batching rule")
+        target, source = self.ev(node.args[0]), self.ev(node.args[1])
+        if source.stacked:
+            raise Unsupported(f"{what}: a gradient with respect to a per-iteration value")
+        if not target.stacked:
+            return Val(node, (), source.rank)
+        base, selected = tape.selected.get(node.args[0].id, (None, None))
+        if selected is None or target is not selected:
+            raise Unsupported(f"{what}: the target is not selected under the tape by the loop index")
+        if target.rank != 0 or target.depth != 1:
+            raise Unsupported(f"{what}: the gradient of a per-iteration value that is not a scalar "
+                              "(its rank is unknown or above 0)")
+        jacobian = gast.Call(func=gast.Attribute(value=templates.name(tape.name), attr="jacobian", ctx=gast.Load()),
+                             args=[templates.name(base), copy.deepcopy(node.args[1])], keywords=[])
+        if isinstance(target.node, gast.Subscript):  # `y[:n]`: the same rows of the Jacobian
+            jacobian = gast.Subscript(value=jacobian, slice=copy.deepcopy(target.node.slice), ctx=gast.Load())
+        return Val(jacobian, (True,), source.rank)
 
     # -- collectors, TensorArrays -------------------------------------------------------------------
 
@@ -1096,8 +1210,9 @@ class DirectRewriter:
         base = self.ev(node.value)
         if base.stacked:
             return self._stacked_subscript(node, base, comps)
-        shape = self._shape_of(node.value.id) if isinstance(node.value, gast.Name) else (
-            ranks.Shape(base.rank) if base.rank is not None else None)
+        shape = self._shape_of(node.value.id) if isinstance(node.value, gast.Name) else None
+        if shape is None and base.rank is not None:  # also a name bound in the loop body
+            shape = ranks.Shape(base.rank)
         index = self._index(node.value, comps, shape, store=False)
         if index is None:
             rank = _index_rank(base.rank, [self.ev(c) if not isinstance(c, gast.Slice) else c for c in comps])
@@ -1269,6 +1384,9 @@ class DirectRewriter:
         return gast.Slice(lower=start, upper=stop, step=step)
 
     def _ev_Call(self, node):
+        if isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name) \
+                and node.func.value.id in self.tapes:
+            return self._tape_gradient(node, self.tapes[node.func.value.id])
         selected = self._selection_reduction(node)
         if selected is not None:
             return selected
@@ -1371,6 +1489,8 @@ class DirectRewriter:
             parts.append(f"{'scatter-add' if info.scatter_add else 'indexed output'} {name}")
         for name in info.tensorarrays:
             parts.append(f"TensorArray {name}")
+        if self.tapes:
+            parts.append("GradientTape rows as tape.jacobian")
         nested = len(list(info.walk())) - 1
         if nested:
             parts.append(f"{nested} inner loop{'s' if nested > 1 else ''}")
@@ -1378,6 +1498,12 @@ class DirectRewriter:
 
 
 # -- helpers ---------------------------------------------------------------------------------------------
+
+
+def _is_tape_method(call, tape, method):
+    func = call.func
+    return isinstance(func, gast.Attribute) and func.attr == method and isinstance(func.value, gast.Name) \
+        and func.value.id == tape.name
 
 
 def _loads(node) -> set[str]:
