@@ -189,7 +189,8 @@ def test_transpile_backend_direct_says_when_a_loop_needs_pfor():
     result = invoke("transpile", "samples/per_example_grads.py", "--backend", "direct")
     assert_exit(result, 0)
     assert "note: written with tf.vectorized_map" in result.stderr
-    assert "GradientTape needs the pfor backend" in result.stderr
+    assert "per-example gradients (a per-iteration value under the GradientTape) need the pfor backend" \
+        in result.stderr
 
 
 def test_transpile_is_idempotent(tmp_path):

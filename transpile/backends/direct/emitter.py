@@ -635,10 +635,9 @@ class DirectRewriter:
         if not (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
                 and all(isinstance(c, gast.Name) and isinstance(self.env.get(c.id), Ind)
                         for c in _components(node.slice))):
-            raise Unsupported(where + "a per-iteration value computed under the GradientTape (per-example "
-                              "gradients): tf.vectorized_map differentiates one iteration at a time, "
-                              "where tape.jacobian of the batch would differentiate the whole batch "
-                              "once per row")
+            raise Unsupported(where + "per-example gradients (a per-iteration value under the "
+                              "GradientTape) need the pfor backend: tape.jacobian of the batch would "
+                              "differentiate the whole batch once per row")
         base = node.value.id
         if base not in tape.recorded or base in later:
             raise Unsupported(where + f"`{gast.unparse(node).strip()}` selects from a value not "
