@@ -29,8 +29,10 @@ JSON_SCHEMA = {
         "errors": {"type": "array", "items": {"type": "string"}},
         "results": {"type": "array", "items": {
             "type": "object",
-            "required": ["file", "function", "device", "loops_found", "ok", "variants"],
+            "required": ["file", "function", "device", "loops_found", "ok", "variants",
+                         "call_floor_s"],
             "properties": {
+                "call_floor_s": _NUMBER,
                 "file": {"type": "string"},
                 "function": {"type": "string"},
                 "device": {"type": "string"},
@@ -122,6 +124,8 @@ def _print_table(results):
         # The function's name on the first row, its file on the second: both stay readable.
         where = [f"[bold]{escape(result.function)}[/bold]",
                  f"[dim]{escape(short_path(result.file))}[/dim]"]
+        if result.call_floor_s == result.call_floor_s:  # not NaN
+            where.append(f"[dim]call floor {result.call_floor_s * 1e3:.3f} ms[/dim]")
         for k, v in enumerate(result.variants):
             table.add_row(
                 where[k] if k < len(where) else "", VARIANTS[v.name],
@@ -132,7 +136,9 @@ def _print_table(results):
     if results:
         console.print(table)
         console.print("× loop: eager-loop median / this median; × pfor: pfor-output median / "
-                      "this median (higher is faster). Errors are against the eager loop.")
+                      "this median (higher is faster). Errors are against the eager loop. Call "
+                      "floor: an empty tf.function called with the same arguments, included in "
+                      "every staged median.")
         console.print(f"Ran on {escape(', '.join(devices))}.")
 
 

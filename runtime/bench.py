@@ -79,6 +79,11 @@ class BenchResult:
       device: where it ran, e.g. ``"CPU"`` or ``"GPU: NVIDIA H200"``.
       loops_found: loops the transpiler found in the function.
       variants: one ``VariantTiming`` per key of ``VARIANTS``, in that order.
+      call_floor_s: median seconds of an empty ``tf.function`` called with the
+        same arguments, timed in the same rounds (NaN without TensorFlow).
+        Every staged variant's median includes this dispatch cost, which no
+        rewrite can remove, so ratios between fast variants are compressed
+        towards 1 when their medians are close to it.
     """
 
     file: str
@@ -86,6 +91,7 @@ class BenchResult:
     device: str
     loops_found: int
     variants: tuple[VariantTiming, ...]
+    call_floor_s: float = _NAN
 
     def variant(self, name):
         """Returns the ``VariantTiming`` called ``name``. Raises ``KeyError``."""
@@ -195,8 +201,9 @@ def bench_function(path, func, *, arg_specs=(), seed=0, repeats=30, warmup=3, de
             if not match.ok:
                 c.note = _join(c.note, match.message)
         timed = [c for c in candidates if c.name in firsts]
-        timings = time_interleaved([c.fn for c in timed], make_args, repeats, max(0, warmup - 1),
-                                   time_budget_s, each=True)
+        fns = [c.fn for c in timed] + ([staged(_empty)] if staged else [])
+        timings = time_interleaved(fns, make_args, repeats, max(0, warmup - 1), time_budget_s, each=True)
+        floor = timings.pop().median_s if staged else _NAN
 
     medians = {c.name: t.median_s for c, t in zip(timed, timings)}
     for c, t in zip(timed, timings):
@@ -206,7 +213,12 @@ def bench_function(path, func, *, arg_specs=(), seed=0, repeats=30, warmup=3, de
             t.repeats, _ratio(medians["loop"], t.median_s),
             _ratio(medians.get("pfor", _NAN), t.median_s), err, c.note)
     variants = tuple(done[name] for name in VARIANTS)
-    return BenchResult(path, func, label, found, variants)
+    return BenchResult(path, func, label, found, variants, floor)
+
+
+def _empty(*args, **kwargs):
+    """The call floor's function: takes the arguments, computes nothing."""
+    del args, kwargs
 
 
 def bench_path(path, **options):

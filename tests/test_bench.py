@@ -101,6 +101,8 @@ def test_bench_without_direct_backend(tmp_path, monkeypatch, tf):
         assert v.vs_loop == pytest.approx(got.variant("loop").median_s / v.median_s)
         assert v.vs_pfor == pytest.approx(got.variant("pfor").median_s / v.median_s)
     assert got.variant("loop").max_abs_err == 0.0
+    # the dispatch floor is timed in the same rounds and is below the eager loop's median
+    assert 0 < got.call_floor_s < got.variant("loop").median_s
 
 
 def test_bench_with_direct_backend_and_fallback_note(tmp_path, monkeypatch, tf):
@@ -247,7 +249,7 @@ def test_cli_table(cli, tmp_path, monkeypatch, tf):
     got = cli(f"{path}::scale_rows", "--repeats", "3", "--warmup", "0")
     assert got.exit_code == 0, got.output
     for text in ("median ms", "first call ms", "× loop", "× pfor", "max abs err", *bench.VARIANTS.values(),
-                 "backend not available", "Ran on "):
+                 "backend not available", "Ran on ", "call floor ", "Call floor: an empty tf.function"):
         assert text in got.output, text
 
 
@@ -266,6 +268,7 @@ def test_cli_json_schema_and_exit_status(cli, tmp_path, monkeypatch, tf):
     assert report["errors"] == [] and report["repeats"] == 3
     first = report["results"][0]
     assert first["ok"] is False and first["device"] == report["device"]
+    assert first["call_floor_s"] > 0
     assert {v["name"]: v["status"] for v in first["variants"]}["direct"] == "mismatch"
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(dict(report, results=[dict(first, variants=[])]), JSON_SCHEMA)
