@@ -602,20 +602,22 @@ def test_adversarial_loops_keep_their_meaning(name):
 
 
 #: GradientTape bodies: (loop body, expected backend, code or note fragment). Parameters:
-#: x float32 [d], w float32 [m, d], xs float32 [n, d]. A tape whose only per-iteration value
+#: x float32 [d], w float32 [m, d], xs float32 [n, d], v float32 [m]. A tape whose only per-iteration value
 #: is the index selecting the differentiated entry gives Jacobian rows (direct backend,
 #: ``tape.jacobian``); anything else under the tape is a per-example gradient (pfor).
+_ROWS = ("rows = []\n    for i in range(w.shape[0]):\n        with tf.GradientTape() as tape:\n"
+         "            tape.watch(x)\n            y = tf.tanh(tf.linalg.matvec(w, x))\n            y_i = y[i]\n")
 TAPES = {
     "jacobian-rows": (
         "rows = []\n    for i in range(w.shape[0]):\n        with tf.GradientTape() as tape:\n"
         "            tape.watch(x)\n            y = tf.tanh(tf.linalg.matvec(w, x))\n            y_i = y[i]\n"
         "        rows.append(tape.gradient(y_i, x))\n    return tf.stack(rows)",
-        "direct", "rows = tape.jacobian(y, x)[:w.shape[0]]"),
+        "direct", "dy_dx = tape.jacobian(y, x)[:w.shape[0]]\n    rows = dy_dx"),
     "first-rows-with-a-step": (
         "rows = []\n    for i in range(1, 4, 2):\n        with tf.GradientTape() as tape:\n"
         "            tape.watch(x)\n            y = tf.sin(tf.linalg.matvec(w, x)) * 3.0\n            y_i = y[i]\n"
         "        g = tape.gradient(y_i, x)\n        rows.append(g * 2.0)\n    return tf.stack(rows)",
-        "direct", "g = tape.jacobian(y, x)[1:4:2]"),
+        "direct", "dy_dx = tape.jacobian(y, x)[1:4:2]"),
     "persistent-tape-two-jacobians": (
         "rows, cols = [], []\n    for i in range(w.shape[0]):\n"
         "        with tf.GradientTape(persistent=True) as tape:\n            tape.watch(x)\n"
@@ -623,7 +625,7 @@ TAPES = {
         "            y_i = y[i]\n            z_i = z[i]\n"
         "        rows.append(tape.gradient(y_i, x))\n        cols.append(tape.gradient(z_i, x))\n"
         "    return tf.stack(rows) + tf.stack(cols)",
-        "direct", "cols = tape.jacobian(z, x)[:w.shape[0]]"),
+        "direct", "dz_dx = tape.jacobian(z, x)[:w.shape[0]]"),
     "computed-after-the-selection": (
         "rows = []\n    for i in range(w.shape[0]):\n        with tf.GradientTape() as tape:\n"
         "            tape.watch(x)\n            y = tf.tanh(tf.linalg.matvec(w, x))\n            y_i = y[i] * 2.0\n"
@@ -654,6 +656,48 @@ TAPES = {
         "            tape.watch(r)\n            loss = tf.reduce_sum(tf.tanh(r * x))\n"
         "        grads.append(tape.gradient(loss, r))\n    return tf.stack(grads)",
         "pfor", "watches a per-iteration value"),
+    # Found by an adversarial pass: each once gave other numbers or raised where the loop does not.
+    "range-over-a-name-the-tape-rebinds": (
+        "y = x\n    rows = []\n    for i in range(len(y)):\n        with tf.GradientTape() as tape:\n"
+        "            tape.watch(x)\n            y = tf.tanh(tf.linalg.matvec(w, x))\n            y_i = y[i]\n"
+        "        rows.append(tape.gradient(y_i, x))\n    return tf.stack(rows)",
+        "pfor", "read `y`, which the body binds again"),
+    "parameter-rebound-under-the-tape": (
+        "rows = []\n    for i in range(w.shape[0]):\n        with tf.GradientTape() as tape:\n"
+        "            tape.watch(x)\n            v = tf.tanh(tf.concat([tf.linalg.matvec(w, x), x], 0))\n"
+        "            v_i = v[i]\n        rows.append(tape.gradient(v_i, x))\n    return tf.stack(rows)",
+        "direct", "dv_dx = tape.jacobian(v, x)[:w.shape[0]]"),
+    "list-of-sources": (
+        _ROWS + "        rows.append(tape.gradient(y_i, [x, w])[0])\n    return tf.stack(rows)",
+        "pfor", "one named source"),
+    "starred-source": (
+        _ROWS + "        rows.append(tape.gradient(y_i, *[x, tf.constant(2.0)]))\n    return tf.stack(rows)",
+        "pfor", "one named source"),
+    "same-gradient-in-both-branches": (
+        _ROWS + "        if y_i > 0:\n            g = tape.gradient(y_i, x)\n        else:\n"
+        "            g = tape.gradient(y_i, x) * 2.0\n        rows.append(g)\n    return tf.stack(rows)",
+        "direct", "dy_dx = tape.jacobian(y, x)[:w.shape[0]]"),
+    "rule-that-reads-its-operand-twice": (
+        _ROWS + "        rows.append(tf.reshape(tape.gradient(y_i, x), [-1]))\n    return tf.concat(rows, 0)",
+        "direct", "dy_dx = tape.jacobian(y, x)[:w.shape[0]]"),
+    "invariant-gradient-read-twice": (
+        "rows = []\n    for i in range(w.shape[0]):\n        with tf.GradientTape() as tape:\n"
+        "            tape.watch(x)\n            s = tf.reduce_sum(tf.sin(x))\n"
+        "            y = tf.tanh(tf.linalg.matvec(w, x))\n            y_i = y[i]\n"
+        "        rows.append(tf.reshape(tape.gradient(s, x) * y_i, [-1]))\n    return tf.stack(rows)",
+        "direct", "ds_dx = tape.gradient(s, x)"),
+    "two-gradients-in-exclusive-branches": (
+        _ROWS + "        if i % 2 == 0:\n            g = tape.gradient(y_i, x)\n        else:\n"
+        "            g = -tape.gradient(y_i, x)\n        rows.append(g)\n    return tf.stack(rows)",
+        None, "is not persistent and 2 gradients are taken from it"),
+    "list-built-under-the-tape": (
+        "rows = []\n    for i in range(w.shape[0]):\n        with tf.GradientTape() as tape:\n"
+        "            tape.watch(x)\n            y = tf.unstack(tf.tanh(tf.linalg.matvec(w, x)))\n"
+        "            y_i = y[i]\n        rows.append(tape.gradient(y_i, x))\n    return tf.stack(rows)",
+        None, "is a Python list built in the body"),
+    "lists-of-gradients-collected": (
+        _ROWS + "        rows.append(tape.gradient(y_i, [x]))\n    return tf.stack(rows)[:, 0]",
+        None, "collects lists of gradients"),
 }
 
 
@@ -664,16 +708,48 @@ def test_gradient_tape_rows_become_one_jacobian(name, tf):
     from pforge.runtime.loader import load_module
 
     body, backend, fragment = TAPES[name]
-    source = ('import tensorflow as tf\n\ndef f(x, w, xs):\n    """Args:\n      x: float32 [d].\n'
-              f'      w: float32 [m, d].\n      xs: float32 [n, d].\n    """\n    {body}\n')
+    source = ('import tensorflow as tf\n\ndef f(x, w, xs, v):\n    """Args:\n      x: float32 [d].\n'
+              '      w: float32 [m, d].\n      xs: float32 [n, d].\n      v: float32 [m].\n    """\n'
+              f'    {body}\n')
     result = transpile_source(source, "m.py")
     plan = result.plans[0]
     assert plan.backend == backend, plan.backend_note
-    assert fragment in (result.code if backend == "direct" else plan.backend_note), result.code
+    why = plan.backend_note if backend else " ".join(r.message for r in result.remarks)
+    assert fragment in (result.code if backend == "direct" else why), result.code + why
     if backend == "direct":
-        assert "vectorized_map" not in result.code and "tape.gradient" not in result.code
+        # One tape call per gradient the loop takes, however often rules read the result.
+        calls = result.code.count("tape.jacobian(") + result.code.count("tape.gradient(")
+        assert calls == (2 if "persistent=True" in body else 1), result.code
+        assert "vectorized_map" not in result.code
     rng = np.random.default_rng(0)
-    args = [tf.constant(rng.standard_normal(shape), tf.float32) for shape in ((3,), (5, 3), (4, 3))]
+    args = [tf.constant(rng.standard_normal(shape), tf.float32) for shape in ((3,), (5, 3), (4, 3), (5,))]
     want = load_module("m.py", source=source).f(*args)
     got = load_module("m.py", source=result.code).f(*args)
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6, err_msg=result.code)
+
+
+def test_parameter_bound_again_loses_its_declared_rank():
+    """``x = x.reshape(-1)`` makes the docstring's ``x: [n, d]`` wrong: ``x[i]`` is a scalar."""
+    import numpy as np
+
+    from pforge.runtime.loader import load_module
+
+    source = textwrap.dedent('''
+        import numpy as np
+
+        def f(x, b):
+            """Args:
+              x: [n, d].
+              b: [k].
+            """
+            x = x.reshape(-1)
+            out = []
+            for i in range(x.shape[0]):
+                out.append(x[i] + b)
+            return np.stack(out)
+    ''')
+    result = transpile_source(source, "m.py")
+    x, b = np.arange(6.0).reshape(2, 3), np.linspace(0.0, 1.0, 6)  # n * d == k: a wrong axis would not raise
+    want = load_module("m.py", source=source).f(x, b)
+    got = load_module("m.py", source=result.code).f(x, b)
+    np.testing.assert_array_equal(got, want, err_msg=result.code)

@@ -243,9 +243,11 @@ def test_rewritten_loop_matches(source, args, tmp_path, tf):
     ("outs.append(tf.fill([2], math.sqrt(i)))", "takes the loop index as a Python number"),
     ("outs.append(x[i] * tf.cast(2 ** i, tf.float32))", "the loop index is used as a number"),
     ("outs.append(tf.reduce_sum(tf.boolean_mask(x[i], x[i] > 0)))", "data-dependent shape"),
+    ("cols = tf.unstack(x, axis=1)\n        outs.append(cols[i] * 2.0)", "Python list built in the body"),
 ], ids=["two-appends", "filter-then-append", "index-as-number", "ragged-slice", "ragged-shape",
         "comprehension-over-a-row", "module-variable", "index-in-float-arithmetic",
-        "index-to-a-python-function", "power-of-the-index-overflows", "boolean-mask-per-row"])
+        "index-to-a-python-function", "power-of-the-index-overflows", "boolean-mask-per-row",
+        "list-built-in-the-body"])
 def test_left_as_a_loop_with_a_note(body, note):
     """Rewrites that once crashed or changed results are now left alone, saying why."""
     source = ("import math\nimport tensorflow as tf\nscale = 2.0\ndef f(x, flag):\n    outs = []\n"

@@ -108,6 +108,9 @@ def _int_expression(node, index) -> bool:
 
 
 #: Calls whose first argument is a shape.
+#: Calls that return a Python list or tuple (of tensors): not indexable by a symbolic index.
+_SEQUENCE_CALLS = {"builtins.list", "builtins.tuple", "builtins.sorted", "tensorflow.unstack",
+                   "tensorflow.split", "tensorflow.meshgrid", "tensorflow.dynamic_partition"}
 _SHAPE_CALLS = {f"tensorflow.{n}" for n in ("ones", "zeros", "fill", "range", "eye",
                                            "random.normal", "random.uniform")}
 
@@ -342,6 +345,13 @@ class _Vectorizer:
         for name, col in info.collectors.items():
             if analysis._append_counts(info.body, {id(c) for c in col.appends})[1] > 1:
                 raise Unsupported(f"`{name}` is appended to more than once in an iteration")
+            for call in col.appends:
+                value = call.args[0] if call.args else None
+                if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
+                        and value.func.attr in ("gradient", "jacobian") and len(value.args) > 1 \
+                        and isinstance(value.args[1], (gast.List, gast.Tuple)):
+                    raise Unsupported(f"`{name}` collects lists of gradients (one per source): "
+                                      "tf.vectorized_map returns a list where tf.stack makes one tensor")
         nodes = list(analysis._scope_nodes(info.body))
         for node in nodes:
             if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
@@ -350,6 +360,11 @@ class _Vectorizer:
                 raise Unsupported(f"TensorArray `{node.func.value.id}` is read in the loop that "
                                   "writes it")
         self._check_index_uses(nodes)
+        for tape, calls in single_use_tapes(self.ctx, nodes).items():
+            if len(calls) > 1:
+                raise Unsupported(f"the tape `{tape}` is not persistent and {len(calls)} gradients are "
+                                  "taken from it; the batched body would run all of them (both "
+                                  "branches of an `if` run), and a tape gives one")
 
     def _check_index_uses(self, nodes):
         """The loop index becomes an int32 tensor: refuse uses that only a Python int supports.
@@ -393,6 +408,10 @@ class _Vectorizer:
             elif isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) and \
                     _loads(node.slice) & index and self._is_dict(node.value):
                 raise Unsupported(f"`{node.value.id}` is a dict indexed by the loop index")
+            elif isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) and \
+                    _loads(node.slice) & index and self._is_body_sequence(node.value):
+                raise Unsupported(f"`{node.value.id}` is a Python list built in the body and indexed "
+                                  "by the loop index, which is a tensor under tf.vectorized_map")
             elif isinstance(node, gast.Call) and node.args and \
                     (self.ctx.imports.resolve(node.func) or "") in _SHAPE_CALLS and _loads(node.args[0]) & index:
                 raise Unsupported(f"the shape in `{gast.unparse(node).strip()}` depends on the loop "
@@ -411,6 +430,17 @@ class _Vectorizer:
             if isinstance(parent, gast.Subscript):
                 return True
             parent = self.ctx.parents.get(id(parent))
+        return False
+
+    def _is_body_sequence(self, name_node):
+        """A list or tuple bound in the loop body (``ys = tf.unstack(z)``, ``ys = [a, b]``)."""
+        inside = {id(n) for n in gast.walk(self.info.node)}
+        for definition in self.ctx.definitions_of(name_node):
+            _, value = analysis._binding(self.ctx, definition.node)
+            if id(definition.node) in inside and (
+                    isinstance(value, (gast.List, gast.Tuple, gast.ListComp)) or isinstance(value, gast.Call)
+                    and self.ctx.imports.resolve(value.func) in _SEQUENCE_CALLS):
+                return True
         return False
 
     def _is_dict(self, name_node):
@@ -841,6 +871,28 @@ class _Branch:
 
 _LIST_RETURNING = {"tensorflow.unstack", "tensorflow.split", "numpy.split", "numpy.array_split",
                    "tensorflow.nest.flatten", "tensorflow.dynamic_partition"}
+
+
+def single_use_tapes(ctx, nodes) -> dict[str, list[gast.Call]]:
+    """Each ``with tf.GradientTape() as tape`` among ``nodes`` that is not ``persistent=True``,
+    with the ``tape.gradient``/``jacobian``/``batch_jacobian`` calls among ``nodes`` (such a tape
+    computes one set of gradients; TensorFlow raises on the second)."""
+    tapes = {}
+    for node in nodes:
+        if isinstance(node, gast.With):
+            for item in node.items:
+                call = item.context_expr
+                if isinstance(call, gast.Call) and (ctx.imports.resolve(call.func) or "").endswith("GradientTape") \
+                        and isinstance(item.optional_vars, gast.Name) and not any(
+                            k.arg == "persistent" and isinstance(k.value, gast.Constant) and k.value.value is True
+                            for k in call.keywords):
+                    tapes[item.optional_vars.id] = []
+    for node in nodes:
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+                and node.func.attr in ("gradient", "jacobian", "batch_jacobian") \
+                and isinstance(node.func.value, gast.Name) and node.func.value.id in tapes:
+            tapes[node.func.value.id].append(node)
+    return tapes
 
 
 def _nonnegative(node, ctx) -> bool:

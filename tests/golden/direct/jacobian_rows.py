@@ -44,7 +44,8 @@ def tanh_layer_jacobian(x, w, b):
     with tf.GradientTape() as tape:
         tape.watch(x)
         y = tf.tanh(tf.linalg.matvec(w, x) + b)
-    rows = tape.jacobian(y, x)[:w.shape[0]]
+    dy_dx = tape.jacobian(y, x)[:w.shape[0]]
+    rows = dy_dx
     return rows
 
 

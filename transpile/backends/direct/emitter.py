@@ -62,8 +62,10 @@ class _Tape:
 
     name: str
     lineno: int
+    persistent: bool = False
     recorded: set = field(default_factory=set)  # names assigned under the tape
     selected: dict = field(default_factory=dict)  # name -> (the array it selects from, its Val)
+    results: dict = field(default_factory=dict)  # (target, source) -> the Val bound to the result
     open: bool = True
 
 
@@ -132,6 +134,14 @@ class DirectRewriter:
         self.labels: list[str] = []
         self.tapes: dict[str, _Tape] = {}
         self._local_shapes()
+        # A parameter bound again in the function no longer has its declared shape: the one
+        # rebinding before the loop (`x = tf.reshape(x, [-1])`) gives it, else nothing does.
+        fdef = self.info.function
+        stored = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
+                  and isinstance(n.ctx, gast.Store)} if fdef is not None else set()
+        self.params = {k: v for k, v in self.params.items() if k not in stored}
+        self.loop_stores = {n.id for n in gast.walk(self.info.node)
+                            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
     # -- entry ---------------------------------------------------------------------------------
 
@@ -246,6 +256,11 @@ class DirectRewriter:
         saved = dict(self.env)
         saved_mask = self.mask
         if space.kind == "range":
+            rebound = sorted(set().union(*(_loads(b) for b in (space.start, space.stop, space.step)
+                                           if b is not None)) & self.loop_stores)
+            if rebound and depth == 1:  # evaluated once before the loop; the slices would read it later
+                raise Unsupported(f"the bounds of the loop at line {info.lineno} read `{rebound[0]}`, "
+                                  "which the body binds again")
             for bound in (space.start, space.step):
                 if bound is not None and self.ev(bound).stacked:
                     raise Unsupported(f"the start or step of the loop at line {info.lineno} differs "
@@ -306,8 +321,8 @@ class DirectRewriter:
 
     def _same_length(self, a: str | None, b: str | None) -> bool:
         """True when arrays ``a`` and ``b`` provably have the same number of rows."""
-        if a is None or b is None:
-            return False
+        if a is None or b is None or a in self.loop_stores or b in self.loop_stores:
+            return False  # `range(len(y))` measures y before the loop binds it again
         if a == b:
             return True
         sa, sb = self._shape_of(a), self._shape_of(b)
@@ -603,7 +618,8 @@ class DirectRewriter:
         name = item.optional_vars.id
         if name in later:
             raise Unsupported(where + f"the tape `{name}` is used after the loop")
-        tape = _Tape(name, stmt.lineno)
+        persistent = any(k.arg == "persistent" and k.value.value is True for k in call.keywords)
+        tape = _Tape(name, stmt.lineno, persistent)
         self.tapes[name] = tape
         self.env.pop(name, None)
         outer, self.out = self.out, []
@@ -648,31 +664,51 @@ class DirectRewriter:
         self.env[name] = value
 
     def _tape_gradient(self, node, tape):
-        """``tape.gradient(y_i, x)`` of a selected scalar ``y_i = y[i]`` -> ``tape.jacobian(y, x)``."""
+        """``tape.gradient(y_i, x)`` of a selected scalar ``y_i = y[i]`` -> ``tape.jacobian(y, x)``.
+
+        The result is bound once to a name (``dy_dx``): rules and ``if`` predication may use a
+        value twice, and a tape that is not persistent gives one set of gradients.
+        """
         what = f"`{gast.unparse(node).strip()}`"
         if node.func.attr != "gradient":
             raise Unsupported(f"{what}: no batching rule for the tape method `.{node.func.attr}()`")
         if tape.open:
             raise Unsupported(f"{what}: a gradient taken inside the tape's own block")
-        if len(node.args) != 2 or node.keywords or not isinstance(node.args[0], gast.Name):
-            raise Unsupported(f"{what}: only `tape.gradient(target, source)` with a named target "
-                              "and no keywords has a batching rule")
+        if len(node.args) != 2 or node.keywords or not isinstance(node.args[0], gast.Name) \
+                or not isinstance(node.args[1], (gast.Name, gast.Attribute)):
+            raise Unsupported(f"{what}: only `tape.gradient(target, source)` with a named target, "
+                              "one named source and no keywords has a batching rule")
         target, source = self.ev(node.args[0]), self.ev(node.args[1])
         if source.stacked:
             raise Unsupported(f"{what}: a gradient with respect to a per-iteration value")
+        if isinstance(node.args[1], gast.Name) and _bound_to_sequence(self.ctx, self.info.function, node.args[1].id):
+            raise Unsupported(f"{what}: the source is a list or tuple of tensors")
+        key = (node.args[0].id, gast.dump(node.args[1]))
+        if key in tape.results:
+            return tape.results[key]
+        if tape.results and not tape.persistent:
+            raise Unsupported(f"{what}: a second gradient from the tape `{tape.name}`, which is not "
+                              "persistent (the loop takes one per iteration, the batch would take both)")
         if not target.stacked:
-            return Val(node, (), source.rank)
-        base, selected = tape.selected.get(node.args[0].id, (None, None))
-        if selected is None or target is not selected:
-            raise Unsupported(f"{what}: the target is not selected under the tape by the loop index")
-        if target.rank != 0 or target.depth != 1:
-            raise Unsupported(f"{what}: the gradient of a per-iteration value that is not a scalar "
-                              "(its rank is unknown or above 0)")
-        jacobian = gast.Call(func=gast.Attribute(value=templates.name(tape.name), attr="jacobian", ctx=gast.Load()),
-                             args=[templates.name(base), copy.deepcopy(node.args[1])], keywords=[])
-        if isinstance(target.node, gast.Subscript):  # `y[:n]`: the same rows of the Jacobian
-            jacobian = gast.Subscript(value=jacobian, slice=copy.deepcopy(target.node.slice), ctx=gast.Load())
-        return Val(jacobian, (True,), source.rank)
+            value = Val(node, (), source.rank)
+        else:
+            base, selected = tape.selected.get(node.args[0].id, (None, None))
+            if selected is None or target is not selected:
+                raise Unsupported(f"{what}: the target is not selected under the tape by the loop index")
+            if target.rank != 0 or target.depth != 1:
+                raise Unsupported(f"{what}: the gradient of a per-iteration value that is not a scalar "
+                                  "(its rank is unknown or above 0)")
+            jacobian = gast.Call(func=gast.Attribute(value=templates.name(tape.name), attr="jacobian", ctx=gast.Load()),
+                                 args=[templates.name(base), copy.deepcopy(node.args[1])], keywords=[])
+            if isinstance(target.node, gast.Subscript):  # `y[:n]`: the same rows of the Jacobian
+                jacobian = gast.Subscript(value=jacobian, slice=copy.deepcopy(target.node.slice), ctx=gast.Load())
+            value = Val(jacobian, (True,), source.rank)
+        source_name = node.args[1].id if isinstance(node.args[1], gast.Name) else node.args[1].attr
+        base_name = tape.selected.get(node.args[0].id, (node.args[0].id,))[0]
+        name = self.namer.new(f"d{base_name}_d{source_name}")
+        self.out += templates.replace(f"{name} = V", V=value.node)
+        tape.results[key] = value.with_node(templates.name(name))
+        return tape.results[key]
 
     # -- collectors, TensorArrays -------------------------------------------------------------------
 
@@ -1497,6 +1533,13 @@ class DirectRewriter:
 
 
 # -- helpers ---------------------------------------------------------------------------------------------
+
+
+def _bound_to_sequence(ctx, fdef, name) -> bool:
+    """``name`` is bound in ``fdef`` to a list or tuple display (``srcs = [x, w]``)."""
+    return fdef is not None and any(
+        isinstance(n, gast.Assign) and any(isinstance(t, gast.Name) and t.id == name for t in n.targets)
+        and isinstance(n.value, (gast.List, gast.Tuple, gast.ListComp)) for n in gast.walk(fdef))
 
 
 def _is_tape_method(call, tape, method):
