@@ -93,8 +93,8 @@ class FixOutcome:
         path: as given.
         result: the transpiler's result (``result.code`` is the new text).
         encoding: the file's encoding, to write it back in.
-        unsafe_left: loops left as they were because their rewrite is unsafe and
-            ``--unsafe-fixes`` was not given.
+        unsafe_left: loops a backend could rewrite, left as they were because the rewrite
+            is unsafe and ``--unsafe-fixes`` was not given.
     """
 
     path: str
@@ -125,5 +125,5 @@ def fix_file(path: str, loops: Container[int], *, unsafe: bool, backend: str | N
     source = read_source(path)
     options = {key: value for key, value in (("backend", backend), ("target", target)) if value is not None}
     result = transpile_source(source.text, path, unsafe=unsafe, loops=loops, **options)
-    left = sum(1 for p in result.plans if p.unsafe and not p.rewritten and p.lineno in loops)
+    left = sum(1 for p in result.plans if p.held_back and p.lineno in loops)
     return FixOutcome(path, result, source.encoding, 0 if unsafe else left)

@@ -481,6 +481,26 @@ def test_fix_leaves_a_float_reduction_without_unsafe_fixes(tmp_path):
     assert "tf.vectorized_map" in path.read_text()
 
 
+def test_unsafe_loop_that_no_backend_rewrites_is_not_counted_as_held_back(tmp_path):
+    """A float sum over rows of unknown rank: --unsafe-fixes would not change it either."""
+    source = textwrap.dedent("""\
+        import numpy as np
+
+        def f(x):
+            total = 0.0
+            for row in x:
+                total += np.sum(row)
+            return total
+        """)
+    path = write(tmp_path, "total.py", source)
+    result = invoke("check", "--fix", path)
+    assert_exit(result, 1)
+    assert "left as it was" not in result.stderr
+    assert "[not rewritten: the direct backend cannot batch it: the rank of `x` is unknown" in result.stdout
+    assert_exit(invoke("check", "--fix", "--unsafe-fixes", path), 1)
+    assert path.read_text() == source
+
+
 def test_opted_in_random_draw_is_an_unsafe_fix(tmp_path):
     source = textwrap.dedent("""\
         import tensorflow as tf

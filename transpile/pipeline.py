@@ -126,6 +126,7 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
     rewrites: dict[int, pfor.LoopRewrite] = {}
     notes: dict[int, str] = {}
     chosen: dict[int, tuple[str, str]] = {}  # id(info) -> (backend, why)
+    held: set[int] = set()  # unsafe rewrites not applied
     tf_alias = ctx.imports.alias_for("tensorflow")
     np_alias = ctx.imports.alias_for("numpy")
     if rewrite:
@@ -134,21 +135,33 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
         for info in loop_units:
             if not info.vectorizable or (loops is not None and info.lineno not in loops):
                 continue
-            if not unsafe and (reason := unsafe_reason(info)):
-                notes[id(info)] = f"unsafe fix: {reason} (apply it with --unsafe-fixes)"
-                continue
             scope = info.function if info.function is not None else tree
             namer = namers.setdefault(id(scope), Namer(scope, reserved))
             if target == "tensorflow" and info.library in ("numpy", "python"):
                 _move_to_tensorflow(ctx, info, namer, tf_alias, shapes, rewrites, notes, chosen)
             else:
                 _rewrite_unit(ctx, info, namer, backend, tf_alias, np_alias, shapes, rewrites, notes, chosen)
+        if not unsafe:
+            # Held back only when it would have been applied (rewritten, and its function
+            # stageable), so "N loops left as unsafe" counts what --unsafe-fixes would change.
+            trial, trial_notes = dict(rewrites), dict(notes)
+            _drop_unstageable(ctx, loop_units, trial, trial_notes, dict(chosen))
+            for info in loop_units:
+                if id(info) in rewrites and (reason := unsafe_reason(info)):
+                    del rewrites[id(info)]
+                    chosen.pop(id(info), None)
+                    if id(info) in trial:
+                        notes[id(info)] = f"unsafe fix: {reason} (apply it with --unsafe-fixes)"
+                        held.add(id(info))
+                    else:
+                        notes[id(info)] = trial_notes[id(info)]
         unstaged = _drop_unstageable(ctx, loop_units, rewrites, notes, chosen)
     else:
         unstaged = set()
     code = _splice(text, ctx, loop_units, rewrites, tf_alias, chosen, target, unstaged) if rewrites else text.text
     plans = tuple(plan_for(info, rewrites.get(id(info)), notes.get(id(info)),
-                           chosen.get(id(info), (backend, ""))[0], chosen.get(id(info), ("", ""))[1])
+                           chosen.get(id(info), (backend, ""))[0], chosen.get(id(info), ("", ""))[1],
+                           held_back=id(info) in held)
                   for info in loop_units)
     return TranspileResult(filename, text.text, code, plans)
 

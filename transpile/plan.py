@@ -57,6 +57,8 @@ class LoopPlan:
             with ``--unsafe-fixes``.
         backend_note: why that backend was chosen (``auto`` falls back to pfor when an op has
             no batching rule or a rank is unknown, and says which).
+        held_back: a backend could rewrite the loop, but the rewrite is unsafe and was not
+            applied (``unsafe=False``, i.e. ``check --fix`` without ``--unsafe-fixes``).
     """
 
     lineno: int
@@ -72,6 +74,7 @@ class LoopPlan:
     levels: tuple[LevelPlan, ...]
     unsafe: str | None = None
     backend_note: str = ""
+    held_back: bool = False
 
 
 def level_verdict(info: LoopInfo) -> str:
@@ -153,7 +156,8 @@ def _integer_term(update) -> bool:
     return (isinstance(value, gast.Constant) and type(value.value) is int)
 
 
-def plan_for(info: LoopInfo, rewrite, note: str | None, backend: str, backend_note: str = "") -> LoopPlan:
+def plan_for(info: LoopInfo, rewrite, note: str | None, backend: str, backend_note: str = "",
+             held_back: bool = False) -> LoopPlan:
     """Freezes the analysis of a loop unit and what the backend did into a plan."""
     levels = []
     for level in info.walk():
@@ -178,4 +182,4 @@ def plan_for(info: LoopInfo, rewrite, note: str | None, backend: str, backend_no
                     backend if rewrite is not None else None,
                     rewrite.pattern if rewrite else _outputs(info), tuple(remarks), tuple(levels),
                     unsafe_reason(info) if info.vectorizable else None,
-                    backend_note if rewrite is not None else "")
+                    backend_note if rewrite is not None else "", held_back)
