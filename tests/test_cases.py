@@ -215,3 +215,13 @@ def test_decisive_remark_at_the_right_line(path):
     texts = [r.message for r in remarks] + [n for p in plans for lv in p.levels for n in lv.notes]
     assert any(r.code == code and r.lineno == line for r in remarks), remarks
     assert any(words in t for t in texts), texts
+
+
+def test_jacobian_case_gets_one_tape_with_probed_ranks():
+    """Case 019 differentiates each entry of a Gram matrix in a nest: with ranks, one tape
+    and ``tape.jacobian`` of the whole matrix, sliced to the two loops' ranges."""
+    path = next(p for p in TF_CASES if p.stem.startswith("019"))
+    result, plans = _original_plans(path, shapes=_probed(path))
+    assert [p.backend for p in plans] == ["direct"], plans
+    assert "dgram_dx = tape.jacobian(gram, x)[:n, :n]" in result.code
+    assert "vectorized_map" not in result.code

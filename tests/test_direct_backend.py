@@ -607,6 +607,9 @@ def test_adversarial_loops_keep_their_meaning(name):
 #: ``tape.jacobian``); anything else under the tape is a per-example gradient (pfor).
 _ROWS = ("rows = []\n    for i in range(w.shape[0]):\n        with tf.GradientTape() as tape:\n"
          "            tape.watch(x)\n            y = tf.tanh(tf.linalg.matvec(w, x))\n            y_i = y[i]\n")
+_NEST = ("rows = []\n    for i in range(w.shape[0]):\n        row = []\n        for j in range(w.shape[0]):\n"
+         "            with tf.GradientTape() as tape:\n                tape.watch(x)\n"
+         "                g = tf.matmul(w, w, transpose_b=True) * tf.reduce_sum(tf.sin(x))\n")
 TAPES = {
     "jacobian-rows": (
         "rows = []\n    for i in range(w.shape[0]):\n        with tf.GradientTape() as tape:\n"
@@ -695,6 +698,19 @@ TAPES = {
         "            tape.watch(x)\n            y = tf.unstack(tf.tanh(tf.linalg.matvec(w, x)))\n"
         "            y_i = y[i]\n        rows.append(tape.gradient(y_i, x))\n    return tf.stack(rows)",
         None, "is a Python list built in the body"),
+    "nested-loops-select-a-matrix-entry": (
+        _NEST + "                g_ij = g[i, j]\n            row.append(tape.gradient(g_ij, x))\n"
+        "        rows.append(tf.stack(row))\n    return tf.stack(rows)",
+        "direct", "dg_dx = tape.jacobian(g, x)[:w.shape[0], :w.shape[0]]"),
+    "nested-loops-transposed-selection": (
+        _NEST + "                g_ji = g[j, i]\n            row.append(tape.gradient(g_ji, x))\n"
+        "        rows.append(tf.stack(row))\n    return tf.stack(rows)",
+        "pfor", "cannot express as a slice or gather"),
+    "inner-loop-selects-by-the-outer-index-only": (
+        _NEST + "                v = tf.reduce_sum(g, axis=1)\n                v_i = v[i]\n"
+        "            row.append(tape.gradient(v_i, x))\n        rows.append(tf.stack(row))\n"
+        "    return tf.stack(rows)",
+        "pfor", "not selected by the index of every loop around the tape"),
     "lists-of-gradients-collected": (
         _ROWS + "        rows.append(tape.gradient(y_i, [x]))\n    return tf.stack(rows)[:, 0]",
         None, "collects lists of gradients"),

@@ -118,9 +118,9 @@ _rule("PF105", "vectorizable-per-example-gradient",
 A tape inside the body differentiates one example (or one output entry) at a time. A batched
 tape over the summed loss would return the SUM of the gradients; `tf.vectorized_map` over the
 body returns the per-example stack, as the loop does (38x faster on GPU for an LSTM in the
-pfor paper). When the loop index only selects the entry to differentiate (`y_i = y[i]` under
-the tape, everything else loop-invariant: rows of a Jacobian), the direct backend records the
-forward pass once and writes `tape.jacobian(y, x)`.
+pfor paper). When the loop indices only select the entry to differentiate (`y_i = y[i]`, or
+`g[i, j]` in a nest, under the tape, everything else loop-invariant: rows of a Jacobian), the
+direct backend records the forward pass once and writes `tape.jacobian(y, x)`.
 """, """
 grads = []
 for i in range(x.shape[0]):

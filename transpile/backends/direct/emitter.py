@@ -595,8 +595,9 @@ class DirectRewriter:
         """``with tf.GradientTape() as tape:`` in the body: the batching rule of ``tape.gradient``.
 
         Rows of a Jacobian: when everything the tape records is loop-invariant except the
-        selection of the differentiated value by the loop index (``y_i = y[i]``), iteration
-        ``i`` computes ``d y[i] / d x``, and all of them together are ``tape.jacobian(y, x)``:
+        selection of the differentiated value by the loop index (``y_i = y[i]``; ``g[i, j]`` by
+        the indices of a nest, in order), iteration ``i`` computes ``d y[i] / d x``, and all of
+        them together are ``tape.jacobian(y, x)``:
         one forward pass instead of one per iteration, and the backward pass batched by
         TensorFlow's own pfor. Any other per-iteration value under the tape is a per-example
         gradient, which stays with the pfor backend: ``tape.jacobian`` of a batched loss would
@@ -613,8 +614,8 @@ class DirectRewriter:
                             or not isinstance(k.value, gast.Constant) for k in call.keywords):
             raise Unsupported(where + "a GradientTape with arguments other than constant "
                               "`persistent=`/`watch_accessed_variables=`")
-        if len(self.levels) != 1 or self.mask is not None or self.in_branch:
-            raise Unsupported(where + "a GradientTape in an inner loop or under a per-iteration `if`")
+        if self.mask is not None or self.in_branch:
+            raise Unsupported(where + "a GradientTape under a per-iteration `if`")
         name = item.optional_vars.id
         if name in later:
             raise Unsupported(where + f"the tape `{name}` is used after the loop")
@@ -695,14 +696,17 @@ class DirectRewriter:
             base, selected = tape.selected.get(node.args[0].id, (None, None))
             if selected is None or target is not selected:
                 raise Unsupported(f"{what}: the target is not selected under the tape by the loop index")
-            if target.rank != 0 or target.depth != 1:
+            if target.rank != 0:
                 raise Unsupported(f"{what}: the gradient of a per-iteration value that is not a scalar "
                                   "(its rank is unknown or above 0)")
+            if target.depth != len(self.levels) or not all(target.full):
+                raise Unsupported(f"{what}: the target is not selected by the index of every loop "
+                                  "around the tape, in order")
             jacobian = gast.Call(func=gast.Attribute(value=templates.name(tape.name), attr="jacobian", ctx=gast.Load()),
                                  args=[templates.name(base), copy.deepcopy(node.args[1])], keywords=[])
-            if isinstance(target.node, gast.Subscript):  # `y[:n]`: the same rows of the Jacobian
+            if isinstance(target.node, gast.Subscript):  # `y[:n]`, `g[:n, :n]`: the same rows of the Jacobian
                 jacobian = gast.Subscript(value=jacobian, slice=copy.deepcopy(target.node.slice), ctx=gast.Load())
-            value = Val(jacobian, (True,), source.rank)
+            value = Val(jacobian, target.full, source.rank)
         source_name = node.args[1].id if isinstance(node.args[1], gast.Name) else node.args[1].attr
         base_name = tape.selected.get(node.args[0].id, (node.args[0].id,))[0]
         name = self.namer.new(f"d{base_name}_d{source_name}")
