@@ -108,9 +108,6 @@ def _int_expression(node, index) -> bool:
 
 
 #: Calls whose first argument is a shape.
-#: Calls that return a Python list or tuple (of tensors): not indexable by a symbolic index.
-_SEQUENCE_CALLS = {"builtins.list", "builtins.tuple", "builtins.sorted", "tensorflow.unstack",
-                   "tensorflow.split", "tensorflow.meshgrid", "tensorflow.dynamic_partition"}
 _SHAPE_CALLS = {f"tensorflow.{n}" for n in ("ones", "zeros", "fill", "range", "eye",
                                            "random.normal", "random.uniform")}
 
@@ -409,7 +406,7 @@ class _Vectorizer:
                     _loads(node.slice) & index and self._is_dict(node.value):
                 raise Unsupported(f"`{node.value.id}` is a dict indexed by the loop index")
             elif isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) and \
-                    _loads(node.slice) & index and self._is_body_sequence(node.value):
+                    _loads(node.slice) & index and bound_to_sequence(self.ctx, node.value, self.info.node):
                 raise Unsupported(f"`{node.value.id}` is a Python list built in the body and indexed "
                                   "by the loop index, which is a tensor under tf.vectorized_map")
             elif isinstance(node, gast.Call) and node.args and \
@@ -430,17 +427,6 @@ class _Vectorizer:
             if isinstance(parent, gast.Subscript):
                 return True
             parent = self.ctx.parents.get(id(parent))
-        return False
-
-    def _is_body_sequence(self, name_node):
-        """A list or tuple bound in the loop body (``ys = tf.unstack(z)``, ``ys = [a, b]``)."""
-        inside = {id(n) for n in gast.walk(self.info.node)}
-        for definition in self.ctx.definitions_of(name_node):
-            _, value = analysis._binding(self.ctx, definition.node)
-            if id(definition.node) in inside and (
-                    isinstance(value, (gast.List, gast.Tuple, gast.ListComp)) or isinstance(value, gast.Call)
-                    and self.ctx.imports.resolve(value.func) in _SEQUENCE_CALLS):
-                return True
         return False
 
     def _is_dict(self, name_node):
@@ -870,7 +856,31 @@ class _Branch:
 
 
 _LIST_RETURNING = {"tensorflow.unstack", "tensorflow.split", "numpy.split", "numpy.array_split",
-                   "tensorflow.nest.flatten", "tensorflow.dynamic_partition"}
+                   "tensorflow.nest.flatten", "tensorflow.dynamic_partition", "tensorflow.meshgrid"}
+
+
+def bound_to_sequence(ctx, name_node, within=None) -> bool:
+    """A reaching definition of ``name_node`` (under ``within``, if given) binds a Python list or
+    tuple: a display, a list comprehension, ``list(...)``/``tuple(...)``/``sorted(...)``, or a
+    library call that returns a list (``tf.unstack``). A symbolic index cannot select from it,
+    and ``tape.gradient`` over it returns a list.
+    """
+    inside = {id(n) for n in gast.walk(within)} if within is not None else None
+    for definition in ctx.definitions_of(name_node):
+        if inside is not None and id(definition.node) not in inside:
+            continue
+        _, value = analysis._binding(ctx, definition.node)
+        if isinstance(value, (gast.List, gast.Tuple, gast.ListComp)) or isinstance(value, gast.Call) and (
+                ctx.imports.resolve(value.func) in _LIST_RETURNING | {"builtins.list", "builtins.tuple",
+                                                                      "builtins.sorted"}):
+            return True
+    return False
+
+
+def persistent_tape(call: gast.Call) -> bool:
+    """``tf.GradientTape(persistent=True)``: a tape that gives more than one set of gradients."""
+    return any(k.arg == "persistent" and isinstance(k.value, gast.Constant) and k.value.value is True
+               for k in call.keywords)
 
 
 def single_use_tapes(ctx, nodes) -> dict[str, list[gast.Call]]:
@@ -883,9 +893,7 @@ def single_use_tapes(ctx, nodes) -> dict[str, list[gast.Call]]:
             for item in node.items:
                 call = item.context_expr
                 if isinstance(call, gast.Call) and (ctx.imports.resolve(call.func) or "").endswith("GradientTape") \
-                        and isinstance(item.optional_vars, gast.Name) and not any(
-                            k.arg == "persistent" and isinstance(k.value, gast.Constant) and k.value.value is True
-                            for k in call.keywords):
+                        and isinstance(item.optional_vars, gast.Name) and not persistent_tape(call):
                     tapes[item.optional_vars.id] = []
     for node in nodes:
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \

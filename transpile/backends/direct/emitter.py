@@ -22,7 +22,8 @@ from pforge.transpile.analysis import LoopInfo, ModuleContext, reduction_term
 from pforge.transpile.backends.direct import core, ranks
 from pforge.transpile.backends.direct.core import Args, Lib, Unsupported, Val, align, const, lift
 from pforge.transpile.backends.direct.linalg import convert_matmul_operator
-from pforge.transpile.backends.pfor import LoopRewrite, _evidently_array, _nonnegative, _stores
+from pforge.transpile.backends.pfor import (LoopRewrite, _evidently_array, _nonnegative, _stores,
+                                            bound_to_sequence, persistent_tape)
 from pforge.transpile.naming import Namer
 from pforge.transpile.spaces import constant_int
 
@@ -61,7 +62,6 @@ class _Tape:
     loop index (``y_i = y[i]``)."""
 
     name: str
-    lineno: int
     persistent: bool = False
     recorded: set = field(default_factory=set)  # names assigned under the tape
     selected: dict = field(default_factory=dict)  # name -> (the array it selects from, its Val)
@@ -136,12 +136,9 @@ class DirectRewriter:
         self._local_shapes()
         # A parameter bound again in the function no longer has its declared shape: the one
         # rebinding before the loop (`x = tf.reshape(x, [-1])`) gives it, else nothing does.
-        fdef = self.info.function
-        stored = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
-                  and isinstance(n.ctx, gast.Store)} if fdef is not None else set()
+        stored = _stores([self.info.function]) if self.info.function is not None else set()
         self.params = {k: v for k, v in self.params.items() if k not in stored}
-        self.loop_stores = {n.id for n in gast.walk(self.info.node)
-                            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        self.loop_stores = _stores([self.info.node])
 
     # -- entry ---------------------------------------------------------------------------------
 
@@ -619,8 +616,7 @@ class DirectRewriter:
         name = item.optional_vars.id
         if name in later:
             raise Unsupported(where + f"the tape `{name}` is used after the loop")
-        persistent = any(k.arg == "persistent" and k.value.value is True for k in call.keywords)
-        tape = _Tape(name, stmt.lineno, persistent)
+        tape = _Tape(name, persistent_tape(call))
         self.tapes[name] = tape
         self.env.pop(name, None)
         outer, self.out = self.out, []
@@ -682,7 +678,7 @@ class DirectRewriter:
         target, source = self.ev(node.args[0]), self.ev(node.args[1])
         if source.stacked:
             raise Unsupported(f"{what}: a gradient with respect to a per-iteration value")
-        if isinstance(node.args[1], gast.Name) and _bound_to_sequence(self.ctx, self.info.function, node.args[1].id):
+        if isinstance(node.args[1], gast.Name) and bound_to_sequence(self.ctx, node.args[1]):
             raise Unsupported(f"{what}: the source is a list or tuple of tensors")
         key = (node.args[0].id, gast.dump(node.args[1]))
         if key in tape.results:
@@ -1537,13 +1533,6 @@ class DirectRewriter:
 
 
 # -- helpers ---------------------------------------------------------------------------------------------
-
-
-def _bound_to_sequence(ctx, fdef, name) -> bool:
-    """``name`` is bound in ``fdef`` to a list or tuple display (``srcs = [x, w]``)."""
-    return fdef is not None and any(
-        isinstance(n, gast.Assign) and any(isinstance(t, gast.Name) and t.id == name for t in n.targets)
-        and isinstance(n.value, (gast.List, gast.Tuple, gast.ListComp)) for n in gast.walk(fdef))
 
 
 def _is_tape_method(call, tape, method):
