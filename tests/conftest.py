@@ -82,3 +82,13 @@ DENSE = textwrap.dedent("""\
             outs.append(tf.nn.relu(x[i] @ w))
         return tf.stack(outs)
     """)
+
+
+#: The body of ``scale_rows(x, w)`` as a loop, and batched: the tests of ``verify`` and
+#: ``bench`` write a file with the loop and fake the transpiler's output with the batched body.
+ROWS_LOOP_BODY = """\
+    outs = []
+    for i in range(x.shape[0]):
+        outs.append(tf.reduce_sum(x[i] * w))
+    return tf.stack(outs)"""
+ROWS_BATCHED = "    return tf.reduce_sum(x * w, axis=1)"

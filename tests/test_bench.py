@@ -16,18 +16,15 @@ import pforge.transpile
 from pforge.runtime import bench, loader, timing
 from pforge.transpile.pipeline import BACKENDS
 
-from conftest import SAMPLES
+from conftest import ROWS_BATCHED as BATCHED, ROWS_LOOP_BODY as LOOP_BODY, SAMPLES
 
-LOOP_SOURCE = '''\
+LOOP_SOURCE = f'''\
 import numpy as np
 import tensorflow as tf
 
 
 def scale_rows(x, w):
-    outs = []
-    for i in range(x.shape[0]):
-        outs.append(tf.reduce_sum(x[i] * w))
-    return tf.stack(outs)
+{LOOP_BODY}
 
 
 def reference_scale_rows(x, w):
@@ -48,14 +45,8 @@ def example_inputs(seed=0):
     rng = np.random.default_rng(seed)
     x = tf.constant(rng.standard_normal((6, 3)), tf.float32)
     w = tf.constant(rng.standard_normal(3), tf.float32)
-    return {"scale_rows": (x, w), "signs": (x,)}
+    return {{"scale_rows": (x, w), "signs": (x,)}}
 '''
-
-BATCHED = '''    return tf.reduce_sum(x * w, axis=1)'''
-LOOP_BODY = '''    outs = []
-    for i in range(x.shape[0]):
-        outs.append(tf.reduce_sum(x[i] * w))
-    return tf.stack(outs)'''
 
 
 def _write(folder, name, text):

@@ -16,6 +16,8 @@ import pforge.transpile
 from pforge.runtime import compare, inputs, loader, targets, timing, verify
 from pforge.runtime.inputs import ArgSpec, parse_arg_spec
 
+from conftest import ROWS_BATCHED, ROWS_LOOP_BODY
+
 # --------------------------------------------------------------------------- arg specs
 
 
@@ -242,16 +244,13 @@ def test_pick_device():
 
 # --------------------------------------------------------------------------- verify
 
-LOOP_SOURCE = '''\
+LOOP_SOURCE = f'''\
 import numpy as np
 import tensorflow as tf
 
 
 def scale_rows(x, w):
-    outs = []
-    for i in range(x.shape[0]):
-        outs.append(tf.reduce_sum(x[i] * w))
-    return tf.stack(outs)
+{ROWS_LOOP_BODY}
 
 
 def helper(x):
@@ -262,15 +261,10 @@ def example_inputs(seed=0):
     rng = np.random.default_rng(seed)
     x = tf.constant(rng.standard_normal((8, 3)), tf.float32)
     w = tf.constant(rng.standard_normal(3), tf.float32)
-    return {"scale_rows": (x, w)}
+    return {{"scale_rows": (x, w)}}
 '''
 
-VECTORIZED = LOOP_SOURCE.replace(
-    '''    outs = []
-    for i in range(x.shape[0]):
-        outs.append(tf.reduce_sum(x[i] * w))
-    return tf.stack(outs)''',
-    '''    return tf.reduce_sum(x * w, axis=1)''')
+VECTORIZED = LOOP_SOURCE.replace(ROWS_LOOP_BODY, ROWS_BATCHED)
 
 
 def _fake_transpiler(monkeypatch, code, plans=None, seen=None):
