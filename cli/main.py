@@ -78,23 +78,12 @@ def _transpile_file(path: str, backend: str = "auto", shapes: str | None = None,
     source = read_source(path)
     ranks: dict = {}
     if probe:
-        ranks.update(_probe(path, source.text))
+        from pforge.runtime.probe import probe_option  # noqa: PLC0415 - runs user code, rarely needed
+
+        ranks.update(probe_option(path, source.text))
     ranks.update(parse_shapes_option(shapes or ""))  # explicit ranks win over probed ones
     result = transpile_source(source.text, path, backend=backend, shapes=ranks or None, target=target)
     return result, source.encoding
-
-
-def _probe(path: str, text: str) -> dict:
-    """Ranks of the arguments that the file's example_inputs()/make_inputs() build (runs the file)."""
-    from pforge.runtime.loader import RuntimeLoadError
-    from pforge.runtime.probe import probe_ranks
-
-    try:
-        return probe_ranks(path, text)
-    except (RuntimeLoadError, LookupError) as exc:
-        raise ValueError(f"--probe: {exc}") from None
-    except Exception as exc:  # user code raised while building inputs
-        raise ValueError(f"{path}: --probe: example inputs raised {type(exc).__name__}: {exc}") from None
 
 
 _BACKEND_HELP = ("Code generator: auto (direct when every op has a batching rule and every rank "

@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 
 from pforge.runtime.inputs import as_call_args, call_builder, has_case_inputs, has_example_inputs
-from pforge.runtime.loader import load_module
+from pforge.runtime.loader import RuntimeLoadError, load_module
 
 
 def _rank(value) -> int | None:
@@ -33,7 +33,7 @@ def _rank(value) -> int | None:
         return None
 
 
-def probe_ranks(path: str, source: str | None = None) -> dict[str, int | tuple]:
+def probe_ranks(path: str, source: str | None = None, module=None) -> dict[str, int | tuple]:
     """``{"func.param": rank}`` for every argument the file's builders make.
 
     A Python list or tuple of numbers is reported as ``("sequence", rank)``: the generated
@@ -42,13 +42,16 @@ def probe_ranks(path: str, source: str | None = None) -> dict[str, int | tuple]:
     Args:
         path: the Python file.
         source: its text, when already read.
+        module: the file, already loaded with ``load_module`` (``pforge verify`` has it): its
+            builders are called and the file is not run again.
     Returns:
         Ranks of array and scalar arguments (other values are left out).
     Raises:
         RuntimeLoadError: the module raised while being imported.
         LookupError: the file has neither ``example_inputs()`` nor ``make_inputs()``.
     """
-    module = load_module(path, source)
+    if module is None:
+        module = load_module(path, source)
     calls = {}
     if has_example_inputs(module):
         built = call_builder(module.example_inputs, 0)
@@ -73,3 +76,25 @@ def probe_ranks(path: str, source: str | None = None) -> dict[str, int | tuple]:
             if rank is not None:
                 found[f"{name}.{param}"] = rank
     return found
+
+
+def probe_option(path: str, source: str | None = None, module=None) -> dict[str, int | tuple]:
+    """What ``--probe`` does (``transpile``, ``explain``, ``verify``, ``bench``): ``probe_ranks``
+    with every failure turned into one line.
+
+    Args:
+        path: the Python file.
+        source: its text, when already read.
+        module: the file, already loaded (see ``probe_ranks``).
+    Returns:
+        The ranks, as ``probe_ranks`` returns them.
+    Raises:
+        ValueError: the file fails to import, has no input builder, or its builder raised;
+            the message names the file and says ``--probe``.
+    """
+    try:
+        return probe_ranks(path, source, module)
+    except (RuntimeLoadError, LookupError) as exc:
+        raise ValueError(f"--probe: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - user code raised while building inputs
+        raise ValueError(f"{path}: --probe: example inputs raised {type(exc).__name__}: {exc}") from None
