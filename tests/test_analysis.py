@@ -707,6 +707,29 @@ REFUSED += [
 ]
 
 
+#: Statements the analysis does not model, in the body: the loop is kept.
+REFUSED += [
+    pytest.param("""
+        out = []
+        for i in range(n):
+            match v:
+                case "double":
+                    out.append(x[i] * 2)
+                case _:
+                    out.append(x[i])
+        return np.array(out)
+        """, "PF211", id="match-in-the-body"),
+    pytest.param("""
+        out = []
+        for i in range(n):
+            try:
+                out.append(x[i] * 2)
+            except* ValueError:
+                pass
+        return np.array(out)
+        """, "PF211", id="try-except-star-in-the-body"),
+]
+
 @pytest.mark.parametrize("body, code", REFUSED)
 def test_refused(body, code):
     got = codes(body, MODULE)

@@ -11,12 +11,13 @@ import subprocess
 import sys
 import textwrap
 
+import gast
 import pytest
 
-from conftest import CASES, GOLDEN, case_files, sample_files
+from conftest import CASES, GOLDEN, assert_exit, case_files, invoke, sample_files, write
 from pforge.transpile import SourceError, transpile_source
 from pforge.transpile.analysis import discover
-from pforge.transpile.frontend import SourceText, parse
+from pforge.transpile.frontend import SourceText, parse, position
 from pforge.transpile.outline import (OutlineContext, WholeModuleNeeded, module_context, outline,
                                       whole_module)
 
@@ -91,6 +92,108 @@ def test_deep_nesting_is_a_source_error_not_a_crash():
     source = "def f(x):\n    for i in x:\n        y = x" + " + x" * 5000 + "\n"
     with pytest.raises(SourceError, match="nested too deeply"):
         transpile_source(source, "deep.py")
+
+
+# Nodes without a position of their own: a `case` of a `match` (its pattern has one), and
+# `case None:` / `case True:`, which beniget visited as if the constant were a node.
+MATCH = textwrap.dedent("""\
+    import numpy as np
+
+
+    def before(cmd, x):
+        out = []
+        for i in range(len(x)):
+            out.append(x[i] * 2)
+        match cmd:
+            case "a":
+                pass
+        return np.array(out)
+
+
+    def after(cmd, x):
+        match cmd:
+            case "a":
+                pass
+        out = []
+        for i in range(len(x)):
+            out.append(x[i] * 2)
+        return np.array(out)
+
+
+    def inside(cmd, x):
+        match cmd:
+            case None | True | -1:
+                return None
+            case [first, *rest] if len([c for c in rest if c]) > 0:
+                y = np.zeros(len(x))
+                for i in range(len(x)):
+                    y[i] = x[i] + 1.0
+                return y
+            case {"k": v, **kw}:
+                out = []
+                for i in range(len(x)):
+                    out.append(x[i] * 0.5)
+                return np.array(out)
+
+
+    def in_body(cmd, x):
+        out = []
+        for i in range(len(x)):
+            match cmd:
+                case "a":
+                    out.append(x[i] * 2)
+                case _:
+                    out.append(x[i])
+        return np.array(out)
+
+
+    def in_except_star(x):
+        try:
+            pass
+        except* ValueError:
+            out = []
+            for i in range(len(x)):
+                out.append(x[i] * 3)
+            return np.array(out)
+    """)
+
+
+def test_match_statements_are_analysed():
+    # `pforge check` crashed on any file with a `match` and a loop (AttributeError:
+    # 'match_case' object has no attribute 'lineno'); loops in a case were never found.
+    result = assert_same(MATCH)
+    verdicts = {p.lineno: (p.vectorizable, sorted({r.code for r in p.remarks})) for p in result.plans}
+    assert {line: v for line, (v, _) in verdicts.items()} == {
+        6: True, 19: True, 30: True, 35: True, 42: False, 56: True}
+    assert verdicts[42][1] == ["PF211"]  # a `match` in the body is not analysed
+    # Loops at module level (the whole module is analysed, no outline), one in a case.
+    tail = "match len(x):\n    case 3:\n        for k in range(3):\n            match k:\n" \
+           "                case 0:\n                    pass\n"
+    module_level = assert_same(MATCH + "\nx = [1, 2, 3]\n" + tail)
+    first = len(MATCH.splitlines()) + 2
+    assert [(p.lineno, p.vectorizable) for p in module_level.plans][-1] == (first + 3, False)
+
+
+@pytest.mark.parametrize("args, code", [(["check"], 1), (["check", "--refused"], 1),
+                                        (["transpile", "--shapes", "x=1"], 0),
+                                        (["explain", "--shapes", "x=1"], 0)])
+def test_match_statements_on_the_command_line(tmp_path, args, code):
+    path = write(tmp_path, "m.py", MATCH)
+    result = invoke(*args, path)
+    assert_exit(result, code)
+    assert "internal error" not in result.output
+    if args[0] == "transpile":
+        assert result.stdout.count("# pforge: vectorized loop") == 5
+        assert "match cmd:" in result.stdout and "case None | True | -1:" in result.stdout
+    if args[0] == "explain":
+        assert "PF211 match in the loop body is not analysed" in result.stdout
+
+
+def test_position_of_a_node_without_one():
+    case = parse(SourceText("m.py", "match c:\n    case [a, b] if a:\n        pass\n")).body[0].cases[0]
+    assert not hasattr(case, "lineno")
+    assert position(case) == (2, 9)
+    assert position(gast.Module(body=[], type_ignores=[])) is None
 
 
 # --- the outline gives what the whole module gives ------------------------------------------

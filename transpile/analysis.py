@@ -16,7 +16,7 @@ import beniget
 import gast
 
 from pforge.transpile import dependence, effects
-from pforge.transpile.frontend import ImportMap, SourceText
+from pforge.transpile.frontend import ImportMap, SourceText, position
 from pforge.transpile.remarks import Remark
 from pforge.transpile.spaces import Space, constant_int, for_space, while_space
 
@@ -40,6 +40,8 @@ _REDUCE_CALLS = {
     "tensorflow.minimum": "min", "tensorflow.math.maximum": "max", "tensorflow.math.minimum": "min",
     "numpy.maximum": "max", "numpy.minimum": "min", "numpy.fmax": "max", "numpy.fmin": "min",
 }
+#: ``try`` and ``try ... except*`` (gast has TryStar from 0.5.4 on).
+TRY_STATEMENTS = tuple(getattr(gast, name) for name in ("Try", "TryStar") if hasattr(gast, name))
 _AUG_OPS = {gast.Add: "add", gast.Sub: "add", gast.Mult: "mul", gast.BitOr: "or", gast.BitAnd: "and"}
 
 
@@ -139,8 +141,8 @@ class LoopInfo:
         return self.node.end_lineno
 
     def block(self, code: str, message: str, node: gast.AST | None = None) -> None:
-        where = node if node is not None and hasattr(node, "lineno") else self.node
-        remark = Remark(code, message, where.lineno, where.col_offset + 1)
+        where = (position(node) if node is not None else None) or position(self.node)
+        remark = Remark(code, message, where[0], where[1] + 1)
         if remark not in self.blockers:
             self.blockers.append(remark)
 
@@ -170,10 +172,15 @@ def _parents(tree: gast.AST) -> dict[int, gast.AST]:
 
 
 class _QuietDefUseChains(beniget.DefUseChains):
-    """beniget's chains without its warnings, which it prints to standard output."""
+    """beniget's chains without its warnings, which it prints to standard output, and without
+    its crash on ``case None:``."""
 
     def warn(self, msg, node):
         pass
+
+    def visit_MatchSingleton(self, node):
+        # beniget (0.4, 0.5) visits `value` as a node, but it is the constant True, False or None.
+        return self.chains.setdefault(node, beniget.Def(node))
 
 
 class WholeModuleNeeded(Exception):
@@ -328,7 +335,8 @@ def _implicit_loops(ctx, stmt):
     if "for" not in header and "map_fn" not in header:
         return []  # the text decides for most statements, without a walk
     fields = [value for name, value in gast.iter_fields(stmt)
-              if name not in ("body", "orelse", "finalbody", "handlers", "decorator_list")]
+              if name not in ("body", "orelse", "finalbody", "handlers", "cases", "decorator_list")]
+    fields += [case.guard for case in getattr(stmt, "cases", ())]  # a match: its guards too
     stack = [v for value in fields for v in (value if isinstance(value, list) else [value])
              if isinstance(v, gast.AST)]
     found = []
@@ -430,10 +438,12 @@ def _child_blocks(stmt):
         return [stmt.body, stmt.orelse]
     if isinstance(stmt, (gast.With, gast.AsyncWith)):
         return [stmt.body]
-    if isinstance(stmt, gast.Try):
+    if isinstance(stmt, TRY_STATEMENTS):
         return [stmt.body, *[h.body for h in stmt.handlers], stmt.orelse, stmt.finalbody]
     if isinstance(stmt, gast.AsyncFor):
         return [stmt.body, stmt.orelse]
+    if isinstance(stmt, gast.Match):
+        return [case.body for case in stmt.cases]
     return []
 
 
@@ -585,6 +595,13 @@ def _trip_count_notes(info):
         outer = outer.parent
 
 
+#: Statements a loop body is refused for (PF211), with their name in the remark.
+_UNANALYSED = {**dict.fromkeys(TRY_STATEMENTS, "try"), gast.Match: "match", gast.Delete: "del",
+               gast.Import: "import", gast.ImportFrom: "import", gast.ClassDef: "a class definition",
+               gast.FunctionDef: "a nested function", gast.AsyncFunctionDef: "a nested function",
+               gast.Global: "global", gast.Nonlocal: "nonlocal"}
+
+
 def _structural_blockers(ctx, info, nodes):
     own_loop_nodes = _own_level_nodes(info)
     for node in nodes:
@@ -600,13 +617,8 @@ def _structural_blockers(ctx, info, nodes):
             info.block("PF204", "`break` makes the trip count depend on the data", node)
         elif isinstance(node, gast.Continue) and id(node) in own_loop_nodes:
             info.block("PF211", "`continue` is vectorized only as a leading `if cond: continue`", node)
-        elif isinstance(node, (gast.Try, gast.Delete, gast.Import, gast.ImportFrom, gast.ClassDef,
-                               gast.FunctionDef, gast.AsyncFunctionDef, gast.Global, gast.Nonlocal)):
-            what = {gast.Try: "try", gast.Delete: "del", gast.Import: "import", gast.ImportFrom: "import",
-                    gast.ClassDef: "a class definition", gast.FunctionDef: "a nested function",
-                    gast.AsyncFunctionDef: "a nested function", gast.Global: "global",
-                    gast.Nonlocal: "nonlocal"}[type(node)]
-            info.block("PF211", f"{what} in the loop body is not analysed", node)
+        elif type(node) in _UNANALYSED:
+            info.block("PF211", f"{_UNANALYSED[type(node)]} in the loop body is not analysed", node)
         elif isinstance(node, gast.NamedExpr) and info.form != "loop":
             info.block("PF206", f"`{gast.unparse(node.target).strip()} := ...` binds a name of the "
                        "enclosing scope in iteration order", node)

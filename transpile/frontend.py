@@ -133,6 +133,22 @@ class _GastConverter(Ast3ToGAst):
         return new_node
 
 
+def position(node: ast.AST) -> tuple[int, int] | None:
+    """``(lineno, col_offset)`` where ``node`` starts (an ``ast`` or a gast node).
+
+    Not every node has a position: ``match_case``, ``comprehension``, ``arguments`` and
+    ``withitem`` have none, so theirs is that of their first child that has one (a case's
+    pattern). None when no node under ``node`` has a position.
+    """
+    if getattr(node, "lineno", None) is not None:
+        return node.lineno, node.col_offset
+    for child in ast.iter_child_nodes(node):
+        found = position(child)
+        if found is not None:
+            return found
+    return None
+
+
 def to_gast(node: ast.AST, filename: str = "<string>") -> gast.AST:
     """Converts an ``ast`` node (a whole module or one statement) into gast.
 

@@ -30,7 +30,7 @@ import gast
 
 from pforge.transpile.analysis import ModuleContext, WholeModuleNeeded
 from pforge.transpile.errors import SourceError
-from pforge.transpile.frontend import ImportMap, SourceText, parse_ast, to_gast
+from pforge.transpile.frontend import ImportMap, SourceText, parse_ast, position, to_gast
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -282,11 +282,12 @@ _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
-def _holds_implicit_loop(stmt: ast.stmt, lines: list[str]) -> bool:
+def _holds_implicit_loop(stmt: ast.AST, lines: list[str]) -> bool:
     """A comprehension or a ``tf.map_fn`` call in ``stmt``'s own expressions (loops written
-    as expressions, see ``analysis._implicit_loops``). The text of the statement's header is
-    checked first, so most statements cost one substring search."""
-    first = stmt.lineno
+    as expressions, see ``analysis._implicit_loops``). ``stmt`` is a statement, an ``except``
+    handler or a ``case`` of a ``match``. The text of its header is checked first, so most
+    statements cost one substring search."""
+    first = position(stmt)[0]  # a match_case has no position of its own
     body = getattr(stmt, "body", None)
     last = body[0].lineno - 1 if isinstance(body, list) and body else stmt.end_lineno
     text = "\n".join(lines[first - 1:max(first, last)])
