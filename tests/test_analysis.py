@@ -730,6 +730,44 @@ REFUSED += [
         """, "PF211", id="try-except-star-in-the-body"),
 ]
 
+#: Rows that are one object repeated (list repetition): writing through one row writes them all.
+SHARED_ROWS = [
+    pytest.param("r = [[1.0] * n] * n", "r[i][j] = x[i] * j", id="list-of-a-repeated-list"),
+    pytest.param("r = [[1.0] * n] * n", "r[i][j] += x[i] * j", id="augmented-write"),
+    pytest.param("r = n * [[1.0] * n]", "r[i][j] = x[i] * j", id="repetition-on-the-left"),
+    pytest.param("row = [0.0] * n\nr = [row] * n", "r[i][j] = x[i] * j", id="repeated-name"),
+    pytest.param("r = [v] * n", "r[i][j] = x[i] * j", id="repeated-argument"),
+    pytest.param("r = [v for _ in range(n)]", "r[i][j] = x[i] * j", id="comprehension-of-one-list"),
+    pytest.param("r = [v, v, v]", "r[i][j] = x[i] * j", id="display-of-one-list"),
+    pytest.param("r = [np.zeros(n)] * n", "r[i][j] = x[i] * j", id="repeated-array"),
+    pytest.param("r = list([[1.0] * n] * n)", "r[i][j] = x[i] * j", id="shallow-copy"),
+    pytest.param("q = [[1.0] * n] * n\nr = q", "r[i][j] = x[i] * j", id="through-an-alias"),
+    pytest.param("r = [[[0.0] * n] * n] * n", "r[i][j][0] = x[i] * j", id="three-levels"),
+    pytest.param("r = [[[0.0] * n] * n for _ in range(n)]", "r[j][i][0] = x[i] * j",
+                 id="repeated-inside-distinct-rows"),
+    pytest.param("r = [[1.0] * n] * n", "r[i][0] = x[i] * j", id="one-column"),
+]
+REFUSED += [pytest.param(f"{p.values[0]}\nfor i in range(n):\n    for j in range(n):\n"
+                         f"        {p.values[1]}\nreturn r\n", "PF203", id=f"shared-rows-{p.id}")
+            for p in SHARED_ROWS]
+
+
+@pytest.mark.parametrize("init, write", SHARED_ROWS)
+def test_shared_rows_remark_names_the_variable(init, write):
+    body = f"{init}\nfor i in range(n):\n    for j in range(n):\n        {write}\nreturn r\n"
+    source = HEADER + "def f(x, n, v):\n" + textwrap.indent(body, "    ")
+    outer = analyze_source(source, "t.py")[0]
+    assert any(r.code == "PF203" and r.message.startswith("`r`: its rows are one shared object (`")
+               for r in outer.remarks), outer.remarks
+
+VECTORIZABLE += [
+    pytest.param(f"{init}\nfor i in range(n):\n    for j in range(n):\n        r[i][j] = x[i] * j\n"
+                 "return r\n", "PF101", id=name)
+    for init, name in [("r = [[1.0] * n for _ in range(n)]", "distinct-rows-comprehension"),
+                       ("r = [list(v) for _ in range(n)]", "distinct-copies-of-one-list"),
+                       ("r = [[[0.0] * n] * n for _ in range(n)]", "distinct-rows-repeated-inside")]]
+
+
 @pytest.mark.parametrize("body, code", REFUSED)
 def test_refused(body, code):
     got = codes(body, MODULE)
@@ -752,6 +790,39 @@ def test_outer_blocked_inner_flagged():
     plans = analyze_source(source, "t.py")
     assert [p.vectorizable for p in plans] == [False, True]
     assert plans[0].remarks[0].code == "PF201"
+
+
+def test_shared_rows_remark_and_the_inner_loop():
+    source = HEADER + textwrap.dedent("""
+        def f(x, n):
+            r = [[1.0] * n] * n
+            for i in range(n):
+                for j in range(n):
+                    r[i][j] = x[i] * j
+            return r
+        """)
+    outer, inner = analyze_source(source, "t.py")
+    (remark,) = outer.remarks
+    assert (remark.code, remark.lineno) == ("PF203", 9)
+    assert remark.message.startswith("`r`: its rows are one shared object (`[[1.0] * n] * n` at "
+                                     "line 6 repeats it), so `r[i][j]` writes into that one object")
+    # Within one row the iterations write distinct elements: the inner loop is its own unit.
+    assert inner.lineno == 8 and inner.vectorizable
+
+
+@pytest.mark.parametrize("read, code", [("r[1][j - 1]", "PF202"), ("r[1][j]", "PF101")])
+def test_one_row_of_shared_rows_is_one_list(read, code):
+    """`r[0]` and `r[1]` are one list: the dependence test sees `r[1][j - 1]` as the element the
+    previous iteration wrote through `r[0][j - 1]`."""
+    source = HEADER + textwrap.dedent(f"""
+        def f(x, n):
+            r = [[0.0] * n] * n
+            for j in range(1, n):
+                r[0][j] = {read} + x[j]
+            return r
+        """)
+    (plan,) = analyze_source(source, "t.py")
+    assert [r.code for r in plan.remarks] == [code]
 
 
 def test_explain_levels_and_classes():

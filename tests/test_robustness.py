@@ -344,6 +344,14 @@ TRICKY = textwrap.dedent("""\
     """)
 
 
+def test_rows_of_a_module_level_list_need_the_whole_module():
+    # Whether the rows of GRID are one list is decided by its binding outside the function.
+    source = "GRID = [[0.0] * 4] * 4\n\n\ndef fill(x):\n    for i in range(4):\n        GRID[i][0] = x[i]\n"
+    result = assert_same(source)
+    assert [r.code for r in result.remarks] == ["PF203"]
+    assert "`GRID`: its rows are one shared object" in result.remarks[0].message
+
+
 def test_outline_equals_whole_module_on_tricky_code():
     result = assert_same(TRICKY)
     assert {r.code for r in result.remarks} >= {"PF101", "PF205"}

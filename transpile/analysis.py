@@ -10,6 +10,7 @@ classification"), subscripted accesses go through the dependence test
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import beniget
@@ -1112,10 +1113,119 @@ def _fresh_value(ctx, value) -> bool:
     return False
 
 
+def _through_shared_rows(ctx, access, sub, shared):
+    """``access`` as the dependence test must see it when its list repeats one object.
+
+    ``r = [[0.0] * m] * n`` makes every row ``r[i]`` the same list, so ``r[i][j]`` is element
+    ``j`` of that one list whatever ``i`` is: the subscripts that select a shared object are
+    dropped, and ``shared[id(new access)]`` keeps ``(sub, dropped subscripts, the repeating
+    expression)`` for the remark. Other accesses come back as they are.
+    """
+    if len(access.dims) < 2 or not isinstance(sub, gast.Subscript):
+        return access
+    base = sub
+    while isinstance(base, gast.Subscript):
+        base = base.value
+    positions, repeating = _repeated_positions(ctx, base, len(access.dims) - 1)
+    if not positions:
+        return access
+    new = dataclasses.replace(access, dims=[d for k, d in enumerate(access.dims) if k not in positions])
+    shared[id(new)] = (sub, [d for k, d in enumerate(access.dims) if k in positions], repeating)
+    return new
+
+
+def _shared_row_written(info, name, wlist, shared, variant) -> bool:
+    """Blocks (PF203) when a write goes through a row of ``name`` that is one object repeated,
+    selected by an index that changes between iterations: every iteration writes that object."""
+    rows = [(w, shared[id(w)]) for w in wlist if id(w) in shared]
+    if rows:
+        info.dependences.append(f"{name}: its rows are one shared object (line {rows[0][1][2].lineno})")
+    for w, (sub, dropped, repeating) in rows:
+        if {n.id for d in dropped for n in _loaded_names(d)} & variant:
+            info.block("PF203", f"`{w.base}`: its rows are one shared object (`"
+                       f"{gast.unparse(repeating).strip()}` at line {repeating.lineno} repeats it), "
+                       f"so `{gast.unparse(sub).strip()}` writes into that one object in every "
+                       "iteration (build a new row for each index: `[... for _ in range(n)]`)", w.node)
+            return True
+    return False
+
+
+def _repeated_positions(ctx, value, depth, hops=8):
+    """Which subscripts of ``value[i0][i1]...[i(depth-1)]`` the object reached does not depend
+    on, and the list expression that repeats it: ``[[0.0] * m] * n`` at depth 1 gives ``{0}``
+    (every row is one list), as do ``[row] * n``, ``[row, row]`` and ``[row for _ in range(n)]``;
+    ``[[0.0] * m for _ in range(n)]`` gives none (a new row each time). Names are followed to
+    their bindings (all of them, when several reach); a shallow copy (``a[:]``, ``list(a)``,
+    ``a.copy()``) holds ``a``'s rows."""
+    if depth <= 0 or hops <= 0 or value is None:
+        return set(), None
+    if isinstance(value, gast.Name):
+        found, repeating = set(), None
+        for definition in ctx.definitions_of(value):
+            more, where = _repeated_positions(ctx, _binding(ctx, definition.node)[1], depth, hops - 1)
+            found, repeating = found | more, repeating or where
+        return found, repeating
+    copied = _shallow_copy_source(ctx, value)
+    if copied is not None:
+        return _repeated_positions(ctx, copied, depth, hops - 1)
+    items = _repetition(value)
+    if items is not None:
+        repeated = True
+    elif isinstance(value, gast.List):
+        items = value.elts
+        repeated = len(items) > 1 and all(isinstance(e, gast.Name) and e.id == items[0].id for e in items)
+    elif isinstance(value, gast.ListComp) and len(value.generators) == 1:
+        items = [value.elt]
+        bound = {n.id for n in gast.walk(value.generators[0].target) if isinstance(n, gast.Name)}
+        repeated = _same_each_time(value.elt, bound, depth - 1)
+    else:
+        return set(), None
+    inner = [_repeated_positions(ctx, item, depth - 1, hops - 1) for item in items]
+    below = set.intersection(*(p for p, _ in inner)) if inner else set()
+    positions = ({0} if repeated else set()) | {p + 1 for p in below}
+    return positions, (value if repeated else next((w for _, w in inner if w is not None), None))
+
+
+def _shallow_copy_source(ctx, value):
+    """``a`` when ``value`` is ``a[start:stop]``, ``list(a)``, ``copy.copy(a)`` or ``a.copy()``."""
+    if isinstance(value, gast.Subscript) and isinstance(value.slice, gast.Slice):
+        return value.value
+    if not isinstance(value, gast.Call) or value.keywords:
+        return None
+    if len(value.args) == 1 and ctx.imports.resolve(value.func) in ("builtins.list", "copy.copy"):
+        return value.args[0]
+    if not value.args and isinstance(value.func, gast.Attribute) and value.func.attr == "copy":
+        return value.func.value
+    return None
+
+
+def _same_each_time(element, bound, depth) -> bool:
+    """Whether the object ``depth`` subscripts below ``element`` is one and the same object each
+    time a comprehension evaluates ``element`` (its target names are ``bound``): a name from
+    outside it is, a list display, a repetition or a call builds a new one."""
+    if isinstance(element, (gast.Name, gast.Attribute)):
+        return not {n.id for n in gast.walk(element) if isinstance(n, gast.Name)} & bound
+    if depth <= 0:
+        return False
+    if isinstance(element, gast.ListComp) and len(element.generators) == 1:
+        inner = bound | {n.id for n in gast.walk(element.generators[0].target) if isinstance(n, gast.Name)}
+        return _same_each_time(element.elt, inner, depth - 1)
+    items = _repetition(element) or (element.elts if isinstance(element, gast.List) else [])
+    return bool(items) and all(_same_each_time(item, bound, depth - 1) for item in items)
+
+
+def _repetition(value):
+    """The items of the list repetition ``[items] * n`` (or ``n * [items]``), else None."""
+    if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult):
+        return next((side.elts for side in (value.left, value.right) if isinstance(side, gast.List)), None)
+    return None
+
+
 def _check_subscripts(ctx, info, nodes, stored, targets):
     writes: dict[str, list[dependence.Access]] = {}
     reads: dict[str, list[dependence.Access]] = {}
     aug_read_ids: set[int] = set()
+    shared: dict[int, tuple[gast.Subscript, list[gast.AST], gast.AST]] = {}  # see _through_shared_rows
     for node in nodes:
         if isinstance(node, (gast.Assign, gast.AugAssign)):
             tlist = node.targets if isinstance(node, gast.Assign) else [node.target]
@@ -1134,8 +1244,8 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
                         aug = _aug_kind(node, sub)
                         if aug:
                             aug_read_ids |= _same_subscript_reads(node, sub)
-                        writes.setdefault(flat[0], []).append(
-                            dependence.Access(flat[0], flat[1], node, True, aug))
+                        access = dependence.Access(flat[0], flat[1], node, True, aug)
+                        writes.setdefault(flat[0], []).append(_through_shared_rows(ctx, access, sub, shared))
         if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Load):
             parent = ctx.parents.get(id(node))
             if isinstance(parent, gast.Subscript) and parent.value is node:
@@ -1154,6 +1264,8 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
                 dims = [node.args[0]] if node.func.attr == "read" and node.args else [gast.Slice(None, None, None)]
                 reads.setdefault(name, []).append(dependence.Access(name, dims, node))
 
+    for name in {w.base for ws in writes.values() for w in ws if id(w) in shared} & set(reads):
+        reads[name] = [_through_shared_rows(ctx, r, r.node, shared) for r in reads[name]]
     _merge_aliases(ctx, info, nodes, writes, reads, stored)
     variant = (set(stored) | {n for n in targets if n != (info.space.induction if info.space else None)}
                | _inner_targets(info))
@@ -1173,6 +1285,8 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
         info.classes.setdefault(name, INDEXED)
         if name not in info.tensorarrays:
             info.arrays[name] = wlist
+        if _shared_row_written(info, name, wlist, shared, variant | targets):
+            continue
         whole = next((w for n in info.aliases.get(name, {name})
                       if (w := _whole_array_use(ctx, nodes, n, info)) is not None), None)
         if whole is not None:
