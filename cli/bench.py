@@ -8,9 +8,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from pforge.cli.runner import (ArgSpecs, Seed, Targets, expand_targets, finish, fmt_num,
-                               jsonable, run_jobs, short_path, stdout_to_stderr,
-                               table_console)
+from pforge.cli.runner import (ArgSpecs, Probe, Seed, Shapes, Targets, expand_targets, finish,
+                               fmt_num, jsonable, parse_shapes, run_jobs, short_path,
+                               stdout_to_stderr, table_console)
 from pforge.runtime.bench import STATUSES, VARIANTS, bench_function
 from pforge.runtime.inputs import parse_arg_spec
 from pforge.runtime.timing import DEVICES
@@ -71,6 +71,8 @@ def bench(
     seed: Seed = 0,
     rtol: Annotated[float, typer.Option(help="Relative tolerance against the eager loop.")] = 1e-4,
     atol: Annotated[float, typer.Option(help="Absolute tolerance against the eager loop.")] = 1e-5,
+    shapes: Shapes = None,
+    probe: Probe = None,
     output_format: Annotated[str, typer.Option("--format", help="text (a table) or json.")] = "text",
 ):
     """Times each loop function eagerly, under tf.function, as pfor and direct output, and
@@ -78,7 +80,10 @@ def bench(
 
     Prints the steady-state median and the first call (trace + run) of each, the speedup
     over the eager loop and over the pfor output, and the max abs error against the eager
-    loop. Exit status: 0 when the generated code matches everywhere, 1 when some mismatches
+    loop. The file is transpiled with ranks as `pforge transpile` takes them (--shapes,
+    --probe; by default the ranks of the inputs it runs on); output that left a loop for lack
+    of a rank has status "unchanged". NumPy code runs on NumPy arrays, without TensorFlow.
+    Exit status: 0 when the generated code matches everywhere, 1 when some mismatches
     or raises, 2 on bad input.
     """
     err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
@@ -88,13 +93,14 @@ def bench(
         if device not in DEVICES:
             raise ValueError(f"--device must be one of {', '.join(DEVICES)}, not {device!r}")
         specs = tuple(parse_arg_spec(a) for a in arg or ())
+        ranks = parse_shapes(shapes)
         jobs = expand_targets(targets, specs)
     except ValueError as exc:  # TargetError included
         err.print(f"error: {escape(str(exc))}")
         raise typer.Exit(code=2) from None
 
     options = dict(arg_specs=specs, seed=seed, repeats=repeats, warmup=warmup, device=device,
-                   rtol=rtol, atol=atol)
+                   rtol=rtol, atol=atol, shapes=ranks, probe=probe)
     as_json = output_format == "json"
     with stdout_to_stderr(as_json):
         results, bad_input, failed = run_jobs(
@@ -143,6 +149,9 @@ def _print_table(results):
 
 
 def _status(variant):
-    colour = {"ok": "green", "mismatch": "bold red", "error": "bold red"}.get(variant.status)
-    return f"[{colour}]{variant.status.upper() if colour != 'green' else 'ok'}[/{colour}]" \
-        if colour else "n/a"
+    colour = {"ok": "green", "unchanged": "yellow", "mismatch": "bold red",
+              "error": "bold red"}.get(variant.status)
+    if colour is None:
+        return "n/a"
+    text = variant.status.upper() if colour == "bold red" else variant.status
+    return f"[{colour}]{text}[/{colour}]"

@@ -21,6 +21,7 @@ from pforge.cli.bench import bench
 from pforge.cli.fix import unified_diff, write_atomic
 from pforge.cli.lint import CheckOptions, run_check
 from pforge.cli.report import COLORS, FORMATS
+from pforge.cli.runner import SHAPES_HELP
 from pforge.cli.verify import verify
 from pforge.transpile import RULES, SourceError
 
@@ -89,7 +90,7 @@ def _transpile_file(path: str, backend: str = "auto", shapes: str | None = None,
 _BACKEND_HELP = ("Code generator: auto (direct when every op has a batching rule and every rank "
                  "is known, else pfor), direct (batched ops; NumPy loops stay NumPy) or pfor "
                  "(tf.vectorized_map).")
-_SHAPES_HELP = "Ranks of arrays the source does not declare: NAME=RANK[,NAME=RANK...] (f.x=2 for one function)."
+_SHAPES_HELP = SHAPES_HELP
 _PROBE_HELP = "Learn ranks by running the file's example_inputs() (or make_inputs()); this runs the file."
 
 

@@ -22,6 +22,36 @@ ArgSpecs = Annotated[list[str] | None, typer.Option(
                                   "n=int:5, lr=0.1. Default: the file's example_inputs().")]
 #: The ``--seed`` option of verify and bench.
 Seed = Annotated[int, typer.Option(help="Seed for the inputs.")]
+#: Help of ``--shapes``, as ``pforge transpile`` has it.
+SHAPES_HELP = ("Ranks of arrays the source does not declare: NAME=RANK[,NAME=RANK...] "
+               "(f.x=2 for one function).")
+#: The ``--shapes`` option of verify and bench (parsed by ``parse_shapes``).
+Shapes = Annotated[str | None, typer.Option(
+    help=SHAPES_HELP + " They win over the ranks of the inputs.", show_default=False)]
+#: The ``--probe/--no-probe`` option of verify and bench; ``None`` when not given.
+Probe = Annotated[bool | None, typer.Option(
+    "--probe/--no-probe", show_default=False,
+    help="Transpile with the ranks of the file's example_inputs() (or make_inputs()), as "
+         "`pforge transpile --probe` (an error without them); --no-probe: only --shapes and "
+         "the source's own declarations, as plain `pforge transpile`. Default: probe when the "
+         "inputs come from the file, the ranks of the --arg specs when they come from --arg.")]
+
+
+def parse_shapes(text):
+    """Parses ``--shapes`` with the parser of ``pforge transpile --shapes``.
+
+    Args:
+      text: the option's value, or None.
+
+    Returns:
+      ``{"x": 2, "f.w": 1}``; empty for None.
+
+    Raises:
+      ValueError: an entry that is not ``NAME=RANK`` (one line, naming it).
+    """
+    from pforge.transpile.backends.direct.ranks import parse_shapes_option  # noqa: PLC0415
+
+    return parse_shapes_option(text or "")
 
 
 def expand_targets(targets, specs):

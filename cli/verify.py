@@ -8,9 +8,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from pforge.cli.runner import (ArgSpecs, Seed, Targets, expand_targets, finish, fmt_num,
-                               jsonable, run_jobs, short_path, stdout_to_stderr,
-                               table_console)
+from pforge.cli.runner import (ArgSpecs, Probe, Seed, Shapes, Targets, expand_targets, finish,
+                               fmt_num, jsonable, parse_shapes, run_jobs, short_path,
+                               stdout_to_stderr, table_console)
 from pforge.runtime.inputs import parse_arg_spec
 from pforge.runtime.verify import VerifyInputError, verify_function
 
@@ -24,23 +24,29 @@ def verify(
     repeats: Annotated[int, typer.Option(min=1, help="Timed calls of each version.")] = 20,
     backend: Annotated[str, typer.Option(
         help="Transpiler backend: pfor, direct or auto.")] = "auto",
+    shapes: Shapes = None,
+    probe: Probe = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,
 ):
     """Checks that transpiled functions return what the originals return, and times both.
 
+    The file is transpiled with ranks as `pforge transpile` takes them (--shapes, --probe;
+    by default the ranks of the inputs it runs on). NumPy code runs on NumPy arrays, without
+    TensorFlow. A loop left as a loop for lack of a rank has status "unchanged: rank unknown".
     Exit status: 0 when every result matches, 1 when any mismatches, 2 on
-    bad input (missing file, bad --arg, no inputs for a function).
+    bad input (missing file, bad --arg or --shapes, no inputs for a function).
     """
     err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)  # keep paths whole
     try:
         specs = tuple(parse_arg_spec(a) for a in arg or ())
+        ranks = parse_shapes(shapes)
         jobs = expand_targets(targets, specs)
     except (ValueError, VerifyInputError) as exc:
         err.print(f"error: {escape(str(exc))}")
         raise typer.Exit(code=2) from None
 
     options = dict(arg_specs=specs, seed=seed, rtol=rtol, atol=atol, repeats=repeats,
-                   backend=backend)
+                   backend=backend, shapes=ranks, probe=probe)
     with stdout_to_stderr(json_output):
         results, bad_input, failed = run_jobs(
             jobs, lambda file, name: verify_function(file, name, **options))
@@ -73,7 +79,7 @@ def _print_table(results):
     if results:
         console.print(table)
     for r in results:
-        if not r.ok and r.note:
+        if r.status not in ("ok", "unchanged") and r.note:
             console.print(escape(f"{short_path(r.file)}::{r.function}: {r.note}"), soft_wrap=True)
     devices = sorted({r.device for r in results})
     if devices:
@@ -81,6 +87,10 @@ def _print_table(results):
 
 
 def _status(result):
-    if not result.ok:
-        return "[bold red]MISMATCH[/bold red]"
-    return "[green]ok[/green]" if result.loops_vectorized else "ok [dim](unchanged)[/dim]"
+    if result.status in ("mismatch", "error"):
+        return f"[bold red]{result.status.upper()}[/bold red]"
+    if result.status == "unchanged":
+        return "ok [dim](unchanged)[/dim]"
+    if result.status == "ok":
+        return "[green]ok[/green]"
+    return f"[yellow]{escape(result.status)}[/yellow]"

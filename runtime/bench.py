@@ -29,7 +29,7 @@ VARIANTS = {
 #: Variants whose code pforge wrote: a mismatch or an error there is a failure.
 GENERATED = ("pfor", "direct")
 #: ``status`` values of a ``VariantTiming``.
-STATUSES = ("ok", "mismatch", "error", "n/a")
+STATUSES = ("ok", "unchanged", "mismatch", "error", "n/a")
 
 _NAN = float("nan")
 
@@ -40,9 +40,12 @@ class VariantTiming:
 
     Attributes:
       name: a key of ``VARIANTS``.
-      status: ``ok``; ``mismatch`` (ran, result differs from the eager loop's);
+      status: ``ok``; ``unchanged`` (pfor or direct output that ran and
+        matched, but where the transpiler left a loop it proved independent
+        as a loop because a rank is unknown: that loop was not tested, see
+        ``note``); ``mismatch`` (ran, result differs from the eager loop's);
         ``error`` (raised); ``n/a`` (not run: no such backend, no reference,
-        the original does not trace under ``tf.function``).
+        the original does not trace under ``tf.function``, NumPy code).
       median_s: median seconds per call in steady state (NaN unless run).
       first_s: seconds of the first call, including ``tf.function`` tracing.
       repeats: timed calls the median is over (0 unless run).
@@ -66,7 +69,8 @@ class VariantTiming:
 
     @property
     def ran(self):
-        return self.status in ("ok", "mismatch")
+        """The variant was called and timed."""
+        return self.status in ("ok", "unchanged", "mismatch")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,10 +118,11 @@ class _Candidate:
     note: str = ""
     na: str = ""  # why it cannot run (status n/a)
     error: str = ""  # why it failed before its first call (status error)
+    unchanged: bool = False  # a loop was left for lack of a rank (status unchanged when it matches)
 
 
 def bench_function(path, func, *, arg_specs=(), seed=0, repeats=30, warmup=3, device="auto",
-                   rtol=1e-4, atol=1e-5, time_budget_s=3.0):
+                   rtol=1e-4, atol=1e-5, time_budget_s=3.0, shapes=None, probe=None):
     """Benchmarks one function: eager loop, ``tf.function`` loop, pfor, direct, reference.
 
     Inputs are built as for ``pforge verify`` (``--arg`` specs, else the file's
@@ -125,6 +130,11 @@ def bench_function(path, func, *, arg_specs=(), seed=0, repeats=30, warmup=3, de
     every call. Every variant's first call is timed alone and its result
     compared with the eager loop's; then ``warmup`` untimed rounds and up to
     ``repeats`` timed rounds call all variants that ran, interleaved.
+
+    The file is transpiled with the ranks ``verify`` uses (``targets.ranks_for``).
+    A NumPy function (``targets.is_numpy``) runs on NumPy arrays on the CPU
+    without TensorFlow: its ``tf.function`` variant is ``n/a``, its reference
+    runs eagerly and there is no call floor.
 
     Args:
       path: the Python file.
@@ -139,6 +149,9 @@ def bench_function(path, func, *, arg_specs=(), seed=0, repeats=30, warmup=3, de
       time_budget_s: per variant, about at most this many seconds of timed
         calls (but at least 3): a slow eager loop gets fewer repeats, the
         fast variants keep ``repeats``.
+      shapes: ranks as ``--shapes`` gives them (``{"x": 2}``); they win over
+        the others.
+      probe: ``True``/``False``/``None`` (auto), see ``targets.ranks_for``.
 
     Returns:
       A ``BenchResult``. A backend the transpiler does not have (``ValueError``
@@ -146,25 +159,27 @@ def bench_function(path, func, *, arg_specs=(), seed=0, repeats=30, warmup=3, de
       available".
 
     Raises:
-      TargetError: missing file or function, no inputs, or the original
-        raised on the inputs.
+      TargetError: missing file or function, no inputs, the original
+        raised on the inputs, or probing failed.
       ValueError: a spec string is malformed.
     """
     path = os.fspath(path)
     specs = targets.parse_specs(arg_specs)
     text = targets.read(path)
+    tree = targets.parse(text, path)
     original = targets.load_original(path)
     fn_loop = targets.resolve(original, func, path)
-    found = 0
+    ranks = targets.ranks_for(original, func, path, specs, shapes, probe)
     candidates = [_Candidate("loop", fn_loop)]
-    generated = []
+    generated, plans = [], []
     for backend in GENERATED:
-        candidate, loops = _generated(path, text, func, backend)
+        candidate, got = _generated(path, text, func, backend, ranks)
         generated.append(candidate)
-        found = max(found, loops)
+        plans = plans if got is None or len(got) < len(plans) else got
     reference = getattr(original, f"reference_{func.rpartition('.')[2]}", None)
+    numpy = targets.is_numpy(plans, tree)
 
-    with targets.on_device(device) as (label, has_tf):
+    with targets.on_device(device, numpy=numpy) as (label, has_tf):
         if has_tf:
             from pforge.runtime._tf import tensorflow  # noqa: PLC0415 - lazy
 
@@ -172,7 +187,8 @@ def bench_function(path, func, *, arg_specs=(), seed=0, repeats=30, warmup=3, de
             candidates.append(_Candidate("loop_tf_function", staged(fn_loop)))
         else:
             staged = None
-            candidates.append(_Candidate("loop_tf_function", na="TensorFlow not installed"))
+            candidates.append(_Candidate("loop_tf_function", na="NumPy code" if numpy
+                                         else "TensorFlow not installed"))
         candidates += generated
         if callable(reference):
             candidates.append(_Candidate("reference", staged(reference) if staged else reference,
@@ -208,12 +224,13 @@ def bench_function(path, func, *, arg_specs=(), seed=0, repeats=30, warmup=3, de
     medians = {c.name: t.median_s for c, t in zip(timed, timings)}
     for c, t in zip(timed, timings):
         first, ok, err = firsts[c.name]
+        status = "mismatch" if not ok else "unchanged" if c.unchanged else "ok"
         done[c.name] = VariantTiming(
-            c.name, "ok" if ok else "mismatch", t.median_s, first,
+            c.name, status, t.median_s, first,
             t.repeats, _ratio(medians["loop"], t.median_s),
             _ratio(medians.get("pfor", _NAN), t.median_s), err, c.note)
     variants = tuple(done[name] for name in VARIANTS)
-    return BenchResult(path, func, label, found, variants, floor)
+    return BenchResult(path, func, label, len(plans), variants, floor)
 
 
 def _empty(*args, **kwargs):
@@ -237,37 +254,52 @@ def bench_path(path, **options):
     return targets.over_path(bench_function, path, **options)
 
 
-def _generated(path, text, func, backend):
-    """Transpiles with ``backend`` and loads the result; returns ``(candidate, loops found)``."""
+def _generated(path, text, func, backend, ranks):
+    """Transpiles with ``backend`` and loads the result.
+
+    Returns:
+      ``(candidate, plans)``: the variant, and the function's plans (``None``
+      when the transpiler has no such backend).
+    """
     try:
-        result = targets.transpile(text, path, backend)
+        result = targets.transpile(text, path, backend, ranks)
     except TargetError:
         raise
     except ValueError as exc:
         if "unknown backend" in str(exc):
-            return _Candidate(backend, na="backend not available"), 0
+            return _Candidate(backend, na="backend not available"), None
         raise
     plans = targets.plans_of(result, func)
     note = _rewrite_note(plans, backend)
+    unchanged = any(targets.rank_unknown(p) for p in plans)
     try:
         module = load_module(path, source=result.code, variant=backend)
-        return _Candidate(backend, targets.resolve(module, func, path), note), len(plans)
+        return _Candidate(backend, targets.resolve(module, func, path), note,
+                          unchanged=unchanged), plans
     except Exception as exc:  # noqa: BLE001 - broken generated code is a result
-        return _Candidate(backend, note=note, error="import raised " + _brief(exc)), len(plans)
+        return _Candidate(backend, note=note, error="import raised " + _brief(exc)), plans
 
 
 def _rewrite_note(plans, backend):
-    """Says what the transpiler did with the function's loops, when it is not all ``backend``."""
+    """Says what the transpiler did with the function's loops, when it is not all ``backend``:
+    a loop that fell back to another backend, or that stayed a loop (and why, from its PF301
+    note; ``rank unknown`` first when a rank was missing)."""
     if not plans:
         return "no loop found"
     parts = []
     for plan in plans:
+        why = [r.message for r in getattr(plan, "remarks", ()) if r.code.startswith("PF3")]
         if not plan.rewritten:
-            parts.append(f"line {plan.lineno}: left as a loop")
+            rank = targets.rank_unknown(plan)
+            reason = (rank or (why[0] if why else "")).removeprefix("left as a loop: ")
+            parts.append(f"line {plan.lineno}: left as a loop"
+                         + (", rank unknown" if rank else "")
+                         + (f" ({_shorten(reason, 160)})" if reason else ""))
         elif plan.backend and plan.backend != backend:
-            why = [r.message for r in plan.remarks if r.code.startswith("PF3")]
             parts.append(f"line {plan.lineno}: fell back to {plan.backend}"
                          + (f" ({_shorten(why[0])})" if why else ""))
+    if any(targets.rank_unknown(p) for p in plans):
+        parts.append("give ranks with --shapes, --probe or --arg")
     return "; ".join(parts)
 
 

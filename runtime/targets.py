@@ -8,6 +8,7 @@ only adds what it measures.
 import ast
 import contextlib
 import os
+import re
 
 from pforge.runtime import inputs as _inputs
 from pforge.runtime.loader import RuntimeLoadError, load_module
@@ -51,8 +52,18 @@ def parse(text, path):
         raise TargetError(f"{path}: expression nested too deeply to parse") from None
 
 
-def transpile(text, path, backend):
+def transpile(text, path, backend, shapes=None):
     """Runs ``pforge.transpile.transpile_source``, looked up per call (tests patch it).
+
+    Args:
+      text: the source.
+      path: the file, for messages.
+      backend: ``auto``, ``direct`` or ``pfor``.
+      shapes: ranks for the transpiler (``{"f.x": 2}``), as ``ranks_for`` gathers them;
+        ``None`` or empty for none, as ``pforge transpile`` without ``--shapes``/``--probe``.
+
+    Returns:
+      The ``TranspileResult``.
 
     Raises:
       TargetError: the source does not parse.
@@ -64,7 +75,7 @@ def transpile(text, path, backend):
     if entry is None:
         raise RuntimeError("pforge.transpile.transpile_source is missing. This is a bug.")
     try:
-        return entry(text, path, backend=backend)
+        return entry(text, path, backend=backend, shapes=shapes or None)
     except SyntaxError as exc:  # pforge.transpile.SourceError included
         raise TargetError(f"{path}:{exc.lineno}: {exc.msg}") from None
 
@@ -101,6 +112,113 @@ def plans_of(result, func):
     return [p for p in result.plans if belongs(p.function, func)]
 
 
+def ranks_for(module, func, path, specs=(), shapes=None, probe=None):
+    """The ranks to transpile ``func`` with, gathered as ``pforge transpile`` gathers them.
+
+    In order, later ones winning: the ranks ``--probe`` finds (``probe.probe_option`` on the
+    loaded module: the arguments its ``example_inputs()`` / ``make_inputs()`` build); the
+    ranks of the ``--arg`` specs, for ``func`` (unless ``probe`` is False); the ``--shapes``
+    ranks.
+
+    Args:
+      module: the loaded original module.
+      func: the function to run.
+      path: the file, for messages.
+      specs: parsed ``--arg`` specs.
+      shapes: ``--shapes`` ranks, parsed (``{"x": 2}``).
+      probe: ``True`` probes (an error when the file has no input builder); ``False``
+        takes only ``shapes``, as plain ``pforge transpile`` would; ``None`` (the default of
+        ``verify`` and ``bench``) probes when the inputs come from the file: no specs, and
+        an ``example_inputs()`` or ``make_inputs()`` there.
+
+    Returns:
+      A dict for ``transpile(shapes=...)``; empty when nothing gives a rank.
+
+    Raises:
+      TargetError: probing failed (see ``probe.probe_option``).
+    """
+    from pforge.runtime.probe import probe_option  # noqa: PLC0415
+
+    ranks = {}
+    probing = probe
+    if probe is None:
+        probing = not specs and (_inputs.has_example_inputs(module) or _inputs.has_case_inputs(module))
+    if probing:
+        try:
+            ranks.update(probe_option(path, module=module))
+        except ValueError as exc:
+            raise TargetError(str(exc)) from None
+    if probe is not False:
+        ranks.update({f"{func}.{s.name}": 0 if s.shape is None else len(s.shape) for s in specs})
+    ranks.update(shapes or {})
+    return ranks
+
+
+#: Words of a PF301 note that say a rank was missing (``the rank of `x` is unknown``,
+#: ``an index of unknown rank``, ``operand ranks are unknown``).
+_RANK_UNKNOWN = re.compile(r"\brank\b.*\bunknown\b|\bunknown rank\b|\branks are unknown\b")
+
+
+def rank_unknown(plan):
+    """Why a loop the analysis proved independent was left as a loop for lack of a rank.
+
+    Args:
+      plan: a ``LoopPlan`` of a ``TranspileResult``.
+
+    Returns:
+      The PF301 note (``left as a loop: ... the rank of `x` is unknown``), or ``""`` when
+      the loop was rewritten, was refused, or was left for another reason.
+    """
+    if getattr(plan, "rewritten", False) or not getattr(plan, "vectorizable", False):
+        return ""
+    for remark in getattr(plan, "remarks", ()):
+        if remark.code == "PF301" and _RANK_UNKNOWN.search(remark.message):
+            return remark.message
+    return ""
+
+
+def rank_unknown_notes(plans):
+    """Says which loops were left for lack of a rank, for a result's note.
+
+    Args:
+      plans: a function's plans (``plans_of``).
+
+    Returns:
+      ``"line N: <PF301 note>"`` per loop of ``plans`` left for lack of a rank (see
+      ``rank_unknown``), then a hint on where ranks come from; ``[]`` when there is none.
+    """
+    notes = [f"line {p.lineno}: {rank_unknown(p)}" for p in plans if rank_unknown(p)]
+    if notes:
+        notes.append("give ranks with --shapes NAME=RANK, --probe (the file's example_inputs()) "
+                     "or --arg")
+    return notes
+
+
+def is_numpy(plans, tree):
+    """Whether a function's code is NumPy code, to be run on NumPy arrays without TensorFlow.
+
+    Args:
+      plans: the function's plans (``plans_of``).
+      tree: the module's ``ast`` tree (``parse``).
+
+    Returns:
+      True when its loops are NumPy loops (no TensorFlow or mixed one), or, when it has no
+      NumPy or TensorFlow loop, when the module imports ``numpy`` and not ``tensorflow``.
+    """
+    libraries = {getattr(p, "library", None) for p in plans}
+    if libraries & {"tensorflow", "mixed"}:
+        return False
+    if "numpy" in libraries:
+        return True
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported.update(a.name.partition(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            imported.add(node.module.partition(".")[0])
+    return "numpy" in imported and "tensorflow" not in imported
+
+
 def input_maker(module, func, specs, seed, path, as_tensor):
     """``pforge.runtime.inputs.input_maker`` with user errors turned into ``TargetError``."""
     try:
@@ -128,16 +246,27 @@ def call_original(fn, make_args, path, func):
                           f"{type(exc).__name__}: {exc}") from exc
 
 
+#: The device label of NumPy code (``on_device(numpy=True)``).
+NUMPY_DEVICE = "CPU (NumPy)"
+
+
 @contextlib.contextmanager
-def on_device(which="auto"):
+def on_device(which="auto", numpy=False):
     """Runs the block on ``pick_device(which)``'s device; yields ``(label, has_tf)``.
 
-    Without TensorFlow installed (a NumPy-only file) everything runs on the
-    CPU as plain Python.
+    Without TensorFlow installed everything runs on the CPU as plain Python.
+
+    Args:
+      which: ``"auto"``, ``"cpu"`` or ``"gpu"``.
+      numpy: the code is NumPy code (``is_numpy``): it runs on the CPU, and TensorFlow is
+        not imported for it (``has_tf`` is False, the label ``NUMPY_DEVICE``).
 
     Raises:
       TargetError: ``which`` is ``"gpu"`` and TensorFlow sees no GPU.
     """
+    if numpy:
+        yield NUMPY_DEVICE, False
+        return
     try:
         device, label = pick_device(which)
     except ImportError:

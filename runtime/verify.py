@@ -34,6 +34,13 @@ class VerifyResult:
       first_original_s: seconds of the original's first call.
       first_generated_s: seconds of the generated code's first call
         (includes ``tf.function`` tracing).
+      loops_rank_unknown: loops the analysis proved independent that the
+        transpiler left as loops because a rank is unknown (see
+        ``targets.rank_unknown``): for those, nothing was tested.
+      status: ``"ok"``; ``"mismatch"`` (the results differ); ``"error"``
+        (the generated code raised); ``"unchanged: rank unknown"`` (some
+        loop was left for lack of a rank, see ``note``); ``"unchanged"``
+        (no loop rewritten, e.g. all refused).
     """
 
     file: str
@@ -50,16 +57,24 @@ class VerifyResult:
     note: str = ""
     first_original_s: float = float("nan")
     first_generated_s: float = float("nan")
+    loops_rank_unknown: int = 0
+    status: str = "ok"
 
 
 def verify_function(path, func, *, arg_specs=(), seed=0, rtol=1e-4, atol=1e-5, repeats=20,
-                    warmup=2, time_budget_s=5.0, backend="auto"):
+                    warmup=2, time_budget_s=5.0, backend="auto", shapes=None, probe=None):
     """Transpiles a file, then runs, compares and times one function both ways.
 
     Inputs come from ``arg_specs`` (keyword arguments) if given, else from the
     file's ``example_inputs(seed)[func]``, else ``make_inputs(seed)`` when
     ``func == "original"`` (the shared-cases convention); they are rebuilt for
     every call. Timed calls alternate between the two versions.
+
+    The file is transpiled with the ranks ``pforge transpile`` would be given
+    (``targets.ranks_for``): by default those of the inputs it runs on, so a
+    file with ``example_inputs()`` is checked as ``pforge transpile --probe``
+    rewrites it. A NumPy function (``targets.is_numpy``) runs on NumPy arrays,
+    on the CPU, without TensorFlow.
 
     Args:
       path: the Python file.
@@ -73,24 +88,32 @@ def verify_function(path, func, *, arg_specs=(), seed=0, rtol=1e-4, atol=1e-5, r
       time_budget_s: timing takes about at most this many seconds (but at
         least 3 repeats): slow originals get fewer repeats.
       backend: passed to ``pforge.transpile.transpile_source``.
+      shapes: ranks as ``--shapes`` gives them (``{"x": 2}``); they win over
+        the others.
+      probe: ``True``/``False``/``None`` (auto), see ``targets.ranks_for``.
 
     Returns:
       A ``VerifyResult``. A generated version that fails to import or raises
       gives ``ok=False`` with the error in ``note``.
 
     Raises:
-      VerifyInputError: see the class.
+      VerifyInputError: see the class; also a failed ``probe``.
       ValueError: a spec string is malformed.
     """
     path = os.fspath(path)
     specs = targets.parse_specs(arg_specs)
-    result = targets.transpile(targets.read(path), path, backend)
-    plans = targets.plans_of(result, func)
-    found, rewritten = len(plans), sum(bool(p.rewritten) for p in plans)
+    text = targets.read(path)
+    tree = targets.parse(text, path)
     original = targets.load_original(path)
     fn_orig = targets.resolve(original, func, path)
+    ranks = targets.ranks_for(original, func, path, specs, shapes, probe)
+    result = targets.transpile(text, path, backend, ranks)
+    plans = targets.plans_of(result, func)
+    found, rewritten = len(plans), sum(bool(p.rewritten) for p in plans)
+    unknown = [p for p in plans if targets.rank_unknown(p)]
+    counts = dict(loops_found=found, loops_vectorized=rewritten, loops_rank_unknown=len(unknown))
 
-    with targets.on_device() as (label, has_tf):
+    with targets.on_device(numpy=targets.is_numpy(plans, tree)) as (label, has_tf):
         make_args = targets.input_maker(original, func, specs, seed, path, as_tensor=has_tf)
         want, first_orig = targets.call_original(fn_orig, make_args, path, func)
         try:
@@ -103,19 +126,29 @@ def verify_function(path, func, *, arg_specs=(), seed=0, rtol=1e-4, atol=1e-5, r
         except Exception as exc:  # noqa: BLE001 - a broken rewrite is a result, not a crash
             inf, nan = float("inf"), float("nan")
             return VerifyResult(
-                path, func, found, rewritten, inf, inf, False, nan, nan, nan, label,
+                file=path, function=func, max_abs_err=inf, max_rel_err=inf, ok=False,
+                time_original_s=nan, time_generated_s=nan, speedup=nan, device=label,
                 note=f"generated code raised {type(exc).__name__}: {exc}",
-                first_original_s=first_orig)
+                first_original_s=first_orig, status="error", **counts)
     notes = [match.message] if match.message else []
+    if not match.ok:
+        status = "mismatch"
+    elif unknown:
+        status = "unchanged: rank unknown"
+    elif not rewritten:
+        status = "unchanged"
+    else:
+        status = "ok"
     if not rewritten:
         notes.append("no loop rewritten")
+    notes += targets.rank_unknown_notes(unknown)
     return VerifyResult(
-        file=path, function=func, loops_found=found, loops_vectorized=rewritten,
+        file=path, function=func,
         max_abs_err=match.max_abs_err, max_rel_err=match.max_rel_err, ok=match.ok,
         time_original_s=t_orig.median_s, time_generated_s=t_gen.median_s,
         speedup=t_orig.median_s / t_gen.median_s if t_gen.median_s > 0 else float("inf"),
         device=label, note="; ".join(notes),
-        first_original_s=first_orig, first_generated_s=first_gen)
+        first_original_s=first_orig, first_generated_s=first_gen, status=status, **counts)
 
 
 def verify_path(path, **options):

@@ -63,7 +63,7 @@ def _plan(function="scale_rows", rewritten=True, backend="pfor", lineno=7, remar
 def _fake_transpiler(monkeypatch, codes, plans=None, seen=None):
     """``codes`` maps backend -> generated text; a backend not in it is unknown."""
 
-    def transpile_source(source, filename="<string>", *, backend="pfor"):
+    def transpile_source(source, filename="<string>", *, backend="pfor", shapes=None):
         if seen is not None:
             seen.append(backend)
         if backend not in codes:

@@ -272,7 +272,7 @@ def _fake_transpiler(monkeypatch, code, plans=None, seen=None):
         plans = (types.SimpleNamespace(function="scale_rows", rewritten=True),
                  types.SimpleNamespace(function="helper", rewritten=False))
 
-    def transpile_source(source, filename="<string>", *, backend="pfor"):
+    def transpile_source(source, filename="<string>", *, backend="pfor", shapes=None):
         if seen is not None:
             seen.append((filename, backend))
         return types.SimpleNamespace(code=code, changed=code != source, plans=plans)
@@ -350,7 +350,7 @@ def test_verify_path_directory(tmp_path, monkeypatch, tf):
         """)
     _write(tmp_path, "c_plain.py", "raise RuntimeError('never executed')\n")
 
-    def transpile_source(source, filename="<string>", *, backend="pfor"):
+    def transpile_source(source, filename="<string>", *, backend="pfor", shapes=None):
         code = VECTORIZED if "scale_rows" in source else source.replace(
             "    total = 0.0\n    for x in v:\n        total += x\n", "    total = np.sum(v)\n")
         plans = (types.SimpleNamespace(function="original.<locals>.inner", rewritten=True),
