@@ -882,6 +882,35 @@ def reduction_term(stmt, name):
     return value
 
 
+def branch_locals(info: LoopInfo, stmt: gast.If) -> set[str]:
+    """Names bound under ``stmt`` that nothing in the loop body reads outside it.
+
+    Such a name (``if c: p = f(x[i]); out[i] = p``) needs no merge after the ``if``: the
+    other path may never bind it, and merging it with its "old value" would read a name
+    that was never bound (``UnboundLocalError`` in the rewrite, where the loop runs fine).
+    Both backends ask this function before they blend a branch's names.
+    """
+    inside = {id(n) for n in gast.walk(stmt)}
+    read_outside = {n.id for s in info.body for n in gast.walk(s)
+                    if id(n) not in inside and isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    bound = {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    return {name for name in bound - read_outside if info.classes.get(name) == PRIVATE}
+
+
+def runs_before(ctx, read, write) -> bool:
+    """Whether ``read`` runs before ``write`` when the body runs as whole-array statements.
+
+    Whole-array execution runs each statement of the body for every iteration before the next
+    statement; within one statement the value is computed before it is stored. So a read
+    sees an element before any iteration's write only when it is in the writing statement
+    or in a statement that starts earlier (an ``if`` test before its branches).
+    """
+    r, w = _statement_of(ctx, read), _statement_of(ctx, write)
+    if r is w:
+        return True
+    return (r.lineno, r.col_offset) < (w.lineno, w.col_offset)
+
+
 def _statement_of(ctx, node):
     while node is not None and not isinstance(node, gast.stmt):
         node = ctx.parents.get(id(node))
@@ -1309,7 +1338,8 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
                 if only_aug and other.write:
                     continue
                 conflict = dependence.test_pair(w, other, induction, variant, step_sign)
-                if conflict is None:
+                if conflict is None or conflict.kind == "anti" and (
+                        other.write or runs_before(ctx, other.node, w.node)):
                     continue
                 where = f"line {w.node.lineno}" + (
                     f" and line {other.node.lineno}" if other.node.lineno != w.node.lineno else "")
@@ -1318,6 +1348,10 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
                     info.block("PF202", f"`{gast.unparse(other.node).strip()}` {conflict.detail} "
                                f"(`{w.base}` is written at line {w.node.lineno}): a loop-carried "
                                "dependence", other.node)
+                elif conflict.kind == "anti":
+                    info.block("PF202", f"`{gast.unparse(other.node).strip()}` {conflict.detail}, but "
+                               f"runs after the write at line {w.node.lineno}: whole-array execution "
+                               "would read the new value (statement order)", other.node)
                 else:
                     info.block("PF203", f"`{name}`: {conflict.detail} ({where})", other.node)
                 break
@@ -1585,16 +1619,53 @@ def _whole_array_use(ctx, nodes, name, info):
 def _aug_kind(stmt, sub):
     if isinstance(stmt, gast.AugAssign):
         return _AUG_OPS.get(type(stmt.op))
-    value = stmt.value
-    if isinstance(value, gast.BinOp) and type(value.op) in (gast.Add, gast.Mult):
-        for side in (value.left, value.right):
-            if isinstance(side, gast.Subscript) and gast.dump(side.value) == gast.dump(sub.value) \
-                    and gast.dump(side.slice) == gast.dump(sub.slice):
-                other = value.right if side is value.left else value.left
-                if not any(isinstance(n, gast.Subscript) and gast.dump(n.value) == gast.dump(sub.value)
-                           for n in gast.walk(other)):
-                    return _AUG_OPS[type(value.op)]
+    update = spelled_out_update(stmt)
+    return _AUG_OPS[type(update[0])] if update is not None else None
+
+
+def spelled_out_update(stmt) -> tuple[gast.operator, gast.expr] | None:
+    """``a[e] = a[e] + v`` (or ``v + a[e]``, or ``*``) as the augmented update ``(op, v)``.
+
+    The loop reads ``a[e]`` afresh in every iteration, so with repeated indices the updates
+    accumulate exactly as ``a[e] += v`` does; a rewrite must combine them (a scatter-add), not
+    buffer them (``a[idx] = a[idx] + v`` keeps one update per slot). Both backends ask this
+    function, so the two spellings cannot be lowered differently.
+
+    Returns:
+        The operator node and the term, or None when ``stmt`` is not such an update (the
+        other operand reads ``a`` too, or the operator is not ``+``/``*``).
+    """
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], gast.Subscript)):
+        return None
+    sub, value = stmt.targets[0], stmt.value
+    if not (isinstance(value, gast.BinOp) and type(value.op) in (gast.Add, gast.Mult)):
+        return None
+    for side in (value.left, value.right):
+        if isinstance(side, gast.Subscript) and gast.dump(side.value) == gast.dump(sub.value) \
+                and gast.dump(side.slice) == gast.dump(sub.slice):
+            other = value.right if side is value.left else value.left
+            if not any(isinstance(n, gast.Subscript) and gast.dump(n.value) == gast.dump(sub.value)
+                       for n in gast.walk(other)):
+                return value.op, other
     return None
+
+
+def contribution(stmt, name) -> gast.expr:
+    """What one reduction update combines into ``name``, with its sign.
+
+    ``s -= t`` and ``s = s - t`` contribute ``-t``; ``s += a - b`` contributes ``a - b`` as
+    written (its subtraction is inside the term). Backends that sum contributions ask this
+    function rather than the statement's spelling.
+
+    Returns:
+        A new node (the term itself, or ``-(term)``).
+    """
+    term = reduction_term(stmt, name)
+    op = stmt.op if isinstance(stmt, gast.AugAssign) else getattr(stmt.value, "op", None)
+    if isinstance(op, gast.Sub):
+        return gast.UnaryOp(op=gast.USub(), operand=term)
+    return term
 
 
 def _same_subscript_reads(stmt, sub):

@@ -6,7 +6,8 @@ of an array written in the loop is compared. Indices are affine forms over names
 the read at iteration ``i`` sees the element written at iteration ``i + (k_r - k_w)/c``: no
 integer solution means no dependence (the GCD test), a writer that runs earlier is a flow
 dependence (blocking), a later writer is an anti-dependence (fine under whole-array
-semantics). Source: Allen & Kennedy, "Optimizing Compilers for Modern Architectures" (2001),
+semantics only when the read's statement runs before the write's: statement order is a
+dependence too, Allen & Kennedy ch. 2, loop distribution). Source: Allen & Kennedy, "Optimizing Compilers for Modern Architectures" (2001),
 ch. 3 (dependence testing: ZIV, strong SIV and GCD tests).
 """
 
@@ -114,7 +115,9 @@ def flatten_subscript(node: gast.Subscript) -> tuple[str, list[gast.AST]] | None
 
 @dataclass(frozen=True)
 class Conflict:
-    """Why two accesses depend: ``kind`` is ``flow`` (PF202), ``unknown`` or ``output`` (PF203)."""
+    """Why two accesses depend: ``kind`` is ``flow`` (PF202), ``unknown`` or ``output`` (PF203),
+    or ``anti`` (a read of an element a later iteration writes: legal when the read runs first
+    in whole-array order, see :func:`pforge.transpile.analysis.runs_before`)."""
 
     kind: str
     base: str
@@ -184,4 +187,8 @@ def test_pair(write: Access, other: Access, induction: str | None, variant: set[
     if distance * step_sign < 0:
         return Conflict("flow", write.base, write, other,
                         f"reads the element written {abs(distance)} iteration(s) earlier")
-    return None  # anti-dependence: reads an element before a later iteration overwrites it
+    # An anti-dependence: the read sees the element before a later iteration overwrites it,
+    # which whole-array execution keeps only when the read runs first (the caller checks the
+    # statement order).
+    return Conflict("anti", write.base, write, other,
+                    f"reads the element that an iteration {abs(distance)} later overwrites")

@@ -36,7 +36,7 @@ def per_example_cross_entropy(logits, labels):
     def _per_example_cross_entropy_body(elems):
         i, row = elems
         log_probs = tf.nn.log_softmax(row)
-        return -tf.reduce_sum(labels[i] * log_probs)
+        return -tf.reduce_sum(tf.gather(labels, i) * log_probs)
     losses = tf.vectorized_map(_per_example_cross_entropy_body, (tf.range(tf.shape(logits)[0]), tf.convert_to_tensor(logits)))
     return losses
 

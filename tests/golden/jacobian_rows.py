@@ -45,7 +45,7 @@ def tanh_layer_jacobian(x, w, b):
         with tf.GradientTape() as tape:
             tape.watch(x)
             y = tf.tanh(tf.linalg.matvec(w, x) + b)
-            y_i = y[i]
+            y_i = tf.gather(y, i)
         return tape.gradient(y_i, x)
     rows = tf.vectorized_map(_tanh_layer_jacobian_body, tf.range(w.shape[0]))
     return rows

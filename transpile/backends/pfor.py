@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import gast
 
-from pforge.transpile import analysis, templates
+from pforge.transpile import analysis, dependence, templates
 from pforge.transpile.analysis import LoopInfo, ModuleContext
 from pforge.transpile.naming import Namer
 from pforge.transpile.spaces import Space, constant_int
@@ -357,6 +357,18 @@ class _Vectorizer:
                 raise Unsupported(f"TensorArray `{node.func.value.id}` is read in the loop that "
                                   "writes it")
         self._check_index_uses(nodes)
+        bound_in_body = _stores(info.body)
+        for node in nodes:
+            if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+                    and node.func.attr in ("gradient", "jacobian", "batch_jacobian") \
+                    and isinstance(node.func.value, gast.Name) and node.func.value.id not in bound_in_body \
+                    and node.args and _loads(node.args[0]) & (info.space.target_names() | bound_in_body):
+                # `for out_j in tf.unstack(out): tape.gradient(out_j, x)`: the loop's rows were
+                # recorded on the tape; the rows tf.vectorized_map slices from a re-stacked
+                # tensor were not, so every gradient would be None.
+                raise Unsupported(f"`{gast.unparse(node).strip()}` differentiates a per-iteration value "
+                                  f"recorded on the tape `{node.func.value.id}` before the loop; the "
+                                  "batched rows would not be on the tape")
         for tape, calls in single_use_tapes(self.ctx, nodes).items():
             if len(calls) > 1:
                 raise Unsupported(f"the tape `{tape}` is not persistent and {len(calls)} gradients are "
@@ -468,11 +480,19 @@ class _Vectorizer:
         return streams
 
     def _range_expr(self, space):
-        args = [a for a in (space.start, space.stop, space.step) if a is not None]
-        if space.start is None and space.step is not None:
-            args = [gast.Constant(value=0, kind=None), space.stop, space.step]
-        return gast.Call(func=templates.expr(f"{self.tf}.range"), args=[copy.deepcopy(a) for a in args],
-                         keywords=[])
+        """``tf.range`` over the loop's indices; Python's ``range(1, 0)`` is empty where
+        ``tf.range(1, 0)`` raises, so a stop that may be past the start is clamped to it."""
+        start = space.start if space.start is not None else gast.Constant(value=0, kind=None)
+        stop = copy.deepcopy(space.stop)
+        sign = space.step_sign()
+        start_value, stop_value = constant_int(start), constant_int(stop)
+        in_order = start_value is not None and stop_value is not None and (stop_value - start_value) * (sign or 1) >= 0
+        if sign is not None and not in_order and not (start_value == 0 and sign == 1 and _nonnegative(space.stop, self.ctx)):
+            clamp = "maximum" if sign == 1 else "minimum"
+            stop = templates.expr(f"{self.tf}.{clamp}(STOP, START)", STOP=stop, START=copy.deepcopy(start))
+        args = [stop] if space.start is None and space.step is None else \
+            [copy.deepcopy(start), stop] + ([copy.deepcopy(space.step)] if space.step is not None else [])
+        return gast.Call(func=templates.expr(f"{self.tf}.range"), args=args, keywords=[])
 
     def _gather_bases(self, i):
         """Invariant names ``X`` read as ``X[i]`` or ``X[i, ...]`` (they become elems)."""
@@ -624,7 +644,7 @@ class _Vectorizer:
                 return f"arg:{arg.name}", arg.term
         for red in info.reductions.values():
             if stmt in red.updates:
-                return f"reduction:{red.name}", _reduction_term(stmt, red.name)
+                return f"reduction:{red.name}", analysis.contribution(stmt, red.name)
         return None
 
     def _lower_if(self, stmt, later):
@@ -638,7 +658,10 @@ class _Vectorizer:
         then = self._lower_branch(stmt.body)
         other = self._lower_branch(stmt.orelse)
         out += then.stmts + other.stmts
+        local = analysis.branch_locals(self.info, stmt)
         for name in sorted(set(then.env) | set(other.env)):
+            if name in local and (name not in then.env or name not in other.env):
+                continue  # bound on one path and read only there: nothing to blend
             a = then.env.get(name, templates.name(name))
             b = other.env.get(name, templates.name(name))
             out += templates.replace(f"{name} = {self.tf}.where(C, A, B)", C=cond_expr, A=a, B=b)
@@ -726,7 +749,10 @@ class _Vectorizer:
         then = self._lower_branch(stmt.body, scope)
         other = self._lower_branch(stmt.orelse, scope)
         stmts = then.stmts + other.stmts
+        local = analysis.branch_locals(self.info, stmt)
         for name in sorted(set(then.env) | set(other.env)):
+            if name in local and (name not in then.env or name not in other.env):
+                continue  # bound on one path and read only there: nothing to blend
             a = then.env.get(name, scope.get(name, templates.name(name)))
             b = other.env.get(name, scope.get(name, templates.name(name)))
             tmp = self.namer.new(f"{name}_if")
@@ -948,14 +974,6 @@ def _evidently_array(ctx, function, seq) -> bool:
     return False
 
 
-def _reduction_term(stmt, name):
-    """The term of a reduction update, negated for ``s -= t`` / ``s = s - t`` (summed after)."""
-    term = analysis.reduction_term(stmt, name)
-    subtracts = isinstance(getattr(stmt, "op", None), gast.Sub) or (
-        isinstance(getattr(stmt, "value", None), gast.BinOp) and isinstance(stmt.value.op, gast.Sub))
-    return gast.UnaryOp(op=gast.USub(), operand=term) if subtracts else term
-
-
 def _lt(counter, stop):
     return gast.Compare(left=templates.name(counter), ops=[gast.Lt()], comparators=[copy.deepcopy(stop)])
 
@@ -1005,7 +1023,29 @@ class _ExprRewriter(gast.NodeTransformer):
                 node.slice = rest[0] if len(rest) == 1 else gast.Tuple(elts=rest, ctx=gast.Load())
                 return node
             return param
+        index = node.slice
+        if isinstance(base, gast.Name) and isinstance(node.ctx, gast.Load) and not vec._is_stacked(base) \
+                and not isinstance(index, (gast.Tuple, gast.Slice)) and vec._is_stacked(index) \
+                and not _loads(index) & set(vec.stacked_outside):
+            return self._gather(base, index)
         return self.generic_visit(node)
+
+    def _gather(self, base, index):
+        """``x[e]`` with a per-iteration scalar ``e`` becomes ``tf.gather(x, e)``.
+
+        TensorFlow's pfor has no converter for a slice at a stacked position and falls back
+        to a ``tf.while_loop``, which is slow and, with zero iterations, fails to stack its
+        empty result; ``Gather`` has a converter. An index computed from data may be negative
+        and wraps around in the loop (Python indexing), so it is taken modulo the length;
+        an affine index of the loop variable was proven not to wrap by the analysis.
+        """
+        vec = self.vec
+        new_index = self.visit(index)
+        form = dependence.Affine.of(index)
+        induction = vec.info.space.induction if vec.info.space is not None else None
+        if form is None or any(vec._is_stacked(templates.name(s)) for s in form.symbols() - {induction}):
+            new_index = templates.expr(f"I % {vec.tf}.shape(X)[0]", I=new_index, X=copy.deepcopy(base))
+        return templates.expr(f"{vec.tf}.gather(X, I)", X=copy.deepcopy(base), I=new_index)
 
     def visit_Call(self, node):
         vec = self.vec

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 import gast
 
 from pforge.transpile import templates
-from pforge.transpile.analysis import LoopInfo, ModuleContext, reduction_term
+from pforge.transpile.analysis import (LoopInfo, ModuleContext, branch_locals, reduction_term,
+                                       spelled_out_update)
 from pforge.transpile.backends.direct import core, ranks
 from pforge.transpile.backends.direct.core import Args, Lib, Unsupported, Val, align, const, lift
 from pforge.transpile.backends.direct.linalg import convert_matmul_operator
@@ -130,6 +131,7 @@ class DirectRewriter:
         self.derived_steps: dict[str, tuple] = {}
         self.ta_drop: list = []
         self.selections: dict[str, tuple[Val, Val]] = {}
+        self.tests: dict[int, Val] = {}  # elif tests evaluated before the chain's first branch
         self.ta_replace: dict = {}
         self.labels: list[str] = []
         self.tapes: dict[str, _Tape] = {}
@@ -502,6 +504,9 @@ class DirectRewriter:
                 self._bind(elt.id, val, later)
             return
         if isinstance(target, gast.Subscript):
+            update = spelled_out_update(stmt)  # `h[k] = h[k] + v` is `h[k] += v`
+            if update is not None:
+                return self._write(target, update[1], update[0], stmt)
             return self._write(target, stmt.value, None, stmt)
         raise Unsupported(f"line {stmt.lineno}: assignment to `{gast.unparse(target).strip()}`")
 
@@ -845,7 +850,7 @@ class DirectRewriter:
     # -- conditionals (predication) ------------------------------------------------------------------
 
     def _if(self, stmt, later, depth):
-        test = self._test(stmt.test)
+        test = self.tests.pop(id(stmt), None) or self._chain_tests(stmt)
         if not test.stacked:
             raise Unsupported(f"line {stmt.lineno}: an `if` whose test does not depend on the loop")
         if test.rank not in (0, None):
@@ -865,10 +870,13 @@ class DirectRewriter:
                 middle = {k: len(v) for k, v in self.pending.items()}
         self.env, self.mask, self.in_branch = dict(saved_env), saved_mask, saved_branch
         then_env, else_env = results
+        local = branch_locals(self.levels[-1].info, stmt)
         for name in sorted(set(then_env) | set(else_env)):
             a, b = then_env.get(name), else_env.get(name)
             if a is saved_env.get(name) and b is saved_env.get(name):
                 continue
+            if name in local and (a is saved_env.get(name) or b is saved_env.get(name)):
+                continue  # bound on one path and read only there: nothing to blend
             if a is None or b is None or isinstance(a, Ind) or isinstance(b, Ind):
                 raise Unsupported(f"`{name}` is bound in only one branch of the `if` at line {stmt.lineno}")
             (c, x, y), full, rank = align(self.lib, [test, a, b], f"`{name}` merged after the `if`")
@@ -882,6 +890,30 @@ class DirectRewriter:
                                               f"the value appended to `{name}`")
                 merged = Val(self.lib.call("where", c.node, x.node, y.node), full, rank)
                 self.pending[name] = entries[:counts.get(name, 0)] + [_Pending(saved_mask, merged)]
+
+    def _chain_tests(self, stmt) -> Val:
+        """The test of ``stmt``; when a branch of its ``if``/``elif`` chain writes what a test
+        reads, every test of the chain is computed once, up front, into a temporary.
+
+        The loop evaluates each test before its branch writes (DESIGN.md: an ``if``/``elif``
+        chain is one selection over the values its tests read *before* any branch writes),
+        whereas whole-array branches run one after the other; re-evaluating a test after an
+        earlier branch's write would select on new values (``if d[i] > 0: d[i] = -1.0 else:
+        d[i] = 1.0`` turned every ``d`` to 1).
+        """
+        chain = [stmt]
+        while len(chain[-1].orelse) == 1 and isinstance(chain[-1].orelse[0], gast.If):
+            chain.append(chain[-1].orelse[0])
+        if not set().union(*(_loads(s.test) for s in chain)) & _written(stmt):
+            return self._test(stmt.test)
+        for link in chain:
+            val = self._test(link.test)
+            if val.stacked:
+                tmp = self.namer.new("cond")
+                self.out += templates.replace(f"{tmp} = V", V=val.node)
+                val = val.with_node(templates.name(tmp))
+            self.tests[id(link)] = val
+        return self.tests.pop(id(stmt))
 
     def _test(self, node):
         if isinstance(node, gast.BoolOp):
@@ -1108,7 +1140,17 @@ class DirectRewriter:
             # (`x[i].shape[0]`): nothing batched it, so the batched code cannot use it.
             raise Unsupported(f"`{gast.unparse(node).strip()}`: an invariant value computed from "
                               "per-iteration values")
+        if not result.stacked and result.node is node and any(
+                isinstance(n, gast.Name) and self._stands_for_another_value(n.id) for n in gast.walk(node)):
+            # Kept as written, it would read a name whose value the batched code holds elsewhere
+            # (an invariant bound under a per-iteration `if` is never assigned).
+            raise Unsupported(f"`{gast.unparse(node).strip()}`: an invariant bound under a per-iteration `if`")
         return result
+
+    def _stands_for_another_value(self, name):
+        value = self.env.get(name)
+        return isinstance(value, Val) and not value.stacked and not (
+            isinstance(value.node, gast.Name) and value.node.id == name)
 
     def _is_stacked_name(self, name):
         value = self.env.get(name)
@@ -1539,6 +1581,19 @@ def _is_tape_method(call, tape, method):
     func = call.func
     return isinstance(func, gast.Attribute) and func.attr == method and isinstance(func.value, gast.Name) \
         and func.value.id == tape.name
+
+
+def _written(stmt) -> set[str]:
+    """Names bound in ``stmt`` and arrays written through a subscript (``d`` of ``d[i] = v``)."""
+    found = _stores([stmt])
+    for node in gast.walk(stmt):
+        if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store):
+            base = node.value
+            while isinstance(base, gast.Subscript):
+                base = base.value
+            if isinstance(base, gast.Name):
+                found.add(base.id)
+    return found
 
 
 def _loads(node) -> set[str]:
