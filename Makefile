@@ -1,11 +1,15 @@
 # Quick start:  make demo   (set up, then transpile and verify every sample)
 #               make test   (set up, then run the test suite)
 #               make bench  (set up, then time loop, tf.function, pfor, direct and reference per sample)
+#               make fuzz   (set up, then run the differential fuzzer: COUNT=1000 SEED=0 JOBS=2)
 PYTHON ?= python3
+COUNT ?= 1000
+SEED ?= 0
+JOBS ?= 2
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench fuzz clean
 
 $(BIN)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -22,6 +26,9 @@ test: $(BIN)/.installed
 
 bench: $(BIN)/.installed
 	$(BIN)/pforge bench samples/
+
+fuzz: $(BIN)/.installed
+	$(BIN)/python -m tests.fuzz --count $(COUNT) --seed $(SEED) --jobs $(JOBS) --failures fuzz-failures
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -1,0 +1,439 @@
+"""Generates random loop programs whose verdict is known by construction (Csmith-style).
+
+A program is one function with one ``for`` loop over an index ``i``, whose body is a
+sequence of *fragments*. Each fragment is a small idiom (a map, a branch that tests what it
+writes, a reduction written one of many ways, a scatter-add with repeated indices, a nest
+with a carried inner loop, a planted dependence, ...) and says what a correct analysis must
+decide about it:
+
+- ``vectorize``: the iterations are independent; a rewrite is expected (when ranks are known)
+  and must behave like the loop;
+- ``either``: independent only after statement reordering, or a recurrence with a parallel
+  form (a scan); refusing is right, and so is a rewrite that behaves like the loop;
+- ``refuse``: a planted loop-carried dependence or effect (a carried scalar, a previous
+  output, an in-place stencil, colliding writes, ``break``/``return``, ``print``, global and
+  attribute writes, random draws, aliased views and list rows); calling it vectorizable is a
+  wrong verdict.
+
+A program's verdict is the strictest of its fragments'. Programs are built from a
+``random.Random`` seeded with the program's number, so a seed reproduces a program exactly,
+and the reducer (:mod:`tests.fuzz.reduce`) can drop fragments and re-render.
+
+The approach follows Csmith (Yang et al., "Finding and Understanding Bugs in C Compilers",
+PLDI 2011): generate programs whose meaning is defined, run them through the compiler under
+test and through a reference (here the loop itself), and compare every observable.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field, replace
+
+VECTORIZE, EITHER, REFUSE = "vectorize", "either", "refuse"
+_STRICTNESS = {VECTORIZE: 0, EITHER: 1, REFUSE: 2}
+
+#: Inputs every program may read. ``n`` is the trip count, ``m`` an inner extent.
+#: name -> (rank, kind) with kind one of float, int (indices into [0, n)), scalar.
+INPUTS = {
+    "x": (1, "float"), "y": (1, "float"), "d": (1, "float"), "idx": (1, "index"),
+    "m2": (2, "float"), "c": (0, "scalar"), "box": (None, "object"),
+}
+
+
+@dataclass(frozen=True)
+class Fragment:
+    """One idiom of a loop body.
+
+    Attributes:
+        kind: a short label (``reduction s -= t``), used to count outcomes by kind.
+        expect: ``vectorize``, ``either`` or ``refuse`` (see the module docstring).
+        body: the lines inside the loop, indented relative to the body.
+        setup: lines before the loop (function level).
+        after: lines after the loop, before the ``return``.
+        outputs: the expressions returned (function level, after ``after``).
+        reads: the inputs it reads (keys of ``INPUTS``).
+        back, ahead: the largest offsets ``i - back`` / ``i + ahead`` it indexes inputs at,
+            so the loop's range keeps every access in bounds.
+        lists_ok: the fragment still runs when ``x`` and ``y`` are Python lists.
+        first: the fragment must be the first of the body (a ``continue`` guard).
+        globals: module-level names the function declares ``global``.
+    """
+
+    kind: str
+    expect: str
+    body: tuple[str, ...]
+    setup: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
+    outputs: tuple[str, ...] = ()
+    reads: frozenset[str] = frozenset()
+    back: int = 0
+    ahead: int = 0
+    lists_ok: bool = True
+    first: bool = False
+    globals: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Program:
+    """A generated loop program.
+
+    Attributes:
+        seed: the number it was generated from.
+        library: ``numpy`` or ``tensorflow``.
+        fragments: the body, in order.
+        descending: the loop counts down (``range(hi, lo - 1, -1)``).
+    """
+
+    seed: int
+    library: str
+    fragments: tuple[Fragment, ...]
+    descending: bool = False
+
+    @property
+    def expect(self) -> str:
+        return max((f.expect for f in self.fragments), key=_STRICTNESS.__getitem__)
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return tuple(f.kind for f in self.fragments)
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        used = set().union(*(f.reads for f in self.fragments)) | {"x"}
+        return tuple(name for name in INPUTS if name in used)
+
+    @property
+    def lists_ok(self) -> bool:
+        return self.library == "numpy" and all(f.lists_ok for f in self.fragments)
+
+    def source(self) -> str:
+        """The program as a module: imports, globals, and ``def f(...)``."""
+        np = self.library == "numpy"
+        lines = ["import numpy as np" if np else "import tensorflow as tf", ""]
+        globals_ = sorted({g for f in self.fragments for g in f.globals})
+        lines += [f"{g} = 0" for g in globals_]
+        if globals_:
+            lines.append("")
+        lines.append(f"def f({', '.join(self.params)}):")
+        if globals_:
+            lines.append(f"    global {', '.join(globals_)}")
+        for frag in self.fragments:
+            lines += [f"    {line}" for line in frag.setup]
+        back = max(f.back for f in self.fragments)
+        ahead = max(f.ahead for f in self.fragments)
+        length = "len(x)" if np else "x.shape[0]"
+        stop = f"{length} - {ahead}" if ahead else length
+        if self.descending:
+            lines.append(f"    for i in range({stop} - 1, {back - 1}, -1):")
+        else:
+            lines.append(f"    for i in range({back}, {stop}):" if back else f"    for i in range({stop}):")
+        for frag in self.fragments:
+            lines += [f"        {line}" for line in frag.body]
+        for frag in self.fragments:
+            lines += [f"    {line}" for line in frag.after]
+        outputs = [o for f in self.fragments for o in f.outputs]
+        lines.append(f"    return {', '.join(outputs)}" if outputs else "    return None")
+        return "\n".join(lines) + "\n"
+
+    def without(self, index: int) -> "Program":
+        return replace(self, fragments=self.fragments[:index] + self.fragments[index + 1:])
+
+
+@dataclass
+class _Builder:
+    """Draws expressions and fragments for one program; ``k`` numbers the fragment's names."""
+
+    rng: random.Random
+    library: str
+    descending: bool = False
+    k: int = 0
+    reads: set[str] = field(default_factory=set)
+    back: int = 0
+    ahead: int = 0
+
+    @property
+    def np(self) -> bool:
+        return self.library == "numpy"
+
+    @property
+    def lib(self) -> str:
+        return "np" if self.np else "tf"
+
+    # -- expressions ----------------------------------------------------------------------------
+
+    def atom(self, shifted: bool = True) -> str:
+        r = self.rng.random()
+        if r < 0.35:
+            return "x[i]"
+        if r < 0.55:
+            self.reads.add("y")
+            return "y[i]"
+        if r < 0.65 and shifted:
+            off = self.rng.choice((1, 2))
+            if self.rng.random() < 0.5:
+                self.back = max(self.back, off)
+                return f"x[i - {off}]"
+            self.ahead = max(self.ahead, off)
+            return f"x[i + {off}]"
+        if r < 0.75:
+            self.reads.add("c")
+            return "c"
+        if r < 0.82 and self.np:
+            return "i"
+        return self.rng.choice(("2.0", "0.5", "1.5", "3.0"))
+
+    def expr(self, depth: int = 2) -> str:
+        """A per-iteration float expression over the inputs at ``i`` (and shifted reads)."""
+        if depth <= 0 or self.rng.random() < 0.3:
+            return self.atom()
+        r = self.rng.random()
+        if r < 0.55:
+            op = self.rng.choice(("+", "-", "*", "-", "+"))
+            return f"({self.expr(depth - 1)} {op} {self.expr(depth - 1)})"
+        if r < 0.7:
+            return f"-{self.expr(depth - 1)}"
+        if r < 0.85:
+            fn = self.rng.choice(("abs", "tanh", "sin"))
+            return f"{self.lib}.{fn}({self.expr(depth - 1)})"
+        fn = self.rng.choice(("maximum", "minimum"))
+        return f"{self.lib}.{fn}({self.expr(depth - 1)}, {self.expr(depth - 1)})"
+
+    def test(self) -> str:
+        cmp = self.rng.choice((">", "<", ">=", "<="))
+        bound = self.rng.choice(("0.0", "0.5", "-0.5", "c"))
+        if bound == "c":
+            self.reads.add("c")
+        return f"{self.expr(1)} {cmp} {bound}"
+
+    # -- fragments -----------------------------------------------------------------------------
+
+    def fragment(self, kind: str) -> Fragment:
+        self.k += 1
+        self.reads, self.back, self.ahead = set(), 0, 0
+        frag = getattr(self, "_" + kind.replace("-", "_"))(self.k)
+        reads = frozenset(self.reads | set(frag.reads))
+        return replace(frag, reads=reads, back=max(self.back, frag.back), ahead=max(self.ahead, frag.ahead))
+
+    def _out(self, k):
+        if self.np:
+            return (f"o{k} = np.zeros(len(x))",), f"o{k}"
+        return (f"o{k} = []",), f"o{k}"
+
+    def _write(self, k, value):
+        return f"o{k}[i] = {value}" if self.np else f"o{k}.append({value})"
+
+    def _result(self, k):
+        return (f"o{k}",) if self.np else (f"tf.stack(o{k})",)
+
+    def _map(self, k):
+        setup, _ = self._out(k)
+        return Fragment("map", VECTORIZE, (self._write(k, self.expr()),), setup, outputs=self._result(k))
+
+    def _private(self, k):
+        setup, _ = self._out(k)
+        return Fragment("private", VECTORIZE,
+                        (f"t{k} = {self.expr()}", self._write(k, f"t{k} * {self.expr(1)} + t{k}")),
+                        setup, outputs=self._result(k))
+
+    def _branch(self, k):
+        """if/elif/else assigning a private on every path."""
+        setup, _ = self._out(k)
+        body = [f"if {self.test()}:", f"    v{k} = {self.expr()}"]
+        if self.rng.random() < 0.5:
+            body += [f"elif {self.test()}:", f"    v{k} = {self.expr()}"]
+        body += ["else:", f"    v{k} = {self.expr()}", self._write(k, f"v{k}")]
+        return Fragment("if/elif/else private", VECTORIZE, tuple(body), setup, outputs=self._result(k))
+
+    def _branch_partial(self, k):
+        """A private assigned and read on one path only."""
+        setup, _ = self._out(k)
+        body = (f"if {self.test()}:", f"    p{k} = {self.expr()}", f"    {self._write(k, f'p{k} * 2.0')}")
+        if not self.np:
+            body += ("else:", f"    {self._write(k, '0.0')}")
+        return Fragment("private on one path", VECTORIZE, body, setup, outputs=self._result(k))
+
+    def _branch_inplace(self, k):
+        """if/elif/else that tests the array it writes (NumPy: ``d`` updated in place)."""
+        if not self.np:
+            return self._branch(k)
+        t = self.rng.choice((">", "<"))
+        body = [f"if d[i] {t} 0:", f"    d[i] = {self.expr(1)}"]
+        if self.rng.random() < 0.6:
+            bound = self.rng.choice(("0.5", "-0.5", "c"))
+            if bound == "c":
+                self.reads.add("c")
+            body += [f"elif d[i] {t} {bound}:", "    d[i] = -d[i]"]
+        if self.rng.random() < 0.8:
+            body += ["else:", f"    d[i] = d[i] * 2.0 + {self.expr(1)}"]
+        return Fragment("if/elif/else on what it writes", VECTORIZE, tuple(body), outputs=("d",),
+                        reads=frozenset({"d"}))
+
+    def _guard(self, k):
+        """``continue`` under a per-iteration test, first in the body."""
+        return Fragment("continue guard", VECTORIZE, (f"if {self.test()}:", "    continue"), first=True)
+
+    def _reduction(self, k):
+        a, b = self.expr(1), self.expr(1)
+        form = self.rng.choice(("s += a - b", "s = s - t", "s = t + s", "s -= t", "s += t",
+                                "s = s + a - b", "s -= a - b", "s = max(s, t)", "s = min(s, t)",
+                                "s *= t", "s = s * t"))
+        init = {"max": "-1e9", "min": "1e9", "*": "1.0"}
+        start = next((v for key, v in init.items() if key in form), "0.0")
+        if "*" in form:
+            b = f"(1.0 + 0.1 * {self.lib}.tanh({a}))"
+        template = form.replace("s", "{s}").replace("a - b", "{a} - {b}").replace("t", "{b}")
+        if not self.np:
+            template = template.replace("max(", "tf.maximum(").replace("min(", "tf.minimum(")
+        stmt = template.format(s=f"s{k}", a=a, b=b)
+        return Fragment(f"reduction {form}", VECTORIZE, (stmt,), (f"s{k} = {start}",), outputs=(f"s{k}",))
+
+    def _count(self, k):
+        return Fragment("count", VECTORIZE, (f"if {self.test()}:", f"    n{k} += 1"), (f"n{k} = 0",),
+                        outputs=(f"n{k}",))
+
+    def _argmax(self, k):
+        cmp = self.rng.choice((">", ">=", "<", "<="))
+        start = "-1e9" if cmp in (">", ">=") else "1e9"
+        value = self.expr(1)
+        body = (f"v{k} = {value}", f"if v{k} {cmp} best{k}:", f"    best{k} = v{k}", f"    at{k} = i")
+        return Fragment(f"arg reduction {cmp}", VECTORIZE, body, (f"best{k} = {start}", f"at{k} = -1"),
+                        outputs=(f"best{k}", f"at{k}"))
+
+    def _gather(self, k):
+        setup, _ = self._out(k)
+        return Fragment("gather", VECTORIZE, (self._write(k, f"x[idx[i]] * {self.expr(1)}"),), setup,
+                        outputs=self._result(k), reads=frozenset({"idx"}))
+
+    def _scatter_add(self, k):
+        if not self.np:
+            return self._gather(k)
+        v = self.expr(1)
+        if self.rng.random() < 0.5:
+            return Fragment("scatter-add +=", VECTORIZE, (f"h{k}[idx[i]] += {v}",), (f"h{k} = np.zeros(len(x) + 1)",),
+                            outputs=(f"h{k}",), reads=frozenset({"idx"}))
+        return Fragment("scatter-add h = h + v", EITHER, (f"h{k}[idx[i]] = h{k}[idx[i]] + {v}",),
+                        (f"h{k} = np.zeros(len(x) + 1)",), outputs=(f"h{k}",), reads=frozenset({"idx"}))
+
+    def _nest_carried(self, k):
+        """An inner loop whose accumulator is carried (kept sequential), or triangular."""
+        setup, _ = self._out(k)
+        idx = "m2[i, j]" if self.np else "m2[i][j]"
+        ext = "m2.shape[1]"
+        if self.rng.random() < 0.5:
+            inner = (f"a{k} = 0.0", f"for j in range({ext}):", f"    a{k} = a{k} * 0.5 + {idx}",
+                     self._write(k, f"a{k}"))
+            kind = "nest, carried inner"
+        else:
+            inner = (f"a{k} = 0.0", "for j in range(i):", f"    a{k} += {idx} * {self.atom(False)}",
+                     self._write(k, f"a{k}"))
+            kind = "nest, triangular inner"
+        return Fragment(kind, VECTORIZE, inner, setup, outputs=self._result(k), reads=frozenset({"m2"}))
+
+    def _pair(self, k):
+        """Two statements where the second reads a forward or backward offset of the first's writes."""
+        if not self.np:
+            return self._private(k)
+        off = self.rng.choice((1, -1))
+        read = f"a{k}[i + 1]" if off == 1 else f"a{k}[i - 1]"
+        write = f"a{k}[i] = {self.expr(1)}"
+        use = f"b{k}[i] = {read} * 2.0 + {self.expr(1)}"
+        body = (write, use) if self.rng.random() < 0.5 else (use, write)
+        return Fragment("statement order", EITHER, body,
+                        (f"a{k} = np.array(x, dtype=float)", f"b{k} = np.zeros(len(x))"),
+                        outputs=(f"a{k}", f"b{k}"), back=1 if off == -1 else 0, ahead=1 if off == 1 else 0)
+
+    # -- planted dependences ------------------------------------------------------------------
+
+    def _carried(self, k):
+        fn = "np.sin" if self.np else "tf.sin"
+        return Fragment("carried scalar", REFUSE, (f"h{k} = {fn}(h{k}) * 0.5 + {self.expr(1)}",),
+                        (f"h{k} = 0.0",), outputs=(f"h{k}",))
+
+    def _prefix(self, k):
+        """Reads the output of the iteration that ran before (``i - 1``, or ``i + 1`` counting down)."""
+        if not self.np:
+            return self._carried(k)
+        prev, offsets = ("i + 1", {"ahead": 1}) if self.descending else ("i - 1", {"back": 1})
+        if self.rng.random() < 0.5:
+            return Fragment("previous output (linear)", EITHER, (f"p{k}[i] = p{k}[{prev}] + {self.expr(1)}",),
+                            (f"p{k} = np.zeros(len(x))",), outputs=(f"p{k}",), **offsets)
+        return Fragment("previous output", REFUSE, (f"p{k}[i] = np.tanh(p{k}[{prev}]) + {self.expr(1)}",),
+                        (f"p{k} = np.ones(len(x))",), outputs=(f"p{k}",), **offsets)
+
+    def _stencil(self, k):
+        if not self.np:
+            return self._carried(k)
+        return Fragment("in-place stencil", REFUSE, ("d[i] = (d[i - 1] + d[i + 1]) * 0.5",), outputs=("d",),
+                        reads=frozenset({"d"}), back=1, ahead=1)
+
+    def _collide(self, k):
+        if not self.np:
+            return self._carried(k)
+        return Fragment("colliding scatter", REFUSE, (f"h{k}[idx[i]] = {self.expr(1)}",),
+                        (f"h{k} = np.zeros(len(x) + 1)",), outputs=(f"h{k}",), reads=frozenset({"idx"}))
+
+    def _break(self, k):
+        return Fragment("break", REFUSE, (f"if {self.test()}:", "    break"))
+
+    def _return(self, k):
+        return Fragment("return", REFUSE, (f"if {self.test()}:", "    return -1.0"))
+
+    def _print(self, k):
+        return Fragment("print", REFUSE, (f"print('it', i)",))
+
+    def _global(self, k):
+        return Fragment("global write", REFUSE, (f"if {self.test()}:", "    COUNT += 1"), globals=("COUNT",))
+
+    def _attribute(self, k):
+        return Fragment("attribute write", REFUSE, (f"box.total = box.total + {self.expr(1)}",),
+                        reads=frozenset({"box"}))
+
+    def _random(self, k):
+        setup, _ = self._out(k)
+        draw = "np.random.rand()" if self.np else "tf.random.uniform([])"
+        return Fragment("random draw", REFUSE, (self._write(k, f"{self.expr(1)} + {draw}"),), setup,
+                        outputs=self._result(k))
+
+    def _view(self, k):
+        if not self.np:
+            return self._carried(k)
+        return Fragment("aliased view", REFUSE, (f"w{k}[i] = d[i] * 2.0",), (f"w{k} = d[1:]",),
+                        outputs=("d",), reads=frozenset({"d"}), ahead=1, lists_ok=False)
+
+    def _rows(self, k):
+        if not self.np:
+            return self._carried(k)
+        return Fragment("aliased list rows", REFUSE,
+                        ("for j in range(3):", f"    r{k}[i][j] = {self.expr(1)} * j"),
+                        (f"r{k} = [[0.0] * 3] * len(x)",), outputs=(f"np.array(r{k})",))
+
+
+#: (fragment kind, weight) for independent bodies and planted dependences
+INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2), ("branch-inplace", 3),
+               ("reduction", 5), ("count", 1), ("argmax", 2), ("gather", 2), ("scatter-add", 2),
+               ("nest-carried", 2), ("pair", 2), ("prefix", 1))
+DEPENDENT = (("carried", 2), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
+             ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1))
+
+
+def _pick(rng, table):
+    kinds, weights = zip(*table)
+    return rng.choices(kinds, weights)[0]
+
+
+def generate(seed: int) -> Program:
+    """The program numbered ``seed``: same seed, same program.
+
+    About a third of programs plant a dependence; one in four starts with a ``continue``
+    guard; half are TensorFlow.
+    """
+    rng = random.Random(seed)
+    library = "numpy" if rng.random() < 0.5 else "tensorflow"
+    descending = rng.random() < 0.15
+    b = _Builder(rng, library, descending)
+    frags = [b.fragment(_pick(rng, INDEPENDENT)) for _ in range(rng.choice((1, 1, 2, 2, 3)))]
+    if rng.random() < 0.33:
+        frags.insert(rng.randrange(len(frags) + 1), b.fragment(_pick(rng, DEPENDENT)))
+    if rng.random() < 0.25:
+        frags.insert(0, b.fragment("guard"))
+    return Program(seed, library, tuple(frags), descending=descending)

@@ -1,0 +1,220 @@
+"""Runs a generated program and its rewrite on the same fresh inputs and compares every observable.
+
+Observables: the return value (shape and numbers), arrays written in place, module globals,
+attributes of an argument object, printed output, and whether a call raised. A program is
+judged under one *configuration*: a backend (``direct`` or ``pfor``) and whether the ranks
+of the inputs are given (``--shapes``) or left for pforge to find.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import io
+import random
+import types
+from dataclasses import dataclass
+
+import numpy as np
+
+from tests.fuzz.generate import EITHER, INPUTS, REFUSE, VECTORIZE, Program
+
+CONFIGS = (("direct", True), ("direct", False), ("pfor", True), ("pfor", False))
+
+#: outcomes that are failures, and those that are not
+WRONG_RESULT, WRONG_VERDICT, CRASH = "wrong result", "wrong verdict", "crash"
+REWRITTEN, KEPT, REFUSED = "rewritten and equal", "vectorizable, kept as a loop", "refused"
+#: the loop raised (``tf.stack([])`` of an empty collector, ``max()`` of nothing) where the
+#: rewrite returned a value on the same input: the rewrite is more defined than the loop, as
+#: the README says; counted apart, not a failure
+MORE_DEFINED = "rewritten; the loop raised where the rewrite returned"
+FAILURES = (WRONG_RESULT, WRONG_VERDICT, CRASH)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The judgement of one program under one configuration.
+
+    Attributes:
+        outcome: one of ``FAILURES`` or ``REWRITTEN``, ``KEPT``, ``REFUSED``.
+        detail: what differed, or the reason a loop was kept.
+        code: the rewritten source (equal to the program's when nothing changed).
+    """
+
+    outcome: str
+    detail: str = ""
+    code: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return self.outcome in FAILURES
+
+
+def config_of(seed: int) -> tuple[str, bool]:
+    """The configuration a program runs under: drawn from its seed, so all four are covered."""
+    return CONFIGS[random.Random(seed * 7919 + 1).randrange(len(CONFIGS))]
+
+
+def _inputs(program: Program, rng: np.random.Generator, n: int, as_lists: bool):
+    args = {}
+    for name in program.params:
+        rank, kind = INPUTS[name]
+        if kind == "float":
+            shape = (n,) if rank == 1 else (n, n)
+            value = np.round(rng.standard_normal(shape), 3)
+        elif kind == "index":
+            value = rng.integers(0, max(n, 1), n)
+        elif kind == "scalar":
+            value = float(np.round(rng.standard_normal(), 3))
+        else:
+            value = types.SimpleNamespace(total=0.0)
+        args[name] = value
+    if as_lists:
+        for name in ("x", "y"):
+            if name in args:
+                args[name] = args[name].tolist()
+    return args
+
+
+def _to_library(args, library):
+    if library == "numpy":
+        return args
+    import tensorflow as tf
+
+    return {k: (tf.constant(v, dtype=tf.int32 if v.dtype.kind == "i" else tf.float32)
+                if isinstance(v, np.ndarray) else v) for k, v in args.items()}
+
+
+def _execute(source: str, args: dict, library: str, variant: str):
+    """Runs ``f(**args)`` in a fresh module; returns every observable.
+
+    The module is loaded as the runtime loads user files, so AutoGraph finds the source of a
+    function staged with ``tf.function``.
+    """
+    from pforge.runtime.loader import load_module
+
+    namespace = vars(load_module(f"fuzz_{variant}.py", source=source, variant=variant))
+    np.random.seed(0)
+    if library == "tensorflow":
+        import tensorflow as tf
+
+        tf.random.set_seed(0)
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            value, raised = namespace["f"](**args), None
+    except Exception as exc:  # the loop's own exceptions are observables too
+        value, raised = None, type(exc).__name__
+    box = args.get("box")
+    return {"return": value, "raised": raised, "stdout": out.getvalue(),
+            "globals": {k: namespace.get(k) for k in ("COUNT",) if k in namespace},
+            "box": getattr(box, "total", None),
+            "arguments": {k: v for k, v in args.items() if isinstance(v, np.ndarray)}}
+
+
+def _plain(value):
+    if hasattr(value, "numpy"):
+        value = value.numpy()
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    return value
+
+
+def _differs(want, got, rtol, atol) -> str | None:
+    want, got = _plain(want), _plain(got)
+    if isinstance(want, tuple) or isinstance(got, tuple):
+        if not (isinstance(want, tuple) and isinstance(got, tuple) and len(want) == len(got)):
+            return f"{type(want).__name__} vs {type(got).__name__}"
+        for k, (a, b) in enumerate(zip(want, got)):
+            if (why := _differs(a, b, rtol, atol)) is not None:
+                return f"[{k}] {why}"
+        return None
+    if want is None or got is None:
+        return None if want is got else f"{want!r} vs {got!r}"
+    try:
+        a, b = np.asarray(want, dtype=float), np.asarray(got, dtype=float)
+    except (TypeError, ValueError):
+        return None if want == got else f"{want!r} vs {got!r}"
+    if a.shape != b.shape:
+        return f"shape {a.shape} vs {b.shape}"
+    if not np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True):
+        return f"{np.array2string(a, precision=4)} vs {np.array2string(b, precision=4)}"
+    return None
+
+
+def compare(want: dict, got: dict, library: str) -> str | None:
+    """The first observable that differs, described, or None."""
+    rtol, atol = (1e-7, 1e-9) if library == "numpy" else (1e-4, 1e-4)
+    if (want["raised"] is None) != (got["raised"] is None):  # the type may differ: IndexError vs ValueError
+        return f"raised: {want['raised']} vs {got['raised']}"
+    if want["stdout"] != got["stdout"]:
+        return f"printed {want['stdout'][:40]!r} vs {got['stdout'][:40]!r}"
+    for key in ("globals", "box"):
+        if want[key] != got[key] and _differs(want[key] or 0, got[key] or 0, rtol, atol):
+            return f"{key}: {want[key]!r} vs {got[key]!r}"
+    for name, arr in want["arguments"].items():
+        if (why := _differs(arr, got["arguments"][name], rtol, atol)) is not None:
+            return f"argument {name} after the call: {why}"
+    if want["raised"] is None and (why := _differs(want["return"], got["return"], rtol, atol)) is not None:
+        return f"return value: {why}"
+    return None
+
+
+def _main_plan(result, source):
+    line = next(k for k, text in enumerate(source.splitlines(), 1) if text.startswith("    for i in "))
+    return next((p for p in result.plans if p.lineno == line), None)
+
+
+def judge(program: Program, backend: str, ranks_known: bool, draws: int = 3) -> Outcome:
+    """Transpiles ``program`` under one configuration and compares it with the loop on ``draws``
+    fresh inputs (trip counts from 0 up, Python lists where the program accepts them and ranks
+    are not declared)."""
+    from pforge.transpile import transpile_source
+    from pforge.transpile.errors import SourceError
+
+    source = program.source()
+    shapes = {name: INPUTS[name][0] for name in program.params if INPUTS[name][0] is not None} \
+        if ranks_known else None
+    try:
+        result = transpile_source(source, "fuzz.py", backend=backend, shapes=shapes)
+    except SourceError as exc:
+        return Outcome(CRASH, f"transpile: {exc}", source)
+    except Exception as exc:  # any other exception is a bug in pforge
+        return Outcome(CRASH, f"transpile: {type(exc).__name__}: {exc}", source)
+    plan = _main_plan(result, source)
+    if plan is None:
+        return Outcome(CRASH, "no plan for the loop", result.code)
+    if program.expect == REFUSE and plan.vectorizable:
+        return Outcome(WRONG_VERDICT, f"planted {[f.kind for f in program.fragments if f.expect == REFUSE]} "
+                                      f"but: {plan.remarks[0].message if plan.remarks else ''}", result.code)
+    rng = np.random.default_rng(program.seed)
+    more_defined = None
+    for draw in range(draws):
+        n = (0, 1, 5, 7)[draw % 4] if draw < 2 else int(rng.integers(2, 8))
+        as_lists = program.lists_ok and not ranks_known and draw % 2 == 1
+        base = _inputs(program, rng, n, as_lists)
+        want_args = _to_library(copy.deepcopy(base), program.library)
+        got_args = _to_library(copy.deepcopy(base), program.library)
+        want = _execute(source, want_args, program.library, "loop")
+        try:
+            got = _execute(result.code, got_args, program.library, "rewrite")
+        except Exception as exc:  # the rewrite does not even define f
+            return Outcome(CRASH, f"rewritten module: {type(exc).__name__}: {exc}", result.code)
+        if want["raised"] is not None and got["raised"] is None:
+            more_defined = f"n={n}: the loop raised {want['raised']}"
+            continue
+        why = compare(want, got, program.library)
+        if why is not None:
+            lists = " (Python lists)" if as_lists else ""
+            return Outcome(WRONG_RESULT, f"n={n}{lists}: {why}", result.code)
+    if plan.rewritten:
+        if more_defined is not None:
+            return Outcome(MORE_DEFINED, more_defined, result.code)
+        return Outcome(REWRITTEN, plan.backend or "", result.code)
+    if plan.vectorizable:
+        note = next((r.message for r in plan.remarks if r.code == "PF301"), "")
+        return Outcome(KEPT, note, result.code)
+    return Outcome(REFUSED, plan.remarks[0].code if plan.remarks else "", result.code)
+
+
+__all__ = ["CONFIGS", "EITHER", "VECTORIZE", "Outcome", "compare", "config_of", "judge"]
