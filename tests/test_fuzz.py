@@ -167,17 +167,38 @@ TF_REWRITES = {
     "zero-trip-shifted-range": ("def f(x):\n    out = []\n    for i in range(1, x.shape[0]):\n"
                                 "        out.append(tf.abs(x[i]) * 2.0)\n    return tf.stack(out)\n",
                                 {"x": np.zeros(0)}),
+    # a per-iteration index inside tf.vectorized_map fell back to a while_loop that cannot stack
+    # zero results (fuzz seeds 33 and 151)
+    "zero-trip-gather": ("def f(x, idx):\n    out = []\n    for i in range(idx.shape[0]):\n"
+                         "        out.append(tf.abs(x[idx[i]]) * 2.0)\n    return tf.stack(out)\n",
+                         {"x": np.zeros(0), "idx": np.zeros(0, dtype=np.int32)}),
+    "negative-data-index": ("def f(x, idx):\n    out = []\n    for i in range(idx.shape[0]):\n"
+                            "        out.append(tf.abs(x[idx[i]]) * 2.0)\n    return tf.stack(out)\n",
+                            {"x": np.array([1.0, -2.0, 3.0]), "idx": np.array([-1, 0, -3], dtype=np.int32)}),
+    # a private bound on one path only was blended with a name never bound (fuzz seed 130)
+    "private-on-one-path": ("def f(x):\n    out = []\n    for i in range(x.shape[0]):\n"
+                            "        if x[i] > 0:\n            p = tf.abs(x[i]) + 1.0\n            out.append(p * 2.0)\n"
+                            "        else:\n            out.append(0.0)\n    return tf.stack(out)\n",
+                            {"x": np.array([1.0, -2.0, 3.0])}),
+    # Grappler turns min(tanh(t)) into tanh(min(t)): over zero rows, 1.0 instead of 1e9 (seed 20101)
+    "min-of-monotonic-over-nothing": ("def f(x):\n    s = 1e9\n    for i in range(x.shape[0]):\n"
+                                      "        s = tf.minimum(s, tf.tanh(x[i]))\n    return s\n",
+                                      {"x": np.zeros(0)}),
 }
 
 
 @pytest.mark.tf
+@pytest.mark.parametrize("backend", ["pfor", "direct"])
 @pytest.mark.parametrize("name", sorted(TF_REWRITES))
-def test_pfor_regression(name, tf):
+def test_tensorflow_regression(name, backend, tf):
     body, args = TF_REWRITES[name]
     source = "import tensorflow as tf\n\n" + body
-    result, before, after = _run(source, args, backend="pfor")
-    assert result.plans[0].backend == "pfor", [r.message for r in result.plans[0].remarks]
-    tensors = {k: tf.constant(v, dtype=tf.float32) for k, v in args.items()}
+    shapes = {k: v.ndim for k, v in args.items()} if backend == "direct" else None
+    result, before, after = _run(source, args, backend=backend, shapes=shapes)
+    assert result.changed, [r.message for r in result.plans[0].remarks]
+    if backend == "pfor":
+        assert result.plans[0].backend == "pfor", [r.message for r in result.plans[0].remarks]
+    tensors = {k: tf.constant(v, dtype=tf.int32 if v.dtype.kind == "i" else tf.float32) for k, v in args.items()}
     want, got = before(**tensors), after(**tensors)
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, err_msg=result.code)
 

@@ -72,3 +72,13 @@ def expr(template: str, **replacements) -> gast.expr:
 def name(identifier: str, store: bool = False) -> gast.Name:
     ctx = gast.Store() if store else gast.Load()
     return gast.Name(id=identifier, ctx=ctx, annotation=None, type_comment=None)
+
+
+def wrapped_index(tf: str, index: gast.expr, base: gast.expr, axis: int = 0) -> gast.expr:
+    """``index % tf.shape(base)[axis]``: a data index as Python and TensorFlow slicing read it.
+
+    ``x[k]`` with ``k = -1`` is the last element in the loop, while ``tf.gather`` raises on a
+    negative index (CPU) or returns zeros (GPU); the floor modulo maps ``[-n, n)`` onto
+    ``[0, n)`` as Python does. Both backends gather data indices through this function.
+    """
+    return expr(f"I % {tf}.shape(X)[{axis}]", I=index, X=base)

@@ -82,12 +82,15 @@ class Program:
         library: ``numpy`` or ``tensorflow``.
         fragments: the body, in order.
         descending: the loop counts down (``range(hi, lo - 1, -1)``).
+        by_len: the trip count is ``len(x)`` (always for NumPy), not ``x.shape[0]``, so the loop
+            accepts Python lists.
     """
 
     seed: int
     library: str
     fragments: tuple[Fragment, ...]
     descending: bool = False
+    by_len: bool = True
 
     @property
     def expect(self) -> str:
@@ -104,7 +107,9 @@ class Program:
 
     @property
     def lists_ok(self) -> bool:
-        return self.library == "numpy" and all(f.lists_ok for f in self.fragments)
+        if self.library == "tensorflow" and (not self.by_len or "idx" in self.params):
+            return False  # a list indexed by a tensor raises in the loop itself
+        return all(f.lists_ok for f in self.fragments)
 
     def source(self) -> str:
         """The program as a module: imports, globals, and ``def f(...)``."""
@@ -121,7 +126,7 @@ class Program:
             lines += [f"    {line}" for line in frag.setup]
         back = max(f.back for f in self.fragments)
         ahead = max(f.ahead for f in self.fragments)
-        length = "len(x)" if np else "x.shape[0]"
+        length = "len(x)" if np or self.by_len else "x.shape[0]"
         stop = f"{length} - {ahead}" if ahead else length
         if self.descending:
             lines.append(f"    for i in range({stop} - 1, {back - 1}, -1):")
@@ -436,4 +441,5 @@ def generate(seed: int) -> Program:
         frags.insert(rng.randrange(len(frags) + 1), b.fragment(_pick(rng, DEPENDENT)))
     if rng.random() < 0.25:
         frags.insert(0, b.fragment("guard"))
-    return Program(seed, library, tuple(frags), descending=descending)
+    return Program(seed, library, tuple(frags), descending=descending,
+                   by_len=library == "numpy" or rng.random() < 0.5)

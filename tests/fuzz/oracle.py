@@ -63,7 +63,7 @@ def _inputs(program: Program, rng: np.random.Generator, n: int, as_lists: bool):
             shape = (n,) if rank == 1 else (n, n)
             value = np.round(rng.standard_normal(shape), 3)
         elif kind == "index":
-            value = rng.integers(0, max(n, 1), n)
+            value = rng.integers(-n, n, n) if n else np.zeros(0, dtype=np.int64)  # negative: Python wraps
         elif kind == "scalar":
             value = float(np.round(rng.standard_normal(), 3))
         else:

@@ -161,8 +161,11 @@ _IDENTITY = {"add": "0", "mul": "1", "or": "False", "and": "True"}
 _REDUCE_PY = {"max": "{tf}.maximum({s}, {tf}.reduce_max({tf}.where({t} > {s}, {t}, {s}), axis=0))",
               "min": "{tf}.minimum({s}, {tf}.reduce_min({tf}.where({t} < {s}, {t}, {s}), axis=0))"}
 _REDUCE = {"add": ("{s} + {tf}.reduce_sum({t}, axis=0)"), "mul": "{s} * {tf}.reduce_prod({t}, axis=0)",
-           "max": "{tf}.maximum({s}, {tf}.reduce_max({t}, axis=0))",
-           "min": "{tf}.minimum({s}, {tf}.reduce_min({t}, axis=0))",
+           # The running value inside the reduction too: Grappler hoists a monotonic op out of
+           # reduce_max/min (max(tanh(t)) -> tanh(max(t))), which over zero iterations gives
+           # tanh(-inf) = -1 instead of the running value; a binary op in between keeps it.
+           "max": "{tf}.maximum({s}, {tf}.reduce_max({tf}.maximum({t}, {s}), axis=0))",
+           "min": "{tf}.minimum({s}, {tf}.reduce_min({tf}.minimum({t}, {s}), axis=0))",
            "or": "{tf}.logical_or({s}, {tf}.reduce_any({t}, axis=0))",
            "and": "{tf}.logical_and({s}, {tf}.reduce_all({t}, axis=0))"}
 
@@ -1044,7 +1047,7 @@ class _ExprRewriter(gast.NodeTransformer):
         form = dependence.Affine.of(index)
         induction = vec.info.space.induction if vec.info.space is not None else None
         if form is None or any(vec._is_stacked(templates.name(s)) for s in form.symbols() - {induction}):
-            new_index = templates.expr(f"I % {vec.tf}.shape(X)[0]", I=new_index, X=copy.deepcopy(base))
+            new_index = templates.wrapped_index(vec.tf, new_index, base)
         return templates.expr(f"{vec.tf}.gather(X, I)", X=copy.deepcopy(base), I=new_index)
 
     def visit_Call(self, node):

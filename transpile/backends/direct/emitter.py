@@ -559,6 +559,13 @@ class DirectRewriter:
         axes = list(range(k, depth))
         if not all(term.full[a] for a in axes):
             raise Unsupported(f"`{red.name}`: a term that does not vary along every loop it is summed over")
+        if self.lib.kind == "tf" and red.op in ("max", "min") and k == 0:
+            # Grappler hoists a monotonic op out of reduce_max/min (min(tanh(t)) -> tanh(min(t))),
+            # which over zero iterations gives tanh(inf) = 1 instead of the running value; a
+            # binary op in between keeps it.
+            (t, s), full, rank = align(self.lib, [term, Val(templates.name(red.name), (), term.rank)],
+                                       f"`{red.name}`")
+            term = Val(self.lib.call("maximum" if red.op == "max" else "minimum", t.node, s.node), full, rank)
         fn = _REDUCE_FN[self.lib.kind][red.op]
         fused = term.fused
         if fused is not None and fused[0] == fn and k == 0:
@@ -1317,7 +1324,8 @@ class DirectRewriter:
         if self.lib.kind == "tf" or self.to_tf:
             if self.to_tf:
                 raise Unsupported("a per-iteration index into a per-iteration value")
-            return Val(self.lib.call("gather", base.node, idx.node, batch_dims=1), base.full, rank)
+            index = templates.wrapped_index(self.lib.alias, idx.node, base.node, 1)
+            return Val(self.lib.call("gather", base.node, index, batch_dims=1), base.full, rank)
         rows = self.lib.call("arange", templates.expr("len(V)", V=base.node))
         return Val(core.subscript(base.node, [rows, idx.node]), base.full, rank)
 
@@ -1384,7 +1392,8 @@ class DirectRewriter:
                 raise Unsupported("a per-iteration index TensorFlow cannot express as a slice or gather")
             idx = kinds[0][1]
             rank = None if base_rank is None or idx.rank is None else base_rank - 1 + idx.rank
-            return self.lib.call("gather", base_node, idx.node), idx.full, rank, True
+            index = templates.wrapped_index(self.lib.alias, idx.node, base_node)
+            return self.lib.call("gather", base_node, index), idx.full, rank, True
         moved = self._moved_axis(base_node, kinds, base_rank, store)
         if moved is not None:
             return moved
