@@ -180,6 +180,11 @@ TF_REWRITES = {
                             "        if x[i] > 0:\n            p = tf.abs(x[i]) + 1.0\n            out.append(p * 2.0)\n"
                             "        else:\n            out.append(0.0)\n    return tf.stack(out)\n",
                             {"x": np.array([1.0, -2.0, 3.0])}),
+    # a temporary of each inner iteration was made a tf.while_loop state with no value before it
+    "inner-loop-temporary": ("def f(x):\n    out = []\n    for i in range(x.shape[0]):\n        h = 0.0\n"
+                             "        for j in range(x.shape[1]):\n            t = tf.abs(x[i][j]) * 2.0\n"
+                             "            h = h * 0.5 + t\n        out.append(h)\n    return tf.stack(out)\n",
+                             {"x": np.arange(12.0).reshape(3, 4) - 5.0}),
     # Grappler turns min(tanh(t)) into tanh(min(t)): over zero rows, 1.0 instead of 1e9 (seed 20101)
     "min-of-monotonic-over-nothing": ("def f(x):\n    s = 1e9\n    for i in range(x.shape[0]):\n"
                                       "        s = tf.minimum(s, tf.tanh(x[i]))\n    return s\n",
@@ -225,3 +230,34 @@ def test_reducer_keeps_the_failure(monkeypatch):
     monkeypatch.setattr(reducer, "judge", fake_judge)
     small, outcome = reducer.reduce(Program(0, "numpy", (good, bad, good)), "direct", True, Outcome(WRONG_RESULT))
     assert [f.kind for f in small.fragments] == ["bad"] and outcome.outcome == WRONG_RESULT
+
+
+@pytest.mark.tf
+def test_pfor_keeps_jacobian_rows_taken_over_unstacked_outputs(tf):
+    """``tape.gradient(out_j, x)`` over ``tf.unstack(out)`` recorded on the tape: re-stacking the
+    rows for tf.vectorized_map takes them off the tape (every gradient None), so the loop stays."""
+    source = ("import tensorflow as tf\n\n"
+              "def f(x, w):\n    with tf.GradientTape(persistent=True) as tape:\n        tape.watch(x)\n"
+              "        outs = tf.unstack(tf.tanh(tf.linalg.matvec(w, x)))\n    rows = []\n"
+              "    for out_j in outs:\n        rows.append(tape.gradient(out_j, x))\n    return tf.stack(rows)\n")
+    for backend in ("pfor", "auto"):
+        result = transpile_source(source, "m.py", backend=backend, shapes={"x": 1, "w": 2})
+        assert not result.changed, result.code
+        assert any("tape" in r.message for r in result.plans[0].remarks if r.code == "PF301")
+    from pforge.runtime.loader import load_module
+
+    x, w = tf.constant([0.5, -1.0]), tf.constant([[1.0, 2.0], [3.0, -1.0], [0.0, 1.0]])
+    rows = load_module("m.py", source=source).f(x, w)  # the loop itself has every row
+    assert rows.shape == (3, 2) and bool(tf.reduce_all(tf.math.is_finite(rows)))
+
+
+@pytest.mark.tf
+def test_tensorflow_loop_over_a_python_list(tf):
+    """A loop the caller feeds a Python list of floats: pfor packs it, the rewrite returns the loop's numbers."""
+    source = ("import tensorflow as tf\n\n"
+              "def f(xs):\n    out = []\n    for i in range(len(xs)):\n        out.append(tf.tanh(xs[i]) * 2.0)\n"
+              "    return tf.stack(out)\n")
+    result, before, after = _run(source, {}, backend="pfor")
+    assert result.plans[0].backend == "pfor"
+    xs = [0.5, -1.0, 2.0]
+    np.testing.assert_allclose(after(xs).numpy(), before(xs).numpy(), rtol=1e-6)

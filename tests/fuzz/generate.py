@@ -324,10 +324,15 @@ class _Builder:
         setup, _ = self._out(k)
         idx = "m2[i, j]" if self.np else "m2[i][j]"
         ext = "m2.shape[1]"
-        if self.rng.random() < 0.5:
+        r = self.rng.random()
+        if r < 0.3:
             inner = (f"a{k} = 0.0", f"for j in range({ext}):", f"    a{k} = a{k} * 0.5 + {idx}",
                      self._write(k, f"a{k}"))
             kind = "nest, carried inner"
+        elif r < 0.5:  # a temporary private to each inner iteration
+            inner = (f"a{k} = 0.0", f"for j in range({ext}):", f"    u{k} = {idx} * {self.atom(False)}",
+                     f"    a{k} = a{k} * 0.5 + u{k}", self._write(k, f"a{k}"))
+            kind = "nest, carried inner with a temporary"
         else:
             inner = (f"a{k} = 0.0", "for j in range(i):", f"    a{k} += {idx} * {self.atom(False)}",
                      self._write(k, f"a{k}"))

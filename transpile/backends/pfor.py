@@ -810,7 +810,7 @@ class _Vectorizer:
         if blocking:
             raise Unsupported(f"inner loop at line {child.lineno}: {blocking[0].message}")
         counter = space.induction
-        state = sorted(_stores(child.body) - {counter})
+        state = self._while_state(child, counter)
         loop_vars = state + [counter]
         out: list[gast.stmt] = []
         if space.kind == "range":
@@ -837,6 +837,27 @@ class _Vectorizer:
         call = templates.replace(f"{args}{',' if len(loop_vars) == 1 else ''} = "
                                  f"{self.tf}.while_loop({cond_name}, {step_name}, ({args},))")
         return out + cond_def + [step_def] + call
+
+    def _while_state(self, child, counter) -> list[str]:
+        """The names a ``tf.while_loop`` carries: those the inner loop updates from one
+        iteration to the next, or that the outer body reads after it. A name private to each
+        inner iteration and read nowhere else stays a local of the step function: as a loop
+        variable it would need a value before the loop (``UnboundLocalError``)."""
+        inside = {id(n) for n in gast.walk(child.node)}
+        outer_reads = {n.id for s in self.info.body for n in gast.walk(s) if id(n) not in inside
+                       and isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+        bound_before = _stores(self.info.body[:next((k for k, s in enumerate(self.info.body)
+                                                     if id(s) in inside), 0)])
+        state = []
+        for name in sorted(_stores(child.body) - {counter}):
+            if child.classes.get(name) == analysis.PRIVATE:
+                if name not in outer_reads:
+                    continue
+                if name not in bound_before:
+                    raise Unsupported(f"`{name}` is bound only inside the inner loop at line {child.lineno} "
+                                      "and read after it (the loop may not run)")
+            state.append(name)
+        return state
 
     # -- after the loop ------------------------------------------------------------------------
 
