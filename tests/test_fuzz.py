@@ -111,6 +111,15 @@ NUMPY_REWRITES = {
         "    return bins\n",
         {"bins": 1, "idx": 1, "vals": 1}, {"bins": np.ones(3), "idx": np.array([0, 0, 2]),
                                            "vals": np.array([2.0, 3.0, 5.0])}),
+    # a scatter-subtract: the term is negated (emitted as np.add.at(h, v, x) it adds instead)
+    "scatter-subtract": (
+        "def f(h, v, x):\n    for i in range(len(v)):\n        h[v[i]] -= x[i]\n    return h\n",
+        {"h": 1, "v": 1, "x": 1}, {"h": np.zeros(3), "v": np.array([2, 0, 2, -1]), "x": np.array([1.0, 2.0, 3.0, 4.0])}),
+    # a reduction over every axis of a matrix is a scalar per iteration (rank - 2, not rank - 1)
+    "rank-of-a-full-reduction": (
+        "def f(x, m):\n    out = np.zeros_like(x)\n    for i in range(x.shape[0]):\n"
+        "        out[i] = x[i] * np.sum(m[i])\n    return out\n",
+        {"x": 2, "m": 3}, {"x": np.arange(6.0).reshape(3, 2), "m": np.arange(12.0).reshape(3, 2, 2)}),
     # the read of a later element runs before the write: legal in whole-array order
     "read-ahead-before-write": (
         "def f(a, b):\n    for i in range(len(a) - 1):\n        b[i] = a[i + 1] + 1.0\n        a[i] = b[i] * 2.0\n"
