@@ -890,11 +890,15 @@ def branch_locals(info: LoopInfo, stmt: gast.If) -> set[str]:
     that was never bound (``UnboundLocalError`` in the rewrite, where the loop runs fine).
     Both backends ask this function before they blend a branch's names.
     """
-    inside = {id(n) for n in gast.walk(stmt)}
-    read_outside = {n.id for s in info.body for n in gast.walk(s)
-                    if id(n) not in inside and isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
     bound = {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-    return {name for name in bound - read_outside if info.classes.get(name) == PRIVATE}
+    return {name for name in bound - read_outside(info, stmt) if info.classes.get(name) == PRIVATE}
+
+
+def read_outside(info: LoopInfo, node: gast.AST) -> set[str]:
+    """Names the loop body of ``info`` reads outside ``node`` (a statement of that body)."""
+    inside = {id(n) for n in gast.walk(node)}
+    return {n.id for s in info.body for n in gast.walk(s)
+            if id(n) not in inside and isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
 
 
 def runs_before(ctx, read, write) -> bool:

@@ -488,14 +488,14 @@ class _Vectorizer:
         start = space.start if space.start is not None else gast.Constant(value=0, kind=None)
         stop = copy.deepcopy(space.stop)
         sign = space.step_sign()
-        start_value, stop_value = constant_int(start), constant_int(stop)
-        in_order = start_value is not None and stop_value is not None and (stop_value - start_value) * (sign or 1) >= 0
-        if sign is not None and not in_order and not (start_value == 0 and sign == 1 and _nonnegative(space.stop, self.ctx)):
+        if sign is not None and not _in_order(start, space.stop, sign, self.ctx):
             clamp = "maximum" if sign == 1 else "minimum"
             stop = templates.expr(f"{self.tf}.{clamp}(STOP, START)", STOP=stop, START=copy.deepcopy(start))
-        args = [stop] if space.start is None and space.step is None else \
-            [copy.deepcopy(start), stop] + ([copy.deepcopy(space.step)] if space.step is not None else [])
-        return gast.Call(func=templates.expr(f"{self.tf}.range"), args=args, keywords=[])
+        if space.start is None and space.step is None:
+            return templates.expr(f"{self.tf}.range(STOP)", STOP=stop)
+        step = [copy.deepcopy(space.step)] if space.step is not None else []
+        return gast.Call(func=templates.expr(f"{self.tf}.range"), args=[copy.deepcopy(start), stop] + step,
+                         keywords=[])
 
     def _gather_bases(self, i):
         """Invariant names ``X`` read as ``X[i]`` or ``X[i, ...]`` (they become elems)."""
@@ -843,11 +843,9 @@ class _Vectorizer:
         iteration to the next, or that the outer body reads after it. A name private to each
         inner iteration and read nowhere else stays a local of the step function: as a loop
         variable it would need a value before the loop (``UnboundLocalError``)."""
-        inside = {id(n) for n in gast.walk(child.node)}
-        outer_reads = {n.id for s in self.info.body for n in gast.walk(s) if id(n) not in inside
-                       and isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+        outer_reads = analysis.read_outside(self.info, child.node)
         bound_before = _stores(self.info.body[:next((k for k, s in enumerate(self.info.body)
-                                                     if id(s) in inside), 0)])
+                                                     if s is child.node), 0)])
         state = []
         for name in sorted(_stores(child.body) - {counter}):
             if child.classes.get(name) == analysis.PRIVATE:
@@ -951,6 +949,14 @@ def single_use_tapes(ctx, nodes) -> dict[str, list[gast.Call]]:
                 and isinstance(node.func.value, gast.Name) and node.func.value.id in tapes:
             tapes[node.func.value.id].append(node)
     return tapes
+
+
+def _in_order(start, stop, sign, ctx) -> bool:
+    """``range(start, stop)`` stepping by ``sign`` surely does not run backwards."""
+    first, last = constant_int(start), constant_int(stop)
+    if first is not None and last is not None:
+        return (last - first) * sign >= 0
+    return first == 0 and sign == 1 and _nonnegative(stop, ctx)
 
 
 def _nonnegative(node, ctx) -> bool:
