@@ -96,7 +96,13 @@ def main(argv=None) -> int:
     start = time.perf_counter()
     seeds = list(range(args.seed, args.seed + args.count))
 
+    done = []
+
     def progress(rec):
+        done.append(rec["outcome"] in FAILURES)
+        if len(done) % 500 == 0:
+            print(f"... {len(done)} programs judged, {sum(done)} failed ({time.perf_counter() - start:.0f} s)",
+                  file=sys.stderr, flush=True)
         if rec["outcome"] in FAILURES:
             print(f"seed {rec['seed']} ({rec['library']}, {rec['backend']}, "
                   f"{'ranks' if rec['ranks'] else 'no ranks'}): {rec['outcome']}: {rec['reduced_detail']}\n"
