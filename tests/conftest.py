@@ -24,6 +24,53 @@ def case_files():
     return sorted(CASES.glob("[0-9][0-9][0-9]_*.py")) if CASES.is_dir() else []
 
 
+#: why a test that needs the shared cases does not run
+CASES_MISSING = f"needs the shared cases in ../shared/cases ({CASES}), which are not there"
+
+
+def shared_cases(*, module=False):
+    """The shared case files, for a test (or, with ``module``, a test module) that needs them.
+
+    Without them the test is skipped, saying so; when the environment variable ``CI`` is set
+    it fails instead, because CI must run every test (the cases are only required in CI).
+    """
+    files = case_files()
+    if not files:
+        if os.environ.get("CI"):
+            pytest.fail(f"{CASES_MISSING}; they are required in CI", pytrace=False)
+        pytest.skip(f"{CASES_MISSING} (only required in CI)", allow_module_level=module)
+    return files
+
+
+def _low_precision(value):
+    """Whether any leaf of ``value`` is a float32/float16 array or tensor."""
+    if isinstance(value, dict):
+        return any(_low_precision(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_low_precision(v) for v in value)
+    dtype = getattr(value, "dtype", None)
+    return getattr(dtype, "name", str(dtype)) in ("float16", "bfloat16", "float32", "complex64")
+
+
+def assert_same_numbers(want, got, tol=None, where=""):
+    """The tests' oracle for a loop against its rewrite: ``pforge.runtime.compare`` (the one
+    ``pforge verify`` uses: same structure, shapes and dtype kinds, NaN equals NaN, then
+    ``|want - got| <= atol + rtol * |want|``). Tolerances: ``tol`` (``{"rtol", "atol"}``, a
+    case's ``TOL``), else rtol 1e-4 and atol 1e-5 when float32 or float16 appears on either
+    side, and rtol 1e-7 and atol 1e-9 otherwise.
+    """
+    from pforge.runtime.compare import compare
+
+    if tol:
+        rtol, atol = tol["rtol"], tol["atol"]
+    elif _low_precision(want) or _low_precision(got):
+        rtol, atol = 1e-4, 1e-5
+    else:
+        rtol, atol = 1e-7, 1e-9
+    match = compare(want, got, rtol=rtol, atol=atol)
+    assert match.ok, f"{where}{match.message} (rtol={rtol}, atol={atol})"
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _own_cache(tmp_path_factory):
     """``pforge check`` keeps its cache in a temporary folder, not in the repository."""

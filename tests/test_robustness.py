@@ -14,7 +14,7 @@ import textwrap
 import gast
 import pytest
 
-from conftest import CASES, GOLDEN, assert_exit, case_files, invoke, sample_files, write
+from conftest import GOLDEN, assert_exit, case_files, invoke, sample_files, shared_cases, write
 from pforge.transpile import SourceError, transpile_source
 from pforge.transpile.analysis import discover
 from pforge.transpile.frontend import SourceText, parse, position
@@ -364,7 +364,17 @@ def test_outline_equals_whole_module_on_samples_and_cases(path):
 
 
 def test_shared_cases_are_there():
-    """In CI the shared cases must be beside the clone; elsewhere their tests just skip."""
-    if not os.environ.get("CI"):
-        pytest.skip("../shared/cases is only required in CI")
-    assert CASES.is_dir() and case_files(), "../shared/cases is missing: the test above ran on less"
+    """The test above runs on fewer files without ../shared/cases: say so (a skip), or fail in CI."""
+    assert shared_cases()
+
+
+def test_missing_shared_cases_skip_with_a_reason_or_fail_in_ci(monkeypatch, tmp_path):
+    import conftest
+
+    monkeypatch.setattr(conftest, "CASES", tmp_path / "absent")
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match=r"needs the shared cases in \.\./shared/cases"):
+        conftest.shared_cases()
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="required in CI"):
+        conftest.shared_cases()
