@@ -11,11 +11,11 @@ import sys
 
 import pytest
 
-from conftest import CASES, case_files
+from conftest import assert_same_numbers, shared_cases
 from pforge.transpile import transpile_source
 
-CASE_FILES = case_files()
-pytestmark = pytest.mark.skipif(not CASE_FILES, reason="../shared/cases is not beside the repo")
+#: every test here needs ../shared/cases: skipped without it (saying so), failed in CI
+CASE_FILES = shared_cases(module=True)
 
 
 def _load(path):
@@ -109,31 +109,98 @@ VECTORIZABLE = [p for p in CASE_FILES if _expect(p)["vectorizable"]]
 DIRECT_GAPS: dict[str, str] = {}
 
 
-@pytest.mark.parametrize("backend", ["pfor", "auto", "auto-probe"])
-@pytest.mark.parametrize("path", VECTORIZABLE, ids=[p.stem for p in VECTORIZABLE])
-def test_transpiled_original_matches(path, backend, tf):
-    """Transpiled ``original`` returns the untouched one's numbers on seeds 0 and 1.
+def _rewritten(backend, why=""):
+    """Outcome: every loop of ``original`` rewritten by ``backend``, its note containing ``why``."""
+    return ("rewritten", backend, why)
 
-    ``auto-probe`` gets the ranks probed from ``make_inputs``; ``auto`` only what the source
-    says. NumPy loops are rewritten with NumPy.
-    """
-    sys.path.insert(0, str(CASES))
-    try:
-        from check import compare, to_numpy
-    finally:
-        sys.path.remove(str(CASES))
+
+def _left(code, why):
+    """Outcome: ``original`` left as it is, with a ``code`` remark containing ``why``."""
+    return ("left", code, why)
+
+
+#: pfor writes TensorFlow: it leaves NumPy loops to the direct backend and says so.
+_NEEDS_DIRECT = _left("PF301", "it needs the direct backend")
+#: Without probed ranks the direct backend cannot batch a NumPy loop (a rank decides
+#: broadcasting), and auto has no other backend for NumPy; with them it rewrites it in NumPy.
+_NUMPY = {"pfor": _NEEDS_DIRECT, "auto": _left("PF301", "rank"), "auto-probe": _rewritten("direct")}
+#: Per-example gradients: the direct backend would differentiate the whole batch once per row.
+_PER_EXAMPLE = _rewritten("pfor", "per-example gradients")
+
+#: What ``original`` of each vectorizable case becomes in each configuration of
+#: ``test_transpiled_original_matches``: ``pfor`` (--backend pfor), ``auto`` (the ranks the
+#: source declares: none) and ``auto-probe`` (ranks probed from ``make_inputs``). A rewrite is
+#: run against the loop; a loop left as it is is checked for the remark that says why (running
+#: it would compare the loop with itself).
+OUTCOMES = {
+    "001": _NUMPY, "002": _NUMPY, "003": _NUMPY, "005": _NUMPY, "006": _NUMPY, "007": _NUMPY,
+    "009": _NUMPY, "010": _NUMPY, "012": _NUMPY, "014": _NUMPY, "015": _NUMPY, "017": _NUMPY,
+    # `table[r][picks[r]]`: without ranks, which axis the per-iteration index selects is unknown
+    "028": {**_NUMPY, "auto": _left("PF301", "a per-iteration index into a per-iteration value")},
+    "018": {"pfor": _rewritten("pfor", "--backend pfor"), "auto": _PER_EXAMPLE,
+            "auto-probe": _PER_EXAMPLE},
+    # Jacobian of a Gram matrix: one tape once the ranks say each entry is a scalar
+    "019": {"pfor": _rewritten("pfor", "--backend pfor"), "auto": _rewritten("pfor", "not a scalar"),
+            "auto-probe": _rewritten("direct", "every op has a batching rule")},
+    "020": {"pfor": _rewritten("pfor", "--backend pfor"),
+            "auto": _rewritten("pfor", "the rank of an operand is unknown"), "auto-probe": _PER_EXAMPLE},
+    "022": {"pfor": _rewritten("pfor", "--backend pfor"),
+            "auto": _rewritten("pfor", "rank of an operand is unknown"),
+            "auto-probe": _rewritten("direct", "every op has a batching rule")},
+    # a ragged prefix: the trip count is `int()` of a tensor, which only pfor's while_loop runs
+    "023": {"pfor": _rewritten("pfor", "--backend pfor"), "auto": _rewritten("pfor", "`int()` of a tensor"),
+            "auto-probe": _rewritten("pfor", "`int()` of a tensor")},
+}
+CONFIGS = ["pfor", "auto", "auto-probe"]
+
+
+def test_every_vectorizable_case_has_its_outcomes():
+    assert sorted(OUTCOMES) == sorted(p.stem[:3] for p in VECTORIZABLE)
+    assert all(sorted(o) == sorted(CONFIGS) for o in OUTCOMES.values())
+
+
+def _configs(kind):
+    return [pytest.param(path, config, id=f"{path.stem}-{config}") for path in VECTORIZABLE
+            for config in CONFIGS if OUTCOMES.get(path.stem[:3], {}).get(config, ("?",))[0] == kind]
+
+
+def _transpile(path, config):
+    shapes = _probed(path) if config == "auto-probe" else None
+    return _original_plans(path, backend=config.split("-")[0], shapes=shapes)
+
+
+@pytest.mark.parametrize("path, config", _configs("rewritten"))
+def test_transpiled_original_matches(path, config, tf):
+    """Transpiled ``original`` is rewritten as OUTCOMES says and returns the untouched one's
+    numbers on seeds 0 and 1 (NumPy loops are rewritten with NumPy)."""
     from pforge.runtime.loader import load_module
 
-    shapes = _probed(path) if backend == "auto-probe" else None
-    result = transpile_source(path.read_text(), str(path), backend=backend.split("-")[0], shapes=shapes)
+    _, backend, why = OUTCOMES[path.stem[:3]][config]
+    result, plans = _transpile(path, config)
+    assert result.changed and plans, result.remarks
+    for plan in plans:
+        assert plan.rewritten and plan.backend == backend, (plan.backend, plan.backend_note, plan.remarks)
+        assert why in plan.backend_note, plan.backend_note
     before = _load(path)
     after = load_module(str(path), source=result.code)
     for seed in (0, 1):
-        want = to_numpy(before.original(*before.make_inputs(seed)))
-        got = to_numpy(after.original(*after.make_inputs(seed)))
-        compare(want, got, getattr(before, "TOL", None))
-    if result.changed and hasattr(after.original, "experimental_get_tracing_count"):
+        want = before.original(*before.make_inputs(seed))
+        got = after.original(*after.make_inputs(seed))
+        assert_same_numbers(want, got, getattr(before, "TOL", None), where=f"seed {seed}: ")
+    if hasattr(after.original, "experimental_get_tracing_count"):
         assert after.original.experimental_get_tracing_count() == 1
+
+
+@pytest.mark.parametrize("path, config", _configs("left"))
+def test_left_as_a_loop_says_why(path, config):
+    """Where OUTCOMES says ``original`` stays a loop, it is left byte-identical with the remark
+    that says why (pfor: NumPy needs the direct backend; auto without ranks: a rank is unknown)."""
+    _, code, why = OUTCOMES[path.stem[:3]][config]
+    result, plans = _transpile(path, config)
+    assert not result.changed and plans
+    assert not any(p.rewritten for p in plans)
+    remarks = [r.message for p in plans for r in p.remarks if r.code == code]
+    assert remarks and why in remarks[0], [r.message for p in plans for r in p.remarks]
 
 
 NUMPY_CASES = [p for p in VECTORIZABLE if "_tf_" not in p.stem]
@@ -153,23 +220,6 @@ def test_numpy_cases_are_rewritten_with_numpy(path):
     assert plans and all(p.rewritten and p.backend == "direct" for p in plans), plans
     assert "tensorflow" not in result.code and "tf.function" not in result.code
     assert "with batched ops" in result.code
-
-
-def test_numpy_loops_need_the_direct_backend_under_pfor():
-    """``--backend pfor`` leaves NumPy loops alone and says the direct backend is needed."""
-    for path in NUMPY_CASES:
-        result, plans = _original_plans(path, backend="pfor")
-        assert not result.changed, path.name
-        notes = [r for p in plans for r in p.remarks if r.code == "PF301"]
-        assert notes and "direct backend" in notes[0].message, path.name
-
-
-def test_numpy_case_without_ranks_stays_a_loop_and_says_why():
-    """No probe, no annotation: an unknown rank decides broadcasting, so the loop stays."""
-    path = next(p for p in NUMPY_CASES if p.stem.startswith("005"))
-    result, plans = _original_plans(path)
-    assert not result.changed
-    assert any("rank" in r.message for p in plans for r in p.remarks if r.code == "PF301")
 
 
 #: What decides each case, where: (code, line, words the remark or a note must contain). The
