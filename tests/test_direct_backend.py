@@ -313,7 +313,11 @@ def test_cli_explain_shows_backend_and_reason(tmp_path):
     assert "batching rule" in data[0]["backend_note"]
 
 
+#: Traps for a batching backend: (source, outcome). The outcome is ``True`` (rewritten by the
+#: direct backend; then run against the loop), or the remark codes of the loop and the words
+#: of its last remark when the loop must be left as it is.
 _TRAPS = {
+    # `a or b` returns an operand, the first truthy one: no logical-or reduction gives that
     "or_of_numbers": ('''
         def f(x):
             """Args:
@@ -323,7 +327,7 @@ _TRAPS = {
             for i in range(x.shape[0]):
                 found = found or x[i]
             return found
-    ''', False),
+    ''', (["PF201"], "a recurrence")),
     "python_int_product": ('''
         def f(x):
             """Args:
@@ -333,7 +337,9 @@ _TRAPS = {
             for i in range(1, 40):
                 p *= i
             return p
-    ''', False),
+    ''', (["PF102", "PF301"], "a product of Python integers, which NumPy could overflow")),
+    # The outer loop is independent and the inner one a reduction into out[i] (3 per row): a
+    # batched `out += 1` adds 1. The direct backend cannot batch a repeated update: it stays.
     "update_repeated_along_inner_loop": ('''
         def f(x):
             """Args:
@@ -344,7 +350,7 @@ _TRAPS = {
                 for j in range(3):
                     out[i] += 1
             return out
-    ''', None),
+    ''', (["PF101", "PF301"], "an update repeated along a loop it does not depend on")),
     "concatenated_rows": ('''
         def f(x):
             """Args:
@@ -370,7 +376,7 @@ _TRAPS = {
 
 @pytest.mark.parametrize("name", sorted(_TRAPS))
 def test_traps_are_batched_correctly_or_not_at_all(name):
-    """Each trap is either rewritten and numerically equal, or left as a loop (``expect`` None: either)."""
+    """Each trap is either rewritten and numerically equal, or left as a loop saying why."""
     import numpy as np
 
     from pforge.runtime.loader import load_module
@@ -378,8 +384,14 @@ def test_traps_are_batched_correctly_or_not_at_all(name):
     body, expect = _TRAPS[name]
     source = "import numpy as np\n" + textwrap.dedent(body)
     result = transpile_source(source, "m.py", backend="direct")
-    if expect is not None:
-        assert result.changed == expect, result.code
+    (plan,) = result.plans
+    if expect is not True:
+        codes, why = expect
+        assert not result.changed and not plan.rewritten, result.code
+        assert [r.code for r in plan.remarks] == codes, plan.remarks
+        assert why in plan.remarks[-1].message, plan.remarks
+        return
+    assert result.changed and plan.rewritten and plan.backend == "direct", plan.remarks
     rng = np.random.default_rng(3)
     x = rng.integers(0, 3, 6).astype(float) if name != "diagonal" else rng.standard_normal((4, 4))
     if name == "concatenated_rows":
@@ -570,6 +582,16 @@ ADVERSARIAL = {
 }
 
 
+#: The adversarial loops the direct backend now leaves as they are (the fix was to refuse
+#: them), with the words of their PF301 remark; every other one must be rewritten by it.
+ADVERSARIAL_LEFT = {
+    "fmax-skips-nan": "`np.fmax(best, v[i])` skips NaN terms, which a batched max does not",
+    "power-of-the-index": "`2 ** (i - 2)`: a power with the loop index as exponent",
+    "shape-of-a-row": "`x[i].shape[0]`: an invariant value computed from per-iteration values",
+    "std-of-a-scalar": "`numpy.std` of a per-iteration scalar",
+}
+
+
 @pytest.mark.parametrize("name", sorted(ADVERSARIAL))
 def test_adversarial_loops_keep_their_meaning(name):
     import numpy as np
@@ -582,6 +604,13 @@ def test_adversarial_loops_keep_their_meaning(name):
               f"    {body}\n")
     result = transpile_source(source, "m.py")
     compile(result.code, "m.py", "exec")  # always valid Python
+    (plan,) = result.plans
+    if name in ADVERSARIAL_LEFT:
+        assert not result.changed and not plan.rewritten, result.code
+        notes = [r.message for r in plan.remarks if r.code == "PF301"]
+        assert notes and ADVERSARIAL_LEFT[name] in notes[0], plan.remarks
+        return
+    assert result.changed and plan.rewritten and plan.backend == "direct", plan.remarks
 
     def inputs():
         rng = np.random.default_rng(0)
@@ -745,12 +774,14 @@ def test_gradient_tape_rows_become_one_jacobian(name, tf):
 
 
 def test_parameter_bound_again_loses_its_declared_rank():
-    """``x = x.reshape(-1)`` makes the docstring's ``x: [n, d]`` wrong: ``x[i]`` is a scalar."""
+    """``x = x.reshape(-1)`` makes the docstring's ``x: [n, d]`` wrong: ``x[i]`` is a scalar, its
+    rank unknown to pforge, so the loop stays. Without that line the declared rank holds and the
+    same loop is rewritten."""
     import numpy as np
 
     from pforge.runtime.loader import load_module
 
-    source = textwrap.dedent('''
+    declared = textwrap.dedent('''
         import numpy as np
 
         def f(x, b):
@@ -758,14 +789,20 @@ def test_parameter_bound_again_loses_its_declared_rank():
               x: [n, d].
               b: [k].
             """
-            x = x.reshape(-1)
             out = []
             for i in range(x.shape[0]):
                 out.append(x[i] + b)
             return np.stack(out)
     ''')
+    source = declared.replace("    out = []\n", "    x = x.reshape(-1)\n    out = []\n")
     result = transpile_source(source, "m.py")
-    x, b = np.arange(6.0).reshape(2, 3), np.linspace(0.0, 1.0, 6)  # n * d == k: a wrong axis would not raise
-    want = load_module("m.py", source=source).f(x, b)
-    got = load_module("m.py", source=result.code).f(x, b)
-    np.testing.assert_array_equal(got, want, err_msg=result.code)
+    assert not result.changed and not result.plans[0].rewritten, result.code
+    notes = [r.message for r in result.plans[0].remarks if r.code == "PF301"]
+    assert notes and "the per-iteration rank of an operand is unknown" in notes[0], result.remarks
+
+    kept = transpile_source(declared, "m.py")
+    assert kept.changed and kept.plans[0].backend == "direct", kept.remarks
+    x, b = np.arange(6.0).reshape(2, 3), np.linspace(0.0, 1.0, 3)
+    want = load_module("m.py", source=declared).f(x, b)
+    got = load_module("m.py", source=kept.code).f(x, b)
+    np.testing.assert_array_equal(got, want, err_msg=kept.code)
