@@ -11,13 +11,13 @@ from pforge.transpile import analyze_source, transpile_source
 HEADER = "import numpy as np\nimport tensorflow as tf\n\n"
 
 
-def codes(body: str, module: str = "") -> list[str]:
-    """Remark codes of the first loop unit of ``f`` (the body is indented into a function)."""
+def first_unit(body: str, module: str = ""):
+    """The plan of the first loop unit of ``f`` (the body is indented into a function)."""
     source = (HEADER + textwrap.dedent(module) + "\ndef f(x, y, w, n, idx, v):\n"
               + textwrap.indent(textwrap.dedent(body), "    "))
     plans = analyze_source(source, "t.py")
     assert plans, "no loop found"
-    return sorted({r.code for r in plans[0].remarks})
+    return plans[0]
 
 
 VECTORIZABLE = [
@@ -320,7 +320,10 @@ def noisy(t):
 
 @pytest.mark.parametrize("body, code", VECTORIZABLE)
 def test_vectorizable(body, code):
-    assert codes(body, MODULE)[0] == code
+    """The verdict is vectorizable and ``code`` is the one remark."""
+    plan = first_unit(body, MODULE)
+    assert plan.vectorizable, plan.remarks
+    assert [r.code for r in plan.remarks] == [code], plan.remarks
 
 
 REFUSED = [
@@ -770,9 +773,11 @@ VECTORIZABLE += [
 
 @pytest.mark.parametrize("body, code", REFUSED)
 def test_refused(body, code):
-    got = codes(body, MODULE)
+    plan = first_unit(body, MODULE)
+    got = sorted({r.code for r in plan.remarks})
+    assert not plan.vectorizable, plan.remarks
     assert code in got
-    assert not any(c.startswith("PF1") for c in got)
+    assert all(c.startswith("PF2") for c in got), got
 
 
 def test_outer_blocked_inner_flagged():
