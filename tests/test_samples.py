@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
-from conftest import GOLDEN, sample_files
+from conftest import sample_files
 from pforge.transpile import transpile_source
+from update_golden import FOLDERS, generated
 
 SAMPLES = sample_files()
 IDS = [p.stem for p in SAMPLES]
 
 
 BACKENDS = ["pfor", "direct"]
-#: golden folders: tests/golden/*.py (pfor), tests/golden/direct/*.py (direct)
-FOLDERS = {"pfor": GOLDEN, "direct": GOLDEN / "direct"}
-#: samples the direct backend leaves to pfor (GradientTape in the body), with the reason
-PFOR_ONLY = {"per_example_grads"}
+#: samples the direct backend leaves to pfor, with the reason its plan gives: per-example
+#: gradients (so their direct golden file is their pfor one)
+PFOR_ONLY = {"per_example_grads": "per-example gradients (a per-iteration value under the "
+                                  "GradientTape) need the pfor backend"}
+#: samples nothing may rewrite, with the code of the remark that refuses their loop: their
+#: golden files (both backends) equal the sample
+UNCHANGED = {"logging_refused": "PF205", "rnn_refused": "PF201"}
+UPDATE = "if the new code is right, run `.venv/bin/python -m tests.update_golden` and read the diff"
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -25,14 +28,64 @@ PFOR_ONLY = {"per_example_grads"}
 def test_golden(path, backend):
     """The generated code is byte-identical to the reviewed golden file of that backend.
 
-    Regenerate with PFORGE_UPDATE_GOLDEN=1 after reading the diff.
+    The test only compares; ``tests/update_golden.py`` writes the files.
     """
-    code = transpile_source(path.read_text(), str(path.relative_to(path.parent.parent)), backend=backend).code
     golden = FOLDERS[backend] / path.name
-    if os.environ.get("PFORGE_UPDATE_GOLDEN"):
-        golden.parent.mkdir(exist_ok=True)
-        golden.write_text(code)
-    assert code == golden.read_text()
+    assert golden.is_file(), f"{golden} is missing: {UPDATE}"
+    assert generated(path, backend) == golden.read_text(), f"{golden} differs: {UPDATE}"
+
+
+def test_golden_tests_never_write(tmp_path, monkeypatch):
+    """A wrong golden file fails, whatever the environment says (PFORGE_UPDATE_GOLDEN used to
+    make the test write it), and stays as it was."""
+    path = next(p for p in SAMPLES if p.stem not in UNCHANGED)
+    monkeypatch.setitem(FOLDERS, "pfor", tmp_path)
+    monkeypatch.setenv("PFORGE_UPDATE_GOLDEN", "1")
+    wrong = tmp_path / path.name
+    wrong.write_text("stale\n")
+    with pytest.raises(AssertionError, match="update_golden"):
+        test_golden(path, "pfor")
+    assert wrong.read_text() == "stale\n"
+    wrong.unlink()
+    with pytest.raises(AssertionError, match="is missing"):
+        test_golden(path, "pfor")
+    assert not wrong.exists()
+
+
+def test_refused_samples_are_the_unchanged_ones():
+    assert sorted(UNCHANGED) == sorted(p.stem for p in SAMPLES if "refused" in p.stem)
+    assert set(PFOR_ONLY) <= set(IDS)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("path", SAMPLES, ids=IDS)
+def test_golden_differs_from_its_sample_unless_refused(path, backend):
+    """A golden file equal to its sample passes with a transpiler that does nothing: only the
+    refused samples may have one, and for them nothing is rewritten, with the refusing remark."""
+    golden = (FOLDERS[backend] / path.name).read_text()
+    if path.stem not in UNCHANGED:
+        assert golden != path.read_text(), f"{path.name}: the {backend} golden file is the sample"
+        return
+    assert golden == path.read_text()
+    result = transpile_source(path.read_text(), str(path), backend=backend)
+    assert result.plans and not result.changed and not any(p.rewritten for p in result.plans)
+    assert {r.code for r in result.remarks} == {UNCHANGED[path.stem]}, result.remarks
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=IDS)
+def test_direct_golden_differs_from_pfor_unless_it_falls_back(path):
+    """The direct golden file equals the pfor one only where the direct backend leaves every
+    loop to pfor (per-example gradients, its plans say why) or nothing is rewritten."""
+    pfor, direct = ((FOLDERS[backend] / path.name).read_text() for backend in BACKENDS)
+    if path.stem in UNCHANGED:
+        assert direct == pfor == path.read_text()
+    elif path.stem in PFOR_ONLY:
+        assert direct == pfor
+        plans = transpile_source(path.read_text(), str(path), backend="direct").plans
+        assert plans and all(p.rewritten and p.backend == "pfor" for p in plans), plans
+        assert all(PFOR_ONLY[path.stem] in p.backend_note for p in plans), plans
+    else:
+        assert direct != pfor, f"{path.name}: the direct golden file is the pfor one"
 
 
 @pytest.mark.parametrize("path", [p for p in SAMPLES if "refused" not in p.stem],
@@ -43,7 +96,7 @@ def test_auto_picks_direct_unless_a_rule_is_missing(path):
     assert plans
     for plan in plans:
         if path.stem in PFOR_ONLY:
-            assert plan.backend == "pfor" and "GradientTape" in plan.backend_note, plan
+            assert plan.backend == "pfor" and PFOR_ONLY[path.stem] in plan.backend_note, plan
         else:
             assert plan.backend == "direct", plan
             assert "tf.vectorized_map(" not in transpile_source(path.read_text(), str(path)).code
