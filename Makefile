@@ -32,3 +32,9 @@ fuzz: $(BIN)/.installed
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache
+
+# make golden: rewrite tests/golden/ from what pforge generates now (the tests only compare);
+# review with git diff tests/golden before committing
+.PHONY: golden
+golden: $(BIN)/.installed
+	$(BIN)/python -m tests.update_golden
