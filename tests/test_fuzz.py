@@ -270,3 +270,21 @@ def test_tensorflow_loop_over_a_python_list(tf):
     assert result.plans[0].backend == "pfor"
     xs = [0.5, -1.0, 2.0]
     np.testing.assert_allclose(after(xs).numpy(), before(xs).numpy(), rtol=1e-6)
+
+
+@pytest.mark.tf
+def test_tensorflow_miscompile_of_max_times_factor_is_not_staged(tf):
+    """TensorFlow's remapper turns ``tf.maximum(3.0 * y, y)`` into LeakyRelu(alpha=3) once staged,
+    which is ``y`` for positive ``y`` (fuzz seeds 7742 and 10248): such a function is not staged,
+    so the direct rewrite runs eagerly and equals the loop, and the pfor rewrite is left out."""
+    body = ("def f(y):\n    out = []\n    for i in range(y.shape[0]):\n"
+            "        out.append(tf.maximum(FACTOR * y[i], y[i]))\n    return tf.stack(out)\n")
+    source = "import tensorflow as tf\n\n" + body.replace("FACTOR", "3.0")
+    result, before, after = _run(source, {}, shapes={"y": 1})
+    assert result.changed and "@tf.function" not in result.code, result.code
+    y = tf.constant([1.5, -2.0])
+    np.testing.assert_allclose(after(y).numpy(), before(y).numpy())
+    pfor = transpile_source(source, "m.py", backend="pfor")
+    assert not pfor.changed and "remapper" in pfor.plans[0].remarks[-1].message
+    leaky = transpile_source("import tensorflow as tf\n\n" + body.replace("FACTOR", "0.2"), "m.py", shapes={"y": 1})
+    assert "@tf.function" in leaky.code  # a factor in [0, 1] is a true LeakyRelu: staged as before

@@ -52,6 +52,11 @@ def stage_blocker(ctx: ModuleContext, fdef: gast.FunctionDef | None, rewritten: 
     if _is_method(ctx, fdef):
         return ("it is a method: tf.function holds only a weak reference to `self`, so calls on a "
                 "temporary object would fail")
+    miscompiled = _leaky_relu_pattern(ctx, fdef)
+    if miscompiled is not None:
+        return (f"`{gast.unparse(miscompiled).strip()}` (line {miscompiled.lineno}) is miscompiled in "
+                "graphs: TensorFlow's remapper fuses max(x * a, x) into LeakyRelu, which is right "
+                "only for a <= 1")
     params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs
               if isinstance(a, gast.Name)}
     declared = {n for node in gast.walk(fdef) if isinstance(node, (gast.Global, gast.Nonlocal))
@@ -156,4 +161,32 @@ def _unsafe(ctx, node, local_names) -> str | None:
             return f"it calls {effect.what}"
         if effect.kind == effects.UNKNOWN and not ctx.waived(node):
             return f"it calls `{effect.what}`, whose effects are unknown"
+    return None
+
+
+_MAXIMUM = {"tensorflow.maximum", "tensorflow.math.maximum"}
+
+
+def _leaky_relu_pattern(ctx: ModuleContext, fdef: gast.FunctionDef) -> gast.Call | None:
+    """A ``tf.maximum(x * a, x)`` whose factor ``a`` is not a constant in [0, 1], or None.
+
+    TensorFlow's Grappler remapper (oneDNN builds on CPU, TF 2.16-2.21) rewrites
+    ``Maximum(Mul(x, a), x)`` into ``LeakyRelu(x, alpha=a)``, which equals the maximum only
+    when ``a <= 1``: ``tf.maximum(3.0 * y, y)`` gives ``y`` for positive ``y`` once staged,
+    while the eager loop gives ``3 * y``. Found by the differential fuzzer.
+    """
+    for node in gast.walk(fdef):
+        if not (isinstance(node, gast.Call) and ctx.imports.resolve(node.func) in _MAXIMUM
+                and len(node.args) == 2):
+            continue
+        first, second = node.args
+        for product, other in ((first, second), (second, first)):
+            if not (isinstance(product, gast.BinOp) and isinstance(product.op, gast.Mult)):
+                continue
+            for factor, operand in ((product.left, product.right), (product.right, product.left)):
+                if gast.dump(operand) != gast.dump(other):
+                    continue
+                value = factor.value if isinstance(factor, gast.Constant) else None
+                if not (isinstance(value, (int, float)) and 0 <= value <= 1):
+                    return node
     return None
