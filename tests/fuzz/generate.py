@@ -273,6 +273,12 @@ class _Builder:
         return Fragment("if/elif/else on what it writes", VECTORIZE, tuple(body), outputs=("d",),
                         reads=frozenset({"d"}))
 
+    def _filter(self, k):
+        """A collector appended to under a per-iteration test only (a filter)."""
+        consumer = "np.array" if self.np else "tf.stack"
+        return Fragment("filter", VECTORIZE, (f"if {self.test()}:", f"    f{k}.append({self.expr()})"),
+                        (f"f{k} = []",), outputs=(f"{consumer}(f{k})",))
+
     def _guard(self, k):
         """``continue`` under a per-iteration test, first in the body."""
         return Fragment("continue guard", VECTORIZE, (f"if {self.test()}:", "    continue"), first=True)
@@ -410,6 +416,14 @@ class _Builder:
         return Fragment("aliased view", REFUSE, (f"w{k}[i] = d[i] * 2.0",), (f"w{k} = d[1:]",),
                         outputs=("d",), reads=frozenset({"d"}), ahead=1, lists_ok=False)
 
+    def _alias(self, k):
+        """Writes through a second name of an argument what the next iteration reads."""
+        if not self.np:
+            return self._carried(k)
+        prev, offsets = ("i + 1", {"ahead": 1}) if self.descending else ("i - 1", {"back": 1})
+        return Fragment("aliased name", REFUSE, (f"e{k}[i] = d[{prev}] * 0.5 + {self.expr(1)}",),
+                        (f"e{k} = d",), outputs=("d",), reads=frozenset({"d"}), **offsets)
+
     def _rows(self, k):
         if not self.np:
             return self._carried(k)
@@ -421,9 +435,10 @@ class _Builder:
 #: (fragment kind, weight) for independent bodies and planted dependences
 INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2), ("branch-inplace", 3),
                ("reduction", 5), ("count", 1), ("argmax", 2), ("gather", 2), ("scatter-add", 2),
-               ("nest-carried", 2), ("pair", 2), ("prefix", 1))
+               ("nest-carried", 2), ("pair", 2), ("prefix", 1), ("filter", 2))
 DEPENDENT = (("carried", 2), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
-             ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1))
+             ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
+             ("alias", 1))
 
 
 def _pick(rng, table):
