@@ -587,7 +587,6 @@ ADVERSARIAL = {
 ADVERSARIAL_LEFT = {
     "fmax-skips-nan": "`np.fmax(best, v[i])` skips NaN terms, which a batched max does not",
     "power-of-the-index": "`2 ** (i - 2)`: a power with the loop index as exponent",
-    "shape-of-a-row": "`x[i].shape[0]`: an invariant value computed from per-iteration values",
     "std-of-a-scalar": "`numpy.std` of a per-iteration scalar",
 }
 

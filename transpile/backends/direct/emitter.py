@@ -1300,6 +1300,9 @@ class DirectRewriter:
         index = self._index(node.value, comps, shape, store=False)
         if index is None:
             rank = _index_rank(base.rank, [self.ev(c) if not isinstance(c, gast.Slice) else c for c in comps])
+            if base.node is not node.value:  # an invariant the batched code spells otherwise: `tf.shape(m)[1:]`
+                return Val(gast.Subscript(value=base.node, slice=copy.deepcopy(node.slice), ctx=gast.Load()),
+                           (), rank)
             return Val(node, (), rank)
         sub, full, rank, _ = index
         return Val(sub, tuple(full), rank)
@@ -1518,6 +1521,14 @@ class DirectRewriter:
                 except (Unsupported, IndexError, KeyError, AttributeError, TypeError):
                     rank = None
             rank = _constructor_rank(self, node, name) if rank is None else rank
+            respelled = any(v.node is not a for v, a in zip(pos, node.args)) or any(
+                kw[k.arg].node is not k.value for k in node.keywords)
+            if respelled and not is_method and name not in _LIST_ARG_RULES:
+                # An invariant operand the batched code spells otherwise (`tf.shape(m[i])` is
+                # `tf.shape(m)[1:]`): the call is rebuilt around the new spelling.
+                call = gast.Call(func=copy.deepcopy(node.func), args=[v.node for v in pos],
+                                 keywords=[gast.keyword(arg=k.arg, value=kw[k.arg].node) for k in node.keywords])
+                return Val(call, (), rank)
             return Val(node, (), rank)
         if rule is None:
             what = name or gast.unparse(node.func).strip()

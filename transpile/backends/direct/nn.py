@@ -48,4 +48,15 @@ def _convert_logit_loss(b):
     (labels, logits), full, rank = align(b.lib, [b.kw["labels"], b.kw["logits"]], f"`{b.name}`")
     softmax = "softmax" in b.name
     kws = {"labels": labels.node, "logits": logits.node}
+    batched = [v.stacked and all(v.full) for v in (labels, logits)]
+    if not all(batched):
+        # These ops want equal shapes, not broadcasting: an operand the loop does not vary
+        # (or varies along fewer loops) is broadcast to the batch first.
+        if any(batched):
+            shape = b.lib.call("shape", (logits if batched[1] else labels).node)
+        else:
+            shape = b.lib.call("broadcast_dynamic_shape", b.lib.call("shape", labels.node),
+                               b.lib.call("shape", logits.node))
+        kws = {key: val.node if full else b.lib.call("broadcast_to", val.node, shape)
+               for (key, val), full in zip((("labels", labels), ("logits", logits)), batched)}
     return Val(b.emit([], kws), full, rank - 1 if softmax else rank)
