@@ -288,3 +288,7 @@ def test_tensorflow_miscompile_of_max_times_factor_is_not_staged(tf):
     assert not pfor.changed and "remapper" in pfor.plans[0].remarks[-1].message
     leaky = transpile_source("import tensorflow as tf\n\n" + body.replace("FACTOR", "0.2"), "m.py", shapes={"y": 1})
     assert "@tf.function" in leaky.code  # a factor in [0, 1] is a true LeakyRelu: staged as before
+    # Grappler makes `y + y` a product by 2 first (fuzz seed 63410), and `y / 0.25` one by 4
+    for spelled in ("tf.maximum(y[i], y[i] + y[i])", "tf.maximum(y[i] / 0.25, y[i])"):
+        other = transpile_source(source.replace("tf.maximum(3.0 * y[i], y[i])", spelled), "m.py", shapes={"y": 1})
+        assert other.changed and "@tf.function" not in other.code, other.code

@@ -173,20 +173,35 @@ def _leaky_relu_pattern(ctx: ModuleContext, fdef: gast.FunctionDef) -> gast.Call
     TensorFlow's Grappler remapper (oneDNN builds on CPU, TF 2.16-2.21) rewrites
     ``Maximum(Mul(x, a), x)`` into ``LeakyRelu(x, alpha=a)``, which equals the maximum only
     when ``a <= 1``: ``tf.maximum(3.0 * y, y)`` gives ``y`` for positive ``y`` once staged,
-    while the eager loop gives ``3 * y``. Found by the differential fuzzer.
+    while the eager loop gives ``3 * y``. Grappler first turns ``x + x`` into ``2 * x`` and a
+    division by a constant into a product, so those count as products too. Found by the
+    differential fuzzer.
     """
     for node in gast.walk(fdef):
         if not (isinstance(node, gast.Call) and ctx.imports.resolve(node.func) in _MAXIMUM
                 and len(node.args) == 2):
             continue
         first, second = node.args
-        for product, other in ((first, second), (second, first)):
-            if not (isinstance(product, gast.BinOp) and isinstance(product.op, gast.Mult)):
-                continue
-            for factor, operand in ((product.left, product.right), (product.right, product.left)):
-                if gast.dump(operand) != gast.dump(other):
-                    continue
-                value = factor.value if isinstance(factor, gast.Constant) else None
-                if not (isinstance(value, (int, float)) and 0 <= value <= 1):
-                    return node
+        for scaled, other in ((first, second), (second, first)):
+            factor = _scale_of(scaled, other)
+            if factor is not None and not (isinstance(factor, (int, float)) and 0 <= factor <= 1):
+                return node
+    return None
+
+
+def _scale_of(expr, base):
+    """``a`` when ``expr`` is ``base`` scaled by ``a`` (``base * a``, ``a * base``, ``base / a``,
+    ``base + base``): a number when ``a`` is a literal, else the node; None otherwise."""
+    same = gast.dump(base)
+    if not isinstance(expr, gast.BinOp):
+        return None
+    if isinstance(expr.op, gast.Add) and gast.dump(expr.left) == same == gast.dump(expr.right):
+        return 2
+    pairs = {gast.Mult: ((expr.left, expr.right), (expr.right, expr.left)), gast.Div: ((expr.right, expr.left),)}
+    for factor, operand in pairs.get(type(expr.op), ()):
+        if gast.dump(operand) == same:
+            value = factor.value if isinstance(factor, gast.Constant) else None
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                return 1 / value if isinstance(expr.op, gast.Div) and value else value
+            return factor
     return None
