@@ -221,10 +221,16 @@ def explain(
     backend: Annotated[str, typer.Option(help=_BACKEND_HELP)] = "auto",
     shapes: Annotated[str | None, typer.Option(help=_SHAPES_HELP)] = None,
     probe: Annotated[bool, typer.Option("--probe", help=_PROBE_HELP)] = False,
+    show_plan: Annotated[bool, typer.Option("--plan", help="Also print the vector plan of each "
+                                            "vectorizable loop: its values (stacked or "
+                                            "unstacked) and its recipes (widen, mask, blend, "
+                                            "reduce, collect, gather, scatter, inner loop), "
+                                            "in order.")] = False,
 ):
     """Shows, per loop: iteration space, each name's class, dependences, verdict, and the
     backend chosen with the reason (``auto`` falls back to pfor when an op has no batching rule
-    or a rank is unknown, and names it)."""
+    or a rank is unknown, and names it). With ``--plan``, the vector plan that both backends
+    print."""
     path, _, func = target.partition("::")
     if output_format not in ("text", "json"):
         _fail(f"--format must be text or json, not {output_format!r}")
@@ -237,7 +243,11 @@ def explain(
     if func and not plans:
         _fail(f"{path}: no loop in a function named {func!r}")
     if output_format == "json":
-        sys.stdout.write(json.dumps([asdict(p) for p in plans], indent=2) + "\n")
+        records = [asdict(p) for p in plans]
+        if not show_plan:
+            for record in records:
+                record.pop("vector_plan")
+        sys.stdout.write(json.dumps(records, indent=2) + "\n")
         return
     out = _stdout()
     if not out.is_terminal:
@@ -269,6 +279,9 @@ def explain(
                 out.print(f"  note (line {level.lineno}): {escape(note)}")
         for remark in plan.remarks:
             out.print(f"  {escape(remark.format(path))}")
+        if show_plan:
+            for line in plan.vector_plan or ("no vector plan: the loop is not vectorizable",):
+                out.print(f"  {escape(line)}", highlight=False)
         out.print()
 
 

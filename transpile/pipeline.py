@@ -159,11 +159,19 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
     else:
         unstaged = set()
     code = _splice(text, ctx, loop_units, rewrites, tf_alias, chosen, target, unstaged) if rewrites else text.text
+    vector_plans = {id(info): _vector_plan(ctx, info, shapes) for info in loop_units
+                    if rewrite and info.vectorizable and info.form == "loop"}
     plans = tuple(plan_for(info, rewrites.get(id(info)), notes.get(id(info)),
                            chosen.get(id(info), (backend, ""))[0], chosen.get(id(info), ("", ""))[1],
-                           held_back=id(info) in held)
+                           held_back=id(info) in held, vector_plan=vector_plans.get(id(info), ()))
                   for info in loop_units)
     return TranspileResult(filename, text.text, code, plans)
+
+
+def _vector_plan(ctx, info, shapes) -> tuple[str, ...]:
+    """The printed vector plan of a vectorizable loop nest (``explain --plan``)."""
+    from pforge.transpile.vplan import build_plan
+    return tuple(build_plan(ctx, info, shapes).format())
 
 
 def _move_to_tensorflow(ctx, info, namer, tf_alias, shapes, rewrites, notes, chosen):

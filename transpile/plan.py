@@ -59,6 +59,8 @@ class LoopPlan:
             no batching rule or a rank is unknown, and says which).
         held_back: a backend could rewrite the loop, but the rewrite is unsafe and was not
             applied (``unsafe=False``, i.e. ``check --fix`` without ``--unsafe-fixes``).
+        vector_plan: the vector plan of a vectorizable loop, one line per recipe
+            (:mod:`pforge.transpile.vplan`); empty when the loop was only analysed.
     """
 
     lineno: int
@@ -75,6 +77,7 @@ class LoopPlan:
     unsafe: str | None = None
     backend_note: str = ""
     held_back: bool = False
+    vector_plan: tuple[str, ...] = ()
 
 
 def level_verdict(info: LoopInfo) -> str:
@@ -157,7 +160,7 @@ def _integer_term(update) -> bool:
 
 
 def plan_for(info: LoopInfo, rewrite, note: str | None, backend: str, backend_note: str = "",
-             held_back: bool = False) -> LoopPlan:
+             held_back: bool = False, vector_plan: tuple[str, ...] = ()) -> LoopPlan:
     """Freezes the analysis of a loop unit and what the backend did into a plan."""
     levels = []
     for level in info.walk():
@@ -182,4 +185,4 @@ def plan_for(info: LoopInfo, rewrite, note: str | None, backend: str, backend_no
                     backend if rewrite is not None else None,
                     rewrite.pattern if rewrite else _outputs(info), tuple(remarks), tuple(levels),
                     unsafe_reason(info) if info.vectorizable else None,
-                    backend_note if rewrite is not None else "", held_back)
+                    backend_note if rewrite is not None else "", held_back, vector_plan)

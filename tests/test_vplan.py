@@ -1,0 +1,288 @@
+"""The vector plan: built directly from source, asserted on recipe by recipe.
+
+Each decision both printers share (if-conversion, reduction operators, inner loops) is
+tested here on the plan, and once end to end on generated code, where the number check
+comes after the assertion that a rewrite happened.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import numpy as np
+import pytest
+
+from conftest import assert_exit, assert_same_numbers, invoke, write
+from pforge.transpile import transpile_source
+from pforge.transpile.analysis import discover
+from pforge.transpile.frontend import decode_source
+from pforge.transpile.outline import module_context
+from pforge.transpile.vplan import OPERATORS, build_plan, if_conversion, inner_loop
+from pforge.transpile.vplan import recipes as r
+
+
+def _roots(source):
+    ctx = module_context(decode_source(textwrap.dedent(source), "<test>"))
+    return ctx, discover(ctx)
+
+
+def _plan(source, shapes=None):
+    ctx, roots = _roots(source)
+    (root,) = roots
+    assert root.vectorizable, root.blockers
+    return build_plan(ctx, root, shapes)
+
+
+def _kinds(plan):
+    return [type(x).__name__ for x in plan.recipes]
+
+
+# -- reduction operators: one row per operator ----------------------------------------------------
+
+#: operator -> (the update as written in a loop over x, the initial value, the term the plan
+#: records with its sign). Adding an operator to vplan/operators.py adds a row here.
+OPERATOR_CASES = {
+    "add": ("s -= x[i]", "0.0", "-x[i]"),
+    "mul": ("s = s * x[i]", "1.0", "x[i]"),
+    "max": ("s = np.maximum(s, x[i])", "-np.inf", "x[i]"),
+    "min": ("s = np.minimum(x[i], s)", "np.inf", "x[i]"),
+    "or": ("s = s or x[i] > 0", "False", "x[i] > 0"),
+    "and": ("s &= x[i] > 0", "True", "x[i] > 0"),
+}
+
+
+def test_every_operator_has_a_case():
+    assert set(OPERATOR_CASES) == set(OPERATORS)
+
+
+@pytest.mark.parametrize("op", sorted(OPERATOR_CASES))
+def test_operator_is_recognised_and_recorded(op):
+    update, init, term = OPERATOR_CASES[op]
+    plan = _plan(f"""
+        import numpy as np
+        def f(x):
+            s = {init}
+            for i in range(len(x)):
+                {update}
+            return s
+        """)
+    (recipe,) = plan.recipes
+    assert isinstance(recipe, r.Reduce)
+    assert (recipe.name, recipe.op, recipe.term) == ("s", op, term)
+    identity = OPERATORS[op].identity
+    assert recipe.identity == (None if identity is None else repr(identity))
+
+
+@pytest.mark.parametrize("op", sorted(OPERATOR_CASES))
+def test_operator_rewrite_matches_the_loop(op):
+    update, init, _ = OPERATOR_CASES[op]
+    source = textwrap.dedent(f"""
+        import numpy as np
+        def f(x):
+            s = {init}
+            for i in range(len(x)):
+                {update}
+            return s
+        """)
+    result = transpile_source(source, "<op>", shapes={"x": 1})
+    assert result.changed, result.plans[0].remarks
+    want, got = {}, {}
+    exec(compile(source, "<loop>", "exec"), want)
+    exec(compile(result.code, "<rewrite>", "exec"), got)
+    for x in (np.array([0.5, -2.0, 3.0, 1.5]), np.array([1.0]), np.zeros(0)):
+        assert_same_numbers(want["f"](x), got["f"](x), where=f"{op} on {x}")
+
+
+# -- if-conversion ---------------------------------------------------------------------------------
+
+def _if_of(source):
+    ctx, (root,) = _roots(source)
+    stmt = next(s for s in root.body if type(s).__name__ == "If")
+    return if_conversion(root, root, stmt)
+
+
+def test_blend_takes_the_old_value_on_the_path_that_does_not_bind():
+    found = _if_of("""
+        import numpy as np
+        def f(x, out):
+            for i in range(len(x)):
+                v = x[i]
+                if v > 0:
+                    v = v * 2.0
+                out[i] = v
+        """)
+    (blend,) = found.blends
+    assert (blend.name, blend.then, blend.otherwise) == ("v", "branch", "old")
+    assert found.hoisted  # the branch binds `v`, which the test reads
+
+
+def test_test_that_no_branch_writes_is_not_hoisted():
+    found = _if_of("""
+        def f(x, out):
+            for i in range(len(x)):
+                v = 0.0
+                if x[i] > 0:
+                    v = x[i]
+                out[i] = v
+        """)
+    assert not found.hoisted
+    assert [(b.name, b.then, b.otherwise) for b in found.blends] == [("v", "branch", "old")]
+
+
+def test_branch_local_name_is_not_blended():
+    found = _if_of("""
+        def f(x, out):
+            for i in range(len(x)):
+                if x[i] > 0:
+                    p = x[i] * 2.0
+                    out[i] = p
+        """)
+    assert found.blends == ()
+    assert found.local == {"p"}
+
+
+def test_chain_that_writes_what_it_tests_is_hoisted():
+    found = _if_of("""
+        def f(d):
+            for i in range(len(d)):
+                if d[i] > 0:
+                    d[i] = -1.0
+                elif d[i] < 0:
+                    d[i] = 1.0
+        """)
+    assert found.hoisted and len(found.chain) == 2
+
+
+def test_appends_are_a_filter_in_one_branch_and_a_select_in_both():
+    found = _if_of("""
+        import numpy as np
+        def f(x):
+            kept, either = [], []
+            for i in range(len(x)):
+                if x[i] > 0:
+                    kept.append(x[i])
+                    either.append(x[i])
+                else:
+                    either.append(-x[i])
+            return np.stack(kept), np.stack(either)
+        """)
+    merges = {m.name: (m.how, m.kept_when) for m in found.outputs}
+    assert merges == {"kept": ("filter", True), "either": ("select", True)}
+
+
+def test_reduction_under_if_is_masked_not_blended():
+    found = _if_of("""
+        def f(x):
+            s = 0.0
+            for i in range(len(x)):
+                if x[i] > 0:
+                    s += x[i]
+                else:
+                    s -= 1.0
+            return s
+        """)
+    assert found.blends == () and found.flows == {"s"}
+    assert [(m.name, m.how) for m in found.outputs] == [("s", "masked")]
+
+
+def test_plan_orders_mask_branches_then_blends():
+    plan = _plan("""
+        import numpy as np
+        def f(x, out):
+            for i in range(len(x)):
+                v = x[i]
+                if v > 0:
+                    v = v * 2.0
+                else:
+                    v = -v
+                out[i] = v
+        """)
+    assert _kinds(plan) == ["Widen", "MaskOp", "Widen", "Widen", "Blend", "Scatter"]
+    mask, then, other = plan.recipes[1:4]
+    assert (then.mask, other.mask) == (mask.name, f"not {mask.name}")
+    assert plan.recipes[4].then == plan.recipes[4].otherwise == "branch"
+
+
+# -- inner loops -----------------------------------------------------------------------------------
+
+def test_carried_inner_loop_is_sequential_with_its_state():
+    ctx, (root,) = _roots("""
+        import tensorflow as tf
+        def f(x):
+            out = []
+            for i in range(x.shape[0]):
+                h = x[i]
+                for j in range(3):
+                    h = tf.tanh(h)
+                out.append(h)
+            return tf.stack(out)
+        """)
+    (child,) = root.children
+    decision = inner_loop(root, child, {"i", "h"})
+    assert (decision.mode, decision.carried) == ("sequential", ("h",))
+
+
+def test_triangular_inner_loop_is_vectorized_and_ragged():
+    plan = _plan("""
+        import numpy as np
+        def f(x, out):
+            for i in range(len(x)):
+                for j in range(i):
+                    out[i, j] = x[i] * x[j]
+        """)
+    (loop,) = plan.recipes
+    assert isinstance(loop, r.InnerLoop) and (loop.mode, loop.ragged) == ("vectorized", True)
+    assert [type(x).__name__ for x in loop.body] == ["Scatter"]
+
+
+# -- the masked reduction of an inner loop (found while building the plan) ---------------------------
+
+NESTED_MASKED_SUM = """
+import numpy as np
+
+def f(x, c):
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        s = 0.0
+        for j in range(x.shape[1]):
+            if c[i, j] > 0:
+                s += x[i, j]
+        out[i] = s
+    return out
+"""
+
+
+# -- explain --plan --------------------------------------------------------------------------------
+
+def test_explain_plan_prints_the_recipes(tmp_path):
+    path = write(tmp_path, "m.py", NESTED_MASKED_SUM)
+    result = invoke("explain", "--plan", "--shapes", "x=2,c=2", str(path))
+    assert_exit(result, 0)
+    text = result.output
+    assert "plan for the loop at line 6: i in range(x.shape[0])" in text
+    assert "loop       vectorized j in range(x.shape[1])" in text
+    assert "mask       m1 = c[i, j] > 0" in text
+    assert "reduce     s <- add of x[i, j], identity 0  [under m1]" in text
+
+
+def test_explain_without_plan_prints_no_recipes_and_json_has_them_only_when_asked(tmp_path):
+    path = write(tmp_path, "m.py", NESTED_MASKED_SUM)
+    plain = invoke("explain", "--shapes", "x=2,c=2", str(path))
+    assert_exit(plain, 0)
+    assert "plan for the loop" not in plain.output
+    with_plan = json.loads(invoke("explain", "--plan", "--format", "json", str(path)).output)
+    without = json.loads(invoke("explain", "--format", "json", str(path)).output)
+    assert with_plan[0]["vector_plan"][0].startswith("plan for the loop at line 6")
+    assert "vector_plan" not in without[0]
+
+
+def test_explain_plan_of_a_refused_loop_says_there_is_none(tmp_path):
+    path = write(tmp_path, "m.py", textwrap.dedent("""
+        def f(x):
+            for i in range(1, len(x)):
+                x[i] = x[i - 1] + 1
+        """))
+    result = invoke("explain", "--plan", str(path))
+    assert_exit(result, 0)
+    assert "no vector plan: the loop is not vectorizable" in result.output

@@ -1,0 +1,198 @@
+"""Per-iteration ranks: where the direct backend learns the rank of each array it batches.
+
+Sources, strongest first: the ``shapes`` option (``--shapes x=2,w=2``, or ranks probed from
+``example_inputs()``), ``tf.function(input_signature=[tf.TensorSpec([None, 64])...])``,
+annotations (jaxtyping ``Float[tf.Tensor, "n d"]``, or ``x: tf.Tensor  # [n, d]``), and the
+Google-style docstring's ``Args:`` entries (``x: float32 [batch, features].``, ``scalar``).
+Dimension names, when a source gives them, prove two arrays have the same length
+(``x: [batch, d]`` and ``y: [batch, d]``), so ``zip(x, y)`` and ``y[i]`` need no slicing.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+import gast
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The rank of a value and, when known, a name per dimension (None where unnamed)."""
+
+    rank: int
+    dims: tuple[str | None, ...] | None = None
+    sequence: bool = False  # a Python list/tuple: must go through asarray before batching
+
+    def dim(self, k: int) -> str | None:
+        if self.dims is None or k >= len(self.dims):
+            return None
+        return self.dims[k]
+
+
+_BRACKETS = re.compile(r"\[([^\[\]]*)\]")
+_ARG_LINE = re.compile(r"^(\s*)(\*{0,2}\w+)\s*(\([^)]*\))?\s*:\s*(.*)$")
+
+
+_ARRAY_WORDS = re.compile(r"\b((b?float|u?int|complex|bool)\d*|tensor|array|ndarray|shape)\b", re.I)
+
+
+def _dims_from_text(text: str) -> Shape | None:
+    """``float32 [n, d]`` -> rank 2 with dims ``n, d``; ``scalar`` -> rank 0.
+
+    The bracket must stand alone (``list[int]`` is a type, not a shape) and, unless it opens
+    the text, follow a dtype or the word tensor/array/shape.
+    """
+    match = _BRACKETS.search(text)
+    if match is not None:
+        before = text[:match.start()]
+        if (before and not before[-1].isspace()) or (before.strip() and not _ARRAY_WORDS.search(before)):
+            match = None
+    if match is None:
+        if re.search(r"\bscalar\b", text):
+            return Shape(0, ())
+        return None
+    inner = match.group(1).strip()
+    if not inner:
+        return Shape(0, ())
+    parts = [p.strip() for p in inner.split(",")]
+    if any(p in ("...", "") or p.startswith("*") for p in parts):
+        return None
+    return Shape(len(parts), tuple(p if re.fullmatch(r"[A-Za-z_]\w*", p) else None for p in parts))
+
+
+def docstring_shapes(fdef: gast.FunctionDef) -> dict[str, Shape]:
+    """Shapes from the ``Args:`` section of a Google-style docstring.
+
+    >>> import gast
+    >>> f = gast.parse('def f(x, s):\\n    \\'\\'\\'Doc.\\n\\n    Args:\\n      x: float32 [n, d].\\n'
+    ...                '      s: float32 scalar.\\n    \\'\\'\\'\\n').body[0]
+    >>> sorted((k, v.rank, v.dims) for k, v in docstring_shapes(f).items())
+    [('s', 0, ()), ('x', 2, ('n', 'd'))]
+    """
+    if not (fdef.body and isinstance(fdef.body[0], gast.Expr)
+            and isinstance(fdef.body[0].value, gast.Constant) and isinstance(fdef.body[0].value.value, str)):
+        return {}
+    params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs if isinstance(a, gast.Name)}
+    found: dict[str, Shape] = {}
+    in_args, indent = False, None
+    for line in fdef.body[0].value.value.splitlines():
+        stripped = line.strip()
+        if stripped in ("Args:", "Arguments:", "Parameters:"):
+            in_args, indent = True, None
+            continue
+        if not in_args:
+            continue
+        if stripped and not line.startswith(" ") or stripped.endswith(":") and stripped[:-1].isalpha():
+            in_args = False
+            continue
+        match = _ARG_LINE.match(line)
+        if match is None:
+            continue
+        if indent is None:
+            indent = len(match.group(1))
+        if len(match.group(1)) != indent:
+            continue
+        name = match.group(2)
+        if name in params:
+            shape = _dims_from_text(match.group(4))
+            if shape is not None:
+                found[name] = shape
+    return found
+
+
+def annotation_shapes(fdef: gast.FunctionDef, lines: list[str]) -> dict[str, Shape]:
+    """Shapes from jaxtyping annotations and ``# [n, d]`` comments on annotated parameters."""
+    found: dict[str, Shape] = {}
+    for arg in fdef.args.args + fdef.args.kwonlyargs:
+        ann = getattr(arg, "annotation", None)
+        if ann is None:
+            continue
+        if isinstance(ann, gast.Subscript) and isinstance(ann.slice, gast.Tuple) and len(ann.slice.elts) == 2:
+            spec = ann.slice.elts[1]
+            if isinstance(spec, gast.Constant) and isinstance(spec.value, str):
+                parts = spec.value.split()
+                if not any(p.startswith(("*", "...", "#")) or p == "..." for p in parts):
+                    found[arg.id] = Shape(len(parts), tuple(p if p.isidentifier() else None for p in parts))
+                continue
+        line = lines[arg.lineno - 1] if 0 < arg.lineno <= len(lines) else ""
+        if "#" in line:
+            shape = _dims_from_text(line.split("#", 1)[1])
+            if shape is not None:
+                found[arg.id] = shape
+    return found
+
+
+def signature_shapes(ctx, fdef: gast.FunctionDef) -> dict[str, Shape]:
+    """Shapes from ``tf.function(input_signature=[tf.TensorSpec(shape, dtype), ...])``."""
+    found: dict[str, Shape] = {}
+    for dec in fdef.decorator_list:
+        if not isinstance(dec, gast.Call) or ctx.imports.resolve(dec.func) != "tensorflow.function":
+            continue
+        sig = next((k.value for k in dec.keywords if k.arg == "input_signature"), None)
+        if not isinstance(sig, (gast.List, gast.Tuple)):
+            continue
+        params = [a.id for a in fdef.args.args]
+        if params and params[0] == "self":
+            params = params[1:]
+        for name, spec in zip(params, sig.elts):
+            if not isinstance(spec, gast.Call):
+                continue
+            shape = spec.args[0] if spec.args else next((k.value for k in spec.keywords if k.arg == "shape"), None)
+            try:
+                value = ast.literal_eval(gast.unparse(shape).strip()) if shape is not None else None
+            except (ValueError, SyntaxError):
+                continue
+            if isinstance(value, (list, tuple)):
+                found[name] = Shape(len(value))
+    return found
+
+
+def parameter_shapes(ctx, fdef: gast.FunctionDef | None, option: dict | None) -> dict[str, Shape]:
+    """The known shapes of ``fdef``'s parameters, from every source, strongest last-applied."""
+    if fdef is None:
+        return {}
+    found: dict[str, Shape] = {}
+    found.update(docstring_shapes(fdef))
+    found.update(annotation_shapes(fdef, ctx.lines))
+    found.update(signature_shapes(ctx, fdef))
+    params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs if isinstance(a, gast.Name)}
+    for key, rank in (option or {}).items():
+        func, _, name = key.rpartition(".")
+        if func and func != fdef.name:
+            continue
+        if name in params and isinstance(rank, tuple) and rank[:1] == ("sequence",):
+            found[name] = Shape(rank[1], None, sequence=True)
+        elif name in params and isinstance(rank, int):
+            known = found.get(name)
+            found[name] = known if known is not None and known.rank == rank else Shape(rank)
+    return found
+
+
+def literal_rank(node) -> int | None:
+    """The rank of a literal list/tuple of numbers (``[(1, 2), (3, 4)]`` -> 2), else None."""
+    if isinstance(node, gast.Constant) and isinstance(node.value, (int, float, bool)):
+        return 0
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        return literal_rank(node.operand)
+    if isinstance(node, (gast.List, gast.Tuple)) and node.elts:
+        ranks = {literal_rank(e) for e in node.elts}
+        if len(ranks) == 1 and None not in ranks:
+            return ranks.pop() + 1
+    return None
+
+
+def parse_shapes_option(text: str) -> dict[str, int]:
+    """``"x=2,w=2"`` -> ``{"x": 2, "w": 2}`` (a name may be qualified: ``f.x=2``).
+
+    Raises:
+        ValueError: an entry that is not ``NAME=RANK``.
+    """
+    found: dict[str, int] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, sep, rank = part.partition("=")
+        if not sep or not re.fullmatch(r"[A-Za-z_][\w.]*", name.strip()) or not rank.strip().isdigit():
+            raise ValueError(f"--shapes: expected NAME=RANK, got {part!r}")
+        found[name.strip()] = int(rank)
+    return found
