@@ -1,0 +1,149 @@
+"""Collectors (``outs.append(v)`` then ``stack``/``concat``), filters under a per-iteration
+``if``, inner collectors, and TensorArrays written at the loop index."""
+
+from __future__ import annotations
+
+import copy
+
+import gast
+
+from pforge.transpile import templates
+from pforge.transpile.backends.direct import core
+from pforge.transpile.backends.direct.core import Unsupported, const, lift
+from pforge.transpile.backends.direct.shared import _Pending, _loads
+
+
+class CollectorsMixin:
+    """Appends to collectors and writes to TensorArrays."""
+
+    # -- collectors, TensorArrays -------------------------------------------------------------------
+
+    def _append(self, name, value_node, later):
+        col_level = next((lv for lv in self.levels if name in lv.info.collectors), None)
+        if col_level is None:
+            raise Unsupported(f"appends to `{name}`, which is not a collector")
+        if isinstance(value_node, (gast.List, gast.Tuple)):
+            value_node = gast.Call(func=self.lib.fn("stack"), args=[gast.List(elts=list(value_node.elts), ctx=gast.Load())],
+                                   keywords=[])
+            self._listed_stack = True
+        value = self.ev(value_node)
+        depth = len(self.levels)
+        if not value.stacked:
+            if self.mask is None or col_level.info is not self.info:
+                raise Unsupported(f"appends to `{name}` a value that does not depend on the loop")
+            self.pending.setdefault(name, []).append(_Pending(self.mask, value))  # merged by the `if`
+            return
+        value = lift(self.lib, value, depth)
+        if not all(value.full[col_level.depth - 1:]):
+            raise Unsupported(f"appends to `{name}` a value that does not vary along every loop axis")
+        if _loads(value.node) & later:
+            tmp = self.namer.new(f"{name}_item")
+            self.out += templates.replace(f"{tmp} = V", V=value.node)
+            value = value.with_node(templates.name(tmp))
+        if col_level.info is not self.info:
+            if self.mask is not None:
+                raise Unsupported(f"a conditional append to the inner collector `{name}`")
+            col = col_level.info.collectors[name]
+            if col.kind != "stack":
+                raise Unsupported(f"`{name}` is consumed by concatenation inside the loop")
+            if name in self.inner_values:
+                raise Unsupported(f"`{name}` gets more than one value per iteration")
+            self.inner_values[name] = value
+            self.consumers[id(col.consumer)] = name
+            return
+        self.pending.setdefault(name, []).append(_Pending(self.mask, value))
+
+    def _emit_collector(self, name, col, entries):
+        if len(entries) != 1:
+            raise Unsupported(f"`{name}` gets {'no' if not entries else 'more than one'} value per iteration")
+        entry = entries[0]
+        value = entry.value
+        if not value.stacked or not all(value.full):
+            raise Unsupported(f"appends to `{name}` a value that does not vary along every loop axis")
+        depth = value.depth
+        lib = self.lib
+        if entry.mask is not None:
+            mask = lift(lib, entry.mask, depth)
+            if mask.rank != 0:
+                raise Unsupported("a filter test that is not a scalar per iteration")
+            if lib.kind == "tf":
+                if not all(mask.full):
+                    raise Unsupported("a filter test that does not vary along every loop axis")
+                node = lib.call("boolean_mask", value.node, mask.node)
+            else:
+                m = mask.node if all(mask.full) else lib.call(
+                    "broadcast_to", mask.node, templates.expr(f"V.shape[:{depth}]", V=value.node))
+                node = core.subscript(value.node, [m])
+        elif depth == 1 and col.kind == "stack":
+            node = value.node
+        else:
+            # NumPy consumers stay (np.concatenate(rows) concatenates the rows); TensorFlow's are
+            # replaced by the result, so a concatenation merges the loop axis here.
+            flat = depth if col.kind == "stack" or lib.kind == "np" else depth + 1
+            if lib.kind == "tf":
+                node = templates.expr(f"{lib.alias}.reshape(V, {lib.alias}.concat([[-1], {lib.alias}.shape(V)[{flat}:]], 0))",
+                                      V=value.node)
+            else:
+                node = templates.expr(f"V.reshape((-1,) + V.shape[{flat}:])", V=value.node)
+        if col.kind == "concat" and entry.mask is not None:
+            raise Unsupported(f"a filtered collector `{name}` consumed by concatenation")
+        self.out += templates.replace(f"{name} = V", V=node)
+
+    def _tf_consumer(self, col):
+        return templates.name(col.name)
+
+    def _ta_write(self, name, stmt):
+        if len(self.levels) != 1 or self.mask is not None:
+            raise Unsupported(f"TensorArray `{name}` written in an inner loop or under an `if`")
+        index, item = stmt.value.args
+        ind = self.levels[0].ind
+        if not (isinstance(index, gast.Name) and ind is not None and index.id == ind.name
+                and self.info.space.kind == "range"):
+            raise Unsupported(f"TensorArray `{name}` is written at an index other than the loop variable")
+        value = self.ev(item)
+        if not value.stacked or not all(value.full):
+            raise Unsupported(f"TensorArray `{name}` gets a value that does not depend on the loop")
+        whole = self._whole_tensorarray(name, ind)
+        if whole is not None:  # `ta.stack()` is the only use: the values are the result
+            init, stack_call = whole
+            self.ta_drop.append(init)
+            self.ta_replace[id(stack_call)] = templates.name(name)
+            self.out += templates.replace(f"{name} = V", V=value.node)
+            return
+        args = [a for a in (ind.start, ind.stop, ind.step) if a is not None]
+        if ind.start is None and ind.step is not None:
+            args = [const(0)] + args
+        rng = gast.Call(func=self.lib.fn("range"), args=[copy.deepcopy(a) for a in args], keywords=[])
+        self.out += templates.replace(f"{name} = {name}.scatter(R, V)", R=rng, V=value.node)
+
+    def _whole_tensorarray(self, name, ind):
+        """``(init, stack call)`` when ``ta = tf.TensorArray(dtype, size=n)`` is written at every
+        ``i in range(n)`` and read only by one ``ta.stack()`` after the loop; else None."""
+        fdef = self.info.function
+        if fdef is None or ind.start is not None or ind.step is not None:
+            return None
+        inside = {id(n) for n in gast.walk(self.info.node)}
+        inits = [n for n in gast.walk(fdef) if isinstance(n, gast.Assign) and id(n) not in inside
+                 and any(isinstance(t, gast.Name) and t.id == name for t in n.targets)]
+        loads = [n for n in gast.walk(fdef) if isinstance(n, gast.Name) and n.id == name
+                 and isinstance(n.ctx, gast.Load) and id(n) not in inside]
+        if len(inits) != 1 or len(loads) != 1 or len(inits[0].targets) != 1:
+            return None
+        init = inits[0]
+        call = init.value
+        if not (isinstance(call, gast.Call) and self.ctx.imports.resolve(call.func) == "tensorflow.TensorArray"):
+            return None
+        size = next((k.value for k in call.keywords if k.arg == "size"), call.args[1] if len(call.args) > 1 else None)
+        allowed = {"dtype", "size", "element_shape", "infer_shape"}
+        if size is None or any(k.arg not in allowed for k in call.keywords) or len(call.args) > 2:
+            return None
+        if gast.unparse(size).strip() != gast.unparse(ind.stop).strip():
+            return None
+        attr = self.ctx.parents.get(id(loads[0]))
+        stack_call = self.ctx.parents.get(id(attr))
+        if not (isinstance(attr, gast.Attribute) and attr.attr == "stack" and isinstance(stack_call, gast.Call)
+                and not stack_call.args and not stack_call.keywords):
+            return None
+        if init.lineno > self.info.lineno or stack_call.lineno < self.info.end_lineno:
+            return None
+        return init, stack_call

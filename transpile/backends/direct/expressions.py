@@ -1,0 +1,310 @@
+"""Expressions of the loop body: names, loop indices as values, operators, attributes, calls
+(looked up in the rule registry) and built-ins; subscripts are in :mod:`.indexing`."""
+
+from __future__ import annotations
+
+import copy
+
+import gast
+
+from pforge.transpile import templates
+from pforge.transpile.backends.direct import core, ranks
+from pforge.transpile.backends.direct.core import Args, Unsupported, Val, align, const
+from pforge.transpile.backends.direct.linalg import convert_matmul_operator
+from pforge.transpile.backends.direct.shared import Ind
+
+_LIST_ARG_RULES = {"tensorflow.stack", "numpy.stack", "tensorflow.concat", "numpy.concatenate"}
+_BINOPS = {gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow,
+           gast.BitAnd, gast.BitOr, gast.BitXor, gast.LShift, gast.RShift}
+
+
+class ExpressionsMixin:
+    """The batched form of the expressions of the loop body (:meth:`ev`)."""
+
+    # -- expressions -----------------------------------------------------------------------------------
+
+    def ev(self, node) -> Val:
+        """The batched form of an expression of the loop body."""
+        method = getattr(self, f"_ev_{type(node).__name__}", None)
+        if method is None:
+            if any(isinstance(n, gast.Name) and self._is_stacked_name(n.id) for n in gast.walk(node)):
+                raise Unsupported(f"`{gast.unparse(node).strip()}`: a `{type(node).__name__}` on "
+                                  "per-iteration values")
+            return Val(node, (), None)
+        result = method(node)
+        if not result.stacked and result.node is node and any(
+                isinstance(n, gast.Name) and self._is_stacked_name(n.id) for n in gast.walk(node)):
+            # An invariant result kept as written would still name the loop's variables
+            # (`x[i].shape[0]`): nothing batched it, so the batched code cannot use it.
+            raise Unsupported(f"`{gast.unparse(node).strip()}`: an invariant value computed from "
+                              "per-iteration values")
+        if not result.stacked and result.node is node and any(
+                isinstance(n, gast.Name) and self._stands_for_another_value(n.id) for n in gast.walk(node)):
+            # Kept as written, it would read a name whose value the batched code holds elsewhere
+            # (an invariant bound under a per-iteration `if` is never assigned).
+            raise Unsupported(f"`{gast.unparse(node).strip()}`: an invariant bound under a per-iteration `if`")
+        return result
+
+    def _stands_for_another_value(self, name):
+        value = self.env.get(name)
+        return isinstance(value, Val) and not value.stacked and not (
+            isinstance(value.node, gast.Name) and value.node.id == name)
+
+    def _is_stacked_name(self, name):
+        value = self.env.get(name)
+        return isinstance(value, Ind) or (isinstance(value, Val) and value.stacked)
+
+    def _ev_Constant(self, node):
+        if isinstance(node.value, (int, float, bool, complex)):
+            return Val(node, (), 0, True)
+        return Val(node, (), None, True)
+
+    def _ev_Name(self, node):
+        if node.id in self.selections:
+            raise Unsupported(f"`{node.id}` (rows selected per iteration, of varying length) is used "
+                              "other than by a sum, mean or len")
+        value = self.env.get(node.id)
+        if isinstance(value, Ind):
+            return self._ind_val(value)
+        if isinstance(value, Val):
+            return value
+        if node.id in self.consumers.values():
+            raise Unsupported(f"the inner collector `{node.id}` is read other than by its consumer")
+        shape = self._shape_of(node.id)
+        if shape is not None:
+            return Val(node, (), shape.rank)
+        return Val(node, (), None)
+
+    def _ind_val(self, ind: Ind) -> Val:
+        """A loop index used as a value: ``i = np.arange(start, stop, step)`` on its loop axis."""
+        if self.lib.kind == "tf":
+            raise Unsupported(f"the loop index `{ind.name}` used as a value (only as a subscript in "
+                              "TensorFlow code)")
+        level = self.levels[ind.level - 1]
+        full = (False,) * (ind.level - 1) + (True,)
+        if not level.bound:
+            args = [a for a in (ind.start, ind.stop, ind.step) if a is not None]
+            if ind.start is None and ind.step is not None:
+                args = [const(0)] + args
+            rng = self.lib.call("arange", *args)
+            if ind.level > 1:
+                rng = core.insert_axes(self.lib, Val(rng), 0, ind.level - 1)
+            stmts = templates.replace(f"{ind.name} = R", R=rng)
+            at = level.out_start
+            self.out[at:at] = stmts
+            level.out_start += len(stmts)  # later bindings of this level go after
+            for inner in self.levels[ind.level:]:  # inner levels that started here shift too
+                if inner.out_start >= at:
+                    inner.out_start += len(stmts)
+            level.bound = True
+        return Val(templates.name(ind.name), full, 0, python=True)
+
+    def _ev_Attribute(self, node):
+        base = self.ev(node.value)
+        if not base.stacked:
+            return Val(node, (), None)
+        if node.attr == "T":
+            if base.rank is None or base.rank > 2:
+                raise Unsupported("`.T` of a per-iteration value of rank other than 1 or 2")
+            if base.rank < 2:
+                return base
+            return Val(self.lib.call("swapaxes", base.node, -1, -2), base.full, 2)
+        if node.attr == "shape":
+            return Val(core.subscript(gast.Attribute(value=base.node, attr="shape", ctx=gast.Load()),
+                                      [gast.Slice(lower=const(base.depth), upper=None, step=None)]), (), 1)
+        if node.attr == "dtype":
+            return Val(gast.Attribute(value=base.node, attr="dtype", ctx=gast.Load()), (), None)
+        raise Unsupported(f"the attribute `.{node.attr}` of a per-iteration value")
+
+    def _ev_BinOp(self, node):
+        left, right = self.ev(node.left), self.ev(node.right)
+        if not left.stacked and not right.stacked:
+            rank = None if left.rank is None or right.rank is None else max(left.rank, right.rank)
+            if isinstance(node.op, gast.MatMult):
+                rank = None
+            return Val(node, (), rank, left.python and right.python)
+        if isinstance(node.op, gast.MatMult):
+            return convert_matmul_operator(self.lib, left, right, node)
+        if type(node.op) not in _BINOPS:
+            raise Unsupported(f"the operator `{type(node.op).__name__}`")
+        if isinstance(node.op, gast.Pow) and any(
+                isinstance(n, gast.Name) and isinstance(self.env.get(n.id), Ind) for n in gast.walk(node.right)):
+            # Python's `2 ** i` never overflows and gives a float for i < 0; int64 arrays do neither.
+            raise Unsupported(f"`{gast.unparse(node).strip()}`: a power with the loop index as exponent")
+        (a, b), full, rank = align(self.lib, [left, right], f"`{gast.unparse(node).strip()}`")
+        return Val(gast.BinOp(left=a.node, op=copy.deepcopy(node.op), right=b.node), full, rank,
+                   left.python and right.python)
+
+    def _ev_UnaryOp(self, node):
+        operand = self.ev(node.operand)
+        if not operand.stacked:
+            return Val(node, (), operand.rank, operand.python)
+        if isinstance(node.op, gast.Not):
+            return self._not(self._test(node.operand))
+        return Val(gast.UnaryOp(op=copy.deepcopy(node.op), operand=operand.node), operand.full, operand.rank)
+
+    def _ev_Compare(self, node):
+        if len(node.ops) > 1:
+            return self._test(node)
+        left, right = self.ev(node.left), self.ev(node.comparators[0])
+        if not left.stacked and not right.stacked:
+            rank = None if left.rank is None or right.rank is None else max(left.rank, right.rank)
+            return Val(node, (), rank)
+        if isinstance(node.ops[0], (gast.Is, gast.IsNot, gast.In, gast.NotIn)):
+            raise Unsupported("`is`/`in` on a per-iteration value")
+        (a, b), full, rank = align(self.lib, [left, right], f"`{gast.unparse(node).strip()}`")
+        return Val(gast.Compare(left=a.node, ops=[copy.deepcopy(node.ops[0])], comparators=[b.node]), full, rank)
+
+    def _ev_BoolOp(self, node):
+        vals = [self.ev(v) for v in node.values]
+        if not any(v.stacked for v in vals):
+            return Val(node, (), None)
+        return self._test(node)
+
+    def _ev_IfExp(self, node):
+        test = self.ev(node.test)
+        body, orelse = self.ev(node.body), self.ev(node.orelse)
+        if not (test.stacked or body.stacked or orelse.stacked):
+            return Val(node, (), None)
+        if not test.stacked:
+            raise Unsupported("a conditional expression with an invariant test and per-iteration branches")
+        test = self._test(node.test)
+        (c, a, b), full, rank = align(self.lib, [test, body, orelse], "a conditional expression")
+        return Val(self.lib.call("where", c.node, a.node, b.node), full, rank)
+
+    def _ev_List(self, node):
+        vals = [self.ev(e) for e in node.elts]
+        if any(v.stacked for v in vals):
+            raise Unsupported("a list of per-iteration values outside `stack`/`concat`")
+        return Val(node, (), ranks.literal_rank(node), True)
+
+    _ev_Tuple = _ev_List
+
+    def _ev_Call(self, node):
+        if isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name) \
+                and node.func.value.id in self.tapes:
+            return self._tape_gradient(node, self.tapes[node.func.value.id])
+        selected = self._selection_reduction(node)
+        if selected is not None:
+            return selected
+        if id(node) in self.consumers:
+            # The inner loop's axis becomes the first per-iteration axis of the outer level.
+            value = self.inner_values[self.consumers[id(node)]]
+            depth = len(self.levels)
+            if value.rank is None:
+                raise Unsupported("an inner collector of unknown rank")
+            return Val(value.node, value.full[:depth], value.rank + value.depth - depth)
+        if any(isinstance(a, gast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            if any(self._is_stacked_name(n.id) for n in gast.walk(node) if isinstance(n, gast.Name)):
+                raise Unsupported("`*args`/`**kwargs` in a call on per-iteration values")
+            return Val(node, (), None)
+        name = self.ctx.imports.resolve(node.func)
+        is_method = False
+        receiver = None
+        if name is None and isinstance(node.func, gast.Attribute):
+            receiver = self.ev(node.func.value)
+            if receiver.stacked:
+                name, is_method = f"method.{node.func.attr}", True
+        if name in ("builtins.min", "builtins.max", "builtins.abs", "builtins.len", "builtins.int",
+                    "builtins.float", "builtins.bool", "builtins.round"):
+            return self._builtin(node, name)
+        if name in _LIST_ARG_RULES:
+            pos = [Val(node.args[0], (), None)] + [self.ev(a) for a in node.args[1:]]
+        else:
+            pos = [self.ev(a) for a in node.args]
+        if is_method:
+            if self.to_tf:
+                raise Unsupported(f"the method `.{node.func.attr}()`, which TensorFlow tensors lack")
+            pos = [receiver] + pos
+        kw = {k.arg: self.ev(k.value) for k in node.keywords}
+        rule = core.lookup(name) if name else None
+        stacked = any(v.stacked for v in pos) or any(v.stacked for v in kw.values()) or (
+            name in _LIST_ARG_RULES and any(self._is_stacked_name(n.id) for n in gast.walk(node.args[0])
+                                            if isinstance(n, gast.Name)) if node.args else False)
+        if not stacked:
+            rank = None
+            if rule is not None:
+                try:
+                    rank = rule.convert(self._args(node, name, pos, kw, is_method)).rank
+                except (Unsupported, IndexError, KeyError, AttributeError, TypeError):
+                    rank = None
+            rank = _constructor_rank(self, node, name) if rank is None else rank
+            respelled = any(v.node is not a for v, a in zip(pos, node.args)) or any(
+                kw[k.arg].node is not k.value for k in node.keywords)
+            if respelled and not is_method and name not in _LIST_ARG_RULES:
+                # An invariant operand the batched code spells otherwise (`tf.shape(m[i])` is
+                # `tf.shape(m)[1:]`): the call is rebuilt around the new spelling.
+                call = gast.Call(func=copy.deepcopy(node.func), args=[v.node for v in pos],
+                                 keywords=[gast.keyword(arg=k.arg, value=kw[k.arg].node) for k in node.keywords])
+                return Val(call, (), rank)
+            return Val(node, (), rank)
+        if rule is None:
+            what = name or gast.unparse(node.func).strip()
+            raise Unsupported(f"no batching rule for `{what}`")
+        result = rule.convert(self._args(node, name, pos, kw, is_method))
+        return result
+
+    def _args(self, node, name, pos, kw, is_method):
+        args = Args(node, self.lib, name, pos, kw, method=is_method)
+        args.evaluate = self.ev
+        return args
+
+    def _builtin(self, node, name):
+        vals = [self.ev(a) for a in node.args]
+        if node.keywords or not any(v.stacked for v in vals):
+            if any(v.stacked for v in vals):
+                raise Unsupported(f"`{name[9:]}` with keywords on per-iteration values")
+            rank = 0 if name in ("builtins.len", "builtins.int", "builtins.float", "builtins.bool") else (
+                max((v.rank for v in vals), default=None) if all(v.rank is not None for v in vals) else None)
+            return Val(node, (), rank, True)
+        short = name[9:]
+        if short in ("min", "max"):
+            if len(vals) != 2:
+                raise Unsupported(f"`{short}` of other than two per-iteration values")
+            (a, b), full, rank = align(self.lib, vals, f"`{short}`")
+            # Python's max(a, b) is `b if b > a else a`: with a NaN the comparison is false and
+            # `a` is kept, where np.maximum would give NaN. `where` keeps Python's meaning.
+            test = gast.Compare(left=copy.deepcopy(b.node), ops=[gast.Gt() if short == "max" else gast.Lt()],
+                                comparators=[copy.deepcopy(a.node)])
+            return Val(self.lib.call("where", test, b.node, a.node), full, rank)
+        if short == "abs":
+            return Val(gast.Call(func=copy.deepcopy(node.func), args=[vals[0].node], keywords=[]), vals[0].full, vals[0].rank)
+        if short == "len":
+            v = vals[0]
+            return Val(templates.expr(f"V.shape[{v.depth}]", V=v.node), (), 0, True)  # an int, as len()
+        if self.lib.kind == "tf" or self.to_tf:
+            raise Unsupported(f"`{short}()` of a tensor")
+        if vals[0].rank != 0:
+            raise Unsupported(f"`{short}()` of a per-iteration array")
+        if short == "round":
+            raise Unsupported("`round()` (Python rounds halves to even like NumPy, but returns an int)")
+        return Val(templates.expr(f"V.astype({short})", V=vals[0].node), vals[0].full, 0)
+
+
+# -- helpers ---------------------------------------------------------------------------------------------
+
+
+def _constructor_rank(rw, node, name):
+    """Ranks of invariant constructors: ``zeros((n, m))`` -> 2, ``zeros_like(x)`` -> rank of x."""
+    if name in ("numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "tensorflow.zeros",
+                "tensorflow.ones", "tensorflow.fill") and node.args:
+        shape = node.args[0]
+        if isinstance(shape, (gast.List, gast.Tuple)):
+            return len(shape.elts)
+        if isinstance(shape, gast.Attribute) and shape.attr == "shape" and isinstance(shape.value, gast.Name):
+            known = rw._shape_of(shape.value.id)
+            return known.rank if known else None
+        val = rw.ev(shape)
+        if val.rank == 0:
+            return 1
+        return None
+    if name in ("numpy.zeros_like", "numpy.ones_like", "numpy.empty_like", "numpy.full_like",
+                "numpy.copy", "tensorflow.zeros_like", "tensorflow.ones_like", "numpy.asarray",
+                "numpy.array", "tensorflow.constant", "tensorflow.convert_to_tensor") and node.args:
+        arg = node.args[0]
+        if isinstance(arg, (gast.List, gast.Tuple, gast.Constant)):
+            return ranks.literal_rank(arg)
+        return rw.ev(arg).rank
+    if name == "tensorflow.eye":
+        return 2
+    return None

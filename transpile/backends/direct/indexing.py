@@ -1,0 +1,238 @@
+"""Subscripts in the loop body: loop indices as slices, per-iteration indices as advanced
+indexing or ``gather``, and a loop index behind full slices as a moved axis."""
+
+from __future__ import annotations
+
+import copy
+
+import gast
+
+from pforge.transpile import templates
+from pforge.transpile.backends.direct import core, ranks
+from pforge.transpile.backends.direct.core import Unsupported, Val, align, const, lift
+from pforge.transpile.backends.direct.shared import Ind, _components
+from pforge.transpile.backends.pfor import _nonnegative
+from pforge.transpile.spaces import constant_int
+
+
+class IndexingMixin:
+    """Subscripts of arrays and of per-iteration values by the loop indices."""
+
+    def _ev_Subscript(self, node):
+        comps = _components(node.slice)
+        base = self.ev(node.value)
+        if base.stacked:
+            return self._stacked_subscript(node, base, comps)
+        shape = self._shape_of(node.value.id) if isinstance(node.value, gast.Name) else None
+        if shape is None and base.rank is not None:  # also a name bound in the loop body
+            shape = ranks.Shape(base.rank)
+        index = self._index(node.value, comps, shape, store=False)
+        if index is None:
+            rank = _index_rank(base.rank, [self.ev(c) if not isinstance(c, gast.Slice) else c for c in comps])
+            if base.node is not node.value:  # an invariant the batched code spells otherwise: `tf.shape(m)[1:]`
+                return Val(gast.Subscript(value=base.node, slice=copy.deepcopy(node.slice), ctx=gast.Load()),
+                           (), rank)
+            return Val(node, (), rank)
+        sub, full, rank, _ = index
+        return Val(sub, tuple(full), rank)
+
+    def _stacked_subscript(self, node, base, comps):
+        vals = [c if isinstance(c, gast.Slice) else self.ev(c) for c in comps]
+        if any(isinstance(self.env.get(getattr(c, "id", None)), Ind) for c in comps):
+            raise Unsupported(f"`{gast.unparse(node).strip()}`: a loop index into a per-iteration value")
+        stacked = [v for v in vals if isinstance(v, Val) and v.stacked]
+        if not stacked:
+            for c in comps:
+                if not isinstance(c, gast.Slice) and self.ev(c).rank not in (0,) \
+                        and not (isinstance(c, gast.Constant) and c.value in (None, Ellipsis)):
+                    if not _is_newaxis(c, self.ctx):
+                        raise Unsupported(f"`{gast.unparse(node).strip()}`: an index of unknown rank")
+            parts = [gast.Slice(lower=None, upper=None, step=None)] * base.depth + [copy.deepcopy(c) for c in comps]
+            return Val(core.subscript(base.node, parts), base.full, _index_rank(base.rank, vals))
+        if len(comps) != 1 or base.depth != 1 or stacked[0].rank != 0 or not all(base.full):
+            raise Unsupported(f"`{gast.unparse(node).strip()}`: a per-iteration index into a per-iteration value")
+        idx = lift(self.lib, stacked[0], 1)
+        rank = None if base.rank is None else base.rank - 1
+        if self.lib.kind == "tf" or self.to_tf:
+            if self.to_tf:
+                raise Unsupported("a per-iteration index into a per-iteration value")
+            index = templates.wrapped_index(self.lib.alias, idx.node, base.node, 1)
+            return Val(self.lib.call("gather", base.node, index, batch_dims=1), base.full, rank)
+        rows = self.lib.call("arange", templates.expr("len(V)", V=base.node))
+        return Val(core.subscript(base.node, [rows, idx.node]), base.full, rank)
+
+    def _index(self, base_node, comps, shape, store):
+        """The batched subscript of an invariant array by loop indices or per-iteration values.
+
+        Returns ``(node, loop_axis_flags, element_rank, fancy)`` or None when nothing in the
+        index depends on the loop. Slices are used when the loop indices lead in loop order
+        (``x[i]`` -> ``x``, ``x[i, j]`` -> ``x[a:b, c:d]``); otherwise NumPy gets advanced
+        indexing (``x[idx[i]]`` -> ``x[idx]``, ``t[r, p[r]]`` -> ``t[r, p]`` with ``r`` an
+        ``arange``) and TensorFlow ``gather``.
+        """
+        kinds = []
+        for c in comps:
+            if isinstance(c, gast.Slice):
+                for bound in (c.lower, c.upper, c.step):
+                    if bound is not None and self.ev(bound).stacked:
+                        raise Unsupported("a slice whose bounds differ per iteration")
+                kinds.append(("slice", c))
+            elif isinstance(c, gast.Name) and isinstance(self.env.get(c.id), Ind):
+                kinds.append(("ind", self.env[c.id]))
+            else:
+                v = self.ev(c)
+                kinds.append(("val", v) if v.stacked else ("fixed", v))
+        if not any(k in ("ind", "val") for k, _ in kinds):
+            return None
+        base_rank = shape.rank if shape is not None else None
+        base_name = base_node.id if isinstance(base_node, gast.Name) else None
+        if not store:
+            base_node = self._as_array(base_node)
+        # Slice path: loop indices first, levels increasing, safe bounds, then invariant parts.
+        lead = 0
+        while lead < len(kinds) and kinds[lead][0] == "ind":
+            lead += 1
+        levels = [kinds[k][1].level for k in range(lead)]
+        rest_ok = all(k in ("slice", "fixed") for k, _ in kinds[lead:]) and \
+            all(v.rank == 0 or _is_newaxis(v.node, self.ctx) for k, v in kinds[lead:] if k == "fixed")
+        if lead and levels == sorted(set(levels)) and rest_ok and all(self._safe(kinds[k][1]) for k in range(lead)):
+            depth = max(levels)
+            parts = []
+            for level in range(1, depth + 1):
+                if level in levels:
+                    position = levels.index(level)
+                    parts.append(self._slice(kinds[position][1], base_name if position == 0 else None,
+                                             label=not store))
+                elif store:
+                    parts = None
+                    break
+                else:
+                    parts.append(self.lib.newaxis)
+            if parts is not None:
+                parts += [copy.deepcopy(v) if k == "slice" else copy.deepcopy(v.node) for k, v in kinds[lead:]]
+                while parts and not store and _is_colon(parts[-1]) and len(parts) > 1:
+                    parts.pop()
+                node = core.subscript(base_node, parts) if not all(_is_colon(p) for p in parts) else copy.deepcopy(base_node)
+                full = tuple(level in levels for level in range(1, depth + 1))
+                rank = _index_rank(base_rank, [None] * lead + [v if k == "fixed" else v for k, v in kinds[lead:]],
+                                   consumed=lead)
+                if store:
+                    rank = _index_rank(base_rank, [None] * lead + [v for _, v in kinds[lead:]], consumed=lead)
+                return node, full, rank, False
+        if self.lib.kind == "tf":
+            if store or len(kinds) != 1 or kinds[0][0] != "val":
+                raise Unsupported("a per-iteration index TensorFlow cannot express as a slice or gather")
+            idx = kinds[0][1]
+            rank = None if base_rank is None or idx.rank is None else base_rank - 1 + idx.rank
+            index = templates.wrapped_index(self.lib.alias, idx.node, base_node)
+            return self.lib.call("gather", base_node, index), idx.full, rank, True
+        moved = self._moved_axis(base_node, kinds, base_rank, store)
+        if moved is not None:
+            return moved
+        if self.to_tf:
+            raise Unsupported("advanced indexing, which TensorFlow tensors do not support")
+        # NumPy advanced indexing: every array index broadcasts to the loop axes.
+        if kinds[0][0] not in ("ind", "val", "fixed"):
+            raise Unsupported("a loop index after a slice (the loop axis would not come first)")
+        arrays = []
+        for k, v in kinds:
+            if k == "ind":
+                arrays.append(self._ind_val(v))
+            elif k in ("val", "fixed"):
+                if k == "fixed" and _is_newaxis(v.node, self.ctx):
+                    raise Unsupported("`newaxis` mixed with advanced indexing")
+                arrays.append(v)
+        aligned, full, idx_rank = align(self.lib, arrays, "an advanced index")
+        if idx_rank != 0:
+            raise Unsupported("an array-valued index per iteration")
+        it = iter(aligned)
+        parts = [next(it).node if k != "slice" else copy.deepcopy(v) for k, v in kinds]
+        consumed = sum(1 for k, _ in kinds if k != "slice")
+        rank = None if base_rank is None else base_rank - consumed
+        return core.subscript(base_node, parts), full, rank, True
+
+    def _moved_axis(self, base_node, kinds, base_rank, store):
+        """``x[:, i]``: one loop index after full slices; NumPy moves that axis to the front.
+
+        Returns the index tuple of :meth:`_index` with the axis position as its last item (a
+        write must move the value's loop axis there), or None when the pattern does not apply.
+        """
+        varying = [k for k, (kind, _) in enumerate(kinds) if kind in ("ind", "val")]
+        if self.lib.kind != "np" or len(varying) != 1 or kinds[varying[0]][0] != "ind":
+            return None
+        p = varying[0]
+        ind = kinds[p][1]
+        if p == 0 or not all(kind == "slice" and _is_colon(v) for kind, v in kinds[:p]) or not self._safe(ind):
+            return None
+        if not all(kind == "slice" or (kind == "fixed" and v.rank == 0 and not _is_newaxis(v.node, self.ctx))
+                   for kind, v in kinds[p + 1:]):
+            return None
+        parts = [copy.deepcopy(v) if kind == "slice" else
+                 (self._slice(v, None, label=False) if kind == "ind" else copy.deepcopy(v.node)) for kind, v in kinds]
+        node = core.subscript(base_node, parts)
+        consumed = sum(1 for kind, _ in kinds if kind != "slice")
+        rank = None if base_rank is None else base_rank - consumed
+        full = (False,) * (ind.level - 1) + (True,)
+        if store:
+            return node, full, rank, p
+        moved = self.lib.call("moveaxis", node, p, 0)
+        if ind.level > 1:
+            moved = core.insert_axes(self.lib, Val(moved), 0, ind.level - 1)
+        return moved, full, rank, "moved"
+
+    def _safe(self, ind: Ind) -> bool:
+        start_ok = ind.start is None or (constant_int(ind.start) is not None and constant_int(ind.start) >= 0)
+        step_ok = ind.step is None or (constant_int(ind.step) is not None and constant_int(ind.step) > 0)
+        return start_ok and step_ok
+
+    def _slice(self, ind: Ind, base_name, label=True):
+        """The slice a loop index stands for; ``:`` when it visits every row of ``base_name``
+        (only ever asked for axis 0, the axis the loop bound measures)."""
+        start = None if ind.start is None or constant_int(ind.start) == 0 else copy.deepcopy(ind.start)
+        step = None if ind.step is None or constant_int(ind.step) == 1 else copy.deepcopy(ind.step)
+        if start is None and self._same_length(ind.length_of, base_name):
+            stop = None
+        else:
+            stop = copy.deepcopy(ind.stop)
+            if not _nonnegative(ind.stop, self.ctx):
+                # range(-1) is empty, but x[:-1] is all rows but one: clamp the bound at zero.
+                stop = self.lib.call("maximum", stop, const(0))
+        if label and ind.level == 1 and base_name and base_name not in self.labels:
+            self.labels.append(base_name)
+        return gast.Slice(lower=start, upper=stop, step=step)
+
+
+# -- helpers ---------------------------------------------------------------------------------------------
+
+
+def _is_colon(part):
+    return isinstance(part, gast.Slice) and part.lower is None and part.upper is None and part.step is None
+
+
+def _is_newaxis(node, ctx):
+    if isinstance(node, gast.Constant) and node.value is None:
+        return True
+    return (ctx.imports.resolve(node) or "") in ("numpy.newaxis", "tensorflow.newaxis")
+
+
+def _index_rank(base_rank, vals, consumed=0):
+    """Rank left after indexing: ints remove an axis, slices keep one, ``None`` adds one."""
+    if base_rank is None:
+        return None
+    rank = base_rank - consumed
+    for v in vals[consumed:]:
+        if isinstance(v, gast.Slice):
+            continue
+        if v is None or not isinstance(v, Val):
+            return None
+        if isinstance(v.node, gast.Constant) and v.node.value is None:
+            rank += 1
+        elif isinstance(v.node, gast.Constant) and v.node.value is Ellipsis:
+            return None
+        elif v.rank == 0:
+            rank -= 1
+        elif isinstance(v.node, gast.Attribute) and v.node.attr == "newaxis":
+            rank += 1
+        else:
+            return None
+    return rank if rank >= 0 else None

@@ -1,0 +1,183 @@
+"""Levels of the loop nest: each adds one loop axis, a loop index, ragged ranges, streams of
+rows (``for row in x``, ``zip``, ``enumerate``) and derived induction variables."""
+
+from __future__ import annotations
+
+import copy
+
+import gast
+
+from pforge.transpile import templates
+from pforge.transpile.analysis import LoopInfo
+from pforge.transpile.backends.direct import core
+from pforge.transpile.backends.direct.core import Unsupported, Val, align, const
+from pforge.transpile.backends.direct.shared import Ind, _Level, _loads
+from pforge.transpile.spaces import constant_int
+
+
+class LevelsMixin:
+    """The levels of the nest, their indices and derived induction variables."""
+
+    # -- levels ------------------------------------------------------------------------------------
+
+    def _level(self, info: LoopInfo, later: set):
+        space = info.space
+        depth = len(self.levels) + 1
+        if space is None or space.kind not in ("range", "rows", "enumerate"):
+            raise Unsupported("a while loop")
+        if not info.vectorizable:
+            raise Unsupported(f"the inner loop at line {info.lineno} is not independent")
+        if info.tensorarrays and depth > 1:
+            raise Unsupported("a TensorArray written in an inner loop")
+        level = _Level(info, depth, len(self.out))
+        self.levels.append(level)
+        saved = dict(self.env)
+        saved_mask = self.mask
+        if space.kind == "range":
+            rebound = sorted(set().union(*(_loads(b) for b in (space.start, space.stop, space.step)
+                                           if b is not None)) & self.loop_stores)
+            if rebound and depth == 1:  # evaluated once before the loop; the slices would read it later
+                raise Unsupported(f"the bounds of the loop at line {info.lineno} read `{rebound[0]}`, "
+                                  "which the body binds again")
+            for bound in (space.start, space.step):
+                if bound is not None and self.ev(bound).stacked:
+                    raise Unsupported(f"the start or step of the loop at line {info.lineno} differs "
+                                      "per iteration")
+            stop = self.ev(space.stop)
+            if stop.stacked:
+                self._ragged_range(level, space, stop)
+            else:
+                level.ind = Ind(depth, space.induction, space.start, space.stop, space.step,
+                                self._length_of(space.stop))
+                self.env[space.induction] = level.ind
+        else:
+            self._row_streams(level, space)
+        for name, stmt in info.derived.items():
+            self._start_derived(level, name, stmt)
+        self._block(info.body, later, depth)
+        self.mask = saved_mask
+        self.levels.pop()
+        # Names bound only in this level are private to it (the analysis proved they are not
+        # read after it); names of outer levels keep their updated values.
+        self.env = {**saved, **{k: v for k, v in self.env.items() if k in saved}}
+
+    def _ragged_range(self, level, space, stop: Val):
+        """``for j in range(i)``: the inner space is padded to the largest bound and masked.
+
+        Iterations past an outer iteration's own bound still compute (pure code) but every
+        effect is masked, exactly as under an ``if j < i`` (the triangular trap of case 010).
+        """
+        if self.lib.kind != "np" or stop.rank != 0:
+            raise Unsupported(f"the loop at line {level.info.lineno} has a per-iteration trip count")
+        if space.step is not None and constant_int(space.step) != 1:
+            raise Unsupported(f"the loop at line {level.info.lineno} has a per-iteration bound and a step")
+        bound = self.namer.new(f"{space.induction}_stop")
+        self.out += templates.replace(f"{bound} = {self.lib.alias}.max(S, initial=0)", S=stop.node)
+        level.out_start = len(self.out)
+        level.ind = Ind(level.depth, space.induction, space.start, templates.name(bound), None)
+        self.env[space.induction] = level.ind
+        (j, s), full, rank = align(self.lib, [self._ind_val(level.ind), stop], "the loop bound")
+        inside = Val(gast.Compare(left=j.node, ops=[gast.Lt()], comparators=[s.node]), full, rank)
+        self.mask = inside if self.mask is None else self._and(self.mask, inside)
+
+    def _length_of(self, stop):
+        """The array whose every row ``range(stop)`` visits (``x.shape[0]``, ``len(x)``, ``n = len(x)``)."""
+        if isinstance(stop, gast.Name) and stop.id in self.aliases:
+            stop = self.aliases[stop.id]
+        if isinstance(stop, gast.Subscript) and constant_int(stop.slice) == 0:
+            base = stop.value
+            if isinstance(base, gast.Attribute) and base.attr == "shape" and isinstance(base.value, gast.Name):
+                return base.value.id
+            if isinstance(base, gast.Call) and self.ctx.imports.resolve(base.func) in (
+                    "tensorflow.shape", "numpy.shape") and len(base.args) == 1 \
+                    and isinstance(base.args[0], gast.Name):
+                return base.args[0].id
+        if isinstance(stop, gast.Call) and self.ctx.imports.resolve(stop.func) == "builtins.len" \
+                and len(stop.args) == 1 and isinstance(stop.args[0], gast.Name):
+            return stop.args[0].id
+        return None
+
+    def _same_length(self, a: str | None, b: str | None) -> bool:
+        """True when arrays ``a`` and ``b`` provably have the same number of rows."""
+        if a is None or b is None or a in self.loop_stores or b in self.loop_stores:
+            return False  # `range(len(y))` measures y before the loop binds it again
+        if a == b:
+            return True
+        sa, sb = self._shape_of(a), self._shape_of(b)
+        return sa is not None and sb is not None and sa.dim(0) is not None and sa.dim(0) == sb.dim(0)
+
+    def _row_streams(self, level: _Level, space):
+        depth = level.depth
+        seqs = []
+        for target, seq in space.items:
+            val = self.ev(seq)
+            if val.stacked:
+                raise Unsupported("an inner loop over rows of a per-iteration value")
+            if isinstance(seq, gast.Name) and self._shape_of(seq.id) is not None:
+                rank = self._shape_of(seq.id).rank
+            else:
+                rank = val.rank
+            if rank is None:
+                raise Unsupported(f"the rank of `{gast.unparse(seq).strip()}` is unknown")
+            node = self._as_array(copy.deepcopy(seq))
+            if rank == 0:
+                raise Unsupported("iterating over a scalar")
+            row = Val(node, (True,), rank - 1)
+            if depth > 1:
+                row = Val(core.insert_axes(self.lib, Val(node), 0, depth - 1), (False,) * (depth - 1) + (True,),
+                          rank - 1)
+            seqs.append(seq)
+            if isinstance(target, gast.Name):
+                self.env[target.id] = row
+            else:
+                if row.rank is None or row.rank < 1:
+                    raise Unsupported("unpacking rows of unknown rank")
+                for k, elt in enumerate(target.elts):
+                    part = core.subscript(row.node, [gast.Slice(lower=None, upper=None, step=None)] * depth
+                                          + [const(k)])
+                    self.env[elt.id] = Val(part, row.full, row.rank - 1)
+            if depth == 1:
+                self.labels.append(gast.unparse(seq).strip())
+        names = [s.id if isinstance(s, gast.Name) else None for s in seqs]
+        if len(seqs) > 1 and not all(self._same_length(names[0], n) for n in names[1:]):
+            raise Unsupported("`zip` over sequences pforge cannot prove to have the same length")
+        if space.kind == "enumerate":
+            seq = seqs[0]
+            length = templates.expr(f"{self.lib.alias}.shape(S)[0]" if self.lib.kind == "tf" else "len(S)", S=seq)
+            start = space.enumerate_start
+            stop = length if start is None else gast.BinOp(left=copy.deepcopy(start), op=gast.Add(), right=length)
+            level.ind = Ind(depth, space.induction, start, stop, None,
+                            seq.id if isinstance(seq, gast.Name) and start is None else None)
+            self.env[space.induction] = level.ind
+
+    # -- derived induction variables -------------------------------------------------------------
+
+    def _start_derived(self, level, name, stmt):
+        if self.lib.kind == "tf" or level.ind is None:
+            raise Unsupported(f"derived induction variable `{name}`")
+        step = stmt.value if isinstance(stmt, gast.AugAssign) else stmt.value.right
+        if isinstance(stmt.op if isinstance(stmt, gast.AugAssign) else stmt.value.op, gast.Sub):
+            step = gast.UnaryOp(op=gast.USub(), operand=copy.deepcopy(step))
+        if self.ev(step).stacked:
+            raise Unsupported(f"`{name}` steps by a per-iteration amount")
+        count = self._iteration_number(level)
+        term = count if constant_int(step) == 1 else gast.BinOp(left=count, op=gast.Mult(), right=copy.deepcopy(step))
+        self.env[name] = Val(gast.BinOp(left=templates.name(name), op=gast.Add(), right=term),
+                             self._ind_val(level.ind).full, 0)
+        self.derived_steps[name] = (step, stmt)
+
+    def _iteration_number(self, level) -> gast.expr:
+        """``k`` of the current iteration as an array: ``(i - start) // step``."""
+        ind = level.ind
+        i = self._ind_val(ind).node
+        node = i if ind.start is None else gast.BinOp(left=copy.deepcopy(i), op=gast.Sub(), right=copy.deepcopy(ind.start))
+        if ind.step is not None and constant_int(ind.step) != 1:
+            node = gast.BinOp(left=node, op=gast.FloorDiv(), right=copy.deepcopy(ind.step))
+        return node
+
+    def _final_derived(self, name):
+        step, _ = self.derived_steps[name]
+        space = self.info.space
+        args = [copy.deepcopy(a) for a in (space.start, space.stop, space.step) if a is not None]
+        trips = gast.Call(func=templates.name("range"), args=args, keywords=[])
+        self.out += templates.replace(f"{name} = {name} + len(TRIPS) * STEP", TRIPS=trips, STEP=step)

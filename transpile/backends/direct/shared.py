@@ -1,0 +1,66 @@
+"""State and helpers the lowering mixins of :mod:`.emitter` share: loop indices, levels of the
+nest, appends waiting for their ``if`` to merge, and the reduction tables and small AST helpers
+several constructs use."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import gast
+
+from pforge.transpile.analysis import LoopInfo
+from pforge.transpile.backends.direct.core import Val
+
+_REDUCE_FN = {"tf": {"add": "reduce_sum", "mul": "reduce_prod", "max": "reduce_max",
+                     "min": "reduce_min", "or": "reduce_any", "and": "reduce_all"},
+              "np": {"add": "sum", "mul": "prod", "max": "max", "min": "min", "or": "any",
+                     "and": "all"}}
+_IDENTITY = {"add": 0, "mul": 1, "or": False, "and": True}
+
+
+@dataclass
+class Ind:
+    """A loop index used as a subscript: ``start + step*k`` for the loop axis of ``level``."""
+
+    level: int  # 1-based depth of the loop that defines it
+    name: str
+    start: gast.expr | None
+    stop: gast.expr
+    step: gast.expr | None
+    length_of: str | None = None  # the index runs over every row of this array
+
+
+@dataclass
+class _Pending:
+    mask: Val | None
+    value: Val
+
+
+@dataclass
+class _Level:
+    info: LoopInfo
+    depth: int
+    out_start: int
+    ind: Ind | None = None
+    bound: bool = False
+
+
+def _loads(node) -> set[str]:
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+
+
+def _components(index):
+    return list(index.elts) if isinstance(index, gast.Tuple) else [index]
+
+
+def _is_boolean(node, ctx) -> bool:
+    if isinstance(node, (gast.Compare, gast.BoolOp)):
+        return True
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
+        return True
+    if isinstance(node, gast.Call):
+        name = ctx.imports.resolve(node.func) or ""
+        short = name.rsplit(".", 1)[-1]
+        return short.startswith(("logical_", "is", "equal", "not_equal", "less", "greater",
+                                 "reduce_any", "reduce_all", "any", "all", "signbit"))
+    return False

@@ -1,0 +1,139 @@
+"""Statements of the loop body: dispatch by kind, bindings of batched values, assignments and
+augmented assignments (which hand reductions, writes and TensorArrays to their mixins)."""
+
+from __future__ import annotations
+
+import copy
+
+import gast
+
+from pforge.transpile import templates
+from pforge.transpile.analysis import spelled_out_update
+from pforge.transpile.backends.direct.core import Unsupported, Val
+from pforge.transpile.backends.direct.shared import _loads
+from pforge.transpile.backends.pfor import _stores
+
+
+class StatementsMixin:
+    """Statements of the loop body, one at a time."""
+
+    # -- statements --------------------------------------------------------------------------------
+
+    def _block(self, stmts, later, depth):
+        for k, stmt in enumerate(stmts):
+            rest = _stores(stmts[k + 1:]) | later
+            self._stmt(stmt, rest, depth)
+
+    def _stmt(self, stmt, later, depth):
+        info_here = self.levels[-1].info
+        if id(stmt) in self._inner_inits():
+            return
+        if any(stmt is s for s in info_here.derived.values()):
+            name = next(n for n, s in info_here.derived.items() if s is stmt)
+            step, _ = self.derived_steps[name]
+            current = self.env[name]
+            self.env[name] = Val(gast.BinOp(left=current.node, op=gast.Add(), right=copy.deepcopy(step)),
+                                 current.full, 0)
+            return
+        if isinstance(stmt, gast.Assign):
+            return self._assign(stmt, later)
+        if isinstance(stmt, gast.AugAssign):
+            return self._aug_assign(stmt, later)
+        if isinstance(stmt, gast.Expr):
+            if isinstance(stmt.value, gast.Constant):
+                return
+            call = stmt.value
+            if isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and call.func.attr == "append" \
+                    and isinstance(call.func.value, gast.Name):
+                return self._append(call.func.value.id, call.args[0], later)
+            raise Unsupported(f"line {stmt.lineno}: an expression statement (a call for its effect)")
+        if isinstance(stmt, gast.If):
+            return self._if(stmt, later, depth)
+        if isinstance(stmt, gast.For):
+            child = next((c for c in self.levels[-1].info.children if c.node is stmt), None)
+            if child is None:
+                raise Unsupported(f"line {stmt.lineno}: an inner loop pforge did not analyse")
+            return self._level(child, later)
+        if isinstance(stmt, gast.Pass):
+            return
+        if isinstance(stmt, gast.With):
+            return self._tape(stmt, later)
+        raise Unsupported(f"line {stmt.lineno}: a `{type(stmt).__name__}` statement")
+
+    def _inner_inits(self):
+        ids = set()
+        for level in self.info.walk():
+            if level is self.info:
+                continue
+            for col in level.collectors.values():
+                ids.add(id(col.init))
+        return ids
+
+    def _bind(self, name, val: Val, later):
+        """Binds a name to a batched value: emitted (``name = V``) or, in a branch, a temporary."""
+        if not val.stacked:
+            raise Unsupported("internal: an unstacked value bound as stacked. This is a bug.")
+        if self.in_branch:
+            tmp = self.namer.new(f"{name}_if")
+            self.out += templates.replace(f"{tmp} = V", V=val.node)
+            self.env[name] = val.with_node(templates.name(tmp))
+            return
+        self.out += templates.replace(f"{name} = V", V=val.node)
+        self.env[name] = val.with_node(templates.name(name))
+
+    def _assign(self, stmt, later):
+        if len(stmt.targets) != 1:
+            raise Unsupported(f"line {stmt.lineno}: chained assignment")
+        target = stmt.targets[0]
+        if isinstance(target, gast.Name):
+            name = target.id
+            if name in self.info.tensorarrays or any(name in lv.info.tensorarrays for lv in self.levels):
+                return self._ta_write(name, stmt)
+            red = self._reduction_of(name, stmt)
+            if red is not None:
+                return self._reduce(red, stmt)
+            if self._selection(name, stmt.value):
+                return
+            val = self.ev(stmt.value)
+            if val.stacked and isinstance(val.node, gast.Name) and val.node.id not in later \
+                    and not self.in_branch:
+                self.env[name] = val  # `r = x[i]` is `x` itself: no new name
+                return
+            if val.stacked:
+                return self._bind(name, val, later)
+            if self.in_branch:
+                if _loads(stmt.value) & later or not isinstance(target, gast.Name):
+                    raise Unsupported(f"line {stmt.lineno}: an invariant assignment under a per-iteration `if`")
+                self.env[name] = Val(copy.deepcopy(stmt.value), (), val.rank, val.python)  # merged by the `if`
+                return
+            self.out.append(copy.deepcopy(stmt))  # invariant: computed once, as written
+            self.env[name] = Val(templates.name(name), (), val.rank, val.python)
+            return
+        if isinstance(target, gast.Tuple) and isinstance(stmt.value, gast.Tuple) \
+                and len(target.elts) == len(stmt.value.elts) and all(isinstance(e, gast.Name) for e in target.elts):
+            vals = [self.ev(v) for v in stmt.value.elts]
+            for elt, val in zip(target.elts, vals):
+                if not val.stacked:
+                    raise Unsupported(f"line {stmt.lineno}: tuple assignment of an invariant")
+                self._bind(elt.id, val, later)
+            return
+        if isinstance(target, gast.Subscript):
+            update = spelled_out_update(stmt)  # `h[k] = h[k] + v` is `h[k] += v`
+            if update is not None:
+                return self._write(target, update[1], update[0], stmt)
+            return self._write(target, stmt.value, None, stmt)
+        raise Unsupported(f"line {stmt.lineno}: assignment to `{gast.unparse(target).strip()}`")
+
+    def _aug_assign(self, stmt, later):
+        target = stmt.target
+        if isinstance(target, gast.Name):
+            red = self._reduction_of(target.id, stmt)
+            if red is not None:
+                return self._reduce(red, stmt)
+            if self.lib.kind == "np":
+                raise Unsupported(f"line {stmt.lineno}: in-place update of `{target.id}` (it may alias an array)")
+            value = gast.BinOp(left=templates.name(target.id), op=stmt.op, right=stmt.value)
+            return self._bind(target.id, self.ev(value), later)
+        if isinstance(target, gast.Subscript):
+            return self._write(target, stmt.value, stmt.op, stmt)
+        raise Unsupported(f"line {stmt.lineno}: augmented assignment to `{gast.unparse(target).strip()}`")

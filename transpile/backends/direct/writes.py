@@ -1,0 +1,168 @@
+"""Subscripted writes of NumPy code: ``out[i] = v`` into an array outside the loop (sliced,
+scattered with ``ufunc.at``, or with the loop axis moved), and writes into per-iteration arrays."""
+
+from __future__ import annotations
+
+import copy
+
+import gast
+
+from pforge.transpile import templates
+from pforge.transpile.backends.direct import core
+from pforge.transpile.backends.direct.core import Unsupported, Val, align, const, lift
+from pforge.transpile.backends.direct.shared import _IDENTITY, _REDUCE_FN, Ind, _components
+
+_OP_SYMBOL = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.BitOr: "|", gast.BitAnd: "&"}
+
+
+def _in_place(target, op, value) -> list:
+    """``out[...] = v`` (never ``out = v``: the array may be the caller's, and assignment casts
+    to its dtype as the loop's element writes do); ``out[s] = out[s] + v`` for ``+=``, which
+    truncates into an integer array as the loop does instead of raising."""
+    if isinstance(target, gast.Name):
+        target = gast.Subscript(value=target, slice=gast.Constant(value=Ellipsis, kind=None), ctx=gast.Store())
+    if op is None:
+        return templates.replace("T = V", T=target, V=value)
+    read = copy.deepcopy(target)
+    read.ctx = gast.Load()
+    return templates.replace(f"T = R {_OP_SYMBOL[type(op)]} V", T=target, R=read, V=value)
+
+
+def _slices_as_calls(index):
+    """``(idx, :)`` is no expression: ``np.add.at`` takes ``(idx, slice(None))``."""
+    def convert(part):
+        if isinstance(part, gast.Slice):
+            return gast.Call(func=gast.Name(id="slice", ctx=gast.Load(), annotation=None, type_comment=None),
+                             args=[p if p is not None else gast.Constant(value=None, kind=None)
+                                   for p in (part.lower, part.upper, part.step)], keywords=[])
+        return part
+    if isinstance(index, gast.Tuple):
+        return gast.Tuple(elts=[convert(e) for e in index.elts], ctx=gast.Load())
+    return convert(index)
+
+
+class WritesMixin:
+    """Item assignments into arrays."""
+
+    # -- subscripted writes (NumPy) -----------------------------------------------------------------
+
+    def _write(self, target, value_node, op, stmt):
+        if self.lib.kind != "np" or self.to_tf:
+            raise Unsupported("item assignment into a TensorFlow tensor")
+        base = target.value
+        if not isinstance(base, gast.Name):
+            raise Unsupported(f"line {stmt.lineno}: a write into `{gast.unparse(base).strip()}`")
+        name = base.id
+        value = self.ev(value_node)
+        current = self.env.get(name)
+        depth = len(self.levels)
+        if isinstance(current, Val) and current.stacked:
+            return self._private_write(name, current, target, value, op, stmt)
+        comps = _components(target.slice)
+        index = self._index(templates.name(name), comps, self._shape_of(name), store=True)
+        if index is None:
+            raise Unsupported(f"line {stmt.lineno}: a write whose index does not depend on the loop")
+        node, idx_full, elem_rank, kind = index
+        fancy = kind is True
+        full = tuple(idx_full) + (False,) * (depth - len(idx_full))
+        if type(kind) is int:
+            return self._moved_write(node, kind, elem_rank, value, op, stmt)
+        value = lift(self.lib, value, depth) if value.stacked else value
+        red = {gast.Add: "add", gast.Mult: "mul", gast.BitOr: "or", gast.BitAnd: "and"}.get(type(op)) if op else None
+        if op is not None and red is None and not isinstance(op, gast.Sub):
+            raise Unsupported(f"line {stmt.lineno}: augmented `{type(op).__name__}` write")
+        if isinstance(op, gast.Sub):
+            red = "add"
+        if self.mask is not None:
+            mask = self.mask
+            if op is None:
+                old = Val(copy.deepcopy(node), full, elem_rank)
+                (m, v, o), vfull, rank = align(self.lib, [mask, value, old], "a conditional write")
+                value = Val(self.lib.call("where", m.node, v.node, o.node), vfull, rank)
+            else:
+                if red not in _IDENTITY:
+                    raise Unsupported("a conditional augmented write")
+                (m, v, z), vfull, rank = align(self.lib, [mask, value, Val(const(_IDENTITY[red]), (), 0, True)],
+                                               "a conditional write")
+                value = Val(self.lib.call("where", m.node, v.node, z.node), vfull, rank)
+        if value.stacked:
+            if value.rank is None or (elem_rank is None and value.rank != 0):
+                raise Unsupported(f"line {stmt.lineno}: the rank of the written element is unknown")
+            value = lift(self.lib, value, depth)
+            if elem_rank is not None and value.rank < elem_rank:
+                value = Val(core.insert_axes(self.lib, value, depth, elem_rank - value.rank), value.full, elem_rank)
+            missing = [k for k in range(depth) if value.full[k] and not full[k]]
+            if missing and op is None:
+                raise Unsupported(f"line {stmt.lineno}: several iterations write the same element")
+            if op is not None and any(not full[k] and not value.full[k] for k in range(depth)):
+                raise Unsupported(f"line {stmt.lineno}: an update repeated along a loop it does not "
+                                  "depend on")
+            if missing:
+                if red not in ("add", "mul"):
+                    raise Unsupported(f"line {stmt.lineno}: a bitwise update combined across iterations")
+                fn = _REDUCE_FN["np"][red]
+                axes = missing[0] if len(missing) == 1 else gast.Tuple(elts=[const(a) for a in missing], ctx=gast.Load())
+                kws = {"axis": axes if isinstance(axes, gast.AST) else const(axes)}
+                if fancy:
+                    kws["keepdims"] = const(True)
+                value = Val(self.lib.call(fn, value.node, **kws), value.full, value.rank)
+        if not value.stacked and op is not None and not all(full):
+            raise Unsupported(f"line {stmt.lineno}: an update repeated along a loop it does not depend on")
+        scatter = fancy and op is not None  # ufunc.at is += that also adds colliding indices
+        if scatter:
+            ufunc = {"add": "add", "mul": "multiply", "or": "bitwise_or", "and": "bitwise_and"}[red]
+            idx = _slices_as_calls(node.slice)
+            right = value.node if not isinstance(op, gast.Sub) else gast.UnaryOp(op=gast.USub(), operand=value.node)
+            self.out += templates.replace(f"{self.lib.alias}.{ufunc}.at(A, I, V)", A=templates.name(name), I=idx, V=right)
+            return
+        self.out += _in_place(node, op, value.node)
+
+    def _moved_write(self, node, position, elem_rank, value, op, stmt):
+        """``x[:, i] = v``: the value's loop axis goes where the loop index is in the target."""
+        if self.mask is not None or len(self.levels) != 1:
+            raise Unsupported(f"line {stmt.lineno}: a write `x[:, i]` inside a nest or under an `if`")
+        if elem_rank is None or value.rank is None or value.rank > elem_rank:
+            raise Unsupported(f"line {stmt.lineno}: the rank of the written element is unknown")
+        if value.stacked:
+            if value.rank < elem_rank:
+                value = Val(core.insert_axes(self.lib, value, 1, elem_rank - value.rank), value.full, elem_rank)
+            new = self.lib.call("moveaxis", value.node, 0, position)
+        elif value.rank == elem_rank:
+            new = core.insert_axes(self.lib, value, position, 1)
+        elif value.rank <= elem_rank - position:
+            new = value.node  # broadcasts against the axes after the loop axis only
+        else:
+            raise Unsupported(f"line {stmt.lineno}: an element of lower rank written across the loop axis")
+        if op is not None and type(op) not in _OP_SYMBOL:
+            raise Unsupported(f"line {stmt.lineno}: augmented `{type(op).__name__}` write")
+        self.out += _in_place(node, op, new)
+
+    def _private_write(self, name, current, target, value, op, stmt):
+        if self.in_branch or self.mask is not None:
+            raise Unsupported(f"line {stmt.lineno}: a write into `{name}` under a per-iteration `if`")
+        if current.depth != 1 or not all(current.full) or op is not None:
+            raise Unsupported(f"line {stmt.lineno}: a write into the per-iteration array `{name}`")
+        comps = _components(target.slice)
+        vals = [self.ev(c) if not isinstance(c, gast.Slice) else None for c in comps]
+        if any(isinstance(self.env.get(getattr(c, "id", None)), Ind) for c in comps):
+            raise Unsupported(f"line {stmt.lineno}: a loop index into the per-iteration array `{name}`")
+        if any(v is not None and v.stacked and v.rank != 0 for v in vals):
+            raise Unsupported(f"line {stmt.lineno}: an array index into `{name}`")
+        if any(v is not None and v.stacked for v in vals):
+            if len(comps) != 1:
+                raise Unsupported(f"line {stmt.lineno}: a multi-axis per-iteration index into `{name}`")
+            rows = self.lib.call("arange", templates.expr(f"len({name})"))
+            parts = [rows, vals[0].node]
+            elem_rank = None if current.rank is None else current.rank - 1
+        else:
+            parts = [gast.Slice(lower=None, upper=None, step=None)] + [copy.deepcopy(c) for c in comps]
+            simple = all(isinstance(c, gast.Slice) or (isinstance(c, gast.Constant) and type(c.value) is int)
+                         or isinstance(c, gast.UnaryOp) for c in comps)
+            elem_rank = None if current.rank is None or not simple else \
+                current.rank - sum(1 for c in comps if not isinstance(c, gast.Slice))
+        if value.stacked:
+            if elem_rank is None or value.rank is None or value.rank > elem_rank:
+                raise Unsupported(f"line {stmt.lineno}: the rank of the value written into `{name}`")
+            if value.rank < elem_rank:  # the loop axis leads; the element's own axes follow
+                value = Val(core.insert_axes(self.lib, value, 1, elem_rank - value.rank), value.full, elem_rank)
+        self.out += templates.replace("T = V", T=core.subscript(templates.name(name), parts), V=value.node)
