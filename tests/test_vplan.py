@@ -286,3 +286,17 @@ def test_explain_plan_of_a_refused_loop_says_there_is_none(tmp_path):
     result = invoke("explain", "--plan", str(path))
     assert_exit(result, 0)
     assert "no vector plan: the loop is not vectorizable" in result.output
+def test_masked_inner_reduction_is_rewritten_and_matches():
+    """The direct backend blended ``s`` again after masking its terms, which broadcast the
+    per-row sum over the inner axis (``could not broadcast (4, 3) into (4,)``)."""
+    result = transpile_source(NESTED_MASKED_SUM, "<nested>", shapes={"x": 2, "c": 2})
+    assert result.changed and result.plans[0].backend == "direct", result.plans[0].remarks
+    want, got = {}, {}
+    exec(compile(NESTED_MASKED_SUM, "<loop>", "exec"), want)
+    exec(compile(result.code, "<rewrite>", "exec"), got)
+    rng = np.random.default_rng(3)
+    for shape in ((4, 3), (1, 5), (3, 1), (0, 2)):
+        x, c = rng.normal(size=shape), rng.normal(size=shape)
+        assert_same_numbers(want["f"](x, c), got["f"](x, c), where=str(shape))
+
+

@@ -8,6 +8,7 @@ import gast
 
 from pforge.transpile.analysis import COLLECTOR, COMPREHENSION, INDEXED, LoopInfo
 from pforge.transpile.remarks import Remark
+from pforge.transpile.vplan.operators import OPERATORS
 
 
 @dataclass(frozen=True)
@@ -145,8 +146,8 @@ def unsafe_reason(info: LoopInfo) -> str | None:
         if level.scatter_add:
             return "sums into scattered slots in a different order than the loop"
         for name, red in level.reductions.items():
-            if red.op in ("add", "mul") and not all(_integer_term(u) for u in red.updates):
-                what = "sum" if red.op == "add" else "product"
+            if not OPERATORS[red.op].exact and not all(_integer_term(u) for u in red.updates):
+                what = {"add": "sum", "mul": "product"}.get(red.op, f"{red.op} reduction")
                 return (f"reassociates the {what} `{name}`; floating-point results may differ "
                         "in the last bits")
     return None

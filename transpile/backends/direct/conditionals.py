@@ -6,10 +6,9 @@ from __future__ import annotations
 import gast
 
 from pforge.transpile import templates
-from pforge.transpile.analysis import branch_locals
 from pforge.transpile.backends.direct.core import Unsupported, Val, align
-from pforge.transpile.backends.direct.shared import Ind, _Pending, _is_boolean, _loads
-from pforge.transpile.backends.pfor import _stores
+from pforge.transpile.backends.direct.shared import Ind, _Pending, _is_boolean
+from pforge.transpile.vplan import if_conversion
 
 
 class ConditionalsMixin:
@@ -18,7 +17,12 @@ class ConditionalsMixin:
     # -- conditionals (predication) ------------------------------------------------------------------
 
     def _if(self, stmt, later, depth):
-        test = self.tests.pop(id(stmt), None) or self._chain_tests(stmt)
+        """Prints the plan's if-conversion of ``stmt`` (:func:`vplan.if_conversion`): both
+        branches run under their masks, the plan's blends merge with ``where``, masked
+        reductions carry their running value from one branch into the next, and appends
+        become the plan's selects or filters."""
+        plan = if_conversion(self.info, self.levels[-1].info, stmt)
+        test = self.tests.pop(id(stmt), None) or self._chain_tests(plan)
         if not test.stacked:
             raise Unsupported(f"line {stmt.lineno}: an `if` whose test does not depend on the loop")
         if test.rank not in (0, None):
@@ -29,59 +33,64 @@ class ConditionalsMixin:
         negated = self._not(test)
         results, middle = [], {}
         for branch, cond in ((stmt.body, test), (stmt.orelse, negated)):
-            self.env = dict(saved_env)
+            carried = {n: results[0][n] for n in plan.flows if results and n in results[0]}
+            self.env = {**saved_env, **carried}
             self.mask = cond if saved_mask is None else self._and(saved_mask, cond)
             self.in_branch = True
             self._block(branch, later, depth)
             results.append(self.env)
             if not middle:
                 middle = {k: len(v) for k, v in self.pending.items()}
-        self.env, self.mask, self.in_branch = dict(saved_env), saved_mask, saved_branch
         then_env, else_env = results
-        local = branch_locals(self.levels[-1].info, stmt)
-        for name in sorted(set(then_env) | set(else_env)):
-            a, b = then_env.get(name), else_env.get(name)
-            if a is saved_env.get(name) and b is saved_env.get(name):
+        self.env, self.mask, self.in_branch = dict(saved_env), saved_mask, saved_branch
+        covered = {b.name for b in plan.blends} | plan.flows | plan.local
+        for name in sorted((set(then_env) | set(else_env)) - covered):
+            if then_env.get(name) is not saved_env.get(name) or else_env.get(name) is not saved_env.get(name):
+                raise Unsupported(f"`{name}` changes under the `if` at line {stmt.lineno} in a way the "
+                                  "plan does not merge")
+        for name in plan.flows:  # masked, not blended: the value after both branches
+            if name in else_env:
+                self.env[name] = else_env[name]
+        for blend in plan.blends:
+            name, old = blend.name, saved_env.get(blend.name)
+            a = then_env.get(name) if blend.then == "branch" else old
+            b = else_env.get(name) if blend.otherwise == "branch" else old
+            if a is old and b is old:
                 continue
-            if name in local and (a is saved_env.get(name) or b is saved_env.get(name)):
-                continue  # bound on one path and read only there: nothing to blend
             if a is None or b is None or isinstance(a, Ind) or isinstance(b, Ind):
                 raise Unsupported(f"`{name}` is bound in only one branch of the `if` at line {stmt.lineno}")
             (c, x, y), full, rank = align(self.lib, [test, a, b], f"`{name}` merged after the `if`")
             self._bind(name, Val(self.lib.call("where", c.node, x.node, y.node), full, rank), later)
-        for name, entries in self.pending.items():
-            start, mid = counts.get(name, 0), middle.get(name, counts.get(name, 0))
+        for merge in plan.outputs:
+            if merge.how != "select" or merge.name not in self.pending:
+                continue  # a filter keeps its masked entry; a masked reduction is done
+            entries = self.pending[merge.name]
+            start, mid = counts.get(merge.name, 0), middle.get(merge.name, counts.get(merge.name, 0))
             then_new, else_new = entries[start:mid], entries[mid:]
-            if len(then_new) == 1 and len(else_new) == 1:  # one append in each branch: a select
-                new = then_new + else_new
-                (c, x, y), full, rank = align(self.lib, [test, new[0].value, new[1].value],
-                                              f"the value appended to `{name}`")
-                merged = Val(self.lib.call("where", c.node, x.node, y.node), full, rank)
-                self.pending[name] = entries[:counts.get(name, 0)] + [_Pending(saved_mask, merged)]
+            if len(then_new) != 1 or len(else_new) != 1:
+                raise Unsupported(f"`{merge.name}` gets more than one value per iteration")
+            (c, x, y), full, rank = align(self.lib, [test, then_new[0].value, else_new[0].value],
+                                          f"the value appended to `{merge.name}`")
+            merged = Val(self.lib.call("where", c.node, x.node, y.node), full, rank)
+            self.pending[merge.name] = entries[:start] + [_Pending(saved_mask, merged)]
 
-    def _chain_tests(self, stmt) -> Val:
-        """The test of ``stmt``; when a branch of its ``if``/``elif`` chain writes what a test
-        reads, every test of the chain is computed once, up front, into a temporary.
-
-        The loop evaluates each test before its branch writes (DESIGN.md: an ``if``/``elif``
-        chain is one selection over the values its tests read *before* any branch writes),
-        whereas whole-array branches run one after the other; re-evaluating a test after an
-        earlier branch's write would select on new values (``if d[i] > 0: d[i] = -1.0 else:
-        d[i] = 1.0`` turned every ``d`` to 1).
+    def _chain_tests(self, plan) -> Val:
+        """The test of ``plan.stmt``; when the plan hoists its chain's tests (a branch writes
+        what a test reads), every test of the chain is computed once, up front, into a
+        temporary: the loop evaluates each test before its branch writes, whereas whole-array
+        branches run one after the other (``if d[i] > 0: d[i] = -1.0 else: d[i] = 1.0``
+        re-tested after the first write turned every ``d`` to 1).
         """
-        chain = [stmt]
-        while len(chain[-1].orelse) == 1 and isinstance(chain[-1].orelse[0], gast.If):
-            chain.append(chain[-1].orelse[0])
-        if not set().union(*(_loads(s.test) for s in chain)) & _written(stmt):
-            return self._test(stmt.test)
-        for link in chain:
+        if not plan.hoisted:
+            return self._test(plan.stmt.test)
+        for link in plan.chain:
             val = self._test(link.test)
             if val.stacked:
                 tmp = self.namer.new("cond")
                 self.out += templates.replace(f"{tmp} = V", V=val.node)
                 val = val.with_node(templates.name(tmp))
             self.tests[id(link)] = val
-        return self.tests.pop(id(stmt))
+        return self.tests.pop(id(plan.stmt))
 
     def _test(self, node):
         if isinstance(node, gast.BoolOp):
@@ -114,19 +123,3 @@ class ConditionalsMixin:
     def _and(self, a, b):
         (x, y), full, rank = align(self.lib, [a, b], "a nested test")
         return Val(self.lib.call("logical_and", x.node, y.node), full, rank)
-
-
-# -- helpers ---------------------------------------------------------------------------------------------
-
-
-def _written(stmt) -> set[str]:
-    """Names bound in ``stmt`` and arrays written through a subscript (``d`` of ``d[i] = v``)."""
-    found = _stores([stmt])
-    for node in gast.walk(stmt):
-        if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store):
-            base = node.value
-            while isinstance(base, gast.Subscript):
-                base = base.value
-            if isinstance(base, gast.Name):
-                found.add(base.id)
-    return found
