@@ -1,0 +1,147 @@
+"""Facts about loop source code that both backends need: which names a statement binds or
+reads, whether a bound is non-negative, a value evidently an array, a tape single-use; and the
+``LoopRewrite`` both backends return (or ``Unsupported`` they raise)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import gast
+
+from pforge.transpile import analysis
+from pforge.transpile.spaces import constant_int
+
+
+class Unsupported(Exception):
+    """The loop is vectorizable but this backend cannot express it; the message says why."""
+
+
+@dataclass
+class LoopRewrite:
+    """What replaces one loop.
+
+    Attributes:
+        stmts: the statements that take the loop's place.
+        drop: statements outside the loop to delete (collector initialisers).
+        replace: ``id(node) -> new expression`` for consumers outside the loop
+            (``tf.stack(outs)`` -> ``outs``).
+        pattern: a short description for the marker comment and the remark.
+        anchor: for a loop written as an expression (a comprehension, ``tf.map_fn``), the
+            statement that ``stmts`` replace (None: they replace the loop statement itself).
+    """
+
+    stmts: list[gast.stmt]
+    drop: list[gast.stmt] = field(default_factory=list)
+    replace: dict[int, gast.expr] = field(default_factory=dict)
+    pattern: str = ""
+    anchor: gast.stmt | None = None
+
+
+def _loads(node) -> set[str]:
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+
+
+def _stores(stmts) -> set[str]:
+    found = set()
+    for stmt in stmts:
+        for n in gast.walk(stmt):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                found.add(n.id)
+    return found
+
+
+_LIST_RETURNING = {"tensorflow.unstack", "tensorflow.split", "numpy.split", "numpy.array_split",
+                   "tensorflow.nest.flatten", "tensorflow.dynamic_partition", "tensorflow.meshgrid"}
+
+
+def bound_to_sequence(ctx, name_node, within=None) -> bool:
+    """A reaching definition of ``name_node`` (under ``within``, if given) binds a Python list or
+    tuple: a display, a list comprehension, ``list(...)``/``tuple(...)``/``sorted(...)``, or a
+    library call that returns a list (``tf.unstack``). A symbolic index cannot select from it,
+    and ``tape.gradient`` over it returns a list.
+    """
+    inside = {id(n) for n in gast.walk(within)} if within is not None else None
+    for definition in ctx.definitions_of(name_node):
+        if inside is not None and id(definition.node) not in inside:
+            continue
+        _, value = analysis._binding(ctx, definition.node)
+        if isinstance(value, (gast.List, gast.Tuple, gast.ListComp)) or isinstance(value, gast.Call) and (
+                ctx.imports.resolve(value.func) in _LIST_RETURNING | {"builtins.list", "builtins.tuple",
+                                                                      "builtins.sorted"}):
+            return True
+    return False
+
+
+def persistent_tape(call: gast.Call) -> bool:
+    """``tf.GradientTape(persistent=True)``: a tape that gives more than one set of gradients."""
+    return any(k.arg == "persistent" and isinstance(k.value, gast.Constant) and k.value.value is True
+               for k in call.keywords)
+
+
+def single_use_tapes(ctx, nodes) -> dict[str, list[gast.Call]]:
+    """Each ``with tf.GradientTape() as tape`` among ``nodes`` that is not ``persistent=True``,
+    with the ``tape.gradient``/``jacobian``/``batch_jacobian`` calls among ``nodes`` (such a tape
+    computes one set of gradients; TensorFlow raises on the second)."""
+    tapes = {}
+    for node in nodes:
+        if isinstance(node, gast.With):
+            for item in node.items:
+                call = item.context_expr
+                if isinstance(call, gast.Call) and (ctx.imports.resolve(call.func) or "").endswith("GradientTape") \
+                        and isinstance(item.optional_vars, gast.Name) and not persistent_tape(call):
+                    tapes[item.optional_vars.id] = []
+    for node in nodes:
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+                and node.func.attr in ("gradient", "jacobian", "batch_jacobian") \
+                and isinstance(node.func.value, gast.Name) and node.func.value.id in tapes:
+            tapes[node.func.value.id].append(node)
+    return tapes
+
+
+def _in_order(start, stop, sign, ctx) -> bool:
+    """``range(start, stop)`` stepping by ``sign`` surely does not run backwards."""
+    first, last = constant_int(start), constant_int(stop)
+    if first is not None and last is not None:
+        return (last - first) * sign >= 0
+    return first == 0 and sign == 1 and _nonnegative(stop, ctx)
+
+
+def _nonnegative(node, ctx) -> bool:
+    """A bound that cannot be negative: a constant >= 0, ``len(...)``, ``x.shape[k]``,
+    ``tf.shape(x)[k]``, or a name bound only to one of those."""
+    if isinstance(node, gast.Name):
+        defs = ctx.definitions_of(node)
+        values = [analysis._binding(ctx, d.node)[1] for d in defs]
+        return bool(values) and all(v is not None and _nonnegative(v, ctx) for v in values)
+    value = constant_int(node)
+    if value is not None:
+        return value >= 0
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id == "len":
+        return True
+    if isinstance(node, gast.Subscript):
+        base = node.value
+        return (isinstance(base, gast.Attribute) and base.attr == "shape") or (
+            isinstance(base, gast.Call) and isinstance(base.func, gast.Attribute) and base.func.attr == "shape")
+    return False
+
+
+def _evidently_array(ctx, function, seq) -> bool:
+    """True when ``seq`` must be an array or tensor rather than a Python list.
+
+    Evidence: it is made by a TensorFlow or NumPy call, or (for a name) the function reads its
+    ``.shape``/``.dtype``/``.ndim`` or binds it from such a call.
+    """
+    if isinstance(seq, gast.Call):
+        callee = ctx.imports.resolve(seq.func) or ""
+        return callee.startswith(("tensorflow.", "numpy.")) and callee not in _LIST_RETURNING
+    if not isinstance(seq, gast.Name) or function is None:
+        return False
+    for node in gast.walk(function):
+        if isinstance(node, gast.Attribute) and node.attr in ("shape", "dtype", "ndim") \
+                and isinstance(node.value, gast.Name) and node.value.id == seq.id:
+            return True
+        if isinstance(node, gast.Assign) and any(isinstance(t, gast.Name) and t.id == seq.id
+                                                 for t in node.targets):
+            if _evidently_array(ctx, function, node.value):
+                return True
+    return False

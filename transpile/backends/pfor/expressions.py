@@ -1,0 +1,88 @@
+"""Per-iteration rewriting of the body's expressions: rows of gathered inputs, ``tf.gather`` for
+a per-iteration index, ``tf.cast`` for ``int()``/``float()``, ``tf.where`` for a conditional
+expression, and the renamings of branches and inner loops."""
+
+from __future__ import annotations
+
+import copy
+from typing import TYPE_CHECKING
+
+import gast
+
+from pforge.transpile import dependence, templates
+from pforge.transpile.backends.common import _loads
+from pforge.transpile.backends.pfor.branches import _to_graph_test
+
+if TYPE_CHECKING:
+    from pforge.transpile.backends.pfor.vectorizer import _Vectorizer
+
+
+class _ExprRewriter(gast.NodeTransformer):
+    """Per-iteration substitutions inside the body: gathers, casts, renamings, consumers."""
+
+    def __init__(self, vec: _Vectorizer, env, back=None):
+        self.vec, self.env, self.back = vec, env, back or {}
+
+    def visit(self, node):
+        original = self.back.get(id(node))
+        if original is not None and original in self.vec.inner_replace:
+            return copy.deepcopy(self.vec.inner_replace[original])
+        return super().visit(node)
+
+    def visit_Subscript(self, node):
+        vec = self.vec
+        base = node.value
+        if isinstance(base, gast.Name) and base.id in vec.gathers and isinstance(node.ctx, gast.Load) \
+                and vec._first_index_is(node, vec.info.space.induction):
+            param = templates.name(vec.gathers[base.id])
+            index = node.slice
+            if isinstance(index, gast.Tuple) and len(index.elts) > 1:
+                rest = [self.visit(e) for e in index.elts[1:]]
+                node.value = param
+                node.slice = rest[0] if len(rest) == 1 else gast.Tuple(elts=rest, ctx=gast.Load())
+                return node
+            return param
+        index = node.slice
+        if isinstance(base, gast.Name) and isinstance(node.ctx, gast.Load) and not vec._is_stacked(base) \
+                and not isinstance(index, (gast.Tuple, gast.Slice)) and vec._is_stacked(index) \
+                and not _loads(index) & set(vec.stacked_outside):
+            return self._gather(base, index)
+        return self.generic_visit(node)
+
+    def _gather(self, base, index):
+        """``x[e]`` with a per-iteration scalar ``e`` becomes ``tf.gather(x, e)``.
+
+        TensorFlow's pfor has no converter for a slice at a stacked position and falls back
+        to a ``tf.while_loop``, which is slow and, with zero iterations, fails to stack its
+        empty result; ``Gather`` has a converter. An index computed from data may be negative
+        and wraps around in the loop (Python indexing), so it is taken modulo the length;
+        an affine index of the loop variable was proven not to wrap by the analysis.
+        """
+        vec = self.vec
+        new_index = self.visit(index)
+        form = dependence.Affine.of(index)
+        induction = vec.info.space.induction if vec.info.space is not None else None
+        if form is None or any(vec._is_stacked(templates.name(s)) for s in form.symbols() - {induction}):
+            new_index = templates.wrapped_index(vec.tf, new_index, base)
+        return templates.expr(f"{vec.tf}.gather(X, I)", X=copy.deepcopy(base), I=new_index)
+
+    def visit_Call(self, node):
+        vec = self.vec
+        name = vec.ctx.imports.resolve(node.func) or ""
+        if name in ("builtins.int", "builtins.float", "builtins.bool") and len(node.args) == 1 \
+                and vec._is_stacked(node.args[0]):
+            dtype = {"builtins.int": "int32", "builtins.float": "float32", "builtins.bool": "bool"}[name]
+            return templates.expr(f"{vec.tf}.cast(X, {vec.tf}.{dtype})", X=self.visit(node.args[0]))
+        return self.generic_visit(node)
+
+    def visit_IfExp(self, node):
+        node = self.generic_visit(node)
+        if self.vec._is_stacked(node.test):
+            return templates.expr(f"{self.vec.tf}.where(C, A, B)", C=_to_graph_test(node.test, self.vec.tf),
+                                  A=node.body, B=node.orelse)
+        return node
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, gast.Load) and node.id in self.env:
+            return copy.deepcopy(self.env[node.id])
+        return node

@@ -1,0 +1,432 @@
+"""The ``_Vectorizer``: the body function and the ``tf.vectorized_map`` call for one loop level,
+with the streams it maps over, the outputs it collects and what they become after the loop."""
+
+from __future__ import annotations
+
+import copy
+
+import gast
+
+from pforge.transpile import analysis, templates
+from pforge.transpile.backends.common import (LoopRewrite, Unsupported, _evidently_array, _in_order,
+                                              _loads, _nonnegative, _stores)
+from pforge.transpile.backends.pfor.branches import BranchesMixin
+from pforge.transpile.backends.pfor.checks import ChecksMixin
+from pforge.transpile.backends.pfor.expressions import _ExprRewriter
+from pforge.transpile.backends.pfor.inner import InnerLoopsMixin
+from pforge.transpile.spaces import Space, constant_int
+
+
+def _simple_anchor(ctx, node):
+    """The statement holding ``node``, when the marker comment and hoisted code can go before it."""
+    stmt = analysis._statement_of(ctx, node)
+    if not isinstance(stmt, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Return, gast.Expr)):
+        raise Unsupported("the expression is part of a compound statement's header")
+    return stmt
+
+
+#: Built-in max/min reductions: a term replaces the accumulator only when it compares
+#: greater (less), so NaN terms are skipped as the loop skips them.
+_REDUCE_PY = {"max": "{tf}.maximum({s}, {tf}.reduce_max({tf}.where({t} > {s}, {t}, {s}), axis=0))",
+              "min": "{tf}.minimum({s}, {tf}.reduce_min({tf}.where({t} < {s}, {t}, {s}), axis=0))"}
+_REDUCE = {"add": ("{s} + {tf}.reduce_sum({t}, axis=0)"), "mul": "{s} * {tf}.reduce_prod({t}, axis=0)",
+           # The running value inside the reduction too: Grappler hoists a monotonic op out of
+           # reduce_max/min (max(tanh(t)) -> tanh(max(t))), which over zero iterations gives
+           # tanh(-inf) = -1 instead of the running value; a binary op in between keeps it.
+           "max": "{tf}.maximum({s}, {tf}.reduce_max({tf}.maximum({t}, {s}), axis=0))",
+           "min": "{tf}.minimum({s}, {tf}.reduce_min({tf}.minimum({t}, {s}), axis=0))",
+           "or": "{tf}.logical_or({s}, {tf}.reduce_any({t}, axis=0))",
+           "and": "{tf}.logical_and({s}, {tf}.reduce_all({t}, axis=0))"}
+
+
+class _Vectorizer(ChecksMixin, BranchesMixin, InnerLoopsMixin):
+    """Generates the body function and the ``tf.vectorized_map`` call for one level."""
+
+    def __init__(self, ctx, info, namer, tf, stacked_outside):
+        self.ctx, self.info, self.namer, self.tf = ctx, info, namer, tf
+        self.prefix = (info.qualname.split(".")[-1] if info.qualname else "loop").lstrip("_")
+        self.stacked_outside = stacked_outside
+        self.outputs: dict[str, gast.expr] = {}
+        self.masks: dict[str, gast.expr] = {}
+        self.order: list[str] = []
+        self.drop: list[gast.stmt] = []
+        self.inner_replace: dict[int, gast.expr] = {}
+        self.inner_drop: set[int] = set()
+        self.gathers: dict[str, str] = {}
+        self._labels: dict[str, str] = {}  # stream parameter -> what the comment calls it
+
+    # -- entry -----------------------------------------------------------------------------
+
+    def run(self) -> LoopRewrite:
+        info = self.info
+        space = info.space
+        self._check_supported()
+        body_name = self.namer.new(f"_{self.prefix}_body")  # outer levels get the plain name
+        streams = self._streams(space)
+        params = [p for p, _ in streams]
+        self.stacked = set(params) | self.stacked_outside | space.target_names()
+        for child in info.children:
+            for col in child.collectors.values():
+                if col.name not in info.collectors and _stores([col.init]) <= set(child.collectors):
+                    self.inner_drop.add(id(col.init))
+        body = self._lower_block(info.body, later=set())
+        outputs = self.order
+        if not outputs:
+            raise Unsupported("the loop produces no value pforge can collect")
+        ret = [self.outputs[k] for k in outputs] + [self.masks[k] for k in outputs if k in self.masks]
+        ret_node = ret[0] if len(ret) == 1 else gast.Tuple(elts=ret, ctx=gast.Load())
+        body.append(gast.Return(value=ret_node))
+        if len(streams) == 1:
+            arg = params[0]
+            elems = streams[0][1]
+            fdef_body = body
+        else:
+            arg = self.namer.new("elems")
+            unpack = templates.replace(f"{', '.join(params)} = {arg}")
+            fdef_body = unpack + body
+            elems = gast.Tuple(elts=[e for _, e in streams], ctx=gast.Load())
+        fdef = templates.replace(f"def {body_name}({arg}):\n    pass")[0]
+        fdef.body = fdef_body
+
+        result_names, post = [], []
+        replace, drop = {}, list(self.drop)
+        anchor, results = None, {}
+        for key in outputs:
+            kind, name = key.split(":", 1)
+            if kind == "collector" and _is_comprehension(info, name):
+                anchor, results[name], tail = self._comprehension_result(info.collectors[name])
+                result_names.append(results[name])
+                post += tail
+            elif kind == "collector":
+                col = info.collectors[name]
+                result_names.append(name)
+                replace[id(col.consumer)] = self._consumer_value(col)
+                if self._init_only_collectors(col.init):
+                    drop.append(col.init)
+            elif kind == "ta":
+                values = self.namer.new(f"{name}_values")
+                result_names.append(values)
+                post += templates.replace(f"{name} = {name}.scatter(indices, {values})",
+                                          indices=self._range_expr(space))
+            elif kind == "arg":
+                terms = self.namer.new(f"{info.arg_reductions[name].value}_terms")
+                result_names.append(terms)
+                post += self._arg_reduction(info.arg_reductions[name], terms)
+            else:
+                red = info.reductions[name]
+                terms = self.namer.new(f"{name}_terms")
+                result_names.append(terms)
+                formula = _REDUCE[red.op]
+                if self._python_compare(red):
+                    # max(s, v) keeps s unless v > s: a NaN term never wins, as in the loop.
+                    formula = _REDUCE_PY[red.op]
+                post += templates.replace(f"{name} = " + formula.format(s=name, t=terms, tf=self.tf))
+        for key in outputs:
+            if key in self.masks:
+                name = results.get(key.split(":", 1)[1], key.split(":", 1)[1])
+                mask = self.namer.new(f"{name}_mask")
+                result_names.append(mask)
+                post += templates.replace(f"{name} = {self.tf}.boolean_mask({name}, {mask})")
+        target = ", ".join(result_names)
+        call = templates.replace(f"{target} = {self.tf}.vectorized_map({body_name}, ELEMS)", ELEMS=elems)
+        if anchor is not None and isinstance(anchor, gast.Return):
+            post += templates.replace(f"return {results[analysis.COMPREHENSION]}")
+        stmts = [fdef] + call + post
+        return LoopRewrite(stmts, drop, replace, self._pattern(streams), anchor)
+
+    def _comprehension_result(self, col):
+        """Where a list comprehension's stacked result goes: ``y = tf.stack([...])`` keeps the
+        name ``y``; ``return tf.stack([...])`` returns a new name. Other uses stay as written."""
+        if col.consumer is None or col.kind != "stack":
+            raise Unsupported("the list comprehension is not consumed by tf.stack, so its result "
+                              "stays a Python list")
+        anchor = _simple_anchor(self.ctx, col.consumer)
+        if isinstance(anchor, gast.Return) and anchor.value is col.consumer:
+            return anchor, self.namer.new(f"{self.prefix}_stacked"), []
+        if isinstance(anchor, gast.Assign) and anchor.value is col.consumer and \
+                len(anchor.targets) == 1 and isinstance(anchor.targets[0], gast.Name):
+            return anchor, anchor.targets[0].id, []
+        raise Unsupported("the comprehension is part of a larger expression; assign its "
+                          "tf.stack to a name first")
+
+    def _python_compare(self, red) -> bool:
+        """True for ``s = max(s, v)`` with the built-in ``max``/``min`` (Python's comparison
+        semantics); raises for ``max(v, s)``, whose result with a NaN depends on the order."""
+        stmt = red.updates[0]
+        value = getattr(stmt, "value", None)
+        if not (isinstance(value, gast.Call) and
+                self.ctx.imports.resolve(value.func) in ("builtins.max", "builtins.min")):
+            return False
+        if not (isinstance(value.args[0], gast.Name) and value.args[0].id == red.name):
+            raise Unsupported(f"`{gast.unparse(value).strip()}` puts the accumulator second; "
+                              f"write `{value.func.id}({red.name}, ...)`")
+        return True
+
+    def _arg_reduction(self, arg, terms):
+        """``best``/``idx`` after the loop from the stacked terms: the extreme term, and the
+        first (``>``) or last (``>=``) iteration that reached it, taken only when it beats the
+        value ``best`` had before the loop, as the loop's own comparison would."""
+        space = self.info.space
+        start, step = (constant_int(b) if b is not None else d for b, d in ((space.start, 0), (space.step, 1)))
+        if not (isinstance(arg.index, gast.Name) and arg.index.id == space.induction
+                and space.kind == "range" and start is not None and step is not None):
+            raise Unsupported(f"`{arg.name}` records something other than the loop index")
+        tf, best, idx = self.tf, arg.value, arg.name
+        extreme, better = self.namer.new(f"{best}_{arg.op}"), self.namer.new(f"{best}_better")
+        compare = {("max", True): ">", ("max", False): ">=", ("min", True): "<",
+                   ("min", False): "<="}[(arg.op, arg.strict)]
+        pick = "reduce_min" if arg.strict else "reduce_max"
+        position = f"{tf}.{pick}({tf}.where({tf}.equal({terms}, {extreme}))[:, 0])"
+        if step != 1:
+            position = f"{step} * {position}"
+        if start:
+            position = f"{start} + {position}"
+        # Only terms that beat the value before the loop compete, so NaN terms never win, as
+        # in the loop's own comparison; with none, `best` and `idx` keep their values.
+        return templates.replace(
+            f"{better} = {tf}.reduce_any({terms} {compare} {best})\n"
+            f"{extreme} = {tf}.reduce_{arg.op}({tf}.where({terms} {compare} {best}, {terms}, {best}), axis=0)\n"
+            f"{idx} = {tf}.where({better}, {position}, {idx})\n"
+            f"{best} = {tf}.where({better}, {extreme}, {best})")
+
+    # -- iteration space -----------------------------------------------------------------------
+
+    def _streams(self, space: Space):
+        """(parameter, elements) pairs fed to ``tf.vectorized_map``."""
+        if space.kind == "range":
+            i = space.induction
+            streams = []
+            for base in self._gather_bases(i):
+                param = self.namer.new(f"{base}_{i}")
+                self.gathers[base] = param
+                self._labels[param] = base
+                streams.append((param, self._sliced(base, space)))
+            if self._induction_used_elsewhere(i) or not streams:
+                streams.append((i, self._range_expr(space)))
+            return streams
+        streams = []
+        if space.kind == "enumerate":
+            seq = space.items[0][1]
+            count = templates.expr(f"{self.tf}.shape(SEQ)[0]", SEQ=seq)
+            if space.enumerate_start is None:
+                rng = templates.expr(f"{self.tf}.range(N)", N=count)
+            else:
+                rng = templates.expr(f"{self.tf}.range(S, S + N)", S=space.enumerate_start, N=count)
+            streams.append((space.induction, rng))
+        for target, seq in space.items:
+            if isinstance(target, gast.Name):
+                streams.append((target.id, self._as_tensor(copy.deepcopy(seq))))
+                self._labels[target.id] = gast.unparse(seq).strip()
+            else:
+                raise Unsupported("unpacking each row into several names is not rewritten yet")
+        return streams
+
+    def _range_expr(self, space):
+        """``tf.range`` over the loop's indices; Python's ``range(1, 0)`` is empty where
+        ``tf.range(1, 0)`` raises, so a stop that may be past the start is clamped to it."""
+        start = space.start if space.start is not None else gast.Constant(value=0, kind=None)
+        stop = copy.deepcopy(space.stop)
+        sign = space.step_sign()
+        if sign is not None and not _in_order(start, space.stop, sign, self.ctx):
+            clamp = "maximum" if sign == 1 else "minimum"
+            stop = templates.expr(f"{self.tf}.{clamp}(STOP, START)", STOP=stop, START=copy.deepcopy(start))
+        if space.start is None and space.step is None:
+            return templates.expr(f"{self.tf}.range(STOP)", STOP=stop)
+        step = [copy.deepcopy(space.step)] if space.step is not None else []
+        return gast.Call(func=templates.expr(f"{self.tf}.range"), args=[copy.deepcopy(start), stop] + step,
+                         keywords=[])
+
+    def _gather_bases(self, i):
+        """Invariant names ``X`` read as ``X[i]`` or ``X[i, ...]`` (they become elems)."""
+        space = self.info.space
+        start = constant_int(space.start) if space.start is not None else 0
+        step = constant_int(space.step) if space.step is not None else 1
+        if start is None or start < 0 or step is None or step <= 0:
+            return []
+        bases = []
+        nodes = list(analysis._scope_nodes(self.info.body))
+        whole = {n.id for n in nodes if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
+                 and not (isinstance(self.ctx.parents.get(id(n)), gast.Subscript)
+                          and self.ctx.parents[id(n)].value is n)}
+        for node in nodes:
+            if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Load) \
+                    and isinstance(node.value, gast.Name) and self._first_index_is(node, i):
+                base = node.value.id
+                # A base also used whole (`tape.watch(x)`) stays captured: its rows are
+                # gathered inside the body, so gradients still flow to the whole array.
+                if self.info.classes.get(base) == analysis.INVARIANT and base not in bases \
+                        and base not in self.stacked_outside and base not in whole:
+                    bases.append(base)
+        return bases
+
+    @staticmethod
+    def _first_index_is(node, i):
+        index = node.slice
+        first = index.elts[0] if isinstance(index, gast.Tuple) and index.elts else index
+        return isinstance(first, gast.Name) and first.id == i
+
+    def _induction_used_elsewhere(self, i):
+        """True when ``i`` is read other than as the first index of a gathered base."""
+        gathered = set()
+        for node in analysis._scope_nodes(self.info.body):
+            if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
+                    and node.value.id in self.gathers and self._first_index_is(node, i):
+                index = node.slice
+                gathered.add(id(index.elts[0] if isinstance(index, gast.Tuple) else index))
+        for arg in self.info.arg_reductions.values():
+            gathered.add(id(arg.index))  # recorded after the loop from the positions, not streamed
+        return any(isinstance(n, gast.Name) and n.id == i and isinstance(n.ctx, gast.Load)
+                   and id(n) not in gathered for n in analysis._scope_nodes(self.info.body))
+
+    def _as_tensor(self, seq):
+        """``seq`` itself when it is evidently an array, else ``tf.convert_to_tensor(seq)``.
+
+        ``tf.vectorized_map`` treats a Python list as a structure of separate inputs, so a list
+        of tensors must be packed first or the result comes out transposed.
+        """
+        if _evidently_array(self.ctx, self.info.function, seq):
+            return seq
+        return templates.expr(f"{self.tf}.convert_to_tensor(S)", S=seq)
+
+    def _sliced(self, base, space):
+        stop = space.stop
+        whole = self._as_tensor(templates.name(base))
+        if space.start is None and space.step is None and self._is_length_of(stop, base):
+            return whole
+        lower = space.start if space.start is not None and constant_int(space.start) != 0 else None
+        step = space.step if space.step is not None and constant_int(space.step) != 1 else None
+        upper = copy.deepcopy(stop)
+        if not _nonnegative(stop, self.ctx):
+            # range(-1) is empty, but x[:-1] is all rows but one: clamp the bound at zero.
+            upper = templates.expr(f"{self.tf}.maximum(STOP, 0)", STOP=upper)
+        return gast.Subscript(value=whole, slice=gast.Slice(
+            lower=copy.deepcopy(lower), upper=upper, step=copy.deepcopy(step)), ctx=gast.Load())
+
+    def _is_length_of(self, stop, base):
+        text = gast.unparse(stop).strip()
+        return text in (f"{base}.shape[0]", f"len({base})", f"{self.tf}.shape({base})[0]")
+
+    # -- body lowering -------------------------------------------------------------------------
+
+    def _is_stacked(self, node) -> bool:
+        return bool(_loads(node) & self.stacked)
+
+    def _expr(self, node, env=None):
+        """Copies an expression with gathers, casts, inner-consumer and renaming substitutions."""
+        memo: dict = {}
+        duplicate = copy.deepcopy(node, memo)
+        back = {id(v): k for k, v in memo.items() if isinstance(v, gast.AST)}
+        return _ExprRewriter(self, env or {}, back).visit(duplicate)
+
+    def _record(self, key, value, later, out_stmts):
+        """Records an output value; materialises it when later statements rebind its inputs."""
+        if _loads(value) & later:
+            tmp = self.namer.new(f"{key.split(':', 1)[1]}_item")
+            out_stmts += templates.replace(f"{tmp} = VALUE", VALUE=value)
+            value = templates.name(tmp)
+        if key not in self.order:
+            self.order.append(key)
+        self.outputs[key] = value
+
+    def _lower_block(self, stmts, later):
+        """Lowers the top-level statements of the body."""
+        out: list[gast.stmt] = []
+        for k, stmt in enumerate(stmts):
+            rest_stores = _stores(stmts[k + 1:]) | later
+            if id(stmt) in self.inner_drop:
+                continue
+            kind = self._output_kind(stmt)
+            if kind is not None:
+                key, value = kind
+                self._record(key, self._expr(value), rest_stores, out)
+                continue
+            if isinstance(stmt, gast.If):
+                out += self._lower_if(stmt, rest_stores)
+                continue
+            if isinstance(stmt, (gast.For, gast.While)):
+                out += self._lower_inner_loop(stmt)
+                continue
+            if isinstance(stmt, gast.With):
+                new = copy.copy(stmt)
+                new.items = [self._expr(item) for item in stmt.items]
+                new.body = self._lower_block(stmt.body, rest_stores)
+                out.append(new)
+                continue
+            if isinstance(stmt, gast.Pass):
+                continue
+            new = self._expr(stmt)
+            self._mark_stacked(stmt)
+            out.append(new)
+        return out
+
+    def _mark_stacked(self, stmt):
+        if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
+            value = stmt.value
+            if value is not None and (self._is_stacked(value) or isinstance(stmt, gast.AugAssign)):
+                self.stacked |= _stores([stmt])
+        elif isinstance(stmt, gast.With):
+            for inner in stmt.body:
+                self._mark_stacked(inner)
+
+    def _output_kind(self, stmt):
+        """``(key, value)`` when ``stmt`` records an output: an append, a TA write, a reduction."""
+        info = self.info
+        if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
+            call = stmt.value
+            if isinstance(call.func, gast.Attribute) and call.func.attr == "append" and \
+                    isinstance(call.func.value, gast.Name) and call.func.value.id in info.collectors:
+                return f"collector:{call.func.value.id}", call.args[0]
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], gast.Name):
+            name = stmt.targets[0].id
+            if name in info.tensorarrays and stmt in info.tensorarrays[name]:
+                return f"ta:{name}", stmt.value.args[1]
+        for arg in info.arg_reductions.values():
+            if stmt is arg.stmt:
+                return f"arg:{arg.name}", arg.term
+        for red in info.reductions.values():
+            if stmt in red.updates:
+                return f"reduction:{red.name}", analysis.contribution(stmt, red.name)
+        return None
+
+    # -- after the loop ------------------------------------------------------------------------
+
+    def _consumer_value(self, col):
+        if col.kind == "concat":
+            return templates.expr(f"{self.tf}.reshape(C, {self.tf}.concat([[-1], {self.tf}.shape(C)[2:]], 0))",
+                                  C=templates.name(col.name))
+        return templates.name(col.name)
+
+    def _init_only_collectors(self, init):
+        names = _stores([init])
+        return names and all(n in self.info.collectors for n in names)
+
+    def _pattern(self, streams):
+        info = self.info
+        parts = []
+        over = ", ".join(self._labels.get(p, gast.unparse(e).strip()) for p, e in streams)
+        parts.append(f"map over {over}")
+        for key in self.order:
+            kind, name = key.split(":", 1)
+            if kind == "collector" and _is_comprehension(info, name):
+                parts.append("list comprehension" + (" with a filter" if key in self.masks else ""))
+            elif kind == "collector":
+                parts.append(f"{'filter' if key in self.masks else 'collector'} {name}")
+            elif kind == "ta":
+                parts.append(f"TensorArray {name}")
+            elif kind == "arg":
+                arg = info.arg_reductions[name]
+                parts.append(f"{arg.op} reduction {arg.value} with arg{arg.op} {name}")
+            else:
+                parts.append(f"{info.reductions[name].op} reduction {name}")
+        if info.has_tape:
+            parts.append("GradientTape")
+        if any(c is not None for c in info.children):
+            nested = len(list(info.walk())) - 1
+            if nested:
+                parts.append(f"{nested} inner loop{'s' if nested > 1 else ''}")
+        return ", ".join(parts)
+
+
+def _is_comprehension(info, name) -> bool:
+    return name == analysis.COMPREHENSION and info.collectors[name].init is None
