@@ -220,7 +220,25 @@ def test_carried_inner_loop_is_sequential_with_its_state():
         """)
     (child,) = root.children
     decision = inner_loop(root, child, {"i", "h"})
-    assert (decision.mode, decision.carried) == ("sequential", ("h",))
+    assert (decision.mode, decision.carried, decision.blocker) == ("sequential", ("h",), None)
+
+
+def test_state_bound_only_inside_a_sequential_loop_blocks_it():
+    ctx, (root,) = _roots("""
+        import tensorflow as tf
+        def f(x, n):
+            out = []
+            for i in range(x.shape[0]):
+                h = x[i]
+                for j in range(n):
+                    t = tf.tanh(h)
+                    h = t
+                out.append(t)
+            return tf.stack(out)
+        """)
+    (child,) = root.children
+    decision = inner_loop(root, child, {"i", "h"})
+    assert decision.mode == "sequential" and "`t` is bound only inside the inner loop" in decision.blocker
 
 
 def test_triangular_inner_loop_is_vectorized_and_ragged():

@@ -27,46 +27,46 @@ class InnerLoopDecision:
     Attributes:
         mode: ``vectorized`` (the loop becomes one more loop axis) or ``sequential`` (it stays
             a loop inside the batched body; only pfor prints one, as ``tf.while_loop``).
-        ragged: its bounds vary per outer iteration (the trip count is not one number).
-        carried: for a sequential loop, the names carried from one inner iteration to the
-            next or read after it, sorted.
+        ragged: its bounds vary per outer iteration (the trip count is not one number): the
+            direct printer pads and masks it, pfor keeps it as a loop.
+        carried: the names a loop kept as a loop carries from one inner iteration to the next
+            or that the outer body reads after it, sorted.
+        blocker: why the loop cannot be kept as a loop (a name bound only inside it and read
+            after it: the loop may not run), or None.
     """
 
     mode: str
     ragged: bool
     carried: tuple[str, ...]
+    blocker: str | None = None
 
 
 def inner_loop(level: LoopInfo, child: LoopInfo, stacked: set[str]) -> InnerLoopDecision:
     """Decides the lowering of ``child``, a loop in the body of ``level``.
 
     ``stacked`` holds the names that vary per iteration of the enclosing levels at the point
-    of the inner loop.
-
-    Raises:
-        ValueError: a sequential loop's state cannot be carried (a name bound only inside it
-            and read after it: the loop may not run); the message names it.
+    of the inner loop. A name private to each inner iteration and read nowhere else is not
+    carried: it stays a local of the loop's step.
     """
     space = child.space
     bounds = [b for b in (space.start, space.stop, space.step) if b is not None] if space else []
     bounds += [seq for _, seq in (space.items if space else [])]
     ragged = any(_loads(b) & stacked for b in bounds)
-    if child.vectorizable and space is not None and space.kind != "while":
-        return InnerLoopDecision("vectorized", ragged, ())
+    mode = "vectorized" if child.vectorizable and space is not None and space.kind != "while" else "sequential"
     counter = space.induction if space is not None else None
     outer_reads = read_outside(level, child.node)
     position = next((k for k, s in enumerate(level.body) if s is child.node), 0)
     bound_before = _stores(level.body[:position])
-    carried = []
+    carried, blocker = [], None
     for name in sorted(_stores(child.body) - {counter}):
         if child.classes.get(name) == PRIVATE:
             if name not in outer_reads:
                 continue  # private to each inner iteration: a local of the step, not state
-            if name not in bound_before:
-                raise ValueError(f"`{name}` is bound only inside the inner loop at line {child.lineno} "
-                                 "and read after it (the loop may not run)")
+            if name not in bound_before and blocker is None:
+                blocker = (f"`{name}` is bound only inside the inner loop at line {child.lineno} "
+                           "and read after it (the loop may not run)")
         carried.append(name)
-    return InnerLoopDecision("sequential", ragged, tuple(carried))
+    return InnerLoopDecision(mode, ragged, tuple(carried), blocker)
 
 
 def reduction_recipe(info: LoopInfo, stmt: gast.stmt, name: str, line: int, mask: str | None) -> r.Reduce:
@@ -193,13 +193,11 @@ class _Builder:
         child = next((c for c in info.children if c.node is stmt), None)
         if child is None:
             return [r.Opaque(stmt.lineno, mask, "an inner loop pforge did not analyse")]
-        try:
-            decision = inner_loop(info, child, self.stacked)
-        except ValueError as exc:
-            return [r.Opaque(stmt.lineno, mask, str(exc))]
+        decision = inner_loop(info, child, self.stacked)
         body = tuple(self.level(child, mask))
         space = child.space.describe() if child.space else "(not modelled)"
-        return [r.InnerLoop(stmt.lineno, mask, decision.mode, space, decision.carried, decision.ragged, body)]
+        carried = decision.carried if decision.mode == "sequential" else ()
+        return [r.InnerLoop(stmt.lineno, mask, decision.mode, space, carried, decision.ragged, body)]
 
     convert_While = convert_For
 

@@ -8,10 +8,11 @@ from dataclasses import dataclass, field
 
 import gast
 
-from pforge.transpile import analysis, templates
+from pforge.transpile import templates
 from pforge.transpile.backends.common import Unsupported, _loads, _stores
+from pforge.transpile.vplan import if_conversion
+from pforge.transpile.vplan.operators import OPERATORS
 
-_IDENTITY = {"add": "0", "mul": "1", "or": "False", "and": "True"}
 
 
 @dataclass
@@ -27,24 +28,24 @@ class BranchesMixin:
     # -- branches ------------------------------------------------------------------------------
 
     def _lower_if(self, stmt, later):
-        """An ``if`` in the body becomes ``tf.where`` merges (both branches run; both are pure)."""
+        """Prints the plan's if-conversion of ``stmt`` (:func:`vplan.if_conversion`) as
+        ``tf.where`` merges: both branches run into temporaries, the plan's blends merge them
+        (a path that does not bind a name gives its old value), outputs become selects,
+        filter masks, or reduction terms masked with the operator's identity."""
+        plan = if_conversion(self.info, self.info, stmt)
         out: list[gast.stmt] = []
         cond_expr = self._test(stmt.test)
-        if len(_loads(cond_expr)) and (self._count_merges(stmt) > 1):
+        if len(_loads(cond_expr)) and (plan.hoisted or self._count_merges(stmt) > 1):
             cond = self.namer.new("cond")
             out += templates.replace(f"{cond} = COND", COND=cond_expr)
             cond_expr = templates.name(cond)
         then = self._lower_branch(stmt.body)
         other = self._lower_branch(stmt.orelse)
         out += then.stmts + other.stmts
-        local = analysis.branch_locals(self.info, stmt)
-        for name in sorted(set(then.env) | set(other.env)):
-            if name in local and (name not in then.env or name not in other.env):
-                continue  # bound on one path and read only there: nothing to blend
-            a = then.env.get(name, templates.name(name))
-            b = other.env.get(name, templates.name(name))
+        for name, a, b in _blends(plan, then, other, lambda n: templates.name(n)):
             out += templates.replace(f"{name} = {self.tf}.where(C, A, B)", C=cond_expr, A=a, B=b)
             self.stacked.add(name)
+        merges = {m.name: m for m in plan.outputs}
         for key in [k for k in then.outputs] + [k for k in other.outputs if k not in then.outputs]:
             kind, name = key.split(":", 1)
             a, b = then.outputs.get(key), other.outputs.get(key)
@@ -53,19 +54,19 @@ class BranchesMixin:
             if a is not None and b is not None:
                 value = templates.expr(f"{self.tf}.where(C, A, B)", C=cond_expr, A=a, B=b)
             elif kind == "reduction":
-                red = self.info.reductions[name]
-                if red.op not in _IDENTITY:
-                    raise Unsupported(f"a conditional `{red.op}` reduction of `{name}`")
+                op = OPERATORS[self.info.reductions[name].op]
+                if op.identity is None:
+                    raise Unsupported(f"a conditional `{op.name}` reduction of `{name}`")
                 present = a if a is not None else b
-                zero = templates.expr(f"{self.tf}.zeros_like(V)" if red.op == "add" else
-                                      f"{self.tf}.ones_like(V)" if red.op == "mul" else _IDENTITY[red.op],
-                                      V=present)
+                identity = _identity(op, present, self.tf)
                 value = templates.expr(f"{self.tf}.where(C, A, B)", C=cond_expr,
-                                       A=a if a is not None else zero, B=b if b is not None else zero)
-            else:  # appended in one branch only: a filter
+                                       A=a if a is not None else identity, B=b if b is not None else identity)
+            elif kind == "collector" and merges.get(name) is not None and merges[name].how == "filter":
                 value = a if a is not None else b
-                self.masks[key] = cond_expr if a is not None else templates.expr(
+                self.masks[key] = cond_expr if merges[name].kept_when else templates.expr(
                     f"{self.tf}.logical_not(C)", C=cond_expr)
+            else:
+                raise Unsupported(f"`{name}` is written on one path of the `if` at line {stmt.lineno} only")
             self._record(key, value, later, out)
         return out
 
@@ -124,16 +125,12 @@ class BranchesMixin:
 
     def _lower_if_in_branch(self, stmt, branch, scope):
         """A nested ``if`` inside a branch: its merges become temporaries of that branch."""
+        plan = if_conversion(self.info, self.info, stmt)
         cond_expr = self._test(stmt.test, scope)
         then = self._lower_branch(stmt.body, scope)
         other = self._lower_branch(stmt.orelse, scope)
         stmts = then.stmts + other.stmts
-        local = analysis.branch_locals(self.info, stmt)
-        for name in sorted(set(then.env) | set(other.env)):
-            if name in local and (name not in then.env or name not in other.env):
-                continue  # bound on one path and read only there: nothing to blend
-            a = then.env.get(name, scope.get(name, templates.name(name)))
-            b = other.env.get(name, scope.get(name, templates.name(name)))
+        for name, a, b in _blends(plan, then, other, lambda n: scope.get(n, templates.name(n))):
             tmp = self.namer.new(f"{name}_if")
             stmts += templates.replace(f"{tmp} = {self.tf}.where(C, A, B)", C=cond_expr, A=a, B=b)
             branch.env[name] = templates.name(tmp)
@@ -169,3 +166,29 @@ def _to_graph_test(node, tf):
             left = right
         return _to_graph_test(gast.BoolOp(op=gast.And(), values=parts), tf)
     return node
+
+
+def _blends(plan, then, other, old):
+    """``(name, then value, else value)`` for each blend of the plan; ``old(name)`` is the
+    value before the ``if``. A name the plan does not blend must not change in a branch."""
+    covered = {b.name for b in plan.blends} | plan.local | plan.flows
+    stray = sorted((set(then.env) | set(other.env)) - covered)
+    if stray:
+        raise Unsupported(f"`{stray[0]}` changes under the `if` at line {plan.stmt.lineno} in a way "
+                          "the plan does not merge")
+    found = []
+    for blend in plan.blends:
+        a = then.env.get(blend.name) if blend.then == "branch" else old(blend.name)
+        b = other.env.get(blend.name) if blend.otherwise == "branch" else old(blend.name)
+        if a is None or b is None:
+            raise Unsupported(f"`{blend.name}` is bound in only one branch of the `if` at line "
+                              f"{plan.stmt.lineno}")
+        found.append((blend.name, a, b))
+    return found
+
+
+def _identity(op, like, tf):
+    """The operator's identity, shaped like the term ``like`` where it is a number."""
+    if type(op.identity) is not bool and op.identity in (0, 1):
+        return templates.expr(f"{tf}.{'zeros' if op.identity == 0 else 'ones'}_like(V)", V=like)
+    return templates.expr(op.identity_text)

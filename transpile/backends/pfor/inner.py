@@ -7,11 +7,12 @@ import copy
 
 import gast
 
-from pforge.transpile import analysis, templates
+from pforge.transpile import templates
 from pforge.transpile.backends.common import Unsupported, _stores
 from pforge.transpile.backends.pfor.branches import _to_graph_test
 from pforge.transpile.backends.pfor.expressions import _ExprRewriter
 from pforge.transpile.spaces import constant_int
+from pforge.transpile.vplan import inner_loop
 
 
 class InnerLoopsMixin:
@@ -23,11 +24,8 @@ class InnerLoopsMixin:
         child = next((c for c in self.info.children if c.node is stmt), None)
         if child is None:
             raise Unsupported(f"line {stmt.lineno}: an inner loop pforge did not analyse")
-        bounds = [b for b in (child.space.start, child.space.stop, child.space.step) if b is not None] \
-            if child.space else []
-        bounds += [seq for _, seq in (child.space.items if child.space else [])]
-        ragged = any(self._is_stacked(b) for b in bounds)
-        if child.vectorizable and not ragged and child.space.kind != "while":
+        decision = self._inner_decision(child)
+        if decision.mode == "vectorized" and not decision.ragged:
             inner = type(self)(self.ctx, child, self.namer, self.tf, stacked_outside=set(self.stacked))
             rewrite = inner.run()
             for col in rewrite.drop:
@@ -37,9 +35,14 @@ class InnerLoopsMixin:
                 self._mark_stacked(s)
             self.stacked |= _stores(rewrite.stmts)
             return [_ExprRewriter(self, {}).visit(s) for s in rewrite.stmts]
-        return self._while_loop(child)
+        return self._while_loop(child, decision)
 
-    def _while_loop(self, child):
+    def _inner_decision(self, child):
+        """The plan's decision for ``child`` (:func:`vplan.inner_loop`): vectorized, ragged, or
+        sequential with its carried state."""
+        return inner_loop(self.info, child, self.stacked)
+
+    def _while_loop(self, child, decision):
         """A carried (or ragged) inner loop kept as a loop: ``tf.while_loop`` over its state."""
         space = child.space
         if space is None or space.kind not in ("range", "while"):
@@ -52,8 +55,10 @@ class InnerLoopsMixin:
         blocking = [b for b in child.blockers if b.code != "PF201"]
         if blocking:
             raise Unsupported(f"inner loop at line {child.lineno}: {blocking[0].message}")
+        if decision.blocker:
+            raise Unsupported(decision.blocker)
         counter = space.induction
-        state = self._while_state(child, counter)
+        state = list(decision.carried)
         loop_vars = state + [counter]
         out: list[gast.stmt] = []
         if space.kind == "range":
@@ -80,25 +85,6 @@ class InnerLoopsMixin:
         call = templates.replace(f"{args}{',' if len(loop_vars) == 1 else ''} = "
                                  f"{self.tf}.while_loop({cond_name}, {step_name}, ({args},))")
         return out + cond_def + [step_def] + call
-
-    def _while_state(self, child, counter) -> list[str]:
-        """The names a ``tf.while_loop`` carries: those the inner loop updates from one
-        iteration to the next, or that the outer body reads after it. A name private to each
-        inner iteration and read nowhere else stays a local of the step function: as a loop
-        variable it would need a value before the loop (``UnboundLocalError``)."""
-        outer_reads = analysis.read_outside(self.info, child.node)
-        bound_before = _stores(self.info.body[:next((k for k, s in enumerate(self.info.body)
-                                                     if s is child.node), 0)])
-        state = []
-        for name in sorted(_stores(child.body) - {counter}):
-            if child.classes.get(name) == analysis.PRIVATE:
-                if name not in outer_reads:
-                    continue
-                if name not in bound_before:
-                    raise Unsupported(f"`{name}` is bound only inside the inner loop at line {child.lineno} "
-                                      "and read after it (the loop may not run)")
-            state.append(name)
-        return state
 
 
 def _lt(counter, stop):
