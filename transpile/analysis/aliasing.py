@@ -1,0 +1,329 @@
+"""Arrays that may share memory (PF203): names bound to the same array or to a view of it,
+lists whose rows are one object repeated, values pforge cannot trace, and in-place updates of
+a name bound to a view."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import gast
+
+from pforge.transpile.analysis.facts import PRIVATE, WholeModuleNeeded
+from pforge.transpile.analysis.nodes import _binding, _loaded_names, _scope_nodes
+
+_FRESH_CALLS = {"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "numpy.array",
+                "numpy.copy", "numpy.zeros_like", "numpy.ones_like", "numpy.empty_like",
+                "numpy.full_like", "builtins.list", "builtins.dict", "builtins.set",
+                "tensorflow.TensorArray"}
+
+
+def _fresh_value(ctx, value) -> bool:
+    if isinstance(value, (gast.List, gast.Dict, gast.Set, gast.ListComp, gast.DictComp,
+                          gast.SetComp, gast.Constant, gast.BinOp)):
+        return True
+    if isinstance(value, gast.Call):
+        callee = ctx.imports.resolve(value.func)
+        if callee in _FRESH_CALLS:
+            return True
+        return isinstance(value.func, gast.Attribute) and value.func.attr in ("copy", "astype")
+    return False
+
+
+def _through_shared_rows(ctx, access, sub, shared):
+    """``access`` as the dependence test must see it when its list repeats one object.
+
+    ``r = [[0.0] * m] * n`` makes every row ``r[i]`` the same list, so ``r[i][j]`` is element
+    ``j`` of that one list whatever ``i`` is: the subscripts that select a shared object are
+    dropped, and ``shared[id(new access)]`` keeps ``(sub, dropped subscripts, the repeating
+    expression)`` for the remark. Other accesses come back as they are.
+    """
+    if len(access.dims) < 2 or not isinstance(sub, gast.Subscript):
+        return access
+    base = sub
+    while isinstance(base, gast.Subscript):
+        base = base.value
+    positions, repeating = _repeated_positions(ctx, base, len(access.dims) - 1)
+    if not positions:
+        return access
+    new = dataclasses.replace(access, dims=[d for k, d in enumerate(access.dims) if k not in positions])
+    shared[id(new)] = (sub, [d for k, d in enumerate(access.dims) if k in positions], repeating)
+    return new
+
+
+def _shared_row_written(info, name, wlist, shared, variant) -> bool:
+    """Blocks (PF203) when a write goes through a row of ``name`` that is one object repeated,
+    selected by an index that changes between iterations: every iteration writes that object."""
+    rows = [(w, shared[id(w)]) for w in wlist if id(w) in shared]
+    if rows:
+        info.dependences.append(f"{name}: its rows are one shared object (line {rows[0][1][2].lineno})")
+    for w, (sub, dropped, repeating) in rows:
+        if {n.id for d in dropped for n in _loaded_names(d)} & variant:
+            info.block("PF203", f"`{w.base}`: its rows are one shared object (`"
+                       f"{gast.unparse(repeating).strip()}` at line {repeating.lineno} repeats it), "
+                       f"so `{gast.unparse(sub).strip()}` writes into that one object in every "
+                       "iteration (build a new row for each index: `[... for _ in range(n)]`)", w.node)
+            return True
+    return False
+
+
+def _repeated_positions(ctx, value, depth, hops=8):
+    """Which subscripts of ``value[i0][i1]...[i(depth-1)]`` the object reached does not depend
+    on, and the list expression that repeats it: ``[[0.0] * m] * n`` at depth 1 gives ``{0}``
+    (every row is one list), as do ``[row] * n``, ``[row, row]`` and ``[row for _ in range(n)]``;
+    ``[[0.0] * m for _ in range(n)]`` gives none (a new row each time). Names are followed to
+    their bindings (all of them, when several reach); a shallow copy (``a[:]``, ``list(a)``,
+    ``a.copy()``) holds ``a``'s rows."""
+    if depth <= 0 or hops <= 0 or value is None:
+        return set(), None
+    if isinstance(value, gast.Name):
+        found, repeating = set(), None
+        for definition in ctx.definitions_of(value):
+            more, where = _repeated_positions(ctx, _binding(ctx, definition.node)[1], depth, hops - 1)
+            found, repeating = found | more, repeating or where
+        return found, repeating
+    copied = _shallow_copy_source(ctx, value)
+    if copied is not None:
+        return _repeated_positions(ctx, copied, depth, hops - 1)
+    items = _repetition(value)
+    if items is not None:
+        repeated = True
+    elif isinstance(value, gast.List):
+        items = value.elts
+        repeated = len(items) > 1 and all(isinstance(e, gast.Name) and e.id == items[0].id for e in items)
+    elif isinstance(value, gast.ListComp) and len(value.generators) == 1:
+        items = [value.elt]
+        bound = {n.id for n in gast.walk(value.generators[0].target) if isinstance(n, gast.Name)}
+        repeated = _same_each_time(value.elt, bound, depth - 1)
+    else:
+        return set(), None
+    inner = [_repeated_positions(ctx, item, depth - 1, hops - 1) for item in items]
+    below = set.intersection(*(p for p, _ in inner)) if inner else set()
+    positions = ({0} if repeated else set()) | {p + 1 for p in below}
+    return positions, (value if repeated else next((w for _, w in inner if w is not None), None))
+
+
+def _shallow_copy_source(ctx, value):
+    """``a`` when ``value`` is ``a[start:stop]``, ``list(a)``, ``copy.copy(a)`` or ``a.copy()``."""
+    if isinstance(value, gast.Subscript) and isinstance(value.slice, gast.Slice):
+        return value.value
+    if not isinstance(value, gast.Call) or value.keywords:
+        return None
+    if len(value.args) == 1 and ctx.imports.resolve(value.func) in ("builtins.list", "copy.copy"):
+        return value.args[0]
+    if not value.args and isinstance(value.func, gast.Attribute) and value.func.attr == "copy":
+        return value.func.value
+    return None
+
+
+def _same_each_time(element, bound, depth) -> bool:
+    """Whether the object ``depth`` subscripts below ``element`` is one and the same object each
+    time a comprehension evaluates ``element`` (its target names are ``bound``): a name from
+    outside it is, a list display, a repetition or a call builds a new one."""
+    if isinstance(element, (gast.Name, gast.Attribute)):
+        return not {n.id for n in gast.walk(element) if isinstance(n, gast.Name)} & bound
+    if depth <= 0:
+        return False
+    if isinstance(element, gast.ListComp) and len(element.generators) == 1:
+        inner = bound | {n.id for n in gast.walk(element.generators[0].target) if isinstance(n, gast.Name)}
+        return _same_each_time(element.elt, inner, depth - 1)
+    items = _repetition(element) or (element.elts if isinstance(element, gast.List) else [])
+    return bool(items) and all(_same_each_time(item, bound, depth - 1) for item in items)
+
+
+def _repetition(value):
+    """The items of the list repetition ``[items] * n`` (or ``n * [items]``), else None."""
+    if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult):
+        return next((side.elts for side in (value.left, value.right) if isinstance(side, gast.List)), None)
+    return None
+
+
+_VIEW_METHODS = {"reshape", "view", "transpose", "swapaxes", "ravel", "squeeze", "__getitem__"}
+_VIEW_CALLS = {"numpy.reshape", "numpy.transpose", "numpy.asarray", "numpy.ravel", "numpy.squeeze",
+               "numpy.flip", "numpy.fliplr", "numpy.flipud", "numpy.rot90", "numpy.diagonal",
+               "numpy.broadcast_to", "numpy.asanyarray", "numpy.ascontiguousarray",
+               "numpy.expand_dims", "numpy.swapaxes", "numpy.moveaxis", "numpy.atleast_1d",
+               "numpy.atleast_2d"}
+_VIEW_ATTRS = {"T", "real", "imag", "flat", "mT"}
+
+
+def _view_base(ctx, value) -> tuple[gast.Name | None, bool]:
+    """``(base, is_view)`` when ``value`` is another array's name (``b = a``) or may be a view
+    of it (``a[1:]``, ``a.T``, ``a.reshape(...)``, ``np.asarray(a)``); ``(None, False)`` else."""
+    if isinstance(value, gast.Name):
+        return value, False
+    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
+        return value.value, True
+    if isinstance(value, gast.Attribute) and value.attr in _VIEW_ATTRS and isinstance(value.value, gast.Name):
+        return value.value, True
+    if isinstance(value, gast.Call):
+        func = value.func
+        resolved = ctx.imports.resolve(func)
+        if resolved is not None:  # a module function: `np.reshape(a, -1)` views `a`
+            if resolved in _VIEW_CALLS and value.args and isinstance(value.args[0], gast.Name):
+                return value.args[0], True
+            return None, False
+        no_copy = any(k.arg == "copy" and isinstance(k.value, gast.Constant) and k.value.value is False
+                      for k in value.keywords)
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and (
+                func.attr in _VIEW_METHODS or func.attr == "astype" and no_copy):
+            return func.value, True
+    return None, False
+
+
+def _alias_source(ctx, name_node, loop_ids):
+    """Follows single reaching definitions outside the loop through ``b = a`` and view bindings.
+
+    Returns ``(root name, exact, line, root node)``: ``exact`` when every step was a plain
+    rebinding (the two names are the same array, element for element), ``line`` the binding
+    nearest the loop; None when ``name_node`` is bound to a value of its own.
+    """
+    current, exact, line = name_node, True, None
+    for _ in range(8):  # alias chains in real code are short; this also guards cycles
+        defs = _local_definitions(ctx, current)
+        if defs is None or len(defs) != 1 or id(defs[0].node) in loop_ids:
+            break
+        stmt, value = _binding(ctx, defs[0].node)
+        base, view = _view_base(ctx, value)
+        if base is None:
+            break
+        exact, line, current = exact and not view, line or stmt.lineno, base
+    if current is name_node:
+        return None
+    return current.id, exact, line, current
+
+
+def _origin(ctx, name_node, loop_ids) -> tuple[str, int | None]:
+    """Where the array a name refers to at the loop comes from: ``fresh`` (allocated by a
+    known constructor or computed), ``argument``, or ``unknown``; with the binding's line.
+    A module-level name is ``unknown``: any function may have rebound it."""
+    defs = _local_definitions(ctx, name_node)
+    if not defs:
+        return "unknown", None
+    kinds, line = set(), None
+    for definition in defs:
+        node = definition.node
+        if id(node) in loop_ids:
+            return "unknown", getattr(node, "lineno", None)
+        if isinstance(ctx.parents.get(id(node)), gast.arguments):
+            kinds.add("argument")
+            continue
+        if isinstance(node, (gast.FunctionDef, gast.ClassDef)):
+            kinds.add("fresh")
+            continue
+        stmt, value = _binding(ctx, node)
+        line = getattr(stmt, "lineno", None) or getattr(node, "lineno", None)
+        contained = isinstance(value, (gast.List, gast.Tuple, gast.Set, gast.Dict)) and any(
+            not isinstance(n, gast.Constant) for n in gast.iter_child_nodes(value)
+            if not isinstance(n, (gast.Load, gast.Store)))
+        kinds.add("fresh" if value is not None and _fresh_value(ctx, value) and not contained
+                  else "unknown")
+    if "unknown" in kinds:
+        return "unknown", line
+    return ("argument" if "argument" in kinds else "fresh"), line
+
+
+def _local_definitions(ctx, name_node):
+    """beniget's reaching definitions, or None for a name defined outside the function (the
+    outline does not hold those; the callers then assume the least)."""
+    try:
+        return ctx.definitions_of(name_node)
+    except WholeModuleNeeded:
+        return None
+
+
+def _is_argument(ctx, name_node) -> bool:
+    defs = _local_definitions(ctx, name_node)
+    return bool(defs) and any(isinstance(ctx.parents.get(id(d.node)), gast.arguments) for d in defs)
+
+
+def _merge_aliases(ctx, info, nodes, writes, reads, stored):
+    """Puts accesses through two names of one array under one name, so the dependence test sees
+    them together; blocks (PF203) when one name may be a view of the other (the mapping between
+    their elements is not modelled). Records arrays that are arguments written in place."""
+    loop_ids = {id(n) for n in _scope_nodes([info.node])}
+    first: dict[str, gast.Name] = {}
+    for node in nodes:
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and node.id not in first:
+            first[node.id] = node
+    groups: dict[str, set[str]] = {}
+    views: set[str] = set()  # names that may be a view of another array
+    traced: dict[str, gast.Name] = {}  # name -> the name whose binding says where its array is from
+    for name in sorted(set(writes) | set(reads)):
+        if name in stored or name not in first:
+            continue
+        source = _alias_source(ctx, first[name], loop_ids)
+        if source is None:
+            groups.setdefault(name, set()).add(name)
+            continue
+        root, exact, line, root_node = source
+        groups.setdefault(root, set()).add(name)
+        if not exact:
+            views.add(name)
+            traced[name] = root_node
+            continue
+        info.dependences.append(f"{name}: the same array as `{root}` (bound at line {line})")
+        for table in (writes, reads):
+            if name in table:
+                table.setdefault(root, []).extend(table.pop(name))
+        traced.setdefault(root, root_node)
+        first.setdefault(root, first[name])
+    for root, names in groups.items():
+        info.aliases[root] = names
+        viewing = {n for n in names & views if n != root and n in first}
+        if len(names) > 1 and viewing and any(n in writes for n in names):
+            view = min(viewing)
+            info.dependences.append(f"{view}: may be a view of `{root}`")
+            info.block("PF203", f"`{view}` may be a view of `{root}`, and one of them is written "
+                       "while the other is used, so iterations may see one another's writes "
+                       "(make a copy with `.copy()`)", first[view])
+    for name in writes:
+        node = first.get(name)
+        if node is not None and _is_argument(ctx, node) and name not in info.mutated_args:
+            info.mutated_args.append(name)
+    # Bindings pforge cannot follow (`b = helper(a)`, `b = d["k"]`) may share memory with any
+    # array that is not freshly allocated; arguments are assumed distinct from one another.
+    origins = {name: _origin(ctx, traced.get(name, first[name]), loop_ids)
+               for name in set(writes) | set(reads) if name in first and name not in stored}
+    for name in sorted(writes):
+        if name not in origins:
+            continue
+        for other in sorted(origins):
+            if other == name or info.aliases.get(other) and name in info.aliases[other]:
+                continue
+            pair = {origins[name][0], origins[other][0]}
+            if "unknown" in pair and "fresh" not in pair:
+                unknown, partner = (name, other) if origins[name][0] == "unknown" else (other, name)
+                line = origins[unknown][1]
+                at = f" at line {line}" if line else ""
+                info.dependences.append(f"{unknown}: bound{at} to a value that may share memory "
+                                        f"with `{partner}`")
+                info.block("PF203", f"`{unknown}` is bound{at or ' outside the function'} to a value "
+                           f"pforge cannot trace, which may share memory with `{partner}` (bind a "
+                           "copy, or a fresh array, to vectorize)", first[unknown])
+                return
+
+
+def _check_inplace_views(ctx, info, nodes, stored):
+    """``r = x[i]; r += e``: on a NumPy array ``+=`` updates in place, so a private name bound
+    to a view writes into the array it views (TensorFlow tensors are immutable: a rebinding)."""
+    if info.library == "tensorflow":
+        return
+    for node in nodes:
+        if not (isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name)
+                and info.classes.get(node.target.id) == PRIVATE):
+            continue
+        name = node.target.id
+        for store in stored.get(name, []):
+            stmt, value = _binding(ctx, store)
+            if stmt is not None and stmt is not node and not _fresh_value(ctx, value):
+                info.block("PF203", f"`{name}` is bound to `{gast.unparse(value).strip()}` (line "
+                           f"{stmt.lineno}), which may be a view, and `{name} {_op_text(node.op)}= "
+                           "...` updates it in place (write `" + name + " = " + name
+                           + f" {_op_text(node.op)} ...`)", node)
+                break
+
+
+def _op_text(op) -> str:
+    return {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.FloorDiv: "//",
+            gast.Mod: "%", gast.Pow: "**", gast.BitOr: "|", gast.BitAnd: "&", gast.BitXor: "^",
+            gast.MatMult: "@", gast.LShift: "<<", gast.RShift: ">>"}.get(type(op), "?")

@@ -1,0 +1,143 @@
+"""Classes of the scalar names a loop body binds: induction and item, derived induction,
+carried (read before written, PF201) or private; names a branch keeps to itself."""
+
+from __future__ import annotations
+
+import gast
+
+from pforge.transpile.analysis.facts import CARRIED, DERIVED, INDUCTION, ITEM, PRIVATE, LoopInfo
+from pforge.transpile.analysis.nodes import _loaded_names
+
+
+def _find_derived(info, body, stored, targets):
+    if info.space is None or info.space.kind not in ("range", "while", "enumerate"):
+        return
+    for name, stores in stored.items():
+        if name in info.classes or name in targets or len(stores) != 1:
+            continue
+        stmt = next((s for s in body if any(n is stores[0] for n in gast.walk(s))), None)
+        if stmt is None:
+            continue  # not at the top level of the body
+        step = None
+        if isinstance(stmt, gast.AugAssign) and isinstance(stmt.op, (gast.Add, gast.Sub)):
+            step = stmt.value
+        elif (isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.BinOp)
+              and isinstance(stmt.value.op, (gast.Add, gast.Sub))
+              and isinstance(stmt.value.left, gast.Name) and stmt.value.left.id == name):
+            step = stmt.value.right
+        if step is None or {n.id for n in _loaded_names(step)} & (set(stored) | targets):
+            continue
+        info.derived[name] = stmt
+        info.classes[name] = DERIVED
+
+
+def _exposed_reads(stmts, defined, assigned, out):
+    """Must-define scan: records loads of ``assigned`` names not yet defined in the iteration.
+
+    Returns the names definitely defined after ``stmts``. A branch ending in ``continue``,
+    ``break`` or ``return`` does not fall through, so it defines everything.
+    """
+    everything = set(assigned)
+    for stmt in stmts:
+        if isinstance(stmt, (gast.Continue, gast.Break, gast.Return, gast.Raise)):
+            _record(_loaded_names(stmt), defined, assigned, out)
+            return everything
+        if isinstance(stmt, gast.If):
+            _record(_loaded_names(stmt.test), defined, assigned, out)
+            left = _exposed_reads(stmt.body, set(defined), assigned, out)
+            right = _exposed_reads(stmt.orelse, set(defined), assigned, out)
+            defined = left & right
+        elif isinstance(stmt, gast.For):
+            _record(_loaded_names(stmt.iter), defined, assigned, out)
+            inner = set(defined) | {n.id for n in gast.walk(stmt.target) if isinstance(n, gast.Name)}
+            _exposed_reads(stmt.body, inner, assigned, out)
+        elif isinstance(stmt, gast.While):
+            _record(_loaded_names(stmt.test), defined, assigned, out)
+            _exposed_reads(stmt.body, set(defined), assigned, out)
+        elif isinstance(stmt, (gast.With, gast.AsyncWith)):
+            for item in stmt.items:
+                _record(_loaded_names(item.context_expr), defined, assigned, out)
+                if item.optional_vars is not None:
+                    defined |= {n.id for n in gast.walk(item.optional_vars) if isinstance(n, gast.Name)}
+            defined = _exposed_reads(stmt.body, defined, assigned, out)
+        elif isinstance(stmt, gast.AugAssign):
+            _record(_loaded_names(stmt.value), defined, assigned, out)
+            if isinstance(stmt.target, gast.Name):
+                _record([stmt.target], defined, assigned, out)
+                defined.add(stmt.target.id)
+            else:
+                _record(_loaded_names(stmt.target), defined, assigned, out)
+        elif isinstance(stmt, (gast.Assign, gast.AnnAssign)):
+            if stmt.value is not None:
+                _record(_loaded_names(stmt.value), defined, assigned, out)
+            targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target]
+            for target in targets:
+                _record(_loaded_names(target), defined, assigned, out)
+                defined |= {n.id for n in gast.walk(target)
+                            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        else:
+            _record(_loaded_names(stmt), defined, assigned, out)
+    return defined
+
+
+def _record(names, defined, assigned, out):
+    for name in names:
+        if name.id in assigned and name.id not in defined and name.id not in out:
+            out[name.id] = name
+
+
+def _classify_scalars(ctx, info, body, stored, targets, node_ids):
+    for name in sorted(targets):  # a set: sorted, so the remarks come in a fixed order
+        info.classes[name] = INDUCTION if name == (info.space.induction if info.space else None) else ITEM
+        if name in stored:
+            info.block("PF211", f"the loop variable `{name}` is reassigned in the body",
+                       stored[name][0])
+    if isinstance(info.node, gast.For):
+        for store in gast.walk(info.node.target):
+            if isinstance(store, gast.Name) and isinstance(store.ctx, gast.Store):
+                outside = [u for u in ctx.users_of(store) if id(u) not in node_ids]
+                if outside:
+                    info.block("PF212", f"the loop variable `{store.id}` is used after the loop "
+                               f"(line {outside[0].lineno}); it holds the last iteration's value",
+                               outside[0])
+    assigned = {n for n in stored if n not in info.classes}
+    exposed: dict[str, gast.Name] = {}
+    _exposed_reads(body, set(), assigned, exposed)
+    for name in sorted(assigned):
+        if name in exposed:
+            read = exposed[name]
+            write = stored[name][0]
+            info.classes[name] = CARRIED
+            info.dependences.append(f"{name}: read at line {read.lineno} before it is written "
+                                    f"at line {write.lineno} (loop-carried)")
+            hint = " (a recurrence: consider tf.scan)" if info.library != "numpy" else ""
+            info.block("PF201", f"`{name}` is read at line {read.lineno} before it is written at "
+                       f"line {write.lineno}, so each iteration needs the previous one's value"
+                       f"{hint}", read)
+            continue
+        info.classes[name] = PRIVATE
+        for store in stored[name]:
+            outside = [u for u in ctx.users_of(store) if id(u) not in node_ids]
+            if outside:
+                info.block("PF212", f"`{name}` is used after the loop (line {outside[0].lineno}); "
+                           "it holds only the last iteration's value", outside[0])
+                break
+
+
+def branch_locals(info: LoopInfo, stmt: gast.If) -> set[str]:
+    """Names bound under ``stmt`` that nothing in the loop body reads outside it.
+
+    Such a name (``if c: p = f(x[i]); out[i] = p``) needs no merge after the ``if``: the
+    other path may never bind it, and merging it with its "old value" would read a name
+    that was never bound (``UnboundLocalError`` in the rewrite, where the loop runs fine).
+    Both backends ask this function before they blend a branch's names.
+    """
+    bound = {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    return {name for name in bound - read_outside(info, stmt) if info.classes.get(name) == PRIVATE}
+
+
+def read_outside(info: LoopInfo, node: gast.AST) -> set[str]:
+    """Names the loop body of ``info`` reads outside ``node`` (a statement of that body)."""
+    inside = {id(n) for n in gast.walk(node)}
+    return {n.id for s in info.body for n in gast.walk(s)
+            if id(n) not in inside and isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}

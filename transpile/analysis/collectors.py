@@ -1,0 +1,131 @@
+"""Lists built in a loop: ``append`` collectors consumed once after the loop (a filter when
+some iterations do not append), comprehensions, and ``tf.TensorArray`` writes."""
+
+from __future__ import annotations
+
+import gast
+
+from pforge.transpile.analysis.facts import COLLECTOR, COMPREHENSION, INDEXED, Collector
+from pforge.transpile.analysis.nodes import _binding, _scope_nodes
+
+#: Consumers of a collector after the loop: resolved callee -> kind of result.
+CONSUMERS = {
+    "tensorflow.stack": "stack", "tensorflow.convert_to_tensor": "stack",
+    "tensorflow.constant": "stack", "tensorflow.concat": "concat",
+    "numpy.stack": "stack", "numpy.array": "stack", "numpy.asarray": "stack",
+    "numpy.concatenate": "concat", "numpy.vstack": "concat",
+}
+
+
+def _find_tensorarrays(info, body, stored):
+    for node in _scope_nodes(body):
+        if (isinstance(node, gast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], gast.Name) and isinstance(node.value, gast.Call)
+                and isinstance(node.value.func, gast.Attribute) and node.value.func.attr == "write"
+                and isinstance(node.value.func.value, gast.Name)
+                and node.value.func.value.id == node.targets[0].id and len(node.value.args) == 2):
+            info.tensorarrays.setdefault(node.targets[0].id, []).append(node)
+    for name, writes in list(info.tensorarrays.items()):
+        if len(stored.get(name, [])) != len(writes):
+            del info.tensorarrays[name]
+            continue
+        info.classes[name] = INDEXED
+
+
+def _find_collectors(ctx, info, nodes, node_ids, stored):
+    appends: dict[str, list[gast.Call]] = {}
+    receivers: set[int] = set()
+    for node in nodes:
+        if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+                and node.func.attr == "append" and isinstance(node.func.value, gast.Name)
+                and len(node.args) == 1 and not node.keywords
+                and isinstance(ctx.parents.get(id(node)), gast.Expr)):
+            appends.setdefault(node.func.value.id, []).append(node)
+            receivers.add(id(node.func.value))
+    for name, calls in appends.items():
+        if name in stored:
+            continue
+        other_loads = [n for n in nodes if isinstance(n, gast.Name) and n.id == name
+                       and id(n) not in receivers]
+        if other_loads:
+            continue
+        defs = ctx.definitions_of(calls[0].func.value)
+        if len(defs) != 1:
+            continue
+        def_node = defs[0].node
+        if id(def_node) in node_ids:
+            continue
+        init, value = _binding(ctx, def_node)
+        if init is None or not _is_empty_list(ctx, value):
+            continue
+        outside = [u for u in ctx.users_of(def_node) if id(u) not in node_ids]
+        if len(outside) != 1:
+            continue
+        consumer = ctx.parents.get(id(outside[0]))
+        kind = _consumer_kind(ctx, consumer, outside[0])
+        if kind is None:
+            continue
+        low, high = _append_counts(info.body, {id(c) for c in calls})
+        conditional = low != high  # some iterations append fewer: a filter
+        info.collectors[name] = Collector(name, init, calls, consumer, kind, conditional)
+        info.classes[name] = COLLECTOR
+
+
+def _comprehension_collector(ctx, info, nodes):
+    """A list comprehension or generator is a collector; its consumer is the call around it."""
+    if info.form not in ("list comprehension", "generator expression", "set comprehension"):
+        return
+    if info.form == "set comprehension":
+        info.block("PF211", "a set comprehension's order and duplicates are not modelled")
+        return
+    calls = [n for n in nodes if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
+             and isinstance(n.func.value, gast.Name) and n.func.value.id == COMPREHENSION]
+    parent = ctx.parents.get(id(info.node))
+    kind = _consumer_kind(ctx, parent, info.node) if isinstance(parent, gast.Call) else None
+    low, high = _append_counts(info.body, {id(c) for c in calls})
+    info.collectors[COMPREHENSION] = Collector(COMPREHENSION, None, calls, parent if kind else None,
+                                               kind or "", low != high)
+    info.classes[COMPREHENSION] = COLLECTOR
+
+
+def _is_empty_list(ctx, value) -> bool:
+    if isinstance(value, gast.List) and not value.elts:
+        return True
+    return (isinstance(value, gast.Call) and ctx.imports.resolve(value.func) == "builtins.list"
+            and not value.args)
+
+
+def _consumer_kind(ctx, call, arg) -> str | None:
+    if not isinstance(call, gast.Call) or not call.args or call.args[0] is not arg:
+        return None
+    kind = CONSUMERS.get(ctx.imports.resolve(call.func) or "")
+    if kind is None:
+        return None
+    axis = call.args[1] if len(call.args) > 1 else next(
+        (k.value for k in call.keywords if k.arg == "axis"), None)
+    if axis is not None and not (isinstance(axis, gast.Constant) and axis.value == 0):
+        return None
+    if kind == "concat" and axis is None and (ctx.imports.resolve(call.func) or "").startswith("tensorflow"):
+        return None
+    allowed = {"axis", "dtype", "name"}
+    if any(k.arg not in allowed for k in call.keywords):
+        return None
+    return kind
+
+
+def _append_counts(stmts, calls) -> tuple[int, int]:
+    """Fewest and most of ``calls`` one iteration can run (``(1, 1)``: exactly one, a map)."""
+    low = high = 0
+    for stmt in stmts:
+        if isinstance(stmt, gast.If):
+            a, b = _append_counts(stmt.body, calls), _append_counts(stmt.orelse, calls)
+            low, high = low + min(a[0], b[0]), high + max(a[1], b[1])
+        elif isinstance(stmt, (gast.For, gast.While)):
+            _, inner = _append_counts(stmt.body, calls)
+            high += 2 * inner  # a loop may run any number of times
+        elif isinstance(stmt, (gast.With, gast.AsyncWith)):
+            a, b = _append_counts(stmt.body, calls)
+            low, high = low + a, high + b
+        elif any(id(n) in calls for n in gast.walk(stmt)):
+            low, high = low + 1, high + 1
+    return low, high

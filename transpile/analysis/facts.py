@@ -1,0 +1,240 @@
+"""What the analyses record and share: the name classes, the :class:`LoopInfo` of a loop level
+with its collectors and reductions, and the :class:`ModuleContext` that answers def-use
+questions (beniget's chains) for every loop of a module."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import beniget
+import gast
+
+from pforge.transpile import dependence, effects
+from pforge.transpile.analysis.nodes import _binding
+from pforge.transpile.frontend import ImportMap, SourceText, position
+from pforge.transpile.remarks import Remark
+from pforge.transpile.spaces import Space
+
+INVARIANT, INDUCTION, ITEM, PRIVATE = "invariant", "induction", "item", "private"
+COLLECTOR, INDEXED, REDUCTION, CARRIED, DERIVED, ARG_REDUCTION = (
+    "collector", "indexed output", "reduction", "carried", "derived induction", "arg reduction")
+
+#: ``try`` and ``try ... except*`` (gast has TryStar from 0.5.4 on).
+TRY_STATEMENTS = tuple(getattr(gast, name) for name in ("Try", "TryStar") if hasattr(gast, name))
+_AUG_OPS = {gast.Add: "add", gast.Sub: "add", gast.Mult: "mul", gast.BitOr: "or", gast.BitAnd: "and"}
+
+#: The pseudo-name of the list a comprehension builds (it is a collector with no name).
+COMPREHENSION = "<comprehension>"
+
+
+@dataclass
+class Collector:
+    """A list built by ``append`` in the loop and consumed once after it.
+
+    Attributes:
+        init: the statement that binds the empty list before the loop (None for a comprehension).
+        appends: the ``name.append(e)`` calls in the body (possibly under ``if``).
+        consumer: the call after the loop (``tf.stack(name)``) and its ``kind`` (None and ""
+            for a comprehension whose list is used as a list).
+        conditional: some append runs only under an ``if`` in this level's body.
+    """
+
+    name: str
+    init: gast.stmt
+    appends: list[gast.Call]
+    consumer: gast.Call
+    kind: str
+    conditional: bool = False
+
+
+@dataclass
+class Reduction:
+    """``name ⊕= term`` in every store of ``name`` in the body; ``op`` is add, mul, max, min, or, and."""
+
+    name: str
+    op: str
+    updates: list[gast.stmt]
+
+
+@dataclass
+class ArgReduction:
+    """``if v > best: best, idx = v, i``: ``idx`` tracks where the ``max`` (or ``min``) reduction
+    of ``value`` was reached. ``strict`` (``>``/``<``) keeps the first such iteration, ``>=``/``<=``
+    the last; ``index`` is the expression recorded (usually the loop index)."""
+
+    name: str
+    value: str
+    op: str
+    strict: bool
+    term: gast.expr
+    index: gast.expr
+    stmt: gast.If
+
+
+@dataclass
+class LoopInfo:
+    """Annotations of one loop level (one ``for`` or ``while``).
+
+    ``classes`` maps each name touched in the body to its class; ``blockers`` holds the PF2xx
+    remarks (empty when the level is vectorizable); ``children`` are the loops nested directly
+    in the body. ``form`` is ``loop`` (a ``for``/``while`` statement), ``list comprehension``,
+    ``dict comprehension``, ``set comprehension``, ``generator expression`` or ``tf.map_fn``:
+    the last five are expressions (``node``), analysed through a synthetic ``body`` whose
+    nodes are the expression's own (so lines and def-use chains stay right).
+    """
+
+    node: gast.stmt
+    qualname: str
+    function: gast.FunctionDef | None
+    parent: "LoopInfo | None"
+    space: Space | None = None
+    body: list[gast.stmt] = field(default_factory=list)
+    classes: dict[str, str] = field(default_factory=dict)
+    collectors: dict[str, Collector] = field(default_factory=dict)
+    reductions: dict[str, Reduction] = field(default_factory=dict)
+    arg_reductions: dict[str, ArgReduction] = field(default_factory=dict)
+    tensorarrays: dict[str, list[gast.Assign]] = field(default_factory=dict)
+    arrays: dict[str, list[dependence.Access]] = field(default_factory=dict)
+    derived: dict[str, gast.stmt] = field(default_factory=dict)
+    dependences: list[str] = field(default_factory=list)
+    blockers: list[Remark] = field(default_factory=list)
+    children: list["LoopInfo"] = field(default_factory=list)
+    library: str = "python"
+    has_tape: bool = False
+    scatter_add: bool = False
+    host_casts: list[gast.Call] = field(default_factory=list)
+    aliases: dict[str, set[str]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    form: str = "loop"
+    array_consumer: bool = False
+    random_draws: list[gast.Call] = field(default_factory=list)
+    mutated_args: list[str] = field(default_factory=list)
+
+    @property
+    def vectorizable(self) -> bool:
+        return not self.blockers
+
+    @property
+    def lineno(self) -> int:
+        return self.node.lineno
+
+    @property
+    def end_lineno(self) -> int:
+        return self.node.end_lineno
+
+    def block(self, code: str, message: str, node: gast.AST | None = None) -> None:
+        where = (position(node) if node is not None else None) or position(self.node)
+        remark = Remark(code, message, where[0], where[1] + 1)
+        if remark not in self.blockers:
+            self.blockers.append(remark)
+
+    def walk(self):
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+
+def _parents(tree: gast.AST) -> dict[int, gast.AST]:
+    """``id(node) -> parent`` for every node under ``tree`` (~2.5x faster than gast.walk)."""
+    parents: dict[int, gast.AST] = {}
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, gast.AST):
+                parents[id(value)] = node
+                stack.append(value)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, gast.AST):
+                        parents[id(item)] = node
+                        stack.append(item)
+    return parents
+
+
+class _QuietDefUseChains(beniget.DefUseChains):
+    """beniget's chains without its warnings, which it prints to standard output, and without
+    its crash on ``case None:``."""
+
+    def warn(self, msg, node):
+        pass
+
+    def visit_MatchSingleton(self, node):
+        # beniget (0.4, 0.5) visits `value` as a node, but it is the constant True, False or None.
+        return self.chains.setdefault(node, beniget.Def(node))
+
+
+class WholeModuleNeeded(Exception):
+    """An analysis asked about code the outline left out; analyse the whole module instead."""
+
+
+class ModuleContext:
+    """Everything about one module that the per-loop analyses share.
+
+    Args:
+        source, tree: the module's text and its gast tree (possibly an outline of it, see
+            :mod:`pforge.transpile.outline`).
+        imports, functions: the module's import map and its function definitions by name,
+            when already known; by default both come from ``tree``.
+    """
+
+    def __init__(self, source: SourceText, tree: gast.Module, *, imports: ImportMap | None = None,
+                 functions=None):
+        self.source = source
+        self.tree = tree
+        self.imports = imports if imports is not None else ImportMap.from_module(tree)
+        self.parents: dict[int, gast.AST] = _parents(tree)
+        if functions is None:
+            defs: dict[str, list[gast.FunctionDef]] = {}
+            for node in gast.walk(tree):
+                if isinstance(node, gast.FunctionDef):
+                    defs.setdefault(node.name, []).append(node)
+            functions = {name: found[0] for name, found in defs.items() if len(found) == 1}
+        #: Functions whose name is defined by exactly one ``def`` in the module.
+        self.functions = functions
+        self.effects = effects.EffectAnalyzer(self.imports, self.functions, self.local_definition)
+        self.lines = source.text.splitlines()
+        self._chains: beniget.DefUseChains | None = None
+        self._use_def: dict | None = None
+
+    @property
+    def chains(self) -> beniget.DefUseChains:
+        if self._chains is None:
+            chains = _QuietDefUseChains(self.source.filename)
+            chains.visit(self.tree)
+            self._chains = chains
+        return self._chains
+
+    def definitions_of(self, use: gast.Name) -> list:
+        """beniget's reaching definitions of a name load."""
+        if self._use_def is None:
+            self._use_def = beniget.UseDefChains(self.chains).chains
+        return self._use_def.get(use, [])
+
+    def local_definition(self, name_node: gast.Name):
+        """The ``def`` (or ``name = lambda ...``) that a called name reaches, or None (then the
+        module's table of uniquely named functions answers)."""
+        try:
+            defs = self.definitions_of(name_node)
+        except WholeModuleNeeded:  # a module-level function, outside the outline's chains
+            return None
+        if len(defs) != 1:
+            return None
+        node = defs[0].node
+        if isinstance(node, gast.FunctionDef):
+            return node
+        stmt, value = _binding(self, node) if isinstance(node, gast.Name) else (None, None)
+        return value if isinstance(value, gast.Lambda) else None
+
+    def users_of(self, name_node: gast.Name) -> list[gast.AST]:
+        chain = self.chains.chains.get(name_node)
+        return [u.node for u in chain.users()] if chain is not None else []
+
+    def waived(self, node: gast.AST, waiver: str = "pure") -> bool:
+        """A ``# pforge: pure`` comment on any line of the node waives PF210;
+        ``# pforge: random-ok`` opts a random draw in (PF208: the batched draw differs)."""
+        for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
+            if 0 < line <= len(self.lines) and f"pforge: {waiver}" in self.lines[line - 1]:
+                return True
+        return False

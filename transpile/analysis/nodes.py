@@ -1,0 +1,73 @@
+"""Tree helpers the loop analyses share: the nodes of a scope, the names it stores and loads,
+the statement that binds a name or holds a node."""
+
+from __future__ import annotations
+
+import gast
+
+
+def _scope_nodes(stmts):
+    """All nodes under ``stmts``, not descending into nested function or class bodies."""
+    stack = list(reversed(stmts))
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)):
+            continue
+        stack.extend(reversed(list(gast.iter_child_nodes(node))))
+
+
+def _stored_names(stmts) -> dict[str, list[gast.Name]]:
+    stored: dict[str, list[gast.Name]] = {}
+    for node in _scope_nodes(stmts):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            stored.setdefault(node.id, []).append(node)
+    return stored
+
+
+def _loaded_names(node) -> list[gast.Name]:
+    found, bound = [], set()
+    for sub in gast.walk(node):
+        if isinstance(sub, gast.comprehension):
+            bound |= {n.id for n in gast.walk(sub.target) if isinstance(n, gast.Name)}
+        elif isinstance(sub, gast.Lambda):
+            bound |= {a.id for a in sub.args.args if isinstance(a, gast.Name)}
+    for sub in gast.walk(node):
+        if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load) and sub.id not in bound:
+            found.append(sub)
+    return found
+
+
+def _statements(root):
+    """``root`` and every statement under it, nested functions and classes included.
+
+    Loops and ``global``/``nonlocal`` are statements: finding them this way skips the
+    expressions, most of the tree.
+    """
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(node, name, None)
+            if isinstance(block, list):
+                stack.extend(reversed(block))
+
+
+def _binding(ctx, name_node):
+    """The statement that binds ``name_node`` and the value bound to it (tuple targets too)."""
+    parent = ctx.parents.get(id(name_node))
+    if isinstance(parent, gast.Assign) and len(parent.targets) == 1 and parent.targets[0] is name_node:
+        return parent, parent.value
+    if isinstance(parent, gast.Tuple):
+        stmt = ctx.parents.get(id(parent))
+        if (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and stmt.targets[0] is parent
+                and isinstance(stmt.value, gast.Tuple) and len(stmt.value.elts) == len(parent.elts)):
+            return stmt, stmt.value.elts[parent.elts.index(name_node)]
+    return None, None
+
+
+def _statement_of(ctx, node):
+    while node is not None and not isinstance(node, gast.stmt):
+        node = ctx.parents.get(id(node))
+    return node

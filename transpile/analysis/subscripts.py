@@ -1,0 +1,251 @@
+"""Subscripted reads and writes of a loop body through the dependence test (PF202, PF203):
+indexed outputs, scatter updates, whole-array uses and negative indices that wrap around."""
+
+from __future__ import annotations
+
+import gast
+
+from pforge.transpile import dependence
+from pforge.transpile.analysis.aliasing import (_fresh_value, _merge_aliases, _shared_row_written,
+                                                _through_shared_rows)
+from pforge.transpile.analysis.facts import _AUG_OPS, INDEXED, INDUCTION, ITEM, PRIVATE
+from pforge.transpile.analysis.nodes import _binding, _loaded_names, _statement_of
+from pforge.transpile.spaces import constant_int
+
+
+def _check_subscripts(ctx, info, nodes, stored, targets):
+    writes: dict[str, list[dependence.Access]] = {}
+    reads: dict[str, list[dependence.Access]] = {}
+    aug_read_ids: set[int] = set()
+    shared: dict[int, tuple[gast.Subscript, list[gast.AST], gast.AST]] = {}  # see _through_shared_rows
+    for node in nodes:
+        if isinstance(node, (gast.Assign, gast.AugAssign)):
+            tlist = node.targets if isinstance(node, gast.Assign) else [node.target]
+            for target in tlist:
+                for sub in gast.walk(target):
+                    if isinstance(sub, gast.Subscript) and isinstance(sub.ctx, gast.Store):
+                        flat = dependence.flatten_subscript(sub)
+                        if flat is None:
+                            if not isinstance(sub.value, gast.Attribute):
+                                info.block("PF203", f"cannot model the subscripted write "
+                                           f"`{gast.unparse(sub).strip()}`", node)
+                            else:
+                                info.block("PF206", f"writes into `{gast.unparse(sub.value).strip()}`, "
+                                           "an attribute", node)
+                            continue
+                        aug = _aug_kind(node, sub)
+                        if aug:
+                            aug_read_ids |= _same_subscript_reads(node, sub)
+                        access = dependence.Access(flat[0], flat[1], node, True, aug)
+                        writes.setdefault(flat[0], []).append(_through_shared_rows(ctx, access, sub, shared))
+        if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Load):
+            parent = ctx.parents.get(id(node))
+            if isinstance(parent, gast.Subscript) and parent.value is node:
+                continue  # the outer subscript of a chain is the access
+            flat = dependence.flatten_subscript(node)
+            if flat is not None:
+                reads.setdefault(flat[0], []).append(dependence.Access(flat[0], flat[1], node))
+    for name, tas in info.tensorarrays.items():
+        for assign in tas:
+            writes.setdefault(name, []).append(
+                dependence.Access(name, [assign.value.args[0]], assign, True))
+        for node in nodes:
+            if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+                    and isinstance(node.func.value, gast.Name) and node.func.value.id == name
+                    and node.func.attr != "write"):
+                dims = [node.args[0]] if node.func.attr == "read" and node.args else [gast.Slice(None, None, None)]
+                reads.setdefault(name, []).append(dependence.Access(name, dims, node))
+
+    for name in {w.base for ws in writes.values() for w in ws if id(w) in shared} & set(reads):
+        reads[name] = [_through_shared_rows(ctx, r, r.node, shared) for r in reads[name]]
+    _merge_aliases(ctx, info, nodes, writes, reads, stored)
+    variant = (set(stored) | {n for n in targets if n != (info.space.induction if info.space else None)}
+               | _inner_targets(info))
+    induction = info.space.induction if info.space and info.space.kind != "rows" else None
+    step_sign = info.space.step_sign() if info.space else None
+    for name, wlist in sorted(writes.items()):
+        cls = info.classes.get(name)
+        if cls in (PRIVATE, ITEM, INDUCTION) or name in stored and cls is None:
+            stores = stored.get(name, [])
+            fresh = all(_fresh_value(ctx, _binding(ctx, s)[1]) for s in stores) and stores
+            if cls == ITEM or not fresh:
+                info.block("PF203", f"writes through `{name}`, which may be a view of another "
+                           "array (make a copy first)", wlist[0].node)
+            continue
+        if name in stored and name not in info.tensorarrays:
+            continue  # rebound in the body: handled as a scalar
+        info.classes.setdefault(name, INDEXED)
+        if name not in info.tensorarrays:
+            info.arrays[name] = wlist
+        if _shared_row_written(info, name, wlist, shared, variant | targets):
+            continue
+        whole = next((w for n in info.aliases.get(name, {name})
+                      if (w := _whole_array_use(ctx, nodes, n, info)) is not None), None)
+        if whole is not None:
+            info.dependences.append(f"{name}: used whole at line {whole.lineno} while elements "
+                                    "are written")
+            info.block("PF203", f"`{name}` is written element by element and also used whole "
+                       f"(line {whole.lineno}), so iterations see one another's writes", whole)
+            continue
+        blocked_before = len(info.blockers)
+        rlist = [r for r in reads.get(name, []) if id(r.node) not in aug_read_ids]
+        only_aug = all(w.aug in ("add", "mul", "or", "and") for w in wlist) and not rlist \
+            and len({w.aug for w in wlist}) == 1
+        for w in wlist:
+            if only_aug and dependence.separating_dim(w, induction or "", variant) is None:
+                info.scatter_add = True
+                info.dependences.append(f"{name}: `{w.aug}` updates may collide; a scatter-"
+                                        f"{w.aug} is order-independent")
+                continue
+            for other in rlist + [o for o in wlist if o is not w]:
+                if only_aug and other.write:
+                    continue
+                conflict = dependence.test_pair(w, other, induction, variant, step_sign)
+                if conflict is None or conflict.kind == "anti" and (
+                        other.write or runs_before(ctx, other.node, w.node)):
+                    continue
+                where = f"line {w.node.lineno}" + (
+                    f" and line {other.node.lineno}" if other.node.lineno != w.node.lineno else "")
+                info.dependences.append(f"{name}: {conflict.kind} dependence ({conflict.detail}) at {where}")
+                if conflict.kind == "flow":
+                    info.block("PF202", f"`{gast.unparse(other.node).strip()}` {conflict.detail} "
+                               f"(`{w.base}` is written at line {w.node.lineno}): a loop-carried "
+                               "dependence", other.node)
+                elif conflict.kind == "anti":
+                    info.block("PF202", f"`{gast.unparse(other.node).strip()}` {conflict.detail}, but "
+                               f"runs after the write at line {w.node.lineno}: whole-array execution "
+                               "would read the new value (statement order)", other.node)
+                else:
+                    info.block("PF203", f"`{name}`: {conflict.detail} ({where})", other.node)
+                break
+            else:
+                if not rlist and len(wlist) == 1 and w.aug is None and \
+                        dependence.separating_dim(w, induction or "", variant) is None:
+                    varies = {n.id for d in w.dims for n in _loaded_names(d)} & (variant | {induction})
+                    if varies:
+                        info.block("PF203", f"`{name}`: the written index (line {w.node.lineno}) "
+                                   "is computed from data, so two iterations may write the same "
+                                   "element; only `+=`, `*=`, `|=`, `&=` updates are order-independent "
+                                   "(a scatter-add)", w.node)
+                    else:
+                        info.block("PF203", f"`{name}`: every iteration writes the same element "
+                                   f"(line {w.node.lineno})", w.node)
+        wrapping = _wrapping_access(info, wlist + rlist, induction)
+        if wrapping is not None and len(info.blockers) == blocked_before:
+            text = gast.unparse(wrapping.node).strip().splitlines()[0]
+            info.dependences.append(f"{name}: a negative index wraps around at line {wrapping.node.lineno}")
+            info.block("PF203", f"`{text}` may index `{name}` below zero, which wraps around to "
+                       "the end of the array, where other iterations write", wrapping.node)
+
+
+def runs_before(ctx, read, write) -> bool:
+    """Whether ``read`` runs before ``write`` when the body runs as whole-array statements.
+
+    Whole-array execution runs each statement of the body for every iteration before the next
+    statement; within one statement the value is computed before it is stored. So a read
+    sees an element before any iteration's write only when it is in the writing statement
+    or in a statement that starts earlier (an ``if`` test before its branches).
+    """
+    r, w = _statement_of(ctx, read), _statement_of(ctx, write)
+    if r is w:
+        return True
+    return (r.lineno, r.col_offset) < (w.lineno, w.col_offset)
+
+
+def _inner_targets(info):
+    names = set()
+    for child in info.walk():
+        if child is not info and child.space is not None:
+            names |= child.space.target_names()
+    return names
+
+
+def _lowest_index(space) -> int | None:
+    """The smallest value the induction variable takes, when it is a known constant."""
+    if space.kind == "enumerate":
+        return 0 if space.enumerate_start is None else constant_int(space.enumerate_start)
+    if space.kind == "while":
+        return constant_int(space.start) if space.start is not None else 0
+    step = constant_int(space.step) if space.step is not None else 1
+    if step is None:
+        return None
+    if step > 0:
+        return constant_int(space.start) if space.start is not None else 0
+    stop = constant_int(space.stop)
+    return None if stop is None else stop + 1
+
+
+def _wrapping_access(info, accesses, induction):
+    """An access ``a[c*i + k]`` whose index may be negative in some iteration (Python's
+    negative indices count from the end, outside the affine model), or None."""
+    if info.space is None or induction is None:
+        return None
+    lowest = _lowest_index(info.space)
+    for access in accesses:
+        for index in access.dims:
+            if isinstance(index, gast.Slice):
+                continue
+            form = dependence.Affine.of(index)
+            if form is None or form.coeff(induction) == 0 or form.symbols() != {induction}:
+                continue
+            c = form.coeff(induction)
+            if c < 0 or lowest is None and form.const < 0 or \
+                    lowest is not None and c * lowest + form.const < 0:
+                return access
+    return None
+
+
+def _whole_array_use(ctx, nodes, name, info):
+    """A load of ``name`` that is not the base of a subscript (``x.sum()``, ``f(x)``), if any."""
+    for node in nodes:
+        if not (isinstance(node, gast.Name) and node.id == name and isinstance(node.ctx, gast.Load)):
+            continue
+        parent = ctx.parents.get(id(node))
+        if isinstance(parent, gast.Subscript) and parent.value is node:
+            continue
+        if name in info.tensorarrays and isinstance(parent, gast.Attribute) and parent.attr in ("write", "read"):
+            continue
+        return node
+    return None
+
+
+def _aug_kind(stmt, sub):
+    if isinstance(stmt, gast.AugAssign):
+        return _AUG_OPS.get(type(stmt.op))
+    update = spelled_out_update(stmt)
+    return _AUG_OPS[type(update[0])] if update is not None else None
+
+
+def spelled_out_update(stmt) -> tuple[gast.operator, gast.expr] | None:
+    """``a[e] = a[e] + v`` (or ``v + a[e]``, or ``*``) as the augmented update ``(op, v)``.
+
+    The loop reads ``a[e]`` afresh in every iteration, so with repeated indices the updates
+    accumulate exactly as ``a[e] += v`` does; a rewrite must combine them (a scatter-add), not
+    buffer them (``a[idx] = a[idx] + v`` keeps one update per slot). Both backends ask this
+    function, so the two spellings cannot be lowered differently.
+
+    Returns:
+        The operator node and the term, or None when ``stmt`` is not such an update (the
+        other operand reads ``a`` too, or the operator is not ``+``/``*``).
+    """
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], gast.Subscript)):
+        return None
+    sub, value = stmt.targets[0], stmt.value
+    if not (isinstance(value, gast.BinOp) and type(value.op) in (gast.Add, gast.Mult)):
+        return None
+    for side in (value.left, value.right):
+        if isinstance(side, gast.Subscript) and gast.dump(side.value) == gast.dump(sub.value) \
+                and gast.dump(side.slice) == gast.dump(sub.slice):
+            other = value.right if side is value.left else value.left
+            if not any(isinstance(n, gast.Subscript) and gast.dump(n.value) == gast.dump(sub.value)
+                       for n in gast.walk(other)):
+                return value.op, other
+    return None
+
+
+def _same_subscript_reads(stmt, sub):
+    if isinstance(stmt, gast.AugAssign):
+        return set()
+    return {id(n) for n in gast.walk(stmt.value) if isinstance(n, gast.Subscript)
+            and gast.dump(n.value) == gast.dump(sub.value) and gast.dump(n.slice) == gast.dump(sub.slice)}
