@@ -73,7 +73,7 @@ def _transpile_file(path: str, backend: str = "auto", shapes: str | None = None,
         SourceError, ValueError: bad input or options (printed as one line by the caller).
     """
     from pforge.transpile import transpile_source  # noqa: PLC0415 - check never needs these
-    from pforge.transpile.backends.direct.ranks import parse_shapes_option  # noqa: PLC0415
+    from pforge.transpile.ranks import parse_shapes_option  # noqa: PLC0415
     from pforge.transpile.frontend import read_source  # noqa: PLC0415
 
     source = read_source(path)

@@ -49,7 +49,7 @@ def parse_shapes(text):
     Raises:
       ValueError: an entry that is not ``NAME=RANK`` (one line, naming it).
     """
-    from pforge.transpile.backends.direct.ranks import parse_shapes_option  # noqa: PLC0415
+    from pforge.transpile.ranks import parse_shapes_option  # noqa: PLC0415
 
     return parse_shapes_option(text or "")
 

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from pforge.cli.main import app
 from pforge.transpile import transpile_source
-from pforge.transpile.backends.direct.ranks import parse_shapes_option
+from pforge.transpile.ranks import parse_shapes_option
 
 
 def _direct(source, **options):

@@ -11,7 +11,7 @@ def test_transpile_docstring_examples():
 
 
 def test_direct_backend_docstring_examples():
-    from pforge.transpile.backends.direct import ranks
+    from pforge.transpile import ranks
 
     failures, tried = doctest.testmod(ranks)
     assert tried > 0 and failures == 0

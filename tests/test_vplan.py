@@ -41,12 +41,13 @@ def _kinds(plan):
 # -- reduction operators: one row per operator ----------------------------------------------------
 
 #: operator -> (the update as written in a loop over x, the initial value, the term the plan
-#: records with its sign). Adding an operator to vplan/operators.py adds a row here.
+#: records with its sign). Adding an operator to transpile/operators.py adds a row here.
 OPERATOR_CASES = {
     "add": ("s -= x[i]", "0.0", "-x[i]"),
     "mul": ("s = s * x[i]", "1.0", "x[i]"),
     "max": ("s = np.maximum(s, x[i])", "-np.inf", "x[i]"),
     "min": ("s = np.minimum(x[i], s)", "np.inf", "x[i]"),
+    "logaddexp": ("s = np.logaddexp(s, x[i])", "-np.inf", "x[i]"),
     "or": ("s = s or x[i] > 0", "False", "x[i] > 0"),
     "and": ("s &= x[i] > 0", "True", "x[i] > 0"),
 }
@@ -71,7 +72,7 @@ def test_operator_is_recognised_and_recorded(op):
     assert isinstance(recipe, r.Reduce)
     assert (recipe.name, recipe.op, recipe.term) == ("s", op, term)
     identity = OPERATORS[op].identity
-    assert recipe.identity == (None if identity is None else repr(identity))
+    assert recipe.identity == (None if identity is None else OPERATORS[op].identity_text)
 
 
 @pytest.mark.parametrize("op", sorted(OPERATOR_CASES))

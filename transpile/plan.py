@@ -8,7 +8,7 @@ import gast
 
 from pforge.transpile.analysis import COLLECTOR, COMPREHENSION, INDEXED, LoopInfo
 from pforge.transpile.remarks import Remark
-from pforge.transpile.vplan.operators import OPERATORS
+from pforge.transpile.operators import OPERATORS
 
 
 @dataclass(frozen=True)

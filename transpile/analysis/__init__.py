@@ -44,7 +44,7 @@ from pforge.transpile.analysis.structure import (_UNANALYSED, _own_level_nodes,
                                                  _structural_blockers,
                                                  _trip_count_notes)  # noqa: F401
 from pforge.transpile.analysis.classes import (_classify_scalars, _exposed_reads, _find_derived,
-                                               _record, branch_locals, read_outside)  # noqa: F401
+                                               _record, read_outside)  # noqa: F401
 from pforge.transpile.analysis.subscripts import (_aug_kind, _check_subscripts, _inner_targets,
                                                   _lowest_index, _same_subscript_reads,
                                                   _whole_array_use, _wrapping_access, runs_before,

@@ -124,18 +124,6 @@ def _classify_scalars(ctx, info, body, stored, targets, node_ids):
                 break
 
 
-def branch_locals(info: LoopInfo, stmt: gast.If) -> set[str]:
-    """Names bound under ``stmt`` that nothing in the loop body reads outside it.
-
-    Such a name (``if c: p = f(x[i]); out[i] = p``) needs no merge after the ``if``: the
-    other path may never bind it, and merging it with its "old value" would read a name
-    that was never bound (``UnboundLocalError`` in the rewrite, where the loop runs fine).
-    Both backends ask this function before they blend a branch's names.
-    """
-    bound = {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-    return {name for name in bound - read_outside(info, stmt) if info.classes.get(name) == PRIVATE}
-
-
 def read_outside(info: LoopInfo, node: gast.AST) -> set[str]:
     """Names the loop body of ``info`` reads outside ``node`` (a statement of that body)."""
     inside = {id(n) for n in gast.walk(node)}

@@ -9,12 +9,10 @@ from pforge.transpile.analysis.aliasing import _alias_source, _view_base
 from pforge.transpile.analysis.facts import (_AUG_OPS, ARG_REDUCTION, REDUCTION, ArgReduction,
                                              Reduction)
 from pforge.transpile.analysis.nodes import _binding, _loaded_names, _scope_nodes, _statement_of
+from pforge.transpile.operators import BINOPS, BOOLOPS, CALLS
 
-_REDUCE_CALLS = {
-    "builtins.max": "max", "builtins.min": "min", "tensorflow.maximum": "max",
-    "tensorflow.minimum": "min", "tensorflow.math.maximum": "max", "tensorflow.math.minimum": "min",
-    "numpy.maximum": "max", "numpy.minimum": "min", "numpy.fmax": "max", "numpy.fmin": "min",
-}
+#: ``s = f(s, t)`` callees -> reduction operator (one table: :mod:`pforge.transpile.operators`)
+_REDUCE_CALLS = CALLS
 
 
 def _reduction_update(ctx, stmt, name):
@@ -29,14 +27,14 @@ def _reduction_update(ctx, stmt, name):
         return None
     value = stmt.value
     operands = None
-    if isinstance(value, gast.BinOp) and type(value.op) in (gast.Add, gast.Mult, gast.Sub):
-        op = _AUG_OPS[type(value.op)]
+    if isinstance(value, gast.BinOp) and type(value.op) in BINOPS:
+        op = BINOPS[type(value.op)]
         if isinstance(value.left, gast.Name) and value.left.id == name:
             operands = (op, value.right)
         elif isinstance(value.right, gast.Name) and value.right.id == name and not isinstance(value.op, gast.Sub):
             operands = (op, value.left)
-    elif isinstance(value, gast.BoolOp) and len(value.values) == 2:
-        op = "or" if isinstance(value.op, gast.Or) else "and"
+    elif isinstance(value, gast.BoolOp) and len(value.values) == 2 and type(value.op) in BOOLOPS:
+        op = BOOLOPS[type(value.op)]
         first, second = value.values
         if isinstance(first, gast.Name) and first.id == name:
             operands = (op, second)

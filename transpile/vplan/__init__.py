@@ -7,7 +7,7 @@ VPlan); the pfor and direct backends print it. ``pforge explain --plan`` shows i
 
 from pforge.transpile.vplan.build import InnerLoopDecision, build_plan, inner_loop, reduction_recipe
 from pforge.transpile.vplan.conditionals import IfConversion, branch_locals, if_conversion, written
-from pforge.transpile.vplan.operators import OPERATORS, ReductionOp
+from pforge.transpile.operators import OPERATORS, ReductionOp
 from pforge.transpile.vplan.recipes import Plan, Recipe, Value
 
 __all__ = ["OPERATORS", "IfConversion", "InnerLoopDecision", "Plan", "Recipe", "ReductionOp", "Value",

@@ -17,7 +17,7 @@ from pforge.transpile import ranks
 from pforge.transpile.analysis import PRIVATE, LoopInfo, contribution, read_outside, spelled_out_update
 from pforge.transpile.vplan import recipes as r
 from pforge.transpile.vplan.conditionals import if_conversion
-from pforge.transpile.vplan.operators import AUG_OPS, OPERATORS
+from pforge.transpile.operators import AUG_OPS, OPERATORS
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,8 @@ from dataclasses import dataclass, field
 
 import gast
 
-from pforge.transpile import templates
+from pforge.transpile import ranks, templates
 from pforge.transpile.analysis import LoopInfo, ModuleContext
-from pforge.transpile.backends.direct import ranks
 from pforge.transpile.backends.direct.collectors import CollectorsMixin
 from pforge.transpile.backends.direct.conditionals import ConditionalsMixin
 from pforge.transpile.backends.direct.core import Lib, Unsupported, Val

@@ -7,8 +7,8 @@ import copy
 
 import gast
 
-from pforge.transpile import templates
-from pforge.transpile.backends.direct import core, ranks
+from pforge.transpile import ranks, templates
+from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Args, Unsupported, Val, align, const
 from pforge.transpile.backends.direct.linalg import convert_matmul_operator
 from pforge.transpile.backends.direct.shared import Ind

@@ -7,8 +7,8 @@ import copy
 
 import gast
 
-from pforge.transpile import templates
-from pforge.transpile.backends.direct import core, ranks
+from pforge.transpile import ranks, templates
+from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Unsupported, Val, align, const, lift
 from pforge.transpile.backends.direct.shared import Ind, _components
 from pforge.transpile.backends.pfor import _nonnegative

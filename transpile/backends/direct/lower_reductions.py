@@ -13,6 +13,7 @@ from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Unsupported, Val, align, const, lift
 from pforge.transpile.backends.direct.shared import _IDENTITY, _REDUCE_FN, _is_boolean
 from pforge.transpile.backends.pfor import _stores
+from pforge.transpile.operators import OPERATORS
 from pforge.transpile.spaces import constant_int
 
 
@@ -43,7 +44,7 @@ class ReductionsMixin:
         term = lift(self.lib, term, depth)
         if self.mask is not None:
             if red.op in _IDENTITY:
-                identity = Val(const(_IDENTITY[red.op]), (), 0, True)
+                identity = Val(templates.expr(OPERATORS[red.op].identity_text), (), 0, True)
             elif k == 0 and term.rank == 0:
                 # max/min: where the test is false, the running value itself changes nothing
                 identity = Val(templates.name(red.name), (), 0)

@@ -10,12 +10,12 @@ import gast
 
 from pforge.transpile.analysis import LoopInfo
 from pforge.transpile.backends.direct.core import Val
+from pforge.transpile.operators import IDENTITY, OPERATORS
 
-_REDUCE_FN = {"tf": {"add": "reduce_sum", "mul": "reduce_prod", "max": "reduce_max",
-                     "min": "reduce_min", "or": "reduce_any", "and": "reduce_all"},
-              "np": {"add": "sum", "mul": "prod", "max": "max", "min": "min", "or": "any",
-                     "and": "all"}}
-_IDENTITY = {"add": 0, "mul": 1, "or": False, "and": True}
+#: the library reduction of each operator, by library (one table: :mod:`pforge.transpile.operators`)
+_REDUCE_FN = {"tf": {name: op.tf_reduce for name, op in OPERATORS.items()},
+              "np": {name: op.np_reduce for name, op in OPERATORS.items()}}
+_IDENTITY = IDENTITY
 
 
 @dataclass

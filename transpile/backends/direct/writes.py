@@ -11,6 +11,7 @@ from pforge.transpile import templates
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Unsupported, Val, align, const, lift
 from pforge.transpile.backends.direct.shared import _IDENTITY, _REDUCE_FN, Ind, _components
+from pforge.transpile.operators import AUG_OPS, OPERATORS
 
 _OP_SYMBOL = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.BitOr: "|", gast.BitAnd: "&"}
 
@@ -68,11 +69,9 @@ class WritesMixin:
         if type(kind) is int:
             return self._moved_write(node, kind, elem_rank, value, op, stmt)
         value = lift(self.lib, value, depth) if value.stacked else value
-        red = {gast.Add: "add", gast.Mult: "mul", gast.BitOr: "or", gast.BitAnd: "and"}.get(type(op)) if op else None
-        if op is not None and red is None and not isinstance(op, gast.Sub):
+        red = AUG_OPS.get(type(op)) if op else None  # `-=` adds the negated value
+        if op is not None and red is None:
             raise Unsupported(f"line {stmt.lineno}: augmented `{type(op).__name__}` write")
-        if isinstance(op, gast.Sub):
-            red = "add"
         if self.mask is not None:
             mask = self.mask
             if op is None:
@@ -82,7 +81,7 @@ class WritesMixin:
             else:
                 if red not in _IDENTITY:
                     raise Unsupported("a conditional augmented write")
-                (m, v, z), vfull, rank = align(self.lib, [mask, value, Val(const(_IDENTITY[red]), (), 0, True)],
+                (m, v, z), vfull, rank = align(self.lib, [mask, value, Val(templates.expr(OPERATORS[red].identity_text), (), 0, True)],
                                                "a conditional write")
                 value = Val(self.lib.call("where", m.node, v.node, z.node), vfull, rank)
         if value.stacked:
@@ -110,7 +109,7 @@ class WritesMixin:
             raise Unsupported(f"line {stmt.lineno}: an update repeated along a loop it does not depend on")
         scatter = fancy and op is not None  # ufunc.at is += that also adds colliding indices
         if scatter:
-            ufunc = {"add": "add", "mul": "multiply", "or": "bitwise_or", "and": "bitwise_and"}[red]
+            ufunc = OPERATORS[red].np_scatter
             idx = _slices_as_calls(node.slice)
             right = value.node if not isinstance(op, gast.Sub) else gast.UnaryOp(op=gast.USub(), operand=value.node)
             self.out += templates.replace(f"{self.lib.alias}.{ufunc}.at(A, I, V)", A=templates.name(name), I=idx, V=right)

@@ -11,7 +11,7 @@ import gast
 from pforge.transpile import templates
 from pforge.transpile.backends.common import Unsupported, _loads, _stores
 from pforge.transpile.vplan import if_conversion
-from pforge.transpile.vplan.operators import OPERATORS
+from pforge.transpile.operators import OPERATORS
 
 
 

@@ -14,6 +14,7 @@ from pforge.transpile.backends.pfor.branches import BranchesMixin
 from pforge.transpile.backends.pfor.checks import ChecksMixin
 from pforge.transpile.backends.pfor.expressions import _ExprRewriter
 from pforge.transpile.backends.pfor.inner import InnerLoopsMixin
+from pforge.transpile.operators import OPERATORS, pfor_formula
 from pforge.transpile.spaces import Space, constant_int
 
 
@@ -29,14 +30,6 @@ def _simple_anchor(ctx, node):
 #: greater (less), so NaN terms are skipped as the loop skips them.
 _REDUCE_PY = {"max": "{tf}.maximum({s}, {tf}.reduce_max({tf}.where({t} > {s}, {t}, {s}), axis=0))",
               "min": "{tf}.minimum({s}, {tf}.reduce_min({tf}.where({t} < {s}, {t}, {s}), axis=0))"}
-_REDUCE = {"add": ("{s} + {tf}.reduce_sum({t}, axis=0)"), "mul": "{s} * {tf}.reduce_prod({t}, axis=0)",
-           # The running value inside the reduction too: Grappler hoists a monotonic op out of
-           # reduce_max/min (max(tanh(t)) -> tanh(max(t))), which over zero iterations gives
-           # tanh(-inf) = -1 instead of the running value; a binary op in between keeps it.
-           "max": "{tf}.maximum({s}, {tf}.reduce_max({tf}.maximum({t}, {s}), axis=0))",
-           "min": "{tf}.minimum({s}, {tf}.reduce_min({tf}.minimum({t}, {s}), axis=0))",
-           "or": "{tf}.logical_or({s}, {tf}.reduce_any({t}, axis=0))",
-           "and": "{tf}.logical_and({s}, {tf}.reduce_all({t}, axis=0))"}
 
 
 class _Vectorizer(ChecksMixin, BranchesMixin, InnerLoopsMixin):
@@ -116,11 +109,12 @@ class _Vectorizer(ChecksMixin, BranchesMixin, InnerLoopsMixin):
                 red = info.reductions[name]
                 terms = self.namer.new(f"{name}_terms")
                 result_names.append(terms)
-                formula = _REDUCE[red.op]
                 if self._python_compare(red):
                     # max(s, v) keeps s unless v > s: a NaN term never wins, as in the loop.
-                    formula = _REDUCE_PY[red.op]
-                post += templates.replace(f"{name} = " + formula.format(s=name, t=terms, tf=self.tf))
+                    formula = _REDUCE_PY[red.op].format(s=name, t=terms, tf=self.tf)
+                else:
+                    formula = pfor_formula(OPERATORS[red.op], name, terms, self.tf)
+                post += templates.replace(f"{name} = " + formula)
         for key in outputs:
             if key in self.masks:
                 name = results.get(key.split(":", 1)[1], key.split(":", 1)[1])

@@ -19,7 +19,7 @@ class ReductionOp:
     """One reduction operator.
 
     Attributes:
-        name: ``add``, ``mul``, ``max``, ``min``, ``or``, ``and``.
+        name: ``add``, ``mul``, ``max``, ``min``, ``logaddexp``, ``or``, ``and``.
         aug: augmented-assignment operators that spell it (``s += t``, ``s -= t``).
         binop: binary operators of the spelled-out form (``s = s + t``, ``s = s - t``).
         boolop: the boolean operator of ``s = s or t`` (None when it has none).
@@ -54,7 +54,9 @@ class ReductionOp:
 
     @property
     def identity_text(self) -> str:
-        """The identity as source text (``0``, ``False``)."""
+        """The identity as source text (``0``, ``False``, ``float('-inf')``)."""
+        if isinstance(self.identity, float) and self.identity in (float("inf"), float("-inf")):
+            return f"float({str(self.identity)!r})"
         return repr(self.identity)
 
 
@@ -73,6 +75,10 @@ OPERATORS: dict[str, ReductionOp] = {op.name: op for op in (
                  "numpy.fmin"),
                 None, "min", "reduce_min", "{tf}.minimum({s}, {r})", "{tf}.minimum({t}, {s})", None,
                 exact=True),
+    # s = np.logaddexp(s, t): a log-space sum (log-likelihoods, log-partition functions).
+    ReductionOp("logaddexp", (), (), None, ("numpy.logaddexp",), float("-inf"), "logaddexp.reduce",
+                "reduce_logsumexp", "{tf}.reduce_logsumexp({tf}.stack([{s}, {r}]), axis=0)", None, None,
+                exact=False),
     ReductionOp("or", (gast.BitOr,), (), gast.Or, (), False, "any", "reduce_any",
                 "{tf}.logical_or({s}, {r})", None, "bitwise_or", exact=True, boolean=True),
     ReductionOp("and", (gast.BitAnd,), (), gast.And, (), True, "all", "reduce_all",
