@@ -23,7 +23,7 @@ def _loop_code(code):
 
 
 def test_design_example_reads_like_hand_batched_code():
-    """DESIGN.md's dense+relu example, word for word."""
+    """The dense+relu example of the design notes, word for word."""
     result, plan = _direct('''
         import tensorflow as tf
 

@@ -194,6 +194,13 @@ TF_REWRITES = {
                              "        for j in range(x.shape[1]):\n            t = tf.abs(x[i][j]) * 2.0\n"
                              "            h = h * 0.5 + t\n        out.append(h)\n    return tf.stack(out)\n",
                              {"x": np.arange(12.0).reshape(3, 4) - 5.0}),
+    # an inner index into a row of an outer iteration was sliced, not gathered: pfor's fallback
+    # cannot stack zero inner iterations (fuzz seed 135, a masked inner reduction)
+    "empty-inner-range-masked-sum": ("def f(x, m):\n    out = []\n    for i in range(x.shape[0]):\n"
+                                     "        a = 0.0\n        for j in range(m.shape[1]):\n"
+                                     "            if m[i, j] > 0.0:\n                a += m[i, j] * x[i]\n"
+                                     "        out.append(a)\n    return tf.stack(out)\n",
+                                     {"x": np.array([1.0, 2.0]), "m": np.zeros((2, 0))}),
     # Grappler turns min(tanh(t)) into tanh(min(t)): over zero rows, 1.0 instead of 1e9 (seed 20101)
     "min-of-monotonic-over-nothing": ("def f(x):\n    s = 1e9\n    for i in range(x.shape[0]):\n"
                                       "        s = tf.minimum(s, tf.tanh(x[i]))\n    return s\n",

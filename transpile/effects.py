@@ -2,7 +2,7 @@
 
 The tables name APIs by their resolved dotted path (``tensorflow.print``), so import aliases do
 not matter. Functions defined in the same module are analysed by walking their bodies
-(interprocedurally, with recursion guarded), as DESIGN.md asks.
+(interprocedurally, with recursion guarded).
 """
 
 from __future__ import annotations

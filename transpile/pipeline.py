@@ -1,7 +1,7 @@
 """The driver: parse, discover loops, analyse, plan, rewrite with a backend, splice.
 
 Reads like a table of contents, as AutoGraph's ``transform_ast`` does; each stage lives in
-its own module (DESIGN.md, "Pipeline").
+its own module (docs/architecture.md, "The pipeline").
 """
 
 from __future__ import annotations
@@ -190,7 +190,7 @@ def _move_to_tensorflow(ctx, info, namer, tf_alias, shapes, rewrites, notes, cho
 
 
 def _rewrite_unit(ctx, info, namer, backend, tf_alias, np_alias, shapes, rewrites, notes, chosen):
-    """Rewrites one loop unit with the chosen backend, falling back as DESIGN.md says.
+    """Rewrites one loop unit with the chosen backend, falling back as docs/architecture.md says.
 
     ``auto`` and ``direct`` try the rule registry first; a TensorFlow loop it cannot batch goes
     to pfor (the reason is kept for ``explain``), a NumPy loop stays a loop with a PF301 note

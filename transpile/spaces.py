@@ -13,7 +13,7 @@ _RANGES = {"builtins.range", "tensorflow.range", "numpy.arange"}
 
 @dataclass
 class Space:
-    """The iteration space of one loop level, in normal form (DESIGN.md, "Iteration spaces").
+    """The iteration space of one loop level, in normal form (docs/architecture.md, "Names the project uses").
 
     Attributes:
         kind: ``range`` (``i = start + step*k``, k in [0, trip)), ``rows`` (rows of one or more

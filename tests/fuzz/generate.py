@@ -287,7 +287,13 @@ class _Builder:
         a, b = self.expr(1), self.expr(1)
         form = self.rng.choice(("s += a - b", "s = s - t", "s = t + s", "s -= t", "s += t",
                                 "s = s + a - b", "s -= a - b", "s = max(s, t)", "s = min(s, t)",
-                                "s *= t", "s = s * t"))
+                                "s *= t", "s = s * t", "s = np.logaddexp(s, t)"))
+        if "logaddexp" in form:  # a log-space sum (NumPy only); TensorFlow gets a plain sum
+            if not self.np:
+                return Fragment("reduction s += t", VECTORIZE, (f"s{k} += {b}",), (f"s{k} = 0.0",),
+                                outputs=(f"s{k}",))
+            return Fragment(f"reduction {form}", VECTORIZE, (f"s{k} = np.logaddexp(s{k}, {b})",),
+                            (f"s{k} = -np.inf",), outputs=(f"s{k}",))
         init = {"max": "-1e9", "min": "1e9", "*": "1.0"}
         start = next((v for key, v in init.items() if key in form), "0.0")
         if "*" in form:
@@ -339,10 +345,18 @@ class _Builder:
             inner = (f"a{k} = 0.0", f"for j in range({ext}):", f"    u{k} = {idx} * {self.atom(False)}",
                      f"    a{k} = a{k} * 0.5 + u{k}", self._write(k, f"a{k}"))
             kind = "nest, carried inner with a temporary"
-        else:
+        elif r < 0.75:
             inner = (f"a{k} = 0.0", "for j in range(i):", f"    a{k} += {idx} * {self.atom(False)}",
                      self._write(k, f"a{k}"))
             kind = "nest, triangular inner"
+        else:  # a reduction over the inner loop under a per-iteration test, on one or both paths
+            cmp = self.rng.choice((">", "<"))
+            inner = [f"a{k} = 0.0", f"for j in range({ext}):", f"    if {idx} {cmp} 0.0:",
+                     f"        a{k} += {idx} * {self.atom(False)}"]
+            if self.rng.random() < 0.5:
+                inner += ["    else:", f"        a{k} -= {self.atom(False)}"]
+            inner = tuple(inner) + (self._write(k, f"a{k}"),)
+            kind = "nest, masked inner reduction"
         return Fragment(kind, VECTORIZE, inner, setup, outputs=self._result(k), reads=frozenset({"m2"}))
 
     def _pair(self, k):

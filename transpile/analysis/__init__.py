@@ -1,8 +1,8 @@
 """Finds loops and annotates each level with its iteration space, name classes and blockers.
 
-Analyses annotate, they never rewrite (STYLE.md). For each loop level the result is a
-:class:`LoopInfo`: every name touched in the body gets one class (DESIGN.md, "Name
-classification"), subscripted accesses go through the dependence test
+Analyses annotate, they never rewrite. For each loop level the result is a :class:`LoopInfo`:
+every name touched in the body gets one class (docs/architecture.md, "Names the project
+uses"), subscripted accesses go through the dependence test
 (:mod:`pforge.transpile.dependence`), calls through the effect tables
 (:mod:`pforge.transpile.effects`), and each reason the level cannot be vectorized becomes a
 ``PF2xx`` remark naming the variable and the lines. Def-use chains come from beniget.

@@ -12,6 +12,7 @@ from pforge.transpile.analysis import spelled_out_update
 from pforge.transpile.backends.direct.core import Unsupported, Val
 from pforge.transpile.backends.direct.shared import _loads
 from pforge.transpile.backends.pfor import _stores
+from pforge.transpile.vplan import inner_loop
 
 
 class StatementsMixin:
@@ -53,6 +54,9 @@ class StatementsMixin:
             child = next((c for c in self.levels[-1].info.children if c.node is stmt), None)
             if child is None:
                 raise Unsupported(f"line {stmt.lineno}: an inner loop pforge did not analyse")
+            stacked = {n for n, v in self.env.items() if getattr(v, "stacked", True)}
+            if inner_loop(self.levels[-1].info, child, stacked).mode == "sequential":
+                raise Unsupported(f"the inner loop at line {child.lineno} is not independent")
             return self._level(child, later)
         if isinstance(stmt, gast.Pass):
             return

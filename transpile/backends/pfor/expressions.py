@@ -43,11 +43,39 @@ class _ExprRewriter(gast.NodeTransformer):
                 return node
             return param
         index = node.slice
-        if isinstance(base, gast.Name) and isinstance(node.ctx, gast.Load) and not vec._is_stacked(base) \
-                and not isinstance(index, (gast.Tuple, gast.Slice)) and vec._is_stacked(index) \
-                and not _loads(index) & set(vec.stacked_outside):
+        chain = self._as_chain(node)
+        if chain is not None:
+            return self.visit(chain)
+        # A base that is the same for every iteration of this level (it may vary per outer
+        # iteration: `m2[i][j]`, `r[j]` of an outer row) with an index of this level.
+        this_level = vec.stacked - set(vec.stacked_outside)
+        if isinstance(base, (gast.Name, gast.Subscript)) and isinstance(node.ctx, gast.Load) \
+                and not _loads(base) & this_level and not isinstance(index, (gast.Tuple, gast.Slice)) \
+                and vec._is_stacked(index) and not _loads(index) & set(vec.stacked_outside):
             return self._gather(base, index)
         return self.generic_visit(node)
+
+    def _as_chain(self, node):
+        """``m[i, j]`` as ``m[i][j]`` when every index is an affine function of loop indices
+        (integers, so the two select the same element) and one of them varies: each level then
+        gathers its own index, where a slice at a stacked position would fall back to a loop
+        that cannot stack zero inner iterations."""
+        index = node.slice
+        if not (isinstance(node.ctx, gast.Load) and isinstance(index, gast.Tuple) and len(index.elts) > 1):
+            return None
+        inductions, level = set(), self.vec.info
+        while level is not None:
+            if level.space is not None and level.space.induction:
+                inductions.add(level.space.induction)
+            level = level.parent
+        forms = [dependence.Affine.of(e) for e in index.elts]
+        if any(f is None or not f.symbols() <= inductions for f in forms) or \
+                not any(f.symbols() for f in forms):
+            return None
+        chain = node.value
+        for elt in index.elts:
+            chain = gast.Subscript(value=chain, slice=elt, ctx=gast.Load())
+        return chain
 
     def _gather(self, base, index):
         """``x[e]`` with a per-iteration scalar ``e`` becomes ``tf.gather(x, e)``.
@@ -64,7 +92,7 @@ class _ExprRewriter(gast.NodeTransformer):
         induction = vec.info.space.induction if vec.info.space is not None else None
         if form is None or any(vec._is_stacked(templates.name(s)) for s in form.symbols() - {induction}):
             new_index = templates.wrapped_index(vec.tf, new_index, base)
-        return templates.expr(f"{vec.tf}.gather(X, I)", X=copy.deepcopy(base), I=new_index)
+        return templates.expr(f"{vec.tf}.gather(X, I)", X=self.visit(copy.deepcopy(base)), I=new_index)
 
     def visit_Call(self, node):
         vec = self.vec
