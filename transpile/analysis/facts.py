@@ -111,6 +111,7 @@ class LoopInfo:
     array_consumer: bool = False
     random_draws: list[gast.Call] = field(default_factory=list)
     mutated_args: list[str] = field(default_factory=list)
+    snapshots: dict[int, str] = field(default_factory=dict)
 
     @property
     def vectorizable(self) -> bool:

@@ -104,6 +104,14 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
                 if conflict is None or conflict.kind == "anti" and (
                         other.write or runs_before(ctx, other.node, w.node)):
                     continue
+                if conflict.kind == "anti" and _splittable(other, name, wlist):
+                    # Node splitting: the read takes the element from a copy made before the
+                    # loop, which is what the loop reads (no earlier iteration wrote it).
+                    info.snapshots[id(other.node)] = name
+                    info.dependences.append(f"{name}: anti dependence ({conflict.detail}) at line "
+                                            f"{other.node.lineno}, after the write at line {w.node.lineno}: "
+                                            "the read takes its value from a copy made before the loop")
+                    continue
                 where = f"line {w.node.lineno}" + (
                     f" and line {other.node.lineno}" if other.node.lineno != w.node.lineno else "")
                 info.dependences.append(f"{name}: {conflict.kind} dependence ({conflict.detail}) at {where}")
@@ -136,6 +144,17 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
             info.dependences.append(f"{name}: a negative index wraps around at line {wrapping.node.lineno}")
             info.block("PF203", f"`{text}` may index `{name}` below zero, which wraps around to "
                        "the end of the array, where other iterations write", wrapping.node)
+
+
+def _splittable(read, name, wlist) -> bool:
+    """Whether a read that runs after a later iteration's write (statement order) can take its
+    value from a copy of the array made before the loop (node splitting; Allen & Kennedy,
+    "Optimizing Compilers for Modern Architectures", section 5.5): the read is ``name[...]``
+    itself (not an alias or a row of a row), and ``name`` has one write, so no statement of the
+    same iteration writes the element before the read."""
+    node = read.node
+    return (not read.write and len(wlist) == 1 and isinstance(node, gast.Subscript)
+            and isinstance(node.value, gast.Name) and node.value.id == name)
 
 
 def runs_before(ctx, read, write) -> bool:

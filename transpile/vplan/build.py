@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import gast
 
-from pforge.transpile import ranks
+from pforge.transpile import dependence, ranks
 from pforge.transpile.analysis import PRIVATE, LoopInfo, contribution, read_outside, spelled_out_update
 from pforge.transpile.vplan import recipes as r
 from pforge.transpile.vplan.conditionals import if_conversion
@@ -87,7 +87,7 @@ def build_plan(ctx, root: LoopInfo, shapes: dict | None = None) -> r.Plan:
         The plan: values (stacked or unstacked, rank where known) and recipes in order.
     """
     builder = _Builder(ctx, root, shapes or {})
-    body = builder.level(root, None)
+    body = _snapshots(root) + builder.level(root, None)
     values = tuple(r.Value(n, n in builder.stacked, builder.ranks.get(n))
                    for n in sorted(builder.seen))
     return r.Plan(root.lineno, root.space.describe() if root.space else "(not modelled)", values, tuple(body))
@@ -238,9 +238,17 @@ class _Builder:
         for node in gast.walk(value):
             if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Load):
                 parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
-                if any(not isinstance(p, gast.Name) and _loads(p) & self.stacked for p in parts):
+                if any(not isinstance(p, gast.Name) and _loads(p) & self.stacked and not self._shift(p)
+                       for p in parts):
                     out.append(r.Gather(getattr(node, "lineno", 0) or 0, mask, _text(node.value), _text(node.slice)))
         return out
+
+    def _shift(self, index) -> bool:
+        """``i + 1``, ``2 * i - j``: an affine function of loop indices (a slice, not a gather)."""
+        form = dependence.Affine.of(index)
+        inductions = {level.space.induction for level in self.root.walk()
+                      if level.space is not None and level.space.induction}
+        return form is not None and form.symbols() <= inductions
 
     def _rank(self, value) -> int | None:
         if isinstance(value, gast.Name):
@@ -273,6 +281,17 @@ class _Builder:
 
     def _levels_arg_reductions(self):
         return [a for level in self.root.walk() for a in level.arg_reductions.values()]
+
+
+def _snapshots(root) -> list[r.Recipe]:
+    """The copies node splitting needs (``LoopInfo.snapshots``), first in the plan."""
+    reads: dict[str, list[str]] = {}
+    nodes = {id(n): n for n in gast.walk(root.node)}
+    for level in root.walk():
+        for node_id, name in level.snapshots.items():
+            node = nodes.get(node_id)
+            reads.setdefault(name, []).append(_text(node) if node is not None else name)
+    return [r.Snapshot(root.lineno, None, name, tuple(sorted(texts))) for name, texts in sorted(reads.items())]
 
 
 def _with_how(recipe, merges):

@@ -194,6 +194,19 @@ class InnerLoop(Recipe):
 
 
 @dataclass(frozen=True)
+class Snapshot(Recipe):
+    """Node splitting: a copy of ``name`` made before the loop, which the ``reads`` (a later
+    statement's reads of elements that a later iteration overwrites) take their values from."""
+
+    name: str
+    reads: tuple[str, ...]
+    kind = "snapshot"
+
+    def text(self):
+        return f"copy of {self.name} before the loop, read by {', '.join(self.reads)}"
+
+
+@dataclass(frozen=True)
 class Opaque(Recipe):
     """A statement the plan keeps whole (a GradientTape block, a TensorArray write)."""
 

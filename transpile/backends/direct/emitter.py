@@ -53,6 +53,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
     def __post_init__(self):
         self.params = ranks.parameter_shapes(self.ctx, self.info.function, self.shapes)
         self.env: dict[str, Val | Ind] = {}
+        self.snapshot_reads: dict[int, str] = {}  # read node -> the copy it reads (node splitting)
+        self.snapshot_used: set[int] = set()
         self.locals: dict[str, Val] = {}
         self.aliases: dict[str, gast.expr] = {}
         self.levels: list[_Level] = []
@@ -80,7 +82,11 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         info = self.info
         if info.library == "mixed":
             raise Unsupported("the loop mixes NumPy and TensorFlow")
+        self._snapshots()
         self._level(info, later=set())
+        if set(self.snapshot_reads) - self.snapshot_used:
+            raise Unsupported("internal: a read to take from a copy before the loop was not lowered. "
+                              "This is a bug.")
         drop, replace = [], {}
         for name, col in info.collectors.items():
             entries = self.pending.get(name, [])
@@ -105,6 +111,22 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         if self.to_tf:
             self.out = [_ToTensorFlow(self.ctx, self.lib.alias).visit(stmt) for stmt in self.out]
         return LoopRewrite(self.out, drop, replace, self._pattern())
+
+    def _snapshots(self):
+        """Node splitting, as the analysis decided it (``LoopInfo.snapshots``): one copy of each
+        such array before the loop, which the marked reads take their elements from."""
+        copies: dict[str, str] = {}
+        for level in self.info.walk():
+            for node_id, name in sorted(level.snapshots.items(), key=lambda item: item[1]):
+                if name not in copies:
+                    if self.lib.kind != "np" or self.to_tf:
+                        raise Unsupported(f"a read of `{name}` needs a copy made before the loop")
+                    copies[name] = self.namer.new(f"{name}_before")
+                    self.out += templates.replace(f"{copies[name]} = {self.lib.alias}.copy({name})")
+                    shape = self._shape_of(name)
+                    if shape is not None:
+                        self.params[copies[name]] = shape
+                self.snapshot_reads[node_id] = copies[name]
 
     # -- function-level facts --------------------------------------------------------------------
     def _local_shapes(self):

@@ -25,6 +25,10 @@ class ExpressionsMixin:
 
     def ev(self, node) -> Val:
         """The batched form of an expression of the loop body."""
+        copy_name = self.snapshot_reads.get(id(node))
+        if copy_name is not None:  # node splitting: the element as it was before the loop
+            self.snapshot_used.add(id(node))
+            node = gast.Subscript(value=templates.name(copy_name), slice=node.slice, ctx=gast.Load())
         method = getattr(self, f"_ev_{type(node).__name__}", None)
         if method is None:
             if any(isinstance(n, gast.Name) and self._is_stacked_name(n.id) for n in gast.walk(node)):
