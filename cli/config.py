@@ -12,6 +12,7 @@ folder that holds it. Unknown keys and bad values raise :class:`ConfigError` nam
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass, replace
 
@@ -46,6 +47,8 @@ class Settings:
         backend: ``auto``, ``pfor`` or ``direct``; None when not configured (the transpiler's
             default is used).
         target: ``auto`` or ``tensorflow``.
+        shapes: ``(name, rank)`` pairs, the ranks ``check --fix`` rewrites with (``[tool.pforge]
+            shapes = {x = 2, "f.w" = 1}``, or ``--shapes``), as ``transpile --shapes`` takes them.
         ignore_always: code prefixes ignored whatever is selected (``--ignore`` on the command
             line: a later layer than the file's ``select``, as in ruff, so ``--ignore ALL``
             silences everything).
@@ -60,6 +63,7 @@ class Settings:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     backend: str | None = None
     target: str = "auto"
+    shapes: tuple[tuple[str, int], ...] = ()
     ignore_always: tuple[str, ...] = ()
 
     def selects(self, code: str) -> bool:
@@ -134,7 +138,7 @@ def _read_toml(path: str) -> dict:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
-_KEYS = ("select", "ignore", "exclude", "extend-exclude", "per-file-ignores", "backend", "target")
+_KEYS = ("select", "ignore", "exclude", "extend-exclude", "per-file-ignores", "backend", "target", "shapes")
 
 
 def _validate(table: object, root: str, path: str) -> Settings:
@@ -160,6 +164,14 @@ def _validate(table: object, root: str, path: str) -> Settings:
         changes["per_file_ignores"] = tuple(
             (pattern, tuple(_codes(codes, f"{where} per-file-ignores {pattern!r}")))
             for pattern, codes in value.items())
+    if "shapes" in table:
+        value = table["shapes"]
+        if not isinstance(value, dict) or not all(
+                isinstance(k, str) and re.fullmatch(r"[A-Za-z_][\w.]*", k) and type(v) is int and v >= 0
+                for k, v in value.items()):
+            raise ConfigError(f"{where} shapes: expected a table of NAME = RANK (a name such as x or "
+                              f"f.x, a rank 0 or more), got {value!r}")
+        changes["shapes"] = tuple(value.items())
     for key, allowed in (("backend", BACKENDS), ("target", TARGETS)):
         if key in table:
             value = table[key]

@@ -50,7 +50,7 @@ class FileOutcome:
     error: str | None = None
 
 
-def check_file(path: str, backend: str = "auto", target: str = "auto") -> FileOutcome:
+def check_file(path: str, backend: str = "auto", target: str = "auto", shapes: dict | None = None) -> FileOutcome:
     """Analyses one file (the rewrite is planned, not written); bad input becomes ``error``.
 
     An unexpected exception inside pforge also becomes ``error`` (an internal error to
@@ -61,7 +61,7 @@ def check_file(path: str, backend: str = "auto", target: str = "auto") -> FileOu
 
     try:
         source = read_source(path)
-        result = transpile_source(source.text, path, backend=backend, target=target)
+        result = transpile_source(source.text, path, backend=backend, target=target, shapes=shapes or None)
     except SourceError as exc:
         return FileOutcome(path, (), str(exc))
     except Exception as exc:  # noqa: BLE001 - a bug in pforge must not stop the run
@@ -76,7 +76,8 @@ def internal_error(path: str, exc: BaseException) -> str:
 
 
 def check_files(paths: list[str], *, cache_dir: str | None = None, jobs: int | None = None,
-                options_key: str = "", backend: str = "auto", target: str = "auto") -> list[FileOutcome]:
+                options_key: str = "", backend: str = "auto", target: str = "auto",
+                shapes: dict | None = None) -> list[FileOutcome]:
     """Analyses each file; one outcome per path, in the order given. Never raises for bad input.
 
     Args:
@@ -84,11 +85,12 @@ def check_files(paths: list[str], *, cache_dir: str | None = None, jobs: int | N
         cache_dir: folder of the outcome cache (see :func:`default_cache_dir`); None: no cache.
         jobs: worker processes; None: one per CPU available; 1: analyse in this process.
         options_key: any further option that changes the outcomes (part of the cache key).
-        backend, target: passed to :func:`~pforge.transpile.transpile_source`.
+        backend, target, shapes: passed to :func:`~pforge.transpile.transpile_source`.
     Returns:
         ``[FileOutcome]``, ``len(paths)`` long, ``outcomes[i].path == paths[i]``.
     """
-    cache = _Cache.open(cache_dir, f"{backend}\0{target}\0{options_key}") if cache_dir else None
+    ranks = ",".join(f"{k}={v}" for k, v in sorted((shapes or {}).items()))
+    cache = _Cache.open(cache_dir, f"{backend}\0{target}\0{ranks}\0{options_key}") if cache_dir else None
     outcomes: list[FileOutcome | None] = [None] * len(paths)
     keys: list[str | None] = [None] * len(paths)
     todo: list[int] = []
@@ -99,7 +101,7 @@ def check_files(paths: list[str], *, cache_dir: str | None = None, jobs: int | N
         if outcomes[i] is None:
             todo.append(i)
     workers = _workers(jobs, len(todo))
-    analyse = functools.partial(check_file, backend=backend, target=target)
+    analyse = functools.partial(check_file, backend=backend, target=target, shapes=shapes)
     if workers > 1:
         done = _in_pool([paths[i] for i in todo], analyse, workers)
     else:

@@ -108,7 +108,7 @@ class FixOutcome:
 
 
 def fix_file(path: str, loops: Container[int], *, unsafe: bool, backend: str | None,
-             target: str | None = None) -> FixOutcome:
+             target: str | None = None, shapes: dict | None = None) -> FixOutcome:
     """Rewrites the loops of ``path`` that start on ``loops`` lines, in memory (nothing written).
 
     Args:
@@ -116,6 +116,7 @@ def fix_file(path: str, loops: Container[int], *, unsafe: bool, backend: str | N
             suppression).
         unsafe: also apply rewrites that may change results (``LoopPlan.unsafe``).
         backend, target: passed to ``transpile_source``; None for its defaults.
+        shapes: ranks for the rewrite (``[tool.pforge] shapes`` or ``--shapes``).
     Raises:
         SourceError: the file cannot be read or parsed.
     """
@@ -124,6 +125,6 @@ def fix_file(path: str, loops: Container[int], *, unsafe: bool, backend: str | N
 
     source = read_source(path)
     options = {key: value for key, value in (("backend", backend), ("target", target)) if value is not None}
-    result = transpile_source(source.text, path, unsafe=unsafe, loops=loops, **options)
+    result = transpile_source(source.text, path, unsafe=unsafe, loops=loops, shapes=shapes or None, **options)
     left = sum(1 for p in result.plans if p.held_back and p.lineno in loops)
     return FixOutcome(path, result, source.encoding, 0 if unsafe else left)

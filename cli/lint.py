@@ -55,6 +55,7 @@ class CheckOptions:
     force_exclude: bool = False
     no_cache: bool = False
     jobs: int | None = None
+    shapes: str | None = None
 
 
 class _Filter:
@@ -157,7 +158,7 @@ def run_check(options: CheckOptions) -> int:
     paths = python_files(list(options.paths), settings, force_exclude=options.force_exclude)
     analyse = functools.partial(
         check_files, cache_dir=None if options.no_cache else default_cache_dir(), jobs=options.jobs,
-        backend=settings.backend or "auto", target=settings.target or "auto")
+        backend=settings.backend or "auto", target=settings.target or "auto", shapes=dict(settings.shapes))
     if len(paths) > 1 and report.use_color(options.color, sys.stderr):
         with err.status(f"Checking {len(paths)} files"):
             outcomes = analyse(paths)
@@ -203,6 +204,14 @@ def _settings(options: CheckOptions) -> Settings:
         settings = replace(settings, select=select, ignore=())
     if ignore is not None:
         settings = replace(settings, ignore_always=ignore)
+    if options.shapes:  # later than the file's shapes, entry by entry
+        from pforge.transpile.ranks import parse_shapes_option  # noqa: PLC0415
+
+        try:
+            given = parse_shapes_option(options.shapes)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+        settings = replace(settings, shapes=tuple({**dict(settings.shapes), **given}.items()))
     if settings.backend is not None and settings.backend not in BACKENDS:
         raise ConfigError(f"{settings.config_file}: [tool.pforge] backend: {settings.backend!r} is "
                           f"not available in this version of pforge (available: "
@@ -223,7 +232,7 @@ def _fix(options, settings, keep, findings, errors, err) -> int:
             continue
         try:
             outcome = fix_file(path, loops, unsafe=options.unsafe_fixes, backend=settings.backend,
-                               target=settings.target)
+                               target=settings.target, shapes=dict(settings.shapes))
         except (SourceError, ValueError) as exc:
             errors.append((path, str(exc)))
             err.print(f"error: {escape(str(exc))}")
@@ -245,7 +254,7 @@ def _fix(options, settings, keep, findings, errors, err) -> int:
         err.print(f"Rewriting {escape(path)}")
         try:  # report what is left at its new line numbers
             from pforge.transpile import transpile_source  # noqa: PLC0415
-            again = transpile_source(outcome.result.code, path, **{
+            again = transpile_source(outcome.result.code, path, shapes=dict(settings.shapes) or None, **{
                 key: value for key, value in (("backend", settings.backend), ("target", settings.target))
                 if value is not None}).remarks
         except SourceError:  # not expected: the splice keeps the text valid Python

@@ -66,14 +66,14 @@ def _fail(message: str) -> None:
 
 
 def _transpile_file(path: str, backend: str = "auto", shapes: str | None = None, probe: bool = False,
-                    target: str = "auto") -> tuple["TranspileResult", str]:
+                    target: str = "auto", vector_plans: bool = False) -> tuple["TranspileResult", str]:
     """Reads and transpiles one file; ``shapes`` is the ``--shapes`` text, ``probe`` runs the file.
 
     Raises:
         SourceError, ValueError: bad input or options (printed as one line by the caller).
     """
     from pforge.transpile import transpile_source  # noqa: PLC0415 - check never needs these
-    from pforge.transpile.ranks import parse_shapes_option  # noqa: PLC0415
+    from pforge.transpile.ranks import parse_shapes_option, unknown_shape_names  # noqa: PLC0415
     from pforge.transpile.frontend import read_source  # noqa: PLC0415
 
     source = read_source(path)
@@ -82,8 +82,16 @@ def _transpile_file(path: str, backend: str = "auto", shapes: str | None = None,
         from pforge.runtime.probe import probe_option  # noqa: PLC0415 - runs user code, rarely needed
 
         ranks.update(probe_option(path, source.text))
-    ranks.update(parse_shapes_option(shapes or ""))  # explicit ranks win over probed ones
-    result = transpile_source(source.text, path, backend=backend, shapes=ranks or None, target=target)
+    given = parse_shapes_option(shapes or "")
+    unknown = unknown_shape_names(source.text, given) if given else []
+    if unknown:
+        raise ValueError(f"--shapes: `{unknown[0]}` is not a parameter or local variable of any "
+                         f"function in {path}" if "." not in unknown[0] else
+                         f"--shapes: `{unknown[0]}` names no parameter or local variable of a function "
+                         f"`{unknown[0].rpartition('.')[0]}` in {path}")
+    ranks.update(given)  # explicit ranks win over probed ones
+    result = transpile_source(source.text, path, backend=backend, shapes=ranks or None, target=target,
+                              vector_plans=vector_plans)
     return result, source.encoding
 
 
@@ -192,11 +200,15 @@ def check(
                                            "$PFORGE_CACHE_DIR).")] = False,
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes "
                                              "[default: one per CPU].")] = None,
+    shapes: Annotated[str | None, typer.Option("--shapes", help="Ranks for the rewrites of "
+                                               "--fix and --diff, as transpile --shapes takes "
+                                               "them (x=2,f.w=1); added to the configuration's "
+                                               "shapes.")] = None,
 ):
     """Flags loops that can be vectorized (PF1xx), one line each, like a linter.
 
     Configuration comes from [tool.pforge] in the nearest pyproject.toml (select, ignore,
-    exclude, extend-exclude, per-file-ignores, backend, target). A "# noqa: PF101" comment on
+    exclude, extend-exclude, per-file-ignores, backend, target, shapes). A "# noqa: PF101" comment on
     the loop line suppresses a finding; "# pforge: noqa" on its own line, a whole file.
     Exit status: 0 when nothing is flagged, 1 when some loop is (with --diff: when there is
     something to change), 2 when a file could not be read or parsed (the other files are
@@ -210,7 +222,7 @@ def check(
         _fail("use only one of --fix and --diff")
     raise typer.Exit(code=run_check(CheckOptions(
         tuple(paths), refused, output_format, output_file, color, fix, unsafe_fixes, diff,
-        exit_zero, config, isolated, select, ignore, force_exclude, no_cache, jobs)))
+        exit_zero, config, isolated, select, ignore, force_exclude, no_cache, jobs, shapes)))
 
 
 @app.command()
@@ -224,7 +236,8 @@ def explain(
     show_plan: Annotated[bool, typer.Option("--plan", help="Also print the vector plan of each "
                                             "vectorizable loop: its values (stacked or "
                                             "unstacked) and its recipes (widen, mask, blend, "
-                                            "reduce, collect, gather, scatter, inner loop), "
+                                            "reduce, collect, gather, scatter, snapshot, inner "
+                                            "loop), "
                                             "in order.")] = False,
 ):
     """Shows, per loop: iteration space, each name's class, dependences, verdict, and the
@@ -235,7 +248,7 @@ def explain(
     if output_format not in ("text", "json"):
         _fail(f"--format must be text or json, not {output_format!r}")
     try:
-        result, _ = _transpile_file(path, backend, shapes, probe)
+        result, _ = _transpile_file(path, backend, shapes, probe, vector_plans=show_plan)
     except (SourceError, ValueError) as exc:
         _fail(str(exc))
     plans = [p for p in result.plans if not func or p.function == func

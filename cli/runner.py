@@ -23,8 +23,9 @@ ArgSpecs = Annotated[list[str] | None, typer.Option(
 #: The ``--seed`` option of verify and bench.
 Seed = Annotated[int, typer.Option(help="Seed for the inputs.")]
 #: Help of ``--shapes``, as ``pforge transpile`` has it.
-SHAPES_HELP = ("Ranks of arrays the source does not declare: NAME=RANK[,NAME=RANK...] "
-               "(f.x=2 for one function).")
+SHAPES_HELP = ("Ranks of arrays the source does not declare: NAME=RANK[,NAME=RANK...], where NAME "
+               "is a parameter or a local variable (f.x=2 for one function); an unknown name is "
+               "an error.")
 #: The ``--shapes`` option of verify and bench (parsed by ``parse_shapes``).
 Shapes = Annotated[str | None, typer.Option(
     help=SHAPES_HELP + " They win over the ranks of the inputs.", show_default=False)]

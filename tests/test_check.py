@@ -19,6 +19,7 @@ import subprocess
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from conftest import DENSE, assert_exit, invoke, write
@@ -425,6 +426,8 @@ def test_a_folder_named_explicitly_is_walked_even_when_ignored(tmp_path):
     ('[tool.pforge]\nper-file-ignores = {"a.py" = ["X1"]}\n', "per-file-ignores 'a.py': unknown code 'X1'"),
     ('[tool.pforge]\nbackend = "fast"\n', "backend: expected one of auto, pfor, direct, got 'fast'"),
     ('[tool.pforge]\ntarget = "jax"\n', "target: expected one of auto, tensorflow, got 'jax'"),
+    ('[tool.pforge]\nshapes = {x = "two"}\n', "shapes: expected a table of NAME = RANK"),
+    ('[tool.pforge]\nshapes = ["x=2"]\n', "shapes: expected a table of NAME = RANK"),
     ('[tool.pforge\n', "not valid TOML"),
 ])
 def test_bad_configuration_exits_2_naming_the_key(tmp_path, config, message):
@@ -456,6 +459,37 @@ def test_backend_pfor_in_config_is_used(tmp_path):
 
 
 # --------------------------------------------------------------------------- fixes
+
+
+NUMPY_SCALE = """import numpy as np
+
+
+def scale_rows(x, w):
+    out = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        out[i] = x[i] * w
+    return out
+"""
+
+
+@pytest.mark.parametrize("how", ["config", "option"])
+def test_fix_rewrites_a_numpy_loop_with_ranks_from_the_config_or_the_option(tmp_path, how):
+    """The pre-commit fix hook runs `check --fix`: with ranks it rewrites NumPy loops too."""
+    config = '[tool.pforge]\nshapes = { x = 2, "scale_rows.w" = 1 }\n' if how == "config" else "[tool.pforge]\n"
+    root = _project(tmp_path, config)
+    path = write(root / "pkg", "scale.py", NUMPY_SCALE)
+    plain = invoke("check", "--fix", "--isolated", path)
+    assert_exit(plain, 1)
+    assert path.read_text() == NUMPY_SCALE  # no ranks: found and left
+    extra = ["--shapes", "x=2,scale_rows.w=1"] if how == "option" else []
+    result = invoke("check", "--fix", *extra, path)
+    assert_exit(result, 0)
+    assert "out[:x.shape[0]] = x * w" in path.read_text()
+    want, got = {}, {}
+    exec(compile(NUMPY_SCALE, "<loop>", "exec"), want)
+    exec(compile(path.read_text(), "<rewrite>", "exec"), got)
+    x, w = np.arange(6.0).reshape(3, 2), np.array([2.0, -1.0])
+    np.testing.assert_array_equal(got["scale_rows"](x, w), want["scale_rows"](x, w))
 
 
 def test_fix_rewrites_safe_loops_and_reports_nothing_left(tmp_path):

@@ -147,7 +147,7 @@ def test_an_internal_error_is_that_files_error_line_and_is_not_cached(tmp_path, 
     assert len(entries(cache)) == 2
 
 
-def _where(path, backend="auto", target="auto"):
+def _where(path, backend="auto", target="auto", shapes=None):
     """Stands in for check_file in the workers: says which process did the work."""
     return FileOutcome(path, (), f"pid {os.getpid()}")
 

@@ -161,7 +161,7 @@ NODE_SPLITTING = {
 def test_statement_order_is_kept_by_node_splitting(name):
     source = "import numpy as np\n\n" + NODE_SPLITTING[name]
     args = {"a": np.array([1.0, -2.0, 3.0, 0.5, -1.5]), "b": np.array([0.5, 2.0, -1.0, 4.0, -3.0])}
-    result, before, after = _run(source, args, shapes={"a": 1, "b": 1})
+    result, before, after = _run(source, args, shapes={"a": 1, "b": 1}, vector_plans=True)
     assert result.changed and result.plans[0].backend == "direct", [r.message for r in result.plans[0].remarks]
     assert "a_before = np.copy(a)" in result.code
     assert any(line.startswith("plan for") for line in result.plans[0].vector_plan)

@@ -83,7 +83,7 @@ def analyze_source(source: str | bytes, filename: str = "<string>") -> tuple[Loo
 def transpile_source(source: str | bytes, filename: str = "<string>", *, backend: str = "auto",
                      rewrite: bool = True, shapes: dict[str, int] | None = None,
                      target: str = "auto", unsafe: bool = True,
-                     loops: Container[int] | None = None) -> TranspileResult:
+                     loops: Container[int] | None = None, vector_plans: bool = False) -> TranspileResult:
     """Rewrites every loop pforge proves independent into vectorized TensorFlow code.
 
     Args:
@@ -103,6 +103,8 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
             a reassociated floating-point reduction, random draws) as they are, with a PF301 note.
         loops: the first lines of the loops to rewrite (``pforge check --fix`` passes the
             findings that are selected and not suppressed); None rewrites every loop.
+        vector_plans: also print each vectorizable loop's vector plan into its
+            ``LoopPlan.vector_plan`` (``pforge explain --plan``).
     Returns:
         The new text and one plan per loop unit. Deterministic; idempotent.
     Raises:
@@ -159,11 +161,11 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
     else:
         unstaged = set()
     code = _splice(text, ctx, loop_units, rewrites, tf_alias, chosen, target, unstaged) if rewrites else text.text
-    vector_plans = {id(info): _vector_plan(ctx, info, shapes) for info in loop_units
-                    if rewrite and info.vectorizable and info.form == "loop"}
+    printed = {id(info): _vector_plan(ctx, info, shapes) for info in loop_units
+               if vector_plans and info.vectorizable and info.form == "loop"}
     plans = tuple(plan_for(info, rewrites.get(id(info)), notes.get(id(info)),
                            chosen.get(id(info), (backend, ""))[0], chosen.get(id(info), ("", ""))[1],
-                           held_back=id(info) in held, vector_plan=vector_plans.get(id(info), ()))
+                           held_back=id(info) in held, vector_plan=printed.get(id(info), ()))
                   for info in loop_units)
     return TranspileResult(filename, text.text, code, plans)
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import gast
 
 from pforge.transpile.analysis import COLLECTOR, COMPREHENSION, INDEXED, LoopInfo
-from pforge.transpile.remarks import Remark
 from pforge.transpile.operators import OPERATORS
+from pforge.transpile.remarks import Remark
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class LoopPlan:
         held_back: a backend could rewrite the loop, but the rewrite is unsafe and was not
             applied (``unsafe=False``, i.e. ``check --fix`` without ``--unsafe-fixes``).
         vector_plan: the vector plan of a vectorizable loop, one line per recipe
-            (:mod:`pforge.transpile.vplan`); empty when the loop was only analysed.
+            (:mod:`pforge.transpile.vplan`); empty unless ``transpile_source`` was asked for it.
     """
 
     lineno: int

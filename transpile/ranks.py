@@ -3,7 +3,8 @@
 Sources, strongest first: the ``shapes`` option (``--shapes x=2,w=2``, or ranks probed from
 ``example_inputs()``), ``tf.function(input_signature=[tf.TensorSpec([None, 64])...])``,
 annotations (jaxtyping ``Float[tf.Tensor, "n d"]``, or ``x: tf.Tensor  # [n, d]``), and the
-Google-style docstring's ``Args:`` entries (``x: float32 [batch, features].``, ``scalar``).
+docstring's parameter section in Google, numpydoc or Sphinx style (``x: float32 [batch,
+features].``, ``x : ndarray of shape (n, d)``, ``:type x: ndarray, shape (n,)``, ``scalar``).
 Dimension names, when a source gives them, prove two arrays have the same length
 (``x: [batch, d]`` and ``y: [batch, d]``), so ``zip(x, y)`` and ``y[i]`` need no slicing.
 """
@@ -62,8 +63,58 @@ def _dims_from_text(text: str) -> Shape | None:
     return Shape(len(parts), tuple(p if re.fullmatch(r"[A-Za-z_]\w*", p) else None for p in parts))
 
 
+_PAREN_SHAPE = re.compile(r"(?:\bshape\s*=?\s*|^\s*)\(([^()]*)\)(?=(?:\s*(?:,|\.|$))|\s+(?:\w+\s+)?"
+                          r"(?:nd)?(?:array|array_like|tensor|matrix|vector)s?\b)", re.I)
+_SCALAR_TYPE = re.compile(r"(?:float|int|bool|complex|scalar|number|np\.(?:float|int)\d*|numbers?\.\w+)"
+                          r"(?:\s*,\s*optional)?", re.I)
+
+
+def _dims_from_styles(type_name: str | None, description: str | None) -> Shape | None:
+    """A shape written as numpydoc, Google or Sphinx docstrings write it.
+
+    ``ndarray of shape (n, d)``, ``(n, d) array_like``, ``ndarray, shape (n,)``,
+    ``array of shape (d,)`` (parentheses after the word shape, or before an array word), the
+    bracket forms of :func:`_dims_from_text`, and a scalar type (``float``, ``int``).
+    """
+    for text in (type_name or "", description or ""):
+        shape = _dims_from_text(text)
+        if shape is not None:
+            return shape
+        match = _PAREN_SHAPE.search(text)
+        if match is not None:
+            parts = [p.strip() for p in match.group(1).split(",")]
+            if parts and parts[-1] == "":
+                parts = parts[:-1]  # (n,) is rank 1
+            if not parts or any(p in ("...", "") or p.startswith("*") for p in parts):
+                continue
+            return Shape(len(parts), tuple(p if re.fullmatch(r"[A-Za-z_]\w*", p) else None for p in parts))
+    if type_name and _SCALAR_TYPE.fullmatch(type_name.strip()):
+        return Shape(0, ())
+    return None
+
+
+def _styled_docstring_shapes(doc: str, params: set[str]) -> dict[str, Shape]:
+    """Shapes from numpydoc, Google and Sphinx parameter sections, read with docstring-parser."""
+    import docstring_parser  # noqa: PLC0415 - only rewrites read docstrings this way
+
+    try:
+        parsed = docstring_parser.parse(doc)
+    except docstring_parser.ParseError:
+        return {}
+    found = {}
+    for param in parsed.params:
+        if param.arg_name in params:
+            shape = _dims_from_styles(param.type_name, param.description)
+            if shape is not None:
+                found[param.arg_name] = shape
+    return found
+
+
 def docstring_shapes(fdef: gast.FunctionDef) -> dict[str, Shape]:
-    """Shapes from the ``Args:`` section of a Google-style docstring.
+    """Shapes from the parameter section of a docstring: Google (``Args:`` with ``x: float32
+    [n, d].`` or ``x (np.ndarray): [n, d]``), numpydoc (``x : ndarray of shape (n, d)``,
+    ``x : (n, d) array_like``) and Sphinx (``:type x: ndarray, shape (n,)``). The styles are
+    told apart by docstring-parser (https://github.com/rr-/docstring_parser).
 
     >>> import gast
     >>> f = gast.parse('def f(x, s):\\n    \\'\\'\\'Doc.\\n\\n    Args:\\n      x: float32 [n, d].\\n'
@@ -99,7 +150,8 @@ def docstring_shapes(fdef: gast.FunctionDef) -> dict[str, Shape]:
             shape = _dims_from_text(match.group(4))
             if shape is not None:
                 found[name] = shape
-    return found
+    styled = _styled_docstring_shapes(fdef.body[0].value.value, params)
+    return {**styled, **found}
 
 
 def annotation_shapes(fdef: gast.FunctionDef, lines: list[str]) -> dict[str, Shape]:
@@ -195,4 +247,47 @@ def parse_shapes_option(text: str) -> dict[str, int]:
         if not sep or not re.fullmatch(r"[A-Za-z_][\w.]*", name.strip()) or not rank.strip().isdigit():
             raise ValueError(f"--shapes: expected NAME=RANK, got {part!r}")
         found[name.strip()] = int(rank)
+    return found
+
+
+def unknown_shape_names(source: str, shapes: dict) -> list[str]:
+    """The keys of a ``--shapes`` option that name nothing in ``source``: a key ``x`` must be a
+    parameter or a local variable of some function, ``f.x`` one of the function ``f``.
+
+    Args:
+        source: the module's text (already known to parse).
+        shapes: ``{"x": 2, "f.w": 1}``.
+    Returns:
+        The unknown keys, in the option's order.
+    """
+    tree = ast.parse(source)
+    names: dict[str, set[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            args = node.args
+            bound = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+            bound |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+            bound |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            names.setdefault(node.name, set()).update(bound)
+    everywhere = set().union(*names.values()) if names else set()
+    unknown = []
+    for key in shapes:
+        func, _, name = key.rpartition(".")
+        if name not in (names.get(func, set()) if func else everywhere):
+            unknown.append(key)
+    return unknown
+
+
+def local_shapes(fdef: gast.FunctionDef | None, option: dict | None) -> dict[str, Shape]:
+    """Ranks the ``shapes`` option gives to local variables of ``fdef`` (``--shapes h=1`` or
+    ``--shapes f.h=1``); parameters are :func:`parameter_shapes`' business."""
+    if fdef is None:
+        return {}
+    params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs if isinstance(a, gast.Name)}
+    stored = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    found = {}
+    for key, rank in (option or {}).items():
+        func, _, name = key.rpartition(".")
+        if (not func or func == fdef.name) and name in stored - params and isinstance(rank, int):
+            found[name] = Shape(rank)
     return found

@@ -176,7 +176,7 @@ def judge(program: Program, backend: str, ranks_known: bool, draws: int = 3) -> 
     shapes = {name: INPUTS[name][0] for name in program.params if INPUTS[name][0] is not None} \
         if ranks_known else None
     try:
-        result = transpile_source(source, "fuzz.py", backend=backend, shapes=shapes)
+        result = transpile_source(source, "fuzz.py", backend=backend, shapes=shapes, vector_plans=True)
     except SourceError as exc:
         return Outcome(CRASH, f"transpile: {exc}", source)
     except Exception as exc:  # any other exception is a bug in pforge

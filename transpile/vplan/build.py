@@ -99,12 +99,7 @@ class _Builder:
         self.stacked: set[str] = set()
         self.seen: set[str] = set()
         self.masks = 0
-        declared = {}
-        if root.function is not None:
-            try:
-                declared = ranks.parameter_shapes(ctx, root.function, shapes)
-            except Exception:  # noqa: BLE001 - a display aid; never fails the plan
-                declared = {}
+        declared = ranks.parameter_shapes(ctx, root.function, shapes)
         self.ranks: dict[str, int | None] = {k: v.rank for k, v in declared.items()}
 
     # -- levels --------------------------------------------------------------------------------

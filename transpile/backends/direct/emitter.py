@@ -129,6 +129,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                 self.snapshot_reads[node_id] = copies[name]
 
     # -- function-level facts --------------------------------------------------------------------
+
     def _local_shapes(self):
         """Ranks of names bound before the loop, by evaluating their right-hand sides unstacked."""
         fdef = self.info.function
@@ -152,6 +153,11 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         for name, found in seen.items():
             if len(found) == 1 and None not in found and counts.get(name) == 1:
                 self.locals[name] = Val(templates.name(name), (), found.pop())
+        # A rank the user gives (`--shapes h=1`) to a local bound once before the loop whose
+        # right-hand side did not tell it.
+        for name, shape in ranks.local_shapes(fdef, self.shapes).items():
+            if seen.get(name) == {None} and counts.get(name) == 1:
+                self.locals[name] = Val(templates.name(name), (), shape.rank)
         self.aliases = {k: v for k, v in self.aliases.items() if counts.get(k) == 1}
 
     def _shape_of(self, name: str) -> ranks.Shape | None:

@@ -1,0 +1,133 @@
+"""Ranks read from the docstring styles people write (numpydoc, Google, Sphinx), and a loop
+documented that way rewritten with no ``--shapes``."""
+
+from __future__ import annotations
+
+import textwrap
+
+import gast
+import numpy as np
+import pytest
+
+from conftest import assert_exit, assert_same_numbers, invoke, write
+from pforge.transpile import transpile_source
+from pforge.transpile.ranks import docstring_shapes
+
+#: style -> (docstring body, {param: (rank, dims)}); `t` is documented without a shape
+STYLES = {
+    "numpydoc": ("""
+        Parameters
+        ----------
+        x : ndarray of shape (n, d)
+            The data.
+        w : (d,) array_like
+            Weights.
+        s : float
+        t : tuple (a, b) of ints
+        """, {"x": (2, ("n", "d")), "w": (1, ("d",)), "s": (0, ())}),
+    "google-type-in-parentheses": ("""
+        Args:
+            x (np.ndarray): [n, d] the data.
+            w: array of shape (d,)
+            s (float): the step.
+            t: a tuple (a, b) of ints.
+        """, {"x": (2, ("n", "d")), "w": (1, ("d",)), "s": (0, ())}),
+    "google-brackets": ("""
+        Args:
+            x: float32 [n, d].
+            w: float32 [d].
+            s: scalar.
+            t: anything.
+        """, {"x": (2, ("n", "d")), "w": (1, ("d",)), "s": (0, ())}),
+    "sphinx": ("""
+        :param x: the data
+        :type x: ndarray, shape (n, d)
+        :param w: weights, shape (d,)
+        :param s: the step
+        :type s: int
+        :param t: pairs (a, b)
+        """, {"x": (2, ("n", "d")), "w": (1, ("d",)), "s": (0, ())}),
+}
+
+
+@pytest.mark.parametrize("style", sorted(STYLES))
+def test_docstring_style_gives_ranks(style):
+    body, want = STYLES[style]
+    doc = "Sums.\n" + textwrap.indent(textwrap.dedent(body), "    ")
+    fdef = gast.parse(f"def f(x, w, s, t):\n    '''{doc}'''\n").body[0]
+    got = {name: (shape.rank, shape.dims) for name, shape in docstring_shapes(fdef).items()}
+    assert got == want
+
+
+NUMPYDOC_LOOP = '''
+import numpy as np
+
+
+def scaled_rows(x, w, s):
+    """Scales each row.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n, d)
+    w : (d,) array_like
+    s : float
+    """
+    out = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        out[i] = np.tanh(x[i] * w) * s
+    return out
+'''
+
+
+def test_numpydoc_loop_is_rewritten_without_shapes():
+    result = transpile_source(NUMPYDOC_LOOP, "m.py")
+    plan = result.plans[0]
+    assert result.changed and plan.backend == "direct", [r.message for r in plan.remarks]
+    want, got = {}, {}
+    exec(compile(NUMPYDOC_LOOP, "<loop>", "exec"), want)
+    exec(compile(result.code, "<rewrite>", "exec"), got)
+    rng = np.random.default_rng(0)
+    for n in (0, 1, 4):
+        x, w = rng.normal(size=(n, 3)), rng.normal(size=3)
+        assert_same_numbers(want["scaled_rows"](x, w, 0.5), got["scaled_rows"](x, w, 0.5), where=f"n={n}")
+
+
+LOCAL_RANK = '''
+import numpy as np
+
+
+def f(x, w):
+    h = np.asarray(w)
+    out = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        out[i] = x[i] * h
+    return out
+'''
+
+
+@pytest.mark.parametrize("option, message", [
+    ("x=2,y=1", "--shapes: `y` is not a parameter or local variable of any function in"),
+    ("g.x=2", "--shapes: `g.x` names no parameter or local variable of a function `g` in"),
+])
+def test_shapes_option_rejects_unknown_names(tmp_path, option, message):
+    path = write(tmp_path, "m.py", LOCAL_RANK)
+    result = invoke("transpile", "--shapes", option, path)
+    assert_exit(result, 2)
+    assert message in result.output
+    assert path.read_text() == LOCAL_RANK
+
+
+def test_shapes_option_gives_a_local_its_rank(tmp_path):
+    path = write(tmp_path, "m.py", LOCAL_RANK)
+    without = invoke("transpile", "--shapes", "x=2", path)
+    assert_exit(without, 0)
+    assert "the rank of `h` is unknown" in without.output
+    result = invoke("transpile", "--shapes", "x=2,f.h=1", path)
+    assert_exit(result, 0)
+    assert "out[:x.shape[0]] = x * h" in result.output
+    code = result.output[result.output.index("import numpy"):]
+    want, got = {}, {}
+    exec(compile(LOCAL_RANK, "<loop>", "exec"), want)
+    exec(compile(code, "<rewrite>", "exec"), got)
+    x, w = np.arange(6.0).reshape(3, 2), np.array([0.5, -2.0])
+    assert_same_numbers(want["f"](x, w), got["f"](x, w))
