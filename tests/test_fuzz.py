@@ -229,6 +229,15 @@ TF_REWRITES = {
                                      "            if m[i, j] > 0.0:\n                a += m[i, j] * x[i]\n"
                                      "        out.append(a)\n    return tf.stack(out)\n",
                                      {"x": np.array([1.0, 2.0]), "m": np.zeros((2, 0))}),
+    # the same, after an inner loop kept as a loop whose counter has the same name: that `j`
+    # was taken for an outer value and the index was sliced again (fuzz seeds 101214, 104766)
+    "empty-inner-range-after-a-carried-loop": ("def f(x, m):\n    o2, o3 = [], []\n    for i in range(x.shape[0]):\n"
+                                               "        a2 = 0.0\n        for j in range(m.shape[1]):\n"
+                                               "            a2 = a2 * 0.5 + m[i][j]\n        o2.append(a2)\n"
+                                               "        a3 = 0.0\n        for j in range(m.shape[1]):\n"
+                                               "            if m[i][j] > 0.0:\n                a3 += m[i][j] * x[i]\n"
+                                               "        o3.append(a3)\n    return tf.stack(o2) + tf.stack(o3)\n",
+                                               {"x": np.array([1.0, 2.0]), "m": np.zeros((2, 0))}),
     # Grappler turns min(tanh(t)) into tanh(min(t)): over zero rows, 1.0 instead of 1e9 (seed 20101)
     "min-of-monotonic-over-nothing": ("def f(x):\n    s = 1e9\n    for i in range(x.shape[0]):\n"
                                       "        s = tf.minimum(s, tf.tanh(x[i]))\n    return s\n",

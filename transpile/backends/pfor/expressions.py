@@ -47,11 +47,13 @@ class _ExprRewriter(gast.NodeTransformer):
         if chain is not None:
             return self.visit(chain)
         # A base that is the same for every iteration of this level (it may vary per outer
-        # iteration: `m2[i][j]`, `r[j]` of an outer row) with an index of this level.
-        this_level = vec.stacked - set(vec.stacked_outside)
+        # iteration: `m2[i][j]`, `r[j]` of an outer row) with an index of this level. This
+        # level's own index shadows an outer name (`j` of an earlier inner loop).
+        own = vec.info.space.target_names() if vec.info.space is not None else set()
+        outside = set(vec.stacked_outside) - own
         if isinstance(base, (gast.Name, gast.Subscript)) and isinstance(node.ctx, gast.Load) \
-                and not _loads(base) & this_level and not isinstance(index, (gast.Tuple, gast.Slice)) \
-                and vec._is_stacked(index) and not _loads(index) & set(vec.stacked_outside):
+                and not _loads(base) & (vec.stacked - outside) and not isinstance(index, (gast.Tuple, gast.Slice)) \
+                and vec._is_stacked(index) and not _loads(index) & outside:
             return self._gather(base, index)
         return self.generic_visit(node)
 
