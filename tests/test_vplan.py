@@ -319,3 +319,56 @@ def test_masked_inner_reduction_is_rewritten_and_matches():
         assert_same_numbers(want["f"](x, c), got["f"](x, c), where=str(shape))
 
 
+
+
+# -- the if-conversion's decisions, printed by pfor (which takes them from the plan) ----------------
+
+ELSE_ONLY = {
+    # bound on the else path only: the then path gives the old value
+    "blend-from-the-else-branch": ("def f(x):\n    out = []\n    for i in range(x.shape[0]):\n"
+                                   "        v = x[i] * 2.0\n        if x[i] > 0:\n            pass\n"
+                                   "        else:\n            v = -x[i]\n        out.append(v + 1.0)\n"
+                                   "    return tf.stack(out)\n"),
+    # appended on the else path only: a filter that keeps the iterations whose test is false
+    "filter-in-the-else-branch": ("def f(x):\n    out = []\n    for i in range(x.shape[0]):\n"
+                                  "        if x[i] > 0:\n            pass\n        else:\n"
+                                  "            out.append(x[i] * 3.0)\n    return tf.stack(out)\n"),
+}
+
+
+@pytest.mark.tf
+@pytest.mark.parametrize("name", sorted(ELSE_ONLY))
+def test_pfor_prints_the_else_side_of_the_plan(name, tf):
+    from pforge.runtime.loader import load_module
+
+    source = "import tensorflow as tf\n\n" + ELSE_ONLY[name]
+    result = transpile_source(source, "m.py", backend="pfor")
+    assert result.changed and result.plans[0].backend == "pfor", [r.message for r in result.plans[0].remarks]
+    before, after = load_module("m.py", source=source).f, load_module("m.py", source=result.code).f
+    x = tf.constant([1.0, -2.0, 3.0, -0.5])
+    assert_same_numbers(before(x).numpy(), after(x).numpy(), where=result.code)
+
+
+def test_blend_of_a_name_bound_on_the_else_path_only():
+    found = _if_of("""
+        def f(x, out):
+            for i in range(len(x)):
+                v = x[i]
+                if x[i] > 0:
+                    pass
+                else:
+                    v = -x[i]
+                out[i] = v
+        """)
+    assert [(b.name, b.then, b.otherwise) for b in found.blends] == [("v", "old", "branch")]
+    found = _if_of("""
+        def f(x):
+            kept = []
+            for i in range(len(x)):
+                if x[i] > 0:
+                    pass
+                else:
+                    kept.append(x[i])
+            return kept
+        """)
+    assert [(m.name, m.how, m.kept_when) for m in found.outputs] == [("kept", "filter", False)]
