@@ -95,12 +95,14 @@ class FixOutcome:
         encoding: the file's encoding, to write it back in.
         unsafe_left: loops a backend could rewrite, left as they were because the rewrite
             is unsafe and ``--unsafe-fixes`` was not given.
+        held: ``(line, why)`` of each such loop, in source order.
     """
 
     path: str
     result: "TranspileResult"
     encoding: str
     unsafe_left: int
+    held: tuple[tuple[int, str], ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -126,5 +128,5 @@ def fix_file(path: str, loops: Container[int], *, unsafe: bool, backend: str | N
     source = read_source(path)
     options = {key: value for key, value in (("backend", backend), ("target", target)) if value is not None}
     result = transpile_source(source.text, path, unsafe=unsafe, loops=loops, shapes=shapes or None, **options)
-    left = sum(1 for p in result.plans if p.held_back and p.lineno in loops)
-    return FixOutcome(path, result, source.encoding, 0 if unsafe else left)
+    held = tuple((p.lineno, p.unsafe or "") for p in result.plans if p.held_back and p.lineno in loops)
+    return FixOutcome(path, result, source.encoding, 0 if unsafe else len(held), () if unsafe else held)

@@ -238,6 +238,8 @@ def _fix(options, settings, keep, findings, errors, err) -> int:
             err.print(f"error: {escape(str(exc))}")
             continue
         unsafe_left += outcome.unsafe_left
+        for line, why in outcome.held:  # named one by one, as ruff names each unsafe fix
+            err.print(f"{escape(path)}:{line}: left as it was: the rewrite {escape(why)}")
         if not outcome.changed:
             continue
         changed += 1

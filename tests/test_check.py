@@ -510,6 +510,7 @@ def test_fix_leaves_a_float_reduction_without_unsafe_fixes(tmp_path):
     assert f"{path}:6:5: PF102" in result.stdout
     assert "1 loop left as it was: the rewrite may change floating-point results or random " \
            "draws; apply with --unsafe-fixes" in result.stderr
+    assert f"{path}:6: left as it was: the rewrite reassociates the sum `s`" in result.stderr
     result = invoke("check", "--fix", "--unsafe-fixes", path)
     assert_exit(result, 0)
     assert "tf.vectorized_map" in path.read_text()
