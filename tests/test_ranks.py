@@ -131,3 +131,93 @@ def test_shapes_option_gives_a_local_its_rank(tmp_path):
     exec(compile(code, "<rewrite>", "exec"), got)
     x, w = np.arange(6.0).reshape(3, 2), np.array([0.5, -2.0])
     assert_same_numbers(want["f"](x, w), got["f"](x, w))
+
+
+def _same(source, result, name, *args):
+    want, got = {}, {}
+    exec(compile(source, "<loop>", "exec"), want)
+    exec(compile(result.code, "<rewrite>", "exec"), got)
+    assert_same_numbers(want[name](*args), got[name](*args), where=result.code)
+
+
+SCALED_ATTENTION = '''
+import math
+
+import numpy as np
+
+
+def attention(q, k, v):
+    """One query at a time.
+
+    Args:
+        q: float [n, d]
+        k: float [m, d]
+        v: float [m, e]
+    """
+    scale = 1.0 / math.sqrt(q.shape[1])
+    out = np.zeros((q.shape[0], v.shape[1]))
+    for i in range(q.shape[0]):
+        s = k @ q[i] * scale
+        w = np.exp(s - s.max())
+        out[i] = (w / w.sum()) @ v
+    return out
+'''
+
+
+def test_a_math_result_is_a_scalar():
+    """`scale = 1.0 / math.sqrt(...)` is a Python number: its rank is 0, not unknown."""
+    result = transpile_source(SCALED_ATTENTION, "m.py")
+    assert result.changed and result.plans[0].backend == "direct", [r.message for r in result.plans[0].remarks]
+    rng = np.random.default_rng(2)
+    _same(SCALED_ATTENTION, result, "attention", rng.normal(size=(4, 3)), rng.normal(size=(5, 3)), rng.normal(size=(5, 2)))
+
+
+FROM_NUMPY = '''
+from numpy import tanh
+
+
+def positives(x):
+    """Args:
+        x: float [n]
+    """
+    s = 0
+    for i in range(len(x)):
+        if tanh(x[i]) > 0.5:
+            s += 1
+    return s
+'''
+
+
+def test_a_module_that_imports_from_numpy_gets_numpy_imported():
+    result = transpile_source(FROM_NUMPY, "m.py")
+    assert result.changed, [r.message for r in result.plans[0].remarks]
+    assert result.code.startswith("\nimport numpy as np\nfrom numpy import tanh\n")
+    _same(FROM_NUMPY, result, "positives", np.array([0.1, 2.0, -3.0, 0.9]))
+    taken = FROM_NUMPY.replace("    s = 0\n", "    s = 0\n    np = 1\n").replace("return s", "return s + np")
+    kept = transpile_source(taken, "m.py")  # `np` is taken: nothing to import under that name
+    assert not kept.changed
+    assert "does not import numpy" in kept.plans[0].remarks[-1].message
+
+
+RANGE_ARGUMENT = '''
+import numpy as np
+
+
+def every_other(x, step, offset):
+    """Args:
+        x: float [n]
+    """
+    out = np.zeros(len(x))
+    for i in range(offset, len(x), step * 2):
+        out[i] = x[i] * step - offset
+    return out
+'''
+
+
+def test_a_range_argument_is_a_scalar():
+    """`range()` takes only integers, so `step` and `offset` have rank 0 (and so does an
+    operand of integer arithmetic there: `step * 2`)."""
+    result = transpile_source(RANGE_ARGUMENT, "m.py")
+    assert result.changed and result.plans[0].backend == "direct", [r.message for r in result.plans[0].remarks]
+    for step, offset in ((1, 0), (2, 1), (3, 5)):
+        _same(RANGE_ARGUMENT, result, "every_other", np.arange(7.0) - 2.0, step, offset)

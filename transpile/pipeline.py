@@ -131,6 +131,9 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
     held: set[int] = set()  # unsafe rewrites not applied
     tf_alias = ctx.imports.alias_for("tensorflow")
     np_alias = ctx.imports.alias_for("numpy")
+    import_numpy = np_alias is None and _imports_from_numpy(ctx)
+    if import_numpy:  # `from numpy import zeros` only: the batched code adds `import numpy as np`
+        np_alias = "np"
     if rewrite:
         reserved = global_names(tree)
         namers: dict[int, Namer] = {}  # one per function: generated names are local to it
@@ -160,7 +163,11 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
         unstaged = _drop_unstageable(ctx, loop_units, rewrites, notes, chosen)
     else:
         unstaged = set()
-    code = _splice(text, ctx, loop_units, rewrites, tf_alias, chosen, target, unstaged) if rewrites else text.text
+    import_numpy = import_numpy and any(  # only when some rewrite spells `np.`
+        isinstance(n, gast.Name) and n.id == "np" for info in loop_units if id(info) in rewrites
+        for stmt in rewrites[id(info)].stmts for n in gast.walk(stmt))
+    code = _splice(text, ctx, loop_units, rewrites, tf_alias, chosen, target, unstaged,
+                   import_numpy) if rewrites else text.text
     printed = {id(info): _vector_plan(ctx, info, shapes) for info in loop_units
                if vector_plans and info.vectorizable and info.form == "loop"}
     plans = tuple(plan_for(info, rewrites.get(id(info)), notes.get(id(info)),
@@ -225,6 +232,14 @@ def _rewrite_unit(ctx, info, namer, backend, tf_alias, np_alias, shapes, rewrite
             f"{exc} (and the direct backend: {why_not_direct})"
 
 
+def _imports_from_numpy(ctx) -> bool:
+    """The module imports names from NumPy (``from numpy import zeros``) but not NumPy itself,
+    and the name ``np`` is free everywhere in it."""
+    if not any(target.startswith("numpy.") for target in ctx.imports.aliases.values()):
+        return False
+    return not any(isinstance(n, gast.Name) and n.id == "np" for n in gast.walk(ctx.tree))
+
+
 _LOOP_KEYWORD = re.compile(r"\b(for|while|map_fn)\b")
 
 
@@ -266,9 +281,13 @@ def _drop_unstageable(ctx, loop_units, rewrites, notes, chosen) -> set[int]:
 
 
 def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias, chosen, target="auto",
-            unstaged=frozenset()) -> str:
+            unstaged=frozenset(), import_numpy=False) -> str:
     splicer = Splicer(text)
     nodes: dict[int, gast.AST] = {}
+    if import_numpy:
+        imports = [s for s in ctx.tree.body if isinstance(s, (gast.Import, gast.ImportFrom))]
+        first = imports[0].lineno if imports else ctx.tree.body[0].lineno
+        splicer.insert_line_before(first, "import numpy as np")
     if target == "tensorflow" and tf_alias is None:
         imports = [s for s in ctx.tree.body if isinstance(s, (gast.Import, gast.ImportFrom))]
         first = imports[0].lineno if imports else ctx.tree.body[0].lineno

@@ -201,11 +201,44 @@ def signature_shapes(ctx, fdef: gast.FunctionDef) -> dict[str, Shape]:
     return found
 
 
+_RANGES = ("builtins.range", "tensorflow.range")
+_INT_OPS = (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod)
+
+
+def range_scalars(ctx, fdef: gast.FunctionDef) -> dict[str, Shape]:
+    """Parameters the code proves are scalars: those passed to ``range()`` (or ``tf.range``),
+    alone or in integer arithmetic (``range(0, n, inc)``, ``range(window - 1)``).
+
+    ``range`` takes only integers and 0-d arrays (a one-element 1-D array raises), and ``+``,
+    ``-``, ``*``, ``//``, ``%`` of an array stay arrays, so every such name has rank 0.
+    """
+    params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs if isinstance(a, gast.Name)}
+    rebound = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    found: dict[str, Shape] = {}
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Call) and ctx.imports.resolve(node.func) in _RANGES and not node.keywords:
+            for arg in node.args:
+                for name in _integer_operands(arg) & params - rebound:
+                    found[name] = Shape(0, ())
+    return found
+
+
+def _integer_operands(node) -> set[str]:
+    if isinstance(node, gast.Name):
+        return {node.id}
+    if isinstance(node, gast.BinOp) and isinstance(node.op, _INT_OPS):
+        return _integer_operands(node.left) | _integer_operands(node.right)
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        return _integer_operands(node.operand)
+    return set()
+
+
 def parameter_shapes(ctx, fdef: gast.FunctionDef | None, option: dict | None) -> dict[str, Shape]:
     """The known shapes of ``fdef``'s parameters, from every source, strongest last-applied."""
     if fdef is None:
         return {}
     found: dict[str, Shape] = {}
+    found.update(range_scalars(ctx, fdef))
     found.update(docstring_shapes(fdef))
     found.update(annotation_shapes(fdef, ctx.lines))
     found.update(signature_shapes(ctx, fdef))

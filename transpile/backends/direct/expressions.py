@@ -233,6 +233,9 @@ class ExpressionsMixin:
                 except (Unsupported, IndexError, KeyError, AttributeError, TypeError):
                     rank = None
             rank = _constructor_rank(self, node, name) if rank is None else rank
+            if name is not None and name.startswith("math.") and name not in _MATH_NOT_SCALAR:
+                # `math.*` returns a Python number: `scale = 1.0 / math.sqrt(q.shape[1])`
+                return Val(node, (), 0, True)
             respelled = any(v.node is not a for v, a in zip(pos, node.args)) or any(
                 kw[k.arg].node is not k.value for k in node.keywords)
             if respelled and not is_method and name not in _LIST_ARG_RULES:
@@ -283,6 +286,10 @@ class ExpressionsMixin:
         if short == "round":
             raise Unsupported("`round()` (Python rounds halves to even like NumPy, but returns an int)")
         return Val(templates.expr(f"V.astype({short})", V=vals[0].node), vals[0].full, 0)
+
+
+#: ``math`` functions whose result is not one Python number
+_MATH_NOT_SCALAR = {"math.frexp", "math.modf"}
 
 
 # -- helpers ---------------------------------------------------------------------------------------------
