@@ -43,6 +43,24 @@ _FLAT = ("argmax", "argmin", "cumsum", "cumprod", "nancumsum")
 
 
 #: rules whose registry sample does not describe a call shape: their cases, written out
+#: math functions, on per-iteration scalars inside their domains
+_MATH_CASES = {
+    "math.sqrt": "math.sqrt(abs(s[i]) + 0.5)", "math.exp": "math.exp(s[i])",
+    "math.log": "math.log(abs(s[i]) + 0.5)", "math.log10": "math.log10(abs(s[i]) + 0.5)",
+    "math.log2": "math.log2(abs(s[i]) + 0.5)", "math.log1p": "math.log1p(abs(s[i]))",
+    "math.expm1": "math.expm1(s[i])", "math.sin": "math.sin(s[i])", "math.cos": "math.cos(s[i])",
+    "math.tan": "math.tan(s[i])", "math.asin": "math.asin(math.tanh(s[i]))",
+    "math.acos": "math.acos(math.tanh(s[i]))", "math.atan": "math.atan(s[i])",
+    "math.sinh": "math.sinh(s[i])", "math.cosh": "math.cosh(s[i])", "math.tanh": "math.tanh(s[i] * 2.0)",
+    "math.asinh": "math.asinh(s[i])", "math.acosh": "math.acosh(abs(s[i]) + 1.0)",
+    "math.atanh": "math.atanh(math.tanh(s[i]) * 0.5)", "math.fabs": "math.fabs(s[i])",
+    "math.degrees": "math.degrees(s[i])", "math.radians": "math.radians(s[i])",
+    "math.isnan": "math.isnan(s[i])", "math.isinf": "math.isinf(s[i])",
+    "math.isfinite": "math.isfinite(s[i])", "math.atan2": "math.atan2(s[i], x[i, 0])",
+    "math.hypot": "math.hypot(s[i], x[i, 1])", "math.copysign": "math.copysign(x[i, 0], s[i])",
+    "math.pow": "math.pow(abs(s[i]) + 0.5, x[i, 2])", "math.fmod": "math.fmod(s[i] * 7.0, 2.0)",
+}
+
 _WRITTEN_OUT = {
     "tensorflow.nn.sigmoid_cross_entropy_with_logits": [
         "tf.nn.sigmoid_cross_entropy_with_logits(labels=tf.sigmoid(x[i]), logits=x[i] * 2.0)",
@@ -60,6 +78,8 @@ def _exprs(name: str) -> list[str]:
     """Per-iteration expressions that exercise the rule for ``name``."""
     if name in _WRITTEN_OUT:
         return _WRITTEN_OUT[name]
+    if name in _MATH_CASES:
+        return [_MATH_CASES[name]]
     rule = REGISTRY[name]
     kind, detail = rule.sample if rule.sample else (None, None)
     short = name.rsplit(".", 1)[-1]
@@ -191,7 +211,7 @@ def test_rule_matches_loop(name, expr, tf):
 
     numpy_side = not name.startswith("tensorflow")
     stack = "np.stack" if numpy_side else "tf.stack"
-    source = "import numpy as np\nimport tensorflow as tf\n" + _SIGNATURE.replace("EXPR", expr).replace("STACK", stack)
+    source = "import math\n\nimport numpy as np\nimport tensorflow as tf\n" + _SIGNATURE.replace("EXPR", expr).replace("STACK", stack)
     try:
         before = load_module("rule_case.py", source=source)
         want = before.f(**_inputs(np, tf, numpy_side))

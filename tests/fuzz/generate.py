@@ -114,7 +114,8 @@ class Program:
     def source(self) -> str:
         """The program as a module: imports, globals, and ``def f(...)``."""
         np = self.library == "numpy"
-        lines = ["import numpy as np" if np else "import tensorflow as tf", ""]
+        lines = ["import math", "", "import numpy as np"] if np else ["import tensorflow as tf"]
+        lines.append("")
         globals_ = sorted({g for f in self.fragments for g in f.globals})
         lines += [f"{g} = 0" for g in globals_]
         if globals_:
@@ -199,6 +200,8 @@ class _Builder:
             return f"-{self.expr(depth - 1)}"
         if r < 0.85:
             fn = self.rng.choice(("abs", "tanh", "sin"))
+            if self.np and fn != "abs" and self.rng.random() < 0.3:  # a Python `math` call
+                return f"math.{fn}({self.expr(depth - 1)})"
             return f"{self.lib}.{fn}({self.expr(depth - 1)})"
         fn = self.rng.choice(("maximum", "minimum"))
         return f"{self.lib}.{fn}({self.expr(depth - 1)}, {self.expr(depth - 1)})"

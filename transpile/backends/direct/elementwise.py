@@ -76,6 +76,41 @@ _family(["numpy"], _NP_UNARY, 1)
 _family(["numpy"], _NP_BINARY, 2)
 
 
+#: ``math`` function -> the NumPy ufunc that computes it elementwise (``math.sqrt(s[i])`` is
+#: ``np.sqrt(s)``); one operand each, or two for the second table
+_MATH_UNARY = {"sqrt": "sqrt", "exp": "exp", "log": "log", "log10": "log10", "log2": "log2",
+               "log1p": "log1p", "expm1": "expm1", "sin": "sin", "cos": "cos", "tan": "tan",
+               "asin": "arcsin", "acos": "arccos", "atan": "arctan", "sinh": "sinh", "cosh": "cosh",
+               "tanh": "tanh", "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh",
+               "fabs": "fabs", "degrees": "degrees", "radians": "radians", "isnan": "isnan",
+               "isinf": "isinf", "isfinite": "isfinite"}
+_MATH_BINARY = {"atan2": "arctan2", "hypot": "hypot", "copysign": "copysign", "pow": "power",
+                "fmod": "fmod"}
+
+
+@register(*[f"math.{n}" for n in (*_MATH_UNARY, *_MATH_BINARY)], family="elementwise", sample=None)
+def _convert_math(b):
+    """``math.f(v)`` on per-iteration scalars of a NumPy loop: the NumPy ufunc on the batch.
+
+    ``math`` takes Python numbers only, so each operand is a scalar in one iteration; where
+    ``math`` raises (``math.sqrt(-1.0)``) the ufunc gives NaN, as for any rewrite that is
+    more defined than its loop (README, "Where the loop works").
+    """
+    short = b.name.rsplit(".", 1)[-1]
+    arity = 1 if short in _MATH_UNARY else 2
+    if b.lib.kind != "np":
+        raise b.unsupported("`math` functions of tensors")
+    if b.kw or len(b.pos) != arity:
+        raise b.unsupported(f"expected `math.{short}` with {arity} positional operand(s)")
+    if any(v.rank not in (0, None) for v in b.pos):
+        raise b.unsupported("an operand that is not a scalar per iteration")
+    # The loop runs only on numbers: an operand of unknown rank is a scalar in each iteration.
+    operands = [Val(v.node, v.full, 0, v.python) for v in b.pos]
+    aligned, full, rank = align(b.lib, operands, f"`math.{short}`")
+    ufunc = (_MATH_UNARY if arity == 1 else _MATH_BINARY)[short]
+    return Val(b.lib.call(ufunc, *[v.node for v in aligned]), full, rank)
+
+
 @register("tensorflow.where", "tensorflow.experimental.numpy.where", "numpy.where",
           "tensorflow.clip_by_value", "numpy.clip", family="elementwise", sample=("cwise", 3))
 def _convert_ternary(b):
