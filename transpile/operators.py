@@ -91,8 +91,6 @@ BINOPS: dict[type, str] = {t: op.name for op in OPERATORS.values() for t in op.b
 BOOLOPS: dict[type, str] = {op.boolop: op.name for op in OPERATORS.values() if op.boolop is not None}
 #: qualified callee -> operator name (``s = np.maximum(s, t)``)
 CALLS: dict[str, str] = {c: op.name for op in OPERATORS.values() for c in op.calls}
-#: operators with an identity (a masked term contributes it)
-IDENTITY: dict[str, object] = {op.name: op.identity for op in OPERATORS.values() if op.identity is not None}
 
 
 def pfor_formula(op: ReductionOp, running: str, terms: str, tf: str) -> str:

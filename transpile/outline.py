@@ -284,7 +284,7 @@ _BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 def _holds_implicit_loop(stmt: ast.AST, lines: list[str]) -> bool:
     """A comprehension or a ``tf.map_fn`` call in ``stmt``'s own expressions (loops written
-    as expressions, see ``analysis._implicit_loops``). ``stmt`` is a statement, an ``except``
+    as expressions, see ``analysis.discovery._implicit_loops``). ``stmt`` is a statement, an ``except``
     handler or a ``case`` of a ``match``. The text of its header is checked first, so most
     statements cost one substring search."""
     first = position(stmt)[0]  # a match_case has no position of its own
@@ -305,7 +305,7 @@ def _holds_implicit_loop(stmt: ast.AST, lines: list[str]) -> bool:
                 if not isinstance(node, ast.Call):
                     continue
                 callee = getattr(node.func, "attr", getattr(node.func, "id", None))
-                # Only comprehensions that can build an array matter (analysis._may_build_array).
+                # Only comprehensions that can build an array matter (analysis.discovery._may_build_array).
                 if callee == "map_fn" or (callee in _ARRAY_CONSUMERS and node.args
                                           and isinstance(node.args[0], ast.ListComp)):
                     return True

@@ -12,7 +12,6 @@ import gast
 from pforge.transpile import dependence, effects
 from pforge.transpile.analysis.nodes import _binding
 from pforge.transpile.frontend import ImportMap, SourceText, position
-from pforge.transpile.operators import AUG_OPS
 from pforge.transpile.remarks import Remark
 from pforge.transpile.spaces import Space
 
@@ -22,8 +21,6 @@ COLLECTOR, INDEXED, REDUCTION, CARRIED, DERIVED, ARG_REDUCTION = (
 
 #: ``try`` and ``try ... except*`` (gast has TryStar from 0.5.4 on).
 TRY_STATEMENTS = tuple(getattr(gast, name) for name in ("Try", "TryStar") if hasattr(gast, name))
-#: augmented operator -> reduction operator (one table: :mod:`pforge.transpile.operators`)
-_AUG_OPS = AUG_OPS
 
 #: The pseudo-name of the list a comprehension builds (it is a collector with no name).
 COMPREHENSION = "<comprehension>"

@@ -6,19 +6,17 @@ from __future__ import annotations
 import gast
 
 from pforge.transpile.analysis.aliasing import _alias_source, _view_base
-from pforge.transpile.analysis.facts import (_AUG_OPS, ARG_REDUCTION, REDUCTION, ArgReduction,
+from pforge.transpile.analysis.facts import (ARG_REDUCTION, REDUCTION, ArgReduction,
                                              Reduction)
 from pforge.transpile.analysis.nodes import _binding, _loaded_names, _scope_nodes, _statement_of
-from pforge.transpile.operators import BINOPS, BOOLOPS, CALLS
+from pforge.transpile.operators import AUG_OPS, BINOPS, BOOLOPS, CALLS
 
-#: ``s = f(s, t)`` callees -> reduction operator (one table: :mod:`pforge.transpile.operators`)
-_REDUCE_CALLS = CALLS
 
 
 def _reduction_update(ctx, stmt, name):
     """The reduction operator if ``stmt`` is ``name ⊕= term`` (in any accepted spelling)."""
     if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name) and stmt.target.id == name:
-        op = _AUG_OPS.get(type(stmt.op))
+        op = AUG_OPS.get(type(stmt.op))
         if op and name not in {n.id for n in _loaded_names(stmt.value)}:
             return op
         return None
@@ -39,7 +37,7 @@ def _reduction_update(ctx, stmt, name):
         if isinstance(first, gast.Name) and first.id == name:
             operands = (op, second)
     elif isinstance(value, gast.Call) and len(value.args) == 2 and not value.keywords:
-        op = _REDUCE_CALLS.get(ctx.imports.resolve(value.func) or "")
+        op = CALLS.get(ctx.imports.resolve(value.func) or "")
         first, second = value.args
         if op and isinstance(first, gast.Name) and first.id == name:
             operands = (op, second)

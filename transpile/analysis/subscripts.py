@@ -8,8 +8,9 @@ import gast
 from pforge.transpile import dependence
 from pforge.transpile.analysis.aliasing import (_fresh_value, _merge_aliases, _shared_row_written,
                                                 _through_shared_rows)
-from pforge.transpile.analysis.facts import _AUG_OPS, INDEXED, INDUCTION, ITEM, PRIVATE
+from pforge.transpile.analysis.facts import INDEXED, INDUCTION, ITEM, PRIVATE
 from pforge.transpile.analysis.nodes import _binding, _loaded_names, _statement_of
+from pforge.transpile.operators import AUG_OPS
 from pforge.transpile.spaces import constant_int
 
 
@@ -230,9 +231,9 @@ def _whole_array_use(ctx, nodes, name, info):
 
 def _aug_kind(stmt, sub):
     if isinstance(stmt, gast.AugAssign):
-        return _AUG_OPS.get(type(stmt.op))
+        return AUG_OPS.get(type(stmt.op))
     update = spelled_out_update(stmt)
-    return _AUG_OPS[type(update[0])] if update is not None else None
+    return AUG_OPS[type(update[0])] if update is not None else None
 
 
 def spelled_out_update(stmt) -> tuple[gast.operator, gast.expr] | None:

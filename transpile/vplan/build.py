@@ -16,7 +16,7 @@ import gast
 from pforge.transpile import dependence, ranks
 from pforge.transpile.analysis import PRIVATE, LoopInfo, contribution, read_outside, spelled_out_update
 from pforge.transpile.vplan import recipes as r
-from pforge.transpile.vplan.conditionals import if_conversion
+from pforge.transpile.vplan.conditionals import _loads, _stores, if_conversion
 from pforge.transpile.operators import AUG_OPS, OPERATORS
 
 
@@ -300,10 +300,3 @@ def _with_how(recipe, merges):
 def _text(node) -> str:
     return gast.unparse(node).strip()
 
-
-def _loads(node) -> set[str]:
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
-
-
-def _stores(stmts) -> set[str]:
-    return {n.id for s in stmts for n in gast.walk(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}

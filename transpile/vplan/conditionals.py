@@ -86,8 +86,8 @@ def if_conversion(root: LoopInfo, level: LoopInfo, stmt: gast.If) -> IfConversio
     tested = set().union(*(_loads(link.test) for link in chain))
     hoisted = bool(tested & written(stmt))
     masked = _masked_outputs(root, stmt)
-    then_bound = _bound(stmt.body) - masked
-    else_bound = _bound(stmt.orelse) - masked
+    then_bound = _stores(stmt.body) - masked
+    else_bound = _stores(stmt.orelse) - masked
     local = branch_locals(level, stmt)
     blends = []
     for name in sorted(then_bound | else_bound):
@@ -102,7 +102,7 @@ def if_conversion(root: LoopInfo, level: LoopInfo, stmt: gast.If) -> IfConversio
             outputs.append(OutputMerge(name, "select"))
         else:
             outputs.append(OutputMerge(name, "filter", kept_when=name in then_appends))
-    for name in sorted(masked & (_bound(stmt.body) | _bound(stmt.orelse))):
+    for name in sorted(masked & (_stores(stmt.body) | _stores(stmt.orelse))):
         outputs.append(OutputMerge(name, "masked"))
     return IfConversion(stmt, tuple(chain), hoisted, tuple(blends), frozenset(local),
                         frozenset(masked), tuple(outputs))
@@ -121,7 +121,7 @@ def branch_locals(info: LoopInfo, stmt: gast.If) -> set[str]:
 
 def written(stmt) -> set[str]:
     """Names bound in ``stmt`` and arrays written through a subscript (``d`` of ``d[i] = v``)."""
-    found = _bound([stmt])
+    found = _stores([stmt])
     for node in gast.walk(stmt):
         if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store):
             base = node.value
@@ -149,11 +149,13 @@ def _masked_outputs(root: LoopInfo, stmt: gast.If) -> set[str]:
     return found
 
 
-def _bound(stmts) -> set[str]:
+def _stores(stmts) -> set[str]:
+    """Names bound anywhere in ``stmts``."""
     return {n.id for s in stmts for n in gast.walk(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
 
 def _loads(node) -> set[str]:
+    """Names read anywhere in ``node``."""
     return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
 
 

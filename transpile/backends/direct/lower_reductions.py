@@ -11,7 +11,7 @@ from pforge.transpile import templates
 from pforge.transpile.analysis import reduction_term
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Unsupported, Val, align, const, lift
-from pforge.transpile.backends.direct.shared import _IDENTITY, _REDUCE_FN, _is_boolean
+from pforge.transpile.backends.direct.shared import _REDUCE_FN, _is_boolean
 from pforge.transpile.backends.pfor import _stores
 from pforge.transpile.operators import OPERATORS
 from pforge.transpile.spaces import constant_int
@@ -43,7 +43,7 @@ class ReductionsMixin:
             raise Unsupported(f"`{red.name}`: a reduction term that does not depend on the loop")
         term = lift(self.lib, term, depth)
         if self.mask is not None:
-            if red.op in _IDENTITY:
+            if OPERATORS[red.op].identity is not None:
                 identity = Val(templates.expr(OPERATORS[red.op].identity_text), (), 0, True)
             elif k == 0 and term.rank == 0:
                 # max/min: where the test is false, the running value itself changes nothing

@@ -10,12 +10,11 @@ import gast
 
 from pforge.transpile.analysis import LoopInfo
 from pforge.transpile.backends.direct.core import Val
-from pforge.transpile.operators import IDENTITY, OPERATORS
+from pforge.transpile.operators import OPERATORS
 
 #: the library reduction of each operator, by library (one table: :mod:`pforge.transpile.operators`)
 _REDUCE_FN = {"tf": {name: op.tf_reduce for name, op in OPERATORS.items()},
               "np": {name: op.np_reduce for name, op in OPERATORS.items()}}
-_IDENTITY = IDENTITY
 
 
 @dataclass

@@ -10,7 +10,7 @@ import gast
 from pforge.transpile import templates
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Unsupported, Val, align, const, lift
-from pforge.transpile.backends.direct.shared import _IDENTITY, _REDUCE_FN, Ind, _components
+from pforge.transpile.backends.direct.shared import _REDUCE_FN, Ind, _components
 from pforge.transpile.operators import AUG_OPS, OPERATORS
 
 _OP_SYMBOL = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.BitOr: "|", gast.BitAnd: "&"}
@@ -79,7 +79,7 @@ class WritesMixin:
                 (m, v, o), vfull, rank = align(self.lib, [mask, value, old], "a conditional write")
                 value = Val(self.lib.call("where", m.node, v.node, o.node), vfull, rank)
             else:
-                if red not in _IDENTITY:
+                if OPERATORS[red].identity is None:
                     raise Unsupported("a conditional augmented write")
                 (m, v, z), vfull, rank = align(self.lib, [mask, value, Val(templates.expr(OPERATORS[red].identity_text), (), 0, True)],
                                                "a conditional write")
