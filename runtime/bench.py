@@ -119,6 +119,7 @@ class _Candidate:
     na: str = ""  # why it cannot run (status n/a)
     error: str = ""  # why it failed before its first call (status error)
     unchanged: bool = False  # a loop was left for lack of a rank (status unchanged when it matches)
+    code: str = ""  # the transpiled text, for its run-time rank checks
 
 
 def bench_function(path, func, *, arg_specs=(), seed=0, repeats=30, warmup=3, device="auto",
@@ -213,6 +214,9 @@ def bench_function(path, func, *, arg_specs=(), seed=0, repeats=30, warmup=3, de
                 done[c.name] = VariantTiming(c.name, status, note=_join(c.note, verb + _brief(exc)))
                 continue
             match = compare(want, got, rtol, atol)
+            if c.code and targets.rank_checks_held(path, c.code, func, make_args) is False:
+                c.unchanged = True
+                c.note = _join(c.note, "its run-time rank check failed on these inputs: the loop ran")
             firsts[c.name] = (first, match.ok, match.max_abs_err)
             if not match.ok:
                 c.note = _join(c.note, match.message)
@@ -275,7 +279,7 @@ def _generated(path, text, func, backend, ranks):
     try:
         module = load_module(path, source=result.code, variant=backend)
         return _Candidate(backend, targets.resolve(module, func, path), note,
-                          unchanged=unchanged), plans
+                          unchanged=unchanged, code=result.code), plans
     except Exception as exc:  # noqa: BLE001 - broken generated code is a result
         return _Candidate(backend, note=note, error="import raised " + _brief(exc)), plans
 

@@ -194,6 +194,55 @@ def rank_unknown_notes(plans):
     return notes
 
 
+#: the end of the comment pforge writes above a rewrite guarded by a run-time rank check
+RANK_CHECKED = "where the ranks it assumed hold"
+_RECORD = ("\n\n_PFORGE_CHECKS_HELD = []\n\n\ndef _pforge_check(value):\n"
+           "    _PFORGE_CHECKS_HELD.append(bool(value))\n    return value\n")
+
+
+def instrument_rank_checks(code):
+    """``code`` with each run-time rank check recorded as it runs.
+
+    A rewrite whose ranks were inferred, not declared, runs under
+    ``if np.ndim(x) == 2 ...:`` with the loop as written under ``else:``. This
+    turns each such test into ``if _pforge_check(...):``, which appends the
+    test's truth to the module's ``_PFORGE_CHECKS_HELD`` list, so a caller can
+    tell whether the batched code or the loop ran.
+
+    Args:
+      code: transpiled source text.
+
+    Returns:
+      The instrumented text (the same lines, plus the recorder at the end).
+    """
+    lines = code.splitlines()
+    for k, line in enumerate(lines[:-1]):
+        if line.lstrip().startswith("# pforge:") and RANK_CHECKED in line:
+            test = lines[k + 1]
+            indent = test[:len(test) - len(test.lstrip())]
+            lines[k + 1] = f"{indent}if _pforge_check({test.strip()[3:-1]}):"
+    return "\n".join(lines) + _RECORD
+
+
+def rank_checks_held(path, code, func, make_args):
+    """Whether the run-time rank checks of ``code`` hold on ``make_args()``.
+
+    Returns:
+      None when no check ran (``code`` has none, ``func`` reaches none, or it
+      raises), else True when every check that ran held (the batched code
+      ran), False when one failed (the loop ran).
+    """
+    if RANK_CHECKED not in code:
+        return None
+    module = load_module(path, source=instrument_rank_checks(code), variant="checked")
+    try:
+        timed_call(resolve(module, func, path), *make_args())
+    except Exception:  # noqa: BLE001 - the comparison reports errors; this only looks
+        return None
+    held = module._PFORGE_CHECKS_HELD
+    return all(held) if held else None
+
+
 def is_numpy(plans, tree):
     """Whether a function's code is NumPy code, to be run on NumPy arrays without TensorFlow.
 

@@ -121,6 +121,7 @@ def verify_function(path, func, *, arg_specs=(), seed=0, rtol=1e-4, atol=1e-5, r
             fn_gen = targets.resolve(generated, func, path)
             got, first_gen = timed_call(fn_gen, *make_args())
             match = compare(want, got, rtol, atol)
+            checks = targets.rank_checks_held(path, result.code, func, make_args)
             t_orig, t_gen = time_interleaved([fn_orig, fn_gen], make_args, repeats, warmup,
                                              time_budget_s)
         except Exception as exc:  # noqa: BLE001 - a broken rewrite is a result, not a crash
@@ -137,6 +138,10 @@ def verify_function(path, func, *, arg_specs=(), seed=0, rtol=1e-4, atol=1e-5, r
         status = "unchanged: rank unknown"
     elif not rewritten:
         status = "unchanged"
+    elif checks is False:
+        status = "unchanged: rank check failed"
+        notes.append("the ranks the rewrite checks at run time (`np.ndim(...)`) do not hold for "
+                     "these inputs, so the loop ran; declare them (--shapes, a docstring)")
     else:
         status = "ok"
     if not rewritten:

@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from conftest import assert_same_numbers, shared_cases
+from pforge.runtime.targets import instrument_rank_checks
 from pforge.transpile import transpile_source
 
 #: every test here needs ../shared/cases: skipped without it (saying so), failed in CI
@@ -121,9 +122,13 @@ def _left(code, why):
 
 #: pfor writes TensorFlow: it leaves NumPy loops to the direct backend and says so.
 _NEEDS_DIRECT = _left("PF301", "it needs the direct backend")
-#: Without probed ranks the direct backend cannot batch a NumPy loop (a rank decides
-#: broadcasting), and auto has no other backend for NumPy; with them it rewrites it in NumPy.
-_NUMPY = {"pfor": _NEEDS_DIRECT, "auto": _left("PF301", "rank"), "auto-probe": _rewritten("direct")}
+#: Without declared ranks the direct backend batches a NumPy loop with the ranks the code
+#: proves (`_FROM_CODE`), or with those it suggests, checked at run time in front of the
+#: batched code (`_CHECKED`); with probed ranks it needs neither.
+_FROM_CODE = _rewritten("direct", "ranks from the code")
+_CHECKED = _rewritten("direct", "checked at run time")
+_NUMPY = {"pfor": _NEEDS_DIRECT, "auto": _FROM_CODE, "auto-probe": _rewritten("direct")}
+_NUMPY_CHECKED = {**_NUMPY, "auto": _CHECKED}
 #: Per-example gradients: the direct backend would differentiate the whole batch once per row.
 _PER_EXAMPLE = _rewritten("pfor", "per-example gradients")
 
@@ -133,10 +138,9 @@ _PER_EXAMPLE = _rewritten("pfor", "per-example gradients")
 #: run against the loop; a loop left as it is is checked for the remark that says why (running
 #: it would compare the loop with itself).
 OUTCOMES = {
-    "001": _NUMPY, "002": _NUMPY, "003": _NUMPY, "005": _NUMPY, "006": _NUMPY, "007": _NUMPY,
-    "009": _NUMPY, "010": _NUMPY, "012": _NUMPY, "014": _NUMPY, "015": _NUMPY, "017": _NUMPY,
-    # `table[r][picks[r]]`: without ranks, which axis the per-iteration index selects is unknown
-    "028": {**_NUMPY, "auto": _left("PF301", "a per-iteration index into a per-iteration value")},
+    "001": _NUMPY_CHECKED, "002": _NUMPY, "003": _NUMPY, "005": _NUMPY_CHECKED, "006": _NUMPY_CHECKED,
+    "007": _NUMPY, "009": _NUMPY_CHECKED, "010": _NUMPY, "012": _NUMPY, "014": _NUMPY_CHECKED,
+    "015": _NUMPY_CHECKED, "017": _NUMPY, "028": _NUMPY,
     "018": {"pfor": _rewritten("pfor", "--backend pfor"), "auto": _PER_EXAMPLE,
             "auto-probe": _PER_EXAMPLE},
     # Jacobian of a Gram matrix: one tape once the ranks say each entry is a scalar
@@ -182,11 +186,14 @@ def test_transpiled_original_matches(path, config, tf):
         assert plan.rewritten and plan.backend == backend, (plan.backend, plan.backend_note, plan.remarks)
         assert why in plan.backend_note, plan.backend_note
     before = _load(path)
-    after = load_module(str(path), source=result.code)
+    guarded = "np.ndim(" in result.code
+    after = load_module(str(path), source=instrument_rank_checks(result.code) if guarded else result.code)
     for seed in (0, 1):
         want = before.original(*before.make_inputs(seed))
         got = after.original(*after.make_inputs(seed))
         assert_same_numbers(want, got, getattr(before, "TOL", None), where=f"seed {seed}: ")
+    if guarded:  # the batched code is what ran: the ranks it checks are the inputs' ranks
+        assert after._PFORGE_CHECKS_HELD and all(after._PFORGE_CHECKS_HELD), result.code
     if hasattr(after.original, "experimental_get_tracing_count"):
         assert after.original.experimental_get_tracing_count() == 1
 
@@ -231,12 +238,12 @@ DECISIVE = {
     "002": ("PF101", 21, "indexed output totals"),
     "003": ("PF101", 22, "pos in range(start_b, stop)"),
     "005": ("PF101", 18, "indexed output out"),
-    "006": ("PF101", 21, "indexed output mat (an argument, updated in place)"),
+    "006": ("PF101", 21, "indexed output mat"),
     "007": ("PF103", 20, "filter"),
     "009": ("PF101", 20, "indexed output out"),
     "010": ("PF101", 21, "triangular iteration space: the bound `i` depends on `i`"),
     "012": ("PF104", 22, "scatter-add"),
-    "014": ("PF101", 18, "row = index, pos in rows of positions"),
+    "014": ("PF101", 18, "map over positions, indexed output enc"),
     "015": ("PF101", 22, "collector centres"),
     "017": ("PF101", 19, "collector codes"),
     "018": ("PF105", 22, "per-example gradient"),

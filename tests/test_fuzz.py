@@ -17,7 +17,7 @@ import pytest
 from pforge.transpile import transpile_source
 from tests.fuzz.__main__ import run
 from tests.fuzz.generate import EITHER, REFUSE, VECTORIZE, Fragment, Program, generate
-from tests.fuzz.oracle import FAILURES, KEPT, REWRITTEN, WRONG_RESULT, WRONG_VERDICT, compare, judge
+from tests.fuzz.oracle import FAILURES, GUARDED_OUT, KEPT, REWRITTEN, WRONG_RESULT, WRONG_VERDICT, compare, judge
 
 #: programs every CI run judges (``PFORGE_FUZZ_COUNT`` raises it locally)
 BUDGET = int(os.environ.get("PFORGE_FUZZ_COUNT", "300"))
@@ -262,10 +262,26 @@ def test_tensorflow_regression(name, backend, tf):
 
 
 def test_kept_loops_are_not_counted_as_rewrites():
-    """A NumPy program without ranks is kept as a loop, and the oracle says so (never 'ok')."""
-    frag = Fragment("map", VECTORIZE, ("o[i] = x[i] * 2.0",), ("o = np.zeros(len(x))",), outputs=("o",))
+    """A NumPy loop with an op that has no batching rule is kept, and the oracle says so."""
+    frag = Fragment("map", VECTORIZE, ("o[i] = np.fft.fft(x)[0].real * x[i]",),
+                    ("o = np.zeros(len(x))",), outputs=("o",))
     assert judge(Program(0, "numpy", (frag,)), "direct", False).outcome == KEPT
+    frag = Fragment("map", VECTORIZE, ("o[i] = x[i] * 2.0",), ("o = np.zeros(len(x))",), outputs=("o",))
     assert judge(Program(0, "numpy", (frag,)), "direct", True).outcome == REWRITTEN
+
+
+def test_a_rewrite_whose_rank_check_fails_is_not_counted_as_tested():
+    """Without declared ranks, `np.sum(c)` suggests `c` is an array; the fuzzer's `c` is a
+    scalar, so the check fails, the loop runs, and the oracle says the rewrite went untested."""
+    frag = Fragment("map", VECTORIZE, ("o[i] = x[i] * np.sum(c)",), ("o = np.zeros(len(x))",),
+                    outputs=("o",), reads=("x", "c"))
+    judged = judge(Program(0, "numpy", (frag,)), "direct", False)
+    assert "if 1 <= np.ndim(c) <= 2:" in judged.code
+    assert judged.outcome == GUARDED_OUT
+    frag = Fragment("map", VECTORIZE, ("o[i] = x[i] * np.sum(m2[i])",), ("o = np.zeros(len(x))",),
+                    outputs=("o",), reads=("x", "m2"))
+    judged = judge(Program(0, "numpy", (frag,)), "direct", False)
+    assert "np.ndim(m2) == 2" in judged.code and judged.outcome == REWRITTEN
 
 
 def test_reducer_keeps_the_failure(monkeypatch):

@@ -46,15 +46,16 @@ def _spy_transpiler(monkeypatch, edit=None):
     return seen
 
 
-def test_the_sample_needs_ranks():
-    """What the other tests rely on: without ranks nothing changes, with --probe four loops do."""
+def test_the_sample_without_ranks_is_checked_at_run_time():
+    """What the other tests rely on: without ranks the four loops are rewritten for the ranks
+    the code suggests, checked at run time; with --probe they are rewritten with no check."""
     plain = invoke("transpile", SAMPLE)
     assert_exit(plain, 0)
-    assert MARKER not in plain.stdout and plain.stderr.count("PF301") == 4
-    assert plain.stderr.count("is unknown") == 4
+    assert plain.stdout.count(MARKER) == len(REWRITTEN) and "PF301" not in plain.stderr
+    assert plain.stdout.count("    if np.ndim(") == len(REWRITTEN)
     probed = invoke("transpile", SAMPLE, "--probe")
     assert_exit(probed, 0)
-    assert probed.stdout.count(MARKER) == len(REWRITTEN)
+    assert probed.stdout.count(MARKER) == len(REWRITTEN) and "    if np.ndim(" not in probed.stdout
 
 
 def test_verify_checks_every_loop_transpile_probe_rewrites(monkeypatch):
@@ -93,20 +94,29 @@ def test_verify_runs_the_rewritten_code(monkeypatch):
     assert row["max_abs_err"] == pytest.approx(0.001)
 
 
-def test_verify_without_ranks_says_unchanged_rank_unknown():
+def test_verify_without_ranks_runs_the_checked_rewrite():
     got = invoke("verify", SAMPLE, "--no-probe", "--repeats", "3", "--json")
     assert_exit(got, 0)
     rows = _json(got)
     for name in REWRITTEN:
         row = rows[name]
-        assert row["loops_vectorized"] == 0 and row["loops_rank_unknown"] == 1, row
-        assert row["status"] == "unchanged: rank unknown", row
-        assert "is unknown" in row["note"] and "--shapes" in row["note"]
-    table = invoke("verify", f"{SAMPLE}::row_norms", "--no-probe", "--repeats", "3")
-    assert_exit(table, 0)
-    (line,) = [x for x in table.stdout.splitlines() if "row_norms " in x]
-    assert "unchanged: rank unknown" in line and " ok " not in line
-    assert "row_norms: no loop rewritten; line " in table.stdout  # the why, under the table
+        assert row["loops_vectorized"] == 1 and row["loops_rank_unknown"] == 0, row
+        assert row["status"] == "ok", row
+
+
+def test_verify_says_when_the_rank_check_failed_and_the_loop_ran():
+    """Inputs of other ranks than the code suggests: the check fails, the loop runs, and verify
+    does not call that a tested rewrite."""
+    target = f"{SAMPLE}::scale_rows"
+    got = invoke("verify", target, "--no-probe", "--arg", "x=float64[4,3,2]", "--arg", "w=float64[2]",
+                 "--repeats", "3", "--json")
+    assert_exit(got, 0)
+    row = _json(got)["scale_rows"]
+    assert row["loops_vectorized"] == 1 and row["status"] == "unchanged: rank check failed", row
+    assert "so the loop ran" in row["note"]
+    given = invoke("verify", target, "--no-probe", "--arg", "x=float64[4,3]", "--arg", "w=float64[3]",
+                   "--repeats", "3", "--json")
+    assert _json(given)["scale_rows"]["status"] == "ok"
 
 
 def test_verify_file_whose_ranks_no_input_gives(tmp_path):
@@ -139,9 +149,8 @@ def test_verify_shapes_option_gives_ranks():
     got = invoke("verify", SAMPLE, "--no-probe", "--shapes", "x=2,w=1", "--repeats", "3", "--json")
     assert_exit(got, 0)
     rows = _json(got)
-    for name in ("scale_rows", "row_norms", "weighted_total"):
+    for name in REWRITTEN:  # pairwise_dots: with the ranks it checks at run time
         assert rows[name]["loops_vectorized"] == 1 and rows[name]["status"] == "ok", rows[name]
-    assert rows["pairwise_dots"]["status"] == "unchanged: rank unknown"
     one = invoke("verify", SAMPLE, "--no-probe", "--shapes", "pairwise_dots.xs=2,pairwise_dots.ys=2",
                  "--repeats", "3", "--json")
     assert _json(one)["pairwise_dots"]["status"] == "ok"
@@ -193,8 +202,8 @@ def test_verify_arg_ranks_and_no_probe(tmp_path):
     bare = invoke("verify", target, "--arg", "x=float32[4,3]", "--no-probe", "--repeats", "3",
                   "--json")
     assert_exit(bare, 0)
-    row = _json(bare)["halves"]
-    assert row["status"] == "unchanged: rank unknown" and row["loops_vectorized"] == 0
+    row = _json(bare)["halves"]  # rewritten for the ranks the code suggests, which hold
+    assert row["status"] == "ok" and row["loops_vectorized"] == 1
 
 
 @pytest.mark.parametrize("command", ["verify", "bench"])
@@ -251,8 +260,15 @@ def test_bench_numpy_sample_with_and_without_ranks():
     assert_exit(bare, 0)
     (row,) = json.loads(bare.stdout)["results"]
     status, note = next((v["status"], v["note"]) for v in row["variants"] if v["name"] == "direct")
-    assert status == "unchanged" and "left as a loop, rank unknown" in note
-    table = invoke("bench", f"{SAMPLE}::scale_rows", "--no-probe", "--repeats", "3",
+    assert status == "ok", note  # the ranks the code suggests hold for these inputs
+    other = ["--arg", "x=float64[4,3,2]", "--arg", "w=float64[2]"]  # they do not hold for these
+    bare = invoke("bench", f"{SAMPLE}::scale_rows", "--no-probe", *other, "--repeats", "3",
+                  "--warmup", "0", "--format", "json")
+    assert_exit(bare, 0)
+    (row,) = json.loads(bare.stdout)["results"]
+    status, note = next((v["status"], v["note"]) for v in row["variants"] if v["name"] == "direct")
+    assert status == "unchanged" and "rank check failed on these inputs: the loop ran" in note
+    table = invoke("bench", f"{SAMPLE}::scale_rows", "--no-probe", *other, "--repeats", "3",
                    "--warmup", "0")
     assert_exit(table, 0)
     (line,) = [x for x in table.stdout.splitlines() if "direct output" in x]

@@ -220,7 +220,12 @@ def _rewrite_unit(ctx, info, namer, backend, tf_alias, np_alias, shapes, rewrite
         except direct.Unsupported as exc:
             why_not_direct = str(exc)
         if info.library != "tensorflow":
-            notes[id(info)] = f"the direct backend cannot batch it: {why_not_direct}"
+            result, why = _rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes)
+            if result is not None:
+                rewrites[id(info)] = result
+                chosen[id(info)] = ("direct", why)
+                return
+            notes[id(info)] = f"the direct backend cannot batch it: {why or why_not_direct}"
             return
     try:
         # A TensorFlow loop implies the module imports tensorflow under some alias.
@@ -230,6 +235,115 @@ def _rewrite_unit(ctx, info, namer, backend, tf_alias, np_alias, shapes, rewrite
     except pfor.Unsupported as exc:
         notes[id(info)] = str(exc) if why_not_direct is None else \
             f"{exc} (and the direct backend: {why_not_direct})"
+
+
+def _rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
+    """A NumPy loop the direct backend could not batch, tried again with the ranks the code
+    shows (:mod:`pforge.transpile.rank_inference`).
+
+    Ranks the code proves are used as given; ranks it only suggests are checked at run time by
+    a guard (``np.ndim(vec) == 1``) in front of the batched code, the loop as written running
+    where the guard fails. Inferred arrays go through ``np.asarray`` unless the code shows they
+    are arrays, so a Python list gets the same numbers.
+
+    Returns:
+        ``(rewrite, why)``: the rewrite (None when there is none) and the backend note, or, with
+        no rewrite, the reason it still fails with the inferred ranks (None: no ranks to infer).
+    """
+    from pforge.transpile import ranks
+    from pforge.transpile.backends import direct
+    from pforge.transpile.rank_inference import infer_ranks
+    fdef = info.function
+    if fdef is None or np_alias is None:
+        return None, None
+    guess = infer_ranks(ctx, fdef, ranks.parameter_shapes(ctx, fdef, shapes))
+    if guess is None or not guess.ranks:
+        return None, None
+    def option(assignment):
+        given = dict(shapes or {})
+        given.update({f"{fdef.name}.{name}": ("inferred", rank) for name, rank in assignment.items()})
+        return given
+
+    def trial(assignment):
+        """The text of the rewrite for ``assignment`` (None: none), named as the real one."""
+        names = Namer.__new__(Namer)
+        names.taken = set(namer.taken)
+        try:
+            return unparse_lines(direct.rewrite_loop(ctx, info, names, tf_alias, np_alias, option(assignment)).stmts)
+        except direct.Unsupported:
+            return None
+
+    told = ", ".join(f"`{name}` {_rank_words(rank)}" for name, rank in sorted(guess.ranks.items()))
+    text = trial(guess.ranks) if guess.assumed else None
+    try:
+        result = direct.rewrite_loop(ctx, info, namer, tf_alias, np_alias, option(guess.ranks))
+    except direct.Unsupported as exc:
+        return None, f"{exc} (with the ranks inferred from the code: {told})"
+    if not guess.assumed:
+        return result, f"every op has a batching rule; ranks from the code: {told}"
+    if result.replace or result.anchor is not None:
+        return None, (f"the rewrite edits code outside the loop, which a run-time check of the "
+                      f"assumed ranks ({told}) cannot cover")
+    result.drop = []  # a collector's `out = []` stays for the loop; the batched code rebinds it
+    if _multiline_strings(info.node):
+        return None, "the loop holds a string over several lines, which the guarded copy would change"
+    accepted = _accepted_ranks(guess, lambda assignment: trial(assignment) == text)
+    checks = " and ".join(_rank_check(np_alias, name, sorted(found)) for name, found in sorted(accepted.items()))
+    result.guard = gast.parse(checks).body[0].value
+    assumed = ", ".join(f"`{name}` {' or '.join(_rank_words(r) for r in sorted(found))}"
+                        f"{f' ({guess.evidence[name]})' if name in guess.evidence else ''}"
+                        for name, found in sorted(accepted.items()))
+    return result, (f"every op has a batching rule for the ranks the code suggests, checked at run "
+                    f"time: {assumed}; other ranks run the loop")
+
+
+def _accepted_ranks(guess, same_rewrite) -> dict[str, set[int]]:
+    """The ranks the run-time check accepts, per name: the assumed ones, widened to every
+    neighbouring assignment whose rewrite is the same text (the batched code is then right for
+    it too, ``x * w`` being the same for ``w`` a scalar or a row) when the widened ranges, taken
+    together, admit no assignment whose rewrite differs.
+
+    Args:
+        guess: the inferred ranks and their neighbours.
+        same_rewrite: ``assignment -> bool``, whether its rewrite is the chosen one's text.
+    """
+    narrow = {name: {rank} for name, rank in guess.assumed.items()}
+    same = [n for n in guess.neighbours if same_rewrite(n)]
+    if not same:
+        return narrow
+    accepted = [guess.ranks, *same]
+    names = set(guess.assumed) | {k for n in same for k in n if n[k] != guess.ranks[k]}
+    wide = {name: {a[name] for a in accepted} for name in names}
+    for n in guess.neighbours:
+        if all(n[k] in wide[k] for k in names) and n not in same:
+            return narrow
+    return wide
+
+
+def _rank_check(np_alias: str, name: str, found: list[int]) -> str:
+    """``np.ndim(x) == 1``, ``np.ndim(x) <= 2``, ``1 <= np.ndim(x) <= 3`` or ``np.ndim(x) in (0, 2)``."""
+    ndim = f"{np_alias}.ndim({name})"
+    low, high = found[0], found[-1]
+    if len(found) == 1:
+        return f"{ndim} == {low}"
+    if found != list(range(low, high + 1)):
+        return f"{ndim} in ({', '.join(map(str, found))})"
+    return f"{ndim} <= {high}" if low == 0 else f"{low} <= {ndim} <= {high}"
+
+
+def _conjunction(test: gast.expr) -> str:
+    """``a and b and c`` as written (ast.unparse brackets the third operand of a chain)."""
+    values = test.values if isinstance(test, gast.BoolOp) else [test]
+    return " and ".join(gast.unparse(v).strip() for v in values)
+
+
+def _rank_words(rank: int) -> str:
+    return "a scalar" if rank == 0 else f"{rank}-D"
+
+
+def _multiline_strings(node) -> bool:
+    return any(isinstance(n, gast.Constant) and isinstance(n.value, (str, bytes))
+               and n.lineno != n.end_lineno for n in gast.walk(node))
 
 
 def _imports_from_numpy(ctx) -> bool:
@@ -301,7 +415,11 @@ def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias
         span = f"line {info.lineno}" if info.lineno == last else f"lines {info.lineno}-{last}"
         marker = _MARKER[chosen.get(id(info), ("pfor", ""))[0]]
         comment = f"# pforge: vectorized loop (was {span}: {result.pattern}) {marker}"
-        if getattr(result, "anchor", None) is None:
+        if getattr(result, "guard", None) is not None:
+            comment += ", where the ranks it assumed hold"
+            splicer.replace_statement_guarded(info.node, comment, _conjunction(result.guard),
+                                              unparse_lines(result.stmts))
+        elif getattr(result, "anchor", None) is None:
             splicer.replace_statement(info.node, [comment] + unparse_lines(result.stmts))
         elif result.stmts:  # a comprehension: its statement is rebuilt around the batched value
             splicer.replace_statement(result.anchor, [comment] + unparse_lines(result.stmts))

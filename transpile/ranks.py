@@ -25,6 +25,7 @@ class Shape:
     rank: int
     dims: tuple[str | None, ...] | None = None
     sequence: bool = False  # a Python list/tuple: must go through asarray before batching
+    inferred: bool = False  # inferred from the code's use of it: may be a list, so asarray it
 
     def dim(self, k: int) -> str | None:
         if self.dims is None or k >= len(self.dims):
@@ -249,6 +250,8 @@ def parameter_shapes(ctx, fdef: gast.FunctionDef | None, option: dict | None) ->
             continue
         if name in params and isinstance(rank, tuple) and rank[:1] == ("sequence",):
             found[name] = Shape(rank[1], None, sequence=True)
+        elif name in params and isinstance(rank, tuple) and rank[:1] == ("inferred",):
+            found.setdefault(name, Shape(rank[1], None, inferred=True))
         elif name in params and isinstance(rank, int):
             known = found.get(name)
             found[name] = known if known is not None and known.rank == rank else Shape(rank)

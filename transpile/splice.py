@@ -63,6 +63,19 @@ class Splicer:
                                         for line in code_lines)
         self.edits.append(Edit(self.line_start(stmt.lineno), self.line_end(stmt.end_lineno), text))
 
+    def replace_statement_guarded(self, stmt: gast.stmt, comment: str, test: str,
+                                  code_lines: list[str]) -> None:
+        """Replaces ``stmt`` by ``if test: code_lines else: stmt``, the statement's own text
+        (comments and all) indented one level under ``else:``."""
+        indent = self.indentation(stmt.lineno)
+        unit = self.indent_unit
+        nl = self.source.newline
+        body = [indent + unit + self._reindent(line) if line else "" for line in code_lines]
+        kept = [unit + line.rstrip("\r\n") if line.strip() else ""
+                for line in self.lines[stmt.lineno - 1:stmt.end_lineno]]
+        text = nl.join([indent + comment, f"{indent}if {test}:", *body, f"{indent}else:", *kept])
+        self.edits.append(Edit(self.line_start(stmt.lineno), self.line_end(stmt.end_lineno), text))
+
     def delete_statement(self, stmt: gast.stmt) -> bool:
         """Deletes a statement standing alone on its lines; returns False (no edit) otherwise."""
         first = self.lines[stmt.lineno - 1]

@@ -1,10 +1,11 @@
 """NumPy loops whose rewrite needs the ranks of their arguments (a sample for `pforge verify`).
 
-Nothing in the source says how many axes `x`, `w`, `xs` or `ys` have, so plain
-`pforge transpile` leaves every loop here as a loop (PF301, a rank is unknown);
-`pforge transpile --probe` learns the ranks from `example_inputs()` and rewrites the
-first four, in NumPy. `running_max` carries a value from one row to the next and is
-refused either way. The tests of `pforge verify` and `pforge bench` run this file.
+Nothing in the source declares how many axes `x`, `w`, `xs` or `ys` have, so plain
+`pforge transpile` rewrites the first four loops for the ranks their code suggests and
+checks those at run time (`if np.ndim(xs) == 2 and np.ndim(ys) == 2:`), keeping the loop
+for other ranks; `pforge transpile --probe` learns the ranks from `example_inputs()` and
+needs no check. `running_max` carries a value from one row to the next and is refused
+either way. The tests of `pforge verify` and `pforge bench` run this file.
 """
 
 import numpy as np

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pforge.runtime.targets import RANK_CHECKED, instrument_rank_checks
 from tests.fuzz.generate import EITHER, INPUTS, REFUSE, VECTORIZE, Program
 
 CONFIGS = (("direct", True), ("direct", False), ("pfor", True), ("pfor", False))
@@ -28,7 +29,12 @@ REWRITTEN, KEPT, REFUSED = "rewritten and equal", "vectorizable, kept as a loop"
 #: rewrite returned a value on the same input: the rewrite is more defined than the loop, as
 #: the README says; counted apart, not a failure
 MORE_DEFINED = "rewritten; the loop raised where the rewrite returned"
+#: a rewrite guarded by a run-time check of the ranks pforge inferred (``np.ndim(x) == 1``),
+#: whose check failed on every input: the loop ran, so the rewrite was not tested; counted
+#: apart, not a failure (the inference guessed other ranks than the program's)
+GUARDED_OUT = "rewritten; its rank check failed, so the loop ran"
 FAILURES = (WRONG_RESULT, WRONG_VERDICT, CRASH)
+
 
 
 @dataclass(frozen=True)
@@ -108,7 +114,7 @@ def _execute(source: str, args: dict, library: str, variant: str):
     box = args.get("box")
     return {"return": value, "raised": raised, "stdout": out.getvalue(),
             "globals": {k: namespace.get(k) for k in ("COUNT",) if k in namespace},
-            "box": getattr(box, "total", None),
+            "box": getattr(box, "total", None), "guards": namespace.get("_PFORGE_CHECKS_HELD"),
             "arguments": {k: v for k, v in args.items() if isinstance(v, np.ndarray)}}
 
 
@@ -189,6 +195,9 @@ def judge(program: Program, backend: str, ranks_known: bool, draws: int = 3) -> 
                                       f"but: {plan.remarks[0].message if plan.remarks else ''}", result.code)
     rng = np.random.default_rng(program.seed)
     more_defined = None
+    guarded = RANK_CHECKED in result.code
+    code = instrument_rank_checks(result.code) if guarded else result.code
+    held = False
     for draw in range(draws):
         n = (0, 1, 5, 7)[draw % 4] if draw < 2 else int(rng.integers(2, 8))
         as_lists = program.lists_ok and not ranks_known and draw % 2 == 1
@@ -197,9 +206,10 @@ def judge(program: Program, backend: str, ranks_known: bool, draws: int = 3) -> 
         got_args = _to_library(copy.deepcopy(base), program.library)
         want = _execute(source, want_args, program.library, "loop")
         try:
-            got = _execute(result.code, got_args, program.library, "rewrite")
+            got = _execute(code, got_args, program.library, "rewrite")
         except Exception as exc:  # the rewrite does not even define f
             return Outcome(CRASH, f"rewritten module: {type(exc).__name__}: {exc}", result.code)
+        held = held or any(got["guards"] or ())
         if want["raised"] is not None and got["raised"] is None:
             more_defined = f"n={n}: the loop raised {want['raised']}"
             continue
@@ -208,6 +218,8 @@ def judge(program: Program, backend: str, ranks_known: bool, draws: int = 3) -> 
             lists = " (Python lists)" if as_lists else ""
             return Outcome(WRONG_RESULT, f"n={n}{lists}: {why}", result.code)
     if plan.rewritten:
+        if guarded and not held:
+            return Outcome(GUARDED_OUT, plan.backend_note, result.code)
         if more_defined is not None:
             return Outcome(MORE_DEFINED, more_defined, result.code)
         return Outcome(REWRITTEN, plan.backend or "", result.code)
@@ -217,4 +229,4 @@ def judge(program: Program, backend: str, ranks_known: bool, draws: int = 3) -> 
     return Outcome(REFUSED, plan.remarks[0].code if plan.remarks else "", result.code)
 
 
-__all__ = ["CONFIGS", "EITHER", "VECTORIZE", "Outcome", "compare", "config_of", "judge"]
+__all__ = ["CONFIGS", "EITHER", "GUARDED_OUT", "VECTORIZE", "Outcome", "compare", "config_of", "judge"]

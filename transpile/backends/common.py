@@ -28,6 +28,8 @@ class LoopRewrite:
         pattern: a short description for the marker comment and the remark.
         anchor: for a loop written as an expression (a comprehension, ``tf.map_fn``), the
             statement that ``stmts`` replace (None: they replace the loop statement itself).
+        guard: a run-time test of the ranks the rewrite assumed (``np.ndim(x) == 1``): when
+            set, ``stmts`` run only where it holds and the loop, as written, runs elsewhere.
     """
 
     stmts: list[gast.stmt]
@@ -35,6 +37,7 @@ class LoopRewrite:
     replace: dict[int, gast.expr] = field(default_factory=dict)
     pattern: str = ""
     anchor: gast.stmt | None = None
+    guard: gast.expr | None = None
 
 
 def _loads(node) -> set[str]:

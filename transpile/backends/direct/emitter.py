@@ -181,7 +181,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         """
         if isinstance(node, gast.Name):
             shape = self._shape_of(node.id)
-            if shape is not None and not shape.sequence and (
+            if shape is not None and not shape.sequence and not shape.inferred and (
                     node.id in self.params or node.id in self.locals):
                 return node
             if (shape is None or not shape.sequence) and _evidently_array(self.ctx, self.info.function, node):

@@ -1,0 +1,216 @@
+"""Ranks inferred from the code of NumPy functions with nothing declared, and the rewrites that
+rely on them: proven ranks used as they are, suggested ones checked at run time."""
+
+from __future__ import annotations
+
+import textwrap
+
+import gast
+import numpy as np
+import pytest
+
+from conftest import assert_exit, invoke, write
+from pforge.runtime.targets import instrument_rank_checks
+from pforge.transpile import ranks, transpile_source
+from pforge.transpile.outline import module_context
+from pforge.transpile.frontend import decode_source
+from pforge.transpile.rank_inference import infer_ranks
+
+
+def _guess(source: str, name: str = "f"):
+    source = textwrap.dedent(source)
+    ctx = module_context(decode_source(source, "m.py"))
+    fdef = next(n for n in ctx.tree.body if isinstance(n, gast.FunctionDef) and n.name == name)
+    return infer_ranks(ctx, fdef, ranks.parameter_shapes(ctx, fdef, None))
+
+
+def _run(code: str, *args, name: str = "f"):
+    namespace: dict = {}
+    exec(compile(code, "<code>", "exec"), namespace)
+    return namespace[name](*args)
+
+
+# -- facts: what pins a rank -----------------------------------------------------------------
+
+@pytest.mark.parametrize("body, want", [
+    # a Python `if` takes one truth value: what it tests is a scalar
+    ("if x[i] > c:\n            out[i] = 1.0", {"x": 1, "c": 0}),
+    # a value stored into an element of a rank-1 buffer is a scalar
+    ("out[i] = x[i] * y[i]", {"x": 1, "y": 1}),
+    # float(), min() and math.* take scalars
+    ("out[i] = float(x[i])", {"x": 1}),
+    ("out[i] = min(x[i], c)", {"x": 1, "c": 0}),
+    ("out[i] = math.sqrt(x[i])", {"x": 1}),
+    # an index into a rank-1 value that gives a scalar is a scalar
+    ("out[i] = x[p[i]]", {"x": 1, "p": 1}),
+], ids=["if-test", "stored-scalar", "float", "builtin-min", "math", "index"])
+def test_a_rank_the_code_pins_is_proven(body, want):
+    guess = _guess("import math\nimport numpy as np\n\n\ndef f(x, y, c, p, n):\n    out = np.zeros(n)\n"
+                   f"    for i in range(n):\n        {body}\n    return out\n")
+    assert guess.ranks == want and guess.assumed == {}
+
+
+def test_a_rank_the_code_only_suggests_is_assumed():
+    """`np.sum(xs[a] * ys[b])`: summing a scalar is not written, so rows; nothing pins it."""
+    guess = _guess("""
+        import numpy as np
+
+        def f(xs, ys):
+            out = np.empty((xs.shape[0], ys.shape[0]))
+            for a in range(xs.shape[0]):
+                for b in range(ys.shape[0]):
+                    out[a, b] = np.sum(xs[a] * ys[b])
+            return out
+        """)
+    assert guess.ranks == guess.assumed == {"xs": 2, "ys": 2}
+    assert guess.evidence["xs"].startswith("line 5: ")
+
+
+@pytest.mark.parametrize("source, want", [
+    # `.shape[2]` needs three axes; `np.dot` of the two rows then has the output's two
+    ("def f(a, b):\n    out = np.empty((a.shape[0], a.shape[1], b.shape[2]))\n"
+     "    for k in range(a.shape[0]):\n        out[k] = np.dot(a[k], b[k])\n    return out\n",
+     {"a": 3, "b": 3}),
+    # `axis=0` is not given for a vector
+    ("def f(p, labels, k):\n    c = []\n    for j in range(k):\n"
+     "        c.append(np.compress(labels == j, p, axis=0).mean(axis=0))\n    return np.stack(c)\n",
+     {"p": 2, "labels": 1}),
+    # a value added to a column of a matrix is a column, not a scalar
+    ("def f(m, v):\n    for j in range(m.shape[1]):\n        m[:, j] += v\n    return m\n",
+     {"m": 2, "v": 1}),
+], ids=["dot-into-buffer", "axis-keyword", "column-update"])
+def test_the_fewest_axes_that_explain_the_code(source, want):
+    assert _guess("import numpy as np\n\n" + source).ranks == want
+
+
+def test_a_tuple_shape_comparison_is_one_bool():
+    """`x.shape != (4, 3)` compares tuples: not a rank-1 comparison the `if` would reject."""
+    guess = _guess("""
+        import numpy as np
+
+        def f(x):
+            if x.shape != (4, 3):
+                raise TypeError("no")
+            out = np.zeros_like(x)
+            for i in range(x.shape[0]):
+                out[i] = x[i] * 0.5
+            return out
+        """)
+    assert guess is not None and guess.ranks == {"x": 1}
+
+
+def test_declared_ranks_are_not_inferred():
+    guess = _guess('''
+        import numpy as np
+
+        def f(x, w):
+            """Args:
+              x: float [n, d].
+            """
+            out = np.zeros_like(x)
+            for i in range(x.shape[0]):
+                out[i] = x[i] * w
+            return out
+        ''')
+    assert "x" not in guess.ranks and guess.ranks == {"w": 0}
+
+
+# -- rewrites under a run-time rank check ---------------------------------------------------
+
+SCALE = """\
+import numpy as np
+
+
+def f(x, w):
+    out = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        out[i] = np.tanh(x[i] * w)
+    return out
+"""
+
+
+def test_suggested_ranks_are_checked_and_widened_to_those_with_the_same_code():
+    """`x * w` is the batched code for x a vector or a matrix, w a scalar or a row: the check
+    accepts each such pair, and the loop runs for other ranks."""
+    result = transpile_source(SCALE, "m.py")
+    assert result.plans[0].rewritten
+    assert ("    # pforge: vectorized loop (was lines 6-7: map over x, indexed output out) with "
+            "batched ops, where the ranks it assumed hold\n"
+            "    if np.ndim(w) <= 1 and 1 <= np.ndim(x) <= 2:\n"
+            "        out[:x.shape[0]] = np.tanh(x * w)\n"
+            "    else:\n"
+            "        for i in range(x.shape[0]):\n"
+            "            out[i] = np.tanh(x[i] * w)\n") in result.code
+    assert "checked at run time: `w` a scalar or 1-D" in result.plans[0].backend_note
+    checked = instrument_rank_checks(result.code)
+    rng = np.random.default_rng(0)
+    for x, w, held in [(rng.random(5), 2.0, True), (rng.random((4, 3)), rng.random(3), True),
+                       (rng.random((4, 3)), 0.5, True), (rng.random((2, 3, 4)), rng.random(4), False)]:
+        namespace: dict = {}
+        exec(compile(checked, "<code>", "exec"), namespace)
+        np.testing.assert_allclose(namespace["f"](x, w), _run(SCALE, x, w))
+        assert namespace["_PFORGE_CHECKS_HELD"] == [held]
+
+
+def test_a_checked_rewrite_takes_python_lists():
+    """Nothing shows `xs` is an array: the batched code converts it, the check accepts a list."""
+    source = textwrap.dedent("""\
+        import numpy as np
+
+
+        def f(xs, ys):
+            out = np.zeros(len(xs))
+            for k in range(len(xs)):
+                if xs[k] < 0:
+                    out[k] = ys[k]
+            return out
+        """)
+    result = transpile_source(source, "m.py")
+    assert result.plans[0].rewritten and "np.asarray(xs)" in result.code
+    for xs, ys in [([-1.0, 2.0, -3.0], [4.0, 5.0, 6.0]), (np.array([1.0, -2.0]), np.array([3.0, 4.0]))]:
+        np.testing.assert_array_equal(_run(result.code, xs, ys), _run(source, xs, ys))
+
+
+def test_checked_output_is_not_rewritten_or_reported_again(tmp_path):
+    """Idempotence: the batched branch and the loop kept under `else:` are pforge's own."""
+    first = transpile_source(SCALE, "m.py").code
+    again = transpile_source(first, "m.py")
+    assert again.code == first and not again.plans
+    path = write(tmp_path, "m.py", first)
+    assert_exit(invoke("check", path), 0)
+
+
+def test_a_loop_holding_a_string_over_several_lines_is_not_copied():
+    """The guarded copy indents the loop's text, which would change such a string: left as it
+    is, saying why."""
+    source = textwrap.dedent('''\
+        import numpy as np
+
+
+        def f(xs, ys):
+            out = np.zeros((xs.shape[0], ys.shape[0]))
+            for a in range(xs.shape[0]):
+                for b in range(ys.shape[0]):
+                    """The dot product
+                    of two rows."""
+                    out[a, b] = np.sum(xs[a] * ys[b])
+            return out
+        ''')
+    result = transpile_source(source, "m.py")
+    assert not result.changed
+    assert "a string over several lines" in result.plans[0].remarks[0].message
+
+
+def test_the_remark_names_what_inferred_ranks_did_not_fix():
+    result = transpile_source(textwrap.dedent("""\
+        import numpy as np
+
+
+        def f(x):
+            total = 0.0
+            for row in x:
+                total += np.sum(np.fft.fft(row).real)
+            return total
+        """), "m.py")
+    assert "no batching rule for `numpy.fft.fft` (with the ranks inferred from the code: `x` 1-D)" \
+           in " ".join(r.message for r in result.plans[0].remarks)

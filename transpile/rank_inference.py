@@ -1,0 +1,588 @@
+"""Ranks a careful reader infers from the code itself, for NumPy functions with no declared shapes.
+
+The direct backend needs the per-iteration rank of each value it batches (a rank decides
+broadcasting). When neither ``--shapes``, a docstring nor an annotation gives it, the code
+usually shows it: ``weights[r, c]`` indexes at least two axes, a value tested by a Python
+``if`` is a scalar, ``grid = np.zeros((n, m))`` has rank 2 so the value stored into
+``grid[r, c]`` is a scalar, ``np.sum(xs[a] * ys[b])`` sums something that is not a scalar.
+
+Each parameter of unknown rank is a variable. A candidate assignment of ranks is evaluated
+over the function body, statement by statement (a small abstract interpretation over the
+lattice "rank or unknown"), against two kinds of constraints:
+
+- **hard**: what the code could not run without (``x[i, j]`` needs rank >= 2, ``len(x)``
+  rank >= 1, an ``if`` test, ``range()``, ``float()``, ``math.*`` and ``min(a, b)`` need
+  scalars, a value stored into a buffer element has at most that element's rank, ``axis=k``
+  needs rank > k);
+- **soft**: what the code suggests (a stored value has the element's rank rather than being
+  broadcast; a full reduction or ``np.dot`` is not applied to a scalar; ``axis=k`` is not
+  given for a vector).
+
+Assignments are tried in order of total rank, then largest rank, then the rank given to
+names the code never indexes (Occam: the fewest axes that explain the code); the first that
+breaks no hard and no soft constraint is the guess. A rank is *proven* when no other rank
+from 0 to :data:`_MAX_RANK` keeps the hard constraints (the others fixed); every other rank is
+*assumed*, and the rewrite that relies on it checks it at run time (``np.ndim(x) == 1``),
+running the loop as it was when it does not hold. This is loop versioning, as LLVM's
+LoopAccessAnalysis versions a loop on run-time alias checks.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import gast
+
+from pforge.transpile import ranks
+
+#: ranks above this are not considered
+_MAX_RANK = 6
+#: candidate assignments evaluated at most per function
+_BUDGET = 400
+#: each variable ranges over [lower bound, lower bound + _SPREAD]
+_SPREAD = 2
+#: neighbouring assignments tried at most (each costs one trial rewrite)
+_NEIGHBOURS = 81
+
+_ELEMENTWISE = {
+    "abs", "absolute", "sqrt", "exp", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan",
+    "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "floor", "ceil", "round", "rint", "sign",
+    "square", "negative", "reciprocal", "isnan", "isinf", "isfinite", "logical_not", "clip", "conj",
+    "real", "imag", "radians", "degrees", "fabs", "trunc", "cbrt", "exp2", "sinc", "heaviside",
+    "maximum", "minimum", "fmax", "fmin", "add", "subtract", "multiply", "divide", "true_divide",
+    "floor_divide", "power", "mod", "remainder", "hypot", "arctan2", "logaddexp", "logical_and",
+    "logical_or", "logical_xor", "greater", "less", "equal", "not_equal", "greater_equal", "less_equal",
+    "where", "copysign", "nan_to_num",
+}
+_REDUCTIONS = {"sum", "mean", "max", "min", "prod", "std", "var", "any", "all", "amax", "amin", "median",
+               "nansum", "nanmean", "nanmax", "nanmin", "argmax", "argmin", "average", "ptp"}
+_LIKE = {"zeros_like", "ones_like", "empty_like", "full_like", "copy", "array", "asarray",
+         "ascontiguousarray", "asfarray", "negative"}
+_MAKERS = {"zeros", "ones", "empty", "full"}
+_SAME_RANK_METHODS = {"copy", "astype", "conj", "clip", "round", "cumsum", "cumprod"}
+
+
+@dataclass(frozen=True)
+class RankGuess:
+    """The ranks inferred for a function's parameters.
+
+    Attributes:
+        ranks: every parameter the inference gave a rank, ``{"vec": 1, "weights": 2}``.
+        assumed: the subset the code does not pin (only suggests); a rewrite relying on them
+            must check them at run time.
+        evidence: for each name, the line of code that decided its rank (``"line 20:
+            `vec[r]`"``), for remarks and ``explain``.
+        neighbours: other assignments near ``ranks`` the code could also run with; where the
+            rewrite for one is the same text, the run-time check accepts it too.
+    """
+
+    ranks: dict[str, int]
+    assumed: dict[str, int]
+    evidence: dict[str, str] = field(default_factory=dict)
+    neighbours: tuple[dict[str, int], ...] = ()
+
+
+class _Conflict(Exception):
+    """A hard constraint does not hold."""
+
+
+@dataclass
+class _Eval:
+    """One evaluation of the function body under an assignment of ranks."""
+
+    ctx: object
+    env: dict
+    params: set
+    soft: int = 0
+    lower: dict = field(default_factory=dict)  # param -> (rank it needs at least, node)
+    decided: dict = field(default_factory=dict)  # param -> node that constrained it first
+
+    # -- constraints -------------------------------------------------------------------------
+    def hard(self, ok: bool):
+        if not ok:
+            raise _Conflict()
+
+    def need_at_least(self, node, rank: int | None, least: int, hard: bool):
+        """``node`` (rank ``rank``) needs rank >= ``least``."""
+        self._mark(node)
+        if isinstance(node, gast.Name) and node.id in self.params:
+            if rank is not None and rank < least:
+                known = self.lower.get(node.id, (0, None))[0]
+                if least > known:
+                    self.lower[node.id] = (least, node)
+        if rank is None:
+            return
+        if rank < least:
+            if hard:
+                raise _Conflict()
+            self.soft += 1
+
+    def suggest_arrays(self, node):
+        """A reduction (or ``np.dot``) of ``node``: it, and each indexed factor of an elementwise
+        product or sum in it (``xs[a] * ys[b]``), is suggested to be an array, not a scalar."""
+        rank = self.rank(node)
+        self.need_at_least(node, rank, 1, hard=False)
+        if isinstance(node, gast.BinOp) and not isinstance(node.op, gast.MatMult):
+            for side in (node.left, node.right):
+                if isinstance(side, (gast.Subscript, gast.BinOp)):
+                    self.suggest_arrays(side)
+
+    def need_scalar(self, node):
+        rank = self.rank(node)
+        self._mark(node)
+        if rank is not None and rank != 0:
+            raise _Conflict()
+
+    def _mark(self, node):
+        for n in gast.walk(node):
+            if isinstance(n, gast.Name) and n.id in self.params:
+                self.decided.setdefault(n.id, node)
+
+    # -- statements ----------------------------------------------------------------------------
+    def run(self, stmts):
+        for stmt in stmts:
+            self.stmt(stmt)
+
+    def stmt(self, node):
+        if isinstance(node, gast.Assign):
+            value = self.rank(node.value)
+            for target in node.targets:
+                self.store(target, value, node.value)
+        elif isinstance(node, gast.AugAssign):
+            value = self.rank(node.value)
+            if isinstance(node.target, gast.Name):
+                old = self.env.get(node.target.id)
+                self.env[node.target.id] = None if old is None or value is None else max(old, value)
+            else:
+                self.store(node.target, value, node.value)
+        elif isinstance(node, gast.AnnAssign) and node.value is not None:
+            self.store(node.target, self.rank(node.value), node.value)
+        elif isinstance(node, (gast.If, gast.While)):
+            self.need_scalar(node.test)
+            self.run(node.body)
+            self.run(node.orelse)
+        elif isinstance(node, gast.For):
+            self.bind_iteration(node.target, node.iter)
+            self.run(node.body)
+            self.run(node.orelse)
+        elif isinstance(node, (gast.Expr, gast.Return)) and node.value is not None:
+            self.rank(node.value)
+        elif isinstance(node, (gast.With, gast.Try)):
+            self.run(node.body)
+            for handler in getattr(node, "handlers", []):
+                self.run(handler.body)
+            self.run(getattr(node, "orelse", []))
+            self.run(getattr(node, "finalbody", []))
+
+    def store(self, target, value, value_node):
+        if isinstance(target, gast.Name):
+            self.env[target.id] = value
+        elif isinstance(target, (gast.Tuple, gast.List)):
+            if isinstance(value_node, (gast.Tuple, gast.List)) and len(value_node.elts) == len(target.elts):
+                for t, v in zip(target.elts, value_node.elts):
+                    self.store(t, self.rank(v), v)
+            else:
+                for t in target.elts:
+                    self.store(t, None, None)
+        elif isinstance(target, gast.Subscript):
+            element = self.rank(target)
+            if element is not None and value is not None:
+                self._mark(value_node)
+                self.hard(value <= element)  # broadcasting only adds axes on the left
+                if value != element:
+                    self.soft += 1
+
+    def bind_iteration(self, target, iterable):
+        callee = self.ctx.imports.resolve(iterable.func) if isinstance(iterable, gast.Call) else None
+        if callee in ("builtins.range", "numpy.arange"):
+            for arg in iterable.args:
+                self.need_scalar(arg)
+            self.store(target, 0, None)
+        elif callee == "builtins.enumerate" and iterable.args and isinstance(target, gast.Tuple) \
+                and len(target.elts) == 2:
+            self.store(target.elts[0], 0, None)
+            self.bind_iteration(target.elts[1], iterable.args[0])
+        elif callee == "builtins.zip" and isinstance(target, gast.Tuple) and len(target.elts) == len(iterable.args):
+            for t, arg in zip(target.elts, iterable.args):
+                self.bind_iteration(t, arg)
+        else:
+            rank = self.rank(iterable)
+            self.need_at_least(iterable, rank, 1, hard=True)
+            if isinstance(target, gast.Tuple) and rank == 2:
+                for t in target.elts:
+                    self.store(t, 0, None)
+            else:
+                self.store(target, None if rank is None else rank - 1, None)
+
+    # -- expressions ---------------------------------------------------------------------------
+    def rank(self, node) -> int | None:
+        method = getattr(self, f"rank_{type(node).__name__}", None)
+        if method is None:
+            for child in gast.iter_child_nodes(node):
+                if isinstance(child, gast.expr):
+                    self.rank(child)
+            return None
+        return method(node)
+
+    def rank_Constant(self, node):
+        return 0 if isinstance(node.value, (int, float, complex, bool)) else None
+
+    def rank_Name(self, node):
+        if node.id in self.env:
+            return self.env[node.id]
+        return self._global_rank(node.id)
+
+    def _global_rank(self, name):
+        for stmt in self.ctx.tree.body:
+            if isinstance(stmt, gast.Assign) and any(isinstance(t, gast.Name) and t.id == name for t in stmt.targets):
+                return ranks.literal_rank(stmt.value)
+        return None
+
+    def rank_BinOp(self, node):
+        left, right = self.rank(node.left), self.rank(node.right)
+        if isinstance(node.op, gast.MatMult):
+            return self._matmul(node.left, left, node.right, right)
+        return None if left is None or right is None else max(left, right)
+
+    def rank_UnaryOp(self, node):
+        rank = self.rank(node.operand)
+        if isinstance(node.op, gast.Not):
+            self.need_scalar(node.operand)
+            return 0
+        return rank
+
+    def rank_BoolOp(self, node):
+        for value in node.values:  # `and`/`or` take the truth of their operands
+            self.need_scalar(value)
+        return 0
+
+    def rank_Compare(self, node):
+        if any(isinstance(op, (gast.Is, gast.IsNot, gast.In, gast.NotIn)) for op in node.ops):
+            for value in [node.left, *node.comparators]:
+                self.rank(value)
+            return 0
+        found = [self.rank(v) for v in [node.left, *node.comparators]]
+        if len(found) > 2:  # a chain takes the truth of each link
+            self.need_scalar(node.left)
+        return None if None in found else max(found)
+
+    def rank_IfExp(self, node):
+        self.need_scalar(node.test)
+        body, orelse = self.rank(node.body), self.rank(node.orelse)
+        return body if body == orelse else None
+
+    def rank_Tuple(self, node):
+        found = [self.rank(e) for e in node.elts]
+        return found[0] + 1 if found and None not in found and len(set(found)) == 1 else None
+
+    rank_List = rank_Tuple
+
+    def rank_Attribute(self, node):
+        if node.attr == "shape":  # a tuple: `x.shape != (4, 3)` is one bool
+            self.rank(node.value)
+            return None
+        if node.attr in ("ndim", "size"):
+            self.rank(node.value)
+            return 0
+        if node.attr in ("T", "real", "imag"):
+            return self.rank(node.value)
+        if self.ctx.imports.resolve(node) is None:
+            self.rank(node.value)
+        return None
+
+    def rank_Subscript(self, node):
+        base = node.value
+        if isinstance(base, gast.Attribute) and base.attr == "shape":
+            rank = self.rank(base.value)
+            k = node.slice.value if isinstance(node.slice, gast.Constant) else None
+            if isinstance(k, int):
+                self.need_at_least(base.value, rank, k + 1 if k >= 0 else -k, hard=True)
+                return 0
+            return None
+        rank = self.rank(base)
+        entries = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        used, added = 0, 0
+        for entry in entries:
+            if isinstance(entry, gast.Slice):
+                for part in (entry.lower, entry.upper, entry.step):
+                    if part is not None:
+                        self.need_scalar(part)
+                used, added = used + 1, added + 1
+            elif isinstance(entry, gast.Constant) and entry.value is None:
+                added += 1
+            elif isinstance(entry, gast.Constant) and entry.value is Ellipsis:
+                return None
+            else:
+                index = self.rank(entry)
+                used += 1
+                added = None if index is None or added is None else added + index
+        self.need_at_least(base, rank, used, hard=True)
+        if rank is None or added is None:
+            return None
+        return rank - used + added
+
+    def rank_Call(self, node):
+        func = node.func
+        callee = self.ctx.imports.resolve(func) or ""
+        module, _, name = callee.rpartition(".")
+        if callee.startswith("numpy.") and "." not in callee[6:] or callee.startswith("numpy.linalg."):
+            return self._numpy(name, node, callee)
+        if module == "builtins":
+            return self._builtin(name, node)
+        if module == "math":
+            for arg in node.args:
+                self.need_scalar(arg)
+            return 0
+        if isinstance(func, gast.Attribute) and not callee:
+            return self._method(func, node)
+        for arg in node.args + [k.value for k in node.keywords]:
+            self.rank(arg)
+        return None
+
+    def _axis(self, node, position: int | None):
+        """The ``axis`` argument: an int, None (not given), or "?" (given, not a literal)."""
+        value = next((k.value for k in node.keywords if k.arg == "axis"), None)
+        if value is None and position is not None and len(node.args) > position:
+            value = node.args[position]
+        if value is None:
+            return None
+        if isinstance(value, gast.Constant) and isinstance(value.value, int):
+            return value.value
+        if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub) \
+                and isinstance(value.operand, gast.Constant) and isinstance(value.operand.value, int):
+            return -value.operand.value
+        return "?"
+
+    def _reduce(self, operand, rank, node, position):
+        axis = self._axis(node, position)
+        keep = any(k.arg == "keepdims" for k in node.keywords)
+        if axis is None:
+            self.suggest_arrays(operand)  # a full reduction of a scalar is not written
+            return rank if keep else 0
+        if axis == "?":
+            return None
+        self.need_at_least(operand, rank, axis + 1 if axis >= 0 else -axis, hard=True)
+        self.need_at_least(operand, rank, 2, hard=False)  # axis= is not given for a vector
+        return None if rank is None else rank if keep else rank - 1
+
+    def _numpy(self, name, node, callee):
+        args = node.args
+        found = [self.rank(a) for a in args]
+        for k in node.keywords:
+            self.rank(k.value)
+        if name in _ELEMENTWISE:
+            return None if None in found or not found else max(found)
+        if name in _REDUCTIONS and args and callee.count(".") == 1:
+            return self._reduce(args[0], found[0], node, 1)
+        if callee == "numpy.linalg.norm" and args:
+            return self._reduce(args[0], found[0], node, 2)
+        if name in _MAKERS and args:
+            shape = args[0]
+            if isinstance(shape, (gast.Tuple, gast.List)):
+                for e in shape.elts:
+                    self.need_scalar(e)
+                return len(shape.elts)
+            if isinstance(shape, gast.Attribute) and shape.attr == "shape":
+                return self.rank(shape.value)
+            if found[0] == 0:
+                return 1
+            return None
+        if name in _LIKE and args:
+            return found[0]
+        if name in ("arange", "linspace"):
+            for arg in args:
+                self.need_scalar(arg)
+            return 1
+        if name in ("dot", "matmul", "inner") and len(args) == 2:
+            if name == "matmul":
+                return self._matmul(args[0], found[0], args[1], found[1])
+            self.suggest_arrays(args[0])
+            self.suggest_arrays(args[1])
+            if None in found:
+                return None
+            a, b = found
+            if a == 0 or b == 0:
+                return max(a, b)
+            if name == "inner":
+                return a + b - 2
+            return a - 1 if b == 1 else a + b - 2
+        if name == "outer" and len(args) == 2:
+            return 2
+        if name == "compress" and len(args) >= 2:
+            self.need_at_least(args[0], found[0], 1, hard=True)
+            self.hard(found[0] is None or found[0] == 1)
+            axis = self._axis(node, 2)
+            if axis is None:
+                return 1
+            if axis == "?":
+                return None
+            self.need_at_least(args[1], found[1], axis + 1 if axis >= 0 else -axis, hard=True)
+            self.need_at_least(args[1], found[1], 2, hard=False)
+            return found[1]
+        return None
+
+    def _matmul(self, left, a, right, b):
+        self.need_at_least(left, a, 1, hard=True)
+        self.need_at_least(right, b, 1, hard=True)
+        if a is None or b is None:
+            return None
+        if a == 1 and b == 1:
+            return 0
+        if b == 1:
+            return a - 1
+        if a == 1:
+            return b - 1
+        return max(a, b)
+
+    def _builtin(self, name, node):
+        args = node.args
+        if name == "len" and len(args) == 1:
+            self.need_at_least(args[0], self.rank(args[0]), 1, hard=True)
+            return 0
+        if name in ("float", "int", "bool", "complex") and len(args) == 1:
+            self.need_scalar(args[0])
+            return 0
+        if name in ("min", "max") and len(args) >= 2 and not node.keywords:
+            for arg in args:  # Python compares its arguments: arrays of size > 1 raise
+                self.need_scalar(arg)
+            return 0
+        if name == "abs" and len(args) == 1:
+            return self.rank(args[0])
+        if name == "range":
+            for arg in args:
+                self.need_scalar(arg)
+            return 1
+        for arg in args:
+            self.rank(arg)
+        return None
+
+    def _method(self, func, node):
+        rank = self.rank(func.value)
+        for arg in node.args:
+            self.rank(arg)
+        name = func.attr
+        if name in _SAME_RANK_METHODS and not (name in ("cumsum", "cumprod") and not node.args and not node.keywords):
+            return rank
+        if name in _REDUCTIONS:
+            return self._reduce(func.value, rank, node, 0)
+        if name in ("item",):
+            return 0
+        if name in ("flatten", "ravel"):
+            return 1
+        if name == "reshape":
+            if len(node.args) == 1 and isinstance(node.args[0], (gast.Tuple, gast.List)):
+                return len(node.args[0].elts)
+            return len(node.args) if node.args else None
+        if name == "append" and isinstance(func.value, gast.Name):
+            return None
+        return None
+
+
+def _parameters(fdef) -> list[str]:
+    args = fdef.args
+    return [a.id for a in args.posonlyargs + args.args + args.kwonlyargs if isinstance(a, gast.Name)]
+
+
+def _evaluate(ctx, fdef, known: dict[str, int], assignment: dict[str, int]) -> _Eval | None:
+    """The evaluation of ``fdef`` under ``assignment``; None when a hard constraint fails."""
+    env = {**known, **assignment}
+    ev = _Eval(ctx, dict(env), set(assignment))
+    try:
+        ev.run(fdef.body)
+    except _Conflict:
+        return None
+    return ev
+
+
+def _indexed_names(fdef) -> set[str]:
+    return {n.value.id for n in gast.walk(fdef) if isinstance(n, (gast.Subscript, gast.Attribute))
+            and isinstance(n.value, gast.Name)}
+
+
+def infer_ranks(ctx, fdef, known: dict[str, ranks.Shape]) -> RankGuess | None:
+    """Ranks for ``fdef``'s parameters that no declaration gives, inferred from their use.
+
+    Args:
+        ctx: the module context (imports, the module's literals).
+        fdef: the function (gast).
+        known: the ranks already known (``ranks.parameter_shapes``); they are not changed.
+    Returns:
+        The guess, or None when no parameter lacks a rank, none is rebound-free, or no
+        assignment within the search budget keeps every constraint.
+    """
+    stored = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    fixed = {name: shape.rank for name, shape in known.items()}
+    unknown = [p for p in _parameters(fdef) if p not in fixed and p not in stored and p != "self"]
+    if not unknown:
+        return None
+    lower = {p: 0 for p in unknown}
+    indexed = _indexed_names(fdef)
+    # Raise lower bounds until the hard "at least" constraints hold (a fixpoint: bounds only rise).
+    for _ in range(_MAX_RANK * len(unknown) + 1):
+        ev = _Eval(ctx, {**fixed, **lower}, set(unknown))
+        try:
+            ev.run(fdef.body)
+        except _Conflict:
+            pass
+        raised = {p: least for p, (least, _) in ev.lower.items() if least > lower[p]}
+        if not raised:
+            break
+        lower.update(raised)
+    if any(r > _MAX_RANK for r in lower.values()):
+        return None
+
+    def order(candidate):
+        values = [candidate[p] for p in unknown]
+        plain = sum(candidate[p] for p in unknown if p not in indexed)
+        return (sum(values), max(values), plain)
+
+    spans = [range(lower[p], min(lower[p] + _SPREAD, _MAX_RANK) + 1) for p in unknown]
+    candidates = sorted((dict(zip(unknown, combo)) for combo in itertools.product(*spans)), key=order)
+    best, best_soft = None, None
+    for candidate in candidates[:_BUDGET]:
+        ev = _evaluate(ctx, fdef, fixed, candidate)
+        if ev is None:
+            continue
+        if ev.soft == 0:
+            best, best_soft = (candidate, ev), 0
+            break
+        if best_soft is None or ev.soft < best_soft:
+            best, best_soft = (candidate, ev), ev.soft
+    if best is None:
+        return None
+    chosen, ev = best
+    used = {p for p in unknown if p in ev.decided}
+    chosen = {p: r for p, r in chosen.items() if p in used}
+    assumed = {}
+    for p, r in chosen.items():
+        others = [k for k in range(_MAX_RANK + 1) if k != r
+                  and _evaluate(ctx, fdef, fixed, {**chosen, p: k}) is not None]
+        if others:
+            assumed[p] = r
+    evidence = {p: _where(ev.decided[p]) for p in chosen}
+    return RankGuess(chosen, assumed, evidence, _neighbours(ctx, fdef, fixed, chosen, assumed, lower))
+
+
+def _neighbours(ctx, fdef, fixed, chosen, assumed, lower) -> tuple[dict[str, int], ...]:
+    """The assignments next to ``chosen`` (each rank one less, the same or one more; proven
+    ranks kept when the box would be large) that keep every hard constraint."""
+    names = sorted(chosen)
+    spans = {p: range(max(lower.get(p, 0), r - 1), min(r + 1, _MAX_RANK) + 1) for p, r in chosen.items()}
+    if 3 ** len(names) > _NEIGHBOURS:
+        spans.update({p: (r,) for p, r in chosen.items() if p not in assumed})
+    if 3 ** sum(len(spans[p]) > 1 for p in names) > _NEIGHBOURS:
+        return ()
+    found = []
+    for combo in itertools.product(*(spans[p] for p in names)):
+        candidate = dict(zip(names, combo))
+        if candidate != chosen and _evaluate(ctx, fdef, fixed, candidate) is not None:
+            found.append(candidate)
+    return tuple(found)
+
+
+def _where(node) -> str:
+    text = gast.unparse(node).strip()
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"line {getattr(node, 'lineno', '?')}: `{text}`"
