@@ -2,6 +2,7 @@
 #               make test   (set up, then run the test suite)
 #               make bench  (set up, then time loop, tf.function, pfor, direct and reference per sample)
 #               make fuzz   (set up, then run the differential fuzzer: COUNT=1000 SEED=0 JOBS=2)
+#               make realcode (set up, then print the rewrite rate on the real-code set)
 PYTHON ?= python3
 COUNT ?= 1000
 SEED ?= 0
@@ -9,7 +10,7 @@ JOBS ?= 2
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test bench fuzz clean
+.PHONY: demo test bench fuzz realcode clean
 
 $(BIN)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -29,6 +30,9 @@ bench: $(BIN)/.installed
 
 fuzz: $(BIN)/.installed
 	$(BIN)/python -m tests.fuzz --count $(COUNT) --seed $(SEED) --jobs $(JOBS) --failures fuzz-failures
+
+realcode: $(BIN)/.installed
+	$(BIN)/python -m tests.realcode -v
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

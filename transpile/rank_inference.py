@@ -308,9 +308,9 @@ class _Eval:
                 for part in (entry.lower, entry.upper, entry.step):
                     if part is not None:
                         self.need_scalar(part)
-                used, added = used + 1, added + 1
+                used, added = used + 1, None if added is None else added + 1
             elif isinstance(entry, gast.Constant) and entry.value is None:
-                added += 1
+                added = None if added is None else added + 1
             elif isinstance(entry, gast.Constant) and entry.value is Ellipsis:
                 return None
             else:
