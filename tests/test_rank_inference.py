@@ -214,3 +214,57 @@ def test_the_remark_names_what_inferred_ranks_did_not_fix():
         """), "m.py")
     assert "no batching rule for `numpy.fft.fft` (with the ranks inferred from the code: `x` 1-D)" \
            in " ".join(r.message for r in result.plans[0].remarks)
+
+
+def test_an_index_of_unknown_rank_before_a_slice_is_no_crash():
+    """`x[k[i], 1:3]`: the rank `k[i]` adds is unknown, and the slice after it keeps one axis."""
+    guess = _guess("""
+        import numpy as np
+
+        def f(x, k, n):
+            out = np.zeros((n, 2))
+            for i in range(n):
+                out[i] = x[g(k)[i], 1:3]
+            return out
+        """)
+    assert guess is None or "x" in guess.ranks
+
+
+def test_a_reduction_suggests_arrays_through_elementwise_calls():
+    """`np.sum(np.square(X[i] - R[j]))`: the difference of two rows, not of two scalars."""
+    guess = _guess("""
+        import numpy as np
+
+        def f(X, R):
+            D = np.zeros((X.shape[0], R.shape[0]))
+            for i in range(X.shape[0]):
+                for j in range(R.shape[0]):
+                    D[i, j] = np.sqrt(np.sum(np.square(X[i] - R[j])))
+            return D
+        """)
+    assert guess.ranks == {"X": 2, "R": 2}
+
+
+SOFTMAX_LOSS = """\
+import numpy as np
+
+
+def f(W, X, y):
+    S = X.dot(W)
+    E = np.exp(S - np.max(S, axis=1, keepdims=True))
+    P = E / np.sum(E, axis=1, keepdims=True)
+    total = 0.0
+    for i in range(X.shape[0]):
+        total -= np.log(P[i, y[i]])
+    return total
+"""
+
+
+def test_locals_get_the_ranks_their_values_have():
+    """`P` comes from `X.dot(W)` through keepdims reductions: rank 2, so `P[i, y[i]]` is a
+    scalar; the direct backend, which cannot trace `X.dot(W)` itself, is told."""
+    result = transpile_source(SOFTMAX_LOSS, "m.py", unsafe=True)
+    assert result.plans[0].rewritten, result.plans[0].remarks
+    rng = np.random.default_rng(0)
+    W, X, y = rng.standard_normal((4, 3)), rng.standard_normal((6, 4)), rng.integers(0, 3, 6)
+    assert _run(result.code, W, X, y) == pytest.approx(_run(SOFTMAX_LOSS, W, X, y))

@@ -14,8 +14,13 @@ CASES = case_files()
 #: cases whose loop is rewritten by default, the batched code running on the case's inputs;
 #: a case leaving this list is a regression (add to it as pforge learns more)
 REWRITTEN = {
+    "cs231n_assignment2019/001_knn_two_loop_distances",
+    "cs231n_assignment2019/002_knn_one_loop_distances",
+    "cs231n_assignment2019/006_softmax_loss_naive",
+    "cs231n_assignment2019/007_softmax_grad_naive",
     "from_python_to_numpy/016_double_sum_products",
     "gasyori100knock/005_gaussian_kernel",
+    "numpy_ml/010_viterbi_first_column",
     "scipy_cookbook/004_waveform_copy",
     "thealgorithms_python/004_canny_double_threshold",
     "thealgorithms_python/006_bilateral_spatial_kernel",

@@ -252,15 +252,18 @@ def _rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     """
     from pforge.transpile import ranks
     from pforge.transpile.backends import direct
-    from pforge.transpile.rank_inference import infer_ranks
+    from pforge.transpile.rank_inference import infer_ranks, local_ranks
     fdef = info.function
     if fdef is None or np_alias is None:
         return None, None
-    guess = infer_ranks(ctx, fdef, ranks.parameter_shapes(ctx, fdef, shapes))
+    known = ranks.parameter_shapes(ctx, fdef, shapes)
+    guess = infer_ranks(ctx, fdef, known)
     if guess is None or not guess.ranks:
         return None, None
+
     def option(assignment):
-        given = dict(shapes or {})
+        given = {f"{fdef.name}.{name}": rank for name, rank in local_ranks(ctx, fdef, known, assignment).items()}
+        given.update(shapes or {})
         given.update({f"{fdef.name}.{name}": ("inferred", rank) for name, rank in assignment.items()})
         return given
 

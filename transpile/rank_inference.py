@@ -124,9 +124,19 @@ class _Eval:
         rank = self.rank(node)
         self.need_at_least(node, rank, 1, hard=False)
         if isinstance(node, gast.BinOp) and not isinstance(node.op, gast.MatMult):
-            for side in (node.left, node.right):
-                if isinstance(side, (gast.Subscript, gast.BinOp)):
-                    self.suggest_arrays(side)
+            parts = [node.left, node.right]
+        elif isinstance(node, gast.Call) and self._elementwise(node):
+            parts = node.args
+        else:
+            parts = []
+        for part in parts:
+            if isinstance(part, (gast.Subscript, gast.BinOp)) or \
+                    isinstance(part, gast.Call) and self._elementwise(part):
+                self.suggest_arrays(part)
+
+    def _elementwise(self, node) -> bool:
+        callee = self.ctx.imports.resolve(node.func) or ""
+        return callee.startswith("numpy.") and callee[6:] in _ELEMENTWISE
 
     def need_scalar(self, node):
         rank = self.rank(node)
@@ -282,7 +292,9 @@ class _Eval:
         if node.attr == "shape":  # a tuple: `x.shape != (4, 3)` is one bool
             self.rank(node.value)
             return None
-        if node.attr in ("ndim", "size"):
+        limits = isinstance(node.value, gast.Call) and \
+            (self.ctx.imports.resolve(node.value.func) or "") in ("numpy.finfo", "numpy.iinfo")
+        if node.attr in ("ndim", "size") or limits:  # np.finfo(float).eps is a number
             self.rank(node.value)
             return 0
         if node.attr in ("T", "real", "imag"):
@@ -364,6 +376,7 @@ class _Eval:
             return None
         self.need_at_least(operand, rank, axis + 1 if axis >= 0 else -axis, hard=True)
         self.need_at_least(operand, rank, 2, hard=False)  # axis= is not given for a vector
+        self.suggest_arrays(operand)
         return None if rank is None else rank if keep else rank - 1
 
     def _numpy(self, name, node, callee):
@@ -397,16 +410,11 @@ class _Eval:
         if name in ("dot", "matmul", "inner") and len(args) == 2:
             if name == "matmul":
                 return self._matmul(args[0], found[0], args[1], found[1])
-            self.suggest_arrays(args[0])
-            self.suggest_arrays(args[1])
-            if None in found:
-                return None
-            a, b = found
-            if a == 0 or b == 0:
-                return max(a, b)
-            if name == "inner":
-                return a + b - 2
-            return a - 1 if b == 1 else a + b - 2
+            return self._dot(args[0], found[0], args[1], found[1], inner=name == "inner")
+        if name in ("unique", "nonzero", "flatnonzero", "argwhere") and args and not node.keywords:
+            return 1 if name != "argwhere" else 2
+        if name in ("finfo", "iinfo"):
+            return None
         if name == "outer" and len(args) == 2:
             return 2
         if name == "compress" and len(args) >= 2:
@@ -421,6 +429,18 @@ class _Eval:
             self.need_at_least(args[1], found[1], 2, hard=False)
             return found[1]
         return None
+
+    def _dot(self, left, a, right, b, inner=False):
+        """``np.dot`` (or ``x.dot(y)``): the last axis of ``a`` with the second to last of ``b``."""
+        self.suggest_arrays(left)
+        self.suggest_arrays(right)
+        if a is None or b is None:
+            return None
+        if a == 0 or b == 0:
+            return max(a, b)
+        if inner:
+            return a + b - 2
+        return a - 1 if b == 1 else a + b - 2
 
     def _matmul(self, left, a, right, b):
         self.need_at_least(left, a, 1, hard=True)
@@ -468,6 +488,8 @@ class _Eval:
             return self._reduce(func.value, rank, node, 0)
         if name in ("item",):
             return 0
+        if name == "dot" and len(node.args) == 1:
+            return self._dot(func.value, rank, node.args[0], self.rank(node.args[0]))
         if name in ("flatten", "ravel"):
             return 1
         if name == "reshape":
@@ -493,6 +515,23 @@ def _evaluate(ctx, fdef, known: dict[str, int], assignment: dict[str, int]) -> _
     except _Conflict:
         return None
     return ev
+
+
+def local_ranks(ctx, fdef, known: dict[str, ranks.Shape], assignment: dict[str, int]) -> dict[str, int]:
+    """The ranks of ``fdef``'s locals bound exactly once, under the parameter ranks ``known``
+    and ``assignment`` (what :func:`infer_ranks` chose, or a neighbour of it): what the direct
+    backend cannot trace itself (``P = E / np.sum(E, axis=1, keepdims=True)``)."""
+    fixed = {name: shape.rank for name, shape in known.items()}
+    ev = _evaluate(ctx, fdef, fixed, assignment)
+    if ev is None:
+        return {}
+    counts: dict[str, int] = {}
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            counts[node.id] = counts.get(node.id, 0) + 1
+    params = set(_parameters(fdef))
+    return {name: rank for name, rank in ev.env.items()
+            if rank is not None and counts.get(name) == 1 and name not in params}
 
 
 def _indexed_names(fdef) -> set[str]:
