@@ -195,7 +195,7 @@ def rank_unknown_notes(plans):
 
 
 #: the end of the comment pforge writes above a rewrite guarded by a run-time rank check
-RANK_CHECKED = "where the ranks it assumed hold"
+RANK_CHECKED = "where its run-time checks hold"
 _RECORD = ("\n\n_PFORGE_CHECKS_HELD = []\n\n\ndef _pforge_check(value):\n"
            "    _PFORGE_CHECKS_HELD.append(bool(value))\n    return value\n")
 

@@ -411,8 +411,8 @@ REFUSED = [
         out = []
         for i in range(n):
             out.append(x[i])
-        return out
-        """, "PF205", id="list-not-consumed-by-stack"),
+        return out, len(out)
+        """, "PF205", id="list-used-twice-after-the-loop"),
     pytest.param("""
         for i in range(n):
             w.last = x[i]

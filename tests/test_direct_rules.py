@@ -71,6 +71,12 @@ _WRITTEN_OUT = {
     "tensorflow.shape": ["tf.cast(tf.shape(m[i])[1], tf.float32) * x[i]",
                          "x[i] / tf.cast(tf.shape(e[i])[-1], tf.float32)"],
     "numpy.shape": ["np.shape(m[i])[1] * x[i]", "x[i] / np.shape(e[i])[-1]"],
+    "numpy.sort": ["np.sort(x[i])", "np.sort(m[i], axis=0)", "np.sort(m[i], -2)"],
+    "numpy.argsort": ["np.argsort(x[i])", "np.argsort(m[i], axis=0)"],
+    "numpy.fft.fft": ["np.fft.fft(x[i]).real", "np.fft.fft(m[i], 6, 0).imag"],
+    "numpy.fft.ifft": ["np.fft.ifft(x[i]).imag", "np.fft.ifft(m[i], axis=0).real"],
+    "numpy.fft.rfft": ["np.abs(np.fft.rfft(x[i], n=6))", "np.fft.rfft(m[i], axis=1).real"],
+    "numpy.fft.irfft": ["np.fft.irfft(x[i])", "np.fft.irfft(m[i], n=4, axis=0)"],
 }
 
 
@@ -130,6 +136,8 @@ def _exprs(name: str) -> list[str]:
         if name.startswith("numpy"):
             return [f"{fn}(m[i], w2)", f"{fn}(x[i], wt)", f"{fn}(w, x[i])", f"{fn}(sq[i], spd[i])"]
         return [f"{fn}(m[i], w2)", f"{fn}(w, m[i], transpose_b=True)", f"{fn}(sq[i], spd[i])"]
+    if kind == "dot" and method:
+        return ["m[i].dot(w2)", "x[i].dot(v)", "x[i].dot(wt)"]
     if kind == "dot":
         return [f"{fn}(m[i], w2)", f"{fn}(x[i], v)", f"{fn}(w, x[i])", f"{fn}(x[i], wt)"]
     if kind == "outer":

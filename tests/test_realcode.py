@@ -20,10 +20,20 @@ REWRITTEN = {
     "cs231n_assignment2019/007_softmax_grad_naive",
     "from_python_to_numpy/016_double_sum_products",
     "gasyori100knock/005_gaussian_kernel",
+    "gasyori100knock/006_gaussian_filtering",
+    "gasyori100knock/007_median_filter",
+    "gasyori100knock/008_mean_filter",
+    "gasyori100knock/010_max_min_filter",
+    "ml_from_scratch/008_lda_predict",
+    "numpy_ml/001_linucb_arm_scores",
     "numpy_ml/010_viterbi_first_column",
     "scipy_cookbook/004_waveform_copy",
+    "thealgorithms_python/001_convert_to_negative",
     "thealgorithms_python/004_canny_double_threshold",
     "thealgorithms_python/006_bilateral_spatial_kernel",
+    "thealgorithms_python/015_binary_dilation",
+    "thealgorithms_python/016_binary_erosion",
+    "thealgorithms_python/017_nearest_neighbour_resize",
 }
 
 

@@ -14,6 +14,7 @@ import gast
 
 from pforge.transpile import staging
 from pforge.transpile.analysis import LoopInfo, ModuleContext, discover
+from pforge.transpile.analysis.discovery import CHECKED_MARKER
 from pforge.transpile.backends import pfor
 from pforge.transpile.frontend import SourceText, check_syntax, decode_source
 from pforge.transpile.naming import Namer, global_names
@@ -214,9 +215,13 @@ def _rewrite_unit(ctx, info, namer, backend, tf_alias, np_alias, shapes, rewrite
     elif backend in ("auto", "direct"):
         from pforge.transpile.backends import direct  # the rule registry loads on first use
         try:
-            rewrites[id(info)] = direct.rewrite_loop(ctx, info, namer, tf_alias, np_alias, shapes)
-            chosen[id(info)] = ("direct", "every op has a batching rule and every rank is known")
-            return
+            result = direct.rewrite_loop(ctx, info, namer, tf_alias, np_alias, shapes)
+            why_not_direct = _guard(info, result, [])
+            if why_not_direct is None:
+                rewrites[id(info)] = result
+                chosen[id(info)] = ("direct", "every op has a batching rule and every rank is known"
+                                    + _CHECKS_NOTE * bool(result.checks))
+                return
         except direct.Unsupported as exc:
             why_not_direct = str(exc)
         if info.library != "tensorflow":
@@ -272,9 +277,10 @@ def _rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
         names = Namer.__new__(Namer)
         names.taken = set(namer.taken)
         try:
-            return unparse_lines(direct.rewrite_loop(ctx, info, names, tf_alias, np_alias, option(assignment)).stmts)
+            found = direct.rewrite_loop(ctx, info, names, tf_alias, np_alias, option(assignment))
         except direct.Unsupported:
             return None
+        return unparse_lines(found.stmts) + unparse_lines([gast.Expr(value=c) for c in found.checks])
 
     told = ", ".join(f"`{name}` {_rank_words(rank)}" for name, rank in sorted(guess.ranks.items()))
     text = trial(guess.ranks) if guess.assumed else None
@@ -283,21 +289,45 @@ def _rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     except direct.Unsupported as exc:
         return None, f"{exc} (with the ranks inferred from the code: {told})"
     if not guess.assumed:
-        return result, f"every op has a batching rule; ranks from the code: {told}"
-    if result.replace or result.anchor is not None:
-        return None, (f"the rewrite edits code outside the loop, which a run-time check of the "
-                      f"assumed ranks ({told}) cannot cover")
-    result.drop = []  # a collector's `out = []` stays for the loop; the batched code rebinds it
-    if _multiline_strings(info.node):
-        return None, "the loop holds a string over several lines, which the guarded copy would change"
+        why = _guard(info, result, [])
+        if why is not None:
+            return None, why
+        return result, f"every op has a batching rule; ranks from the code: {told}" + _CHECKS_NOTE * bool(result.checks)
     accepted = _accepted_ranks(guess, lambda assignment: trial(assignment) == text)
     checks = " and ".join(_rank_check(np_alias, name, sorted(found)) for name, found in sorted(accepted.items()))
-    result.guard = gast.parse(checks).body[0].value
+    why = _guard(info, result, gast.parse(checks).body[0].value.values if " and " in checks
+                 else [gast.parse(checks).body[0].value])
+    if why is not None:
+        return None, why
     assumed = ", ".join(f"`{name}` {' or '.join(_rank_words(r) for r in sorted(found))}"
                         f"{f' ({guess.evidence[name]})' if name in guess.evidence else ''}"
                         for name, found in sorted(accepted.items()))
     return result, (f"every op has a batching rule for the ranks the code suggests, checked at run "
                     f"time: {assumed}; other ranks run the loop")
+
+
+#: what the backend note adds when a rewrite needs run-time checks of its own
+_CHECKS_NOTE = "; each sliding window is checked at run time to lie inside its array"
+
+
+def _guard(info, result, checks: list) -> str | None:
+    """Puts ``checks`` (rank checks) and the rewrite's own ``result.checks`` in front of the
+    batched code, the loop as written kept for where they fail.
+
+    Returns:
+        None when done (or nothing to check), else why the loop cannot be kept beside its
+        rewrite.
+    """
+    tests = [*checks, *result.checks]
+    if not tests:
+        return None
+    if result.replace or result.anchor is not None:
+        return "the rewrite edits code outside the loop, which a run-time check cannot cover"
+    if _multiline_strings(info.node):
+        return "the loop holds a string over several lines, which the guarded copy would change"
+    result.drop = []  # a collector's `out = []` stays for the loop; the batched code rebinds it
+    result.guard = tests[0] if len(tests) == 1 else gast.BoolOp(op=gast.And(), values=tests)
+    return None
 
 
 def _accepted_ranks(guess, same_rewrite) -> dict[str, set[int]]:
@@ -419,7 +449,7 @@ def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias
         marker = _MARKER[chosen.get(id(info), ("pfor", ""))[0]]
         comment = f"# pforge: vectorized loop (was {span}: {result.pattern}) {marker}"
         if getattr(result, "guard", None) is not None:
-            comment += ", where the ranks it assumed hold"
+            comment += f", {CHECKED_MARKER}"
             splicer.replace_statement_guarded(info.node, comment, _conjunction(result.guard),
                                               unparse_lines(result.stmts))
         elif getattr(result, "anchor", None) is None:

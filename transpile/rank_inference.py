@@ -189,7 +189,14 @@ class _Eval:
         if isinstance(target, gast.Name):
             self.env[target.id] = value
         elif isinstance(target, (gast.Tuple, gast.List)):
-            if isinstance(value_node, (gast.Tuple, gast.List)) and len(value_node.elts) == len(target.elts):
+            shape_of = self._shape_source(value_node)
+            if shape_of is not None:  # `h, w, c = x.shape`: x has exactly that many axes
+                rank = self.rank(shape_of)
+                self.need_at_least(shape_of, rank, len(target.elts), hard=True)
+                self.hard(rank is None or rank == len(target.elts))
+                for t in target.elts:
+                    self.store(t, 0, None)
+            elif isinstance(value_node, (gast.Tuple, gast.List)) and len(value_node.elts) == len(target.elts):
                 for t, v in zip(target.elts, value_node.elts):
                     self.store(t, self.rank(v), v)
             else:
@@ -202,6 +209,14 @@ class _Eval:
                 self.hard(value <= element)  # broadcasting only adds axes on the left
                 if value != element:
                     self.soft += 1
+
+    def _shape_source(self, node):
+        """``x`` when ``node`` is ``x.shape`` or ``np.shape(x)``, else None."""
+        if isinstance(node, gast.Attribute) and node.attr == "shape":
+            return node.value
+        if isinstance(node, gast.Call) and self.ctx.imports.resolve(node.func) == "numpy.shape" and len(node.args) == 1:
+            return node.args[0]
+        return None
 
     def bind_iteration(self, target, iterable):
         callee = self.ctx.imports.resolve(iterable.func) if isinstance(iterable, gast.Call) else None
@@ -239,6 +254,8 @@ class _Eval:
         return 0 if isinstance(node.value, (int, float, complex, bool)) else None
 
     def rank_Name(self, node):
+        if node.id in self.params:  # every parameter the code reads gets a rank
+            self.decided.setdefault(node.id, node)
         if node.id in self.env:
             return self.env[node.id]
         return self._global_rank(node.id)
@@ -253,7 +270,16 @@ class _Eval:
         left, right = self.rank(node.left), self.rank(node.right)
         if isinstance(node.op, gast.MatMult):
             return self._matmul(node.left, left, node.right, right)
-        return None if left is None or right is None else max(left, right)
+        if left is None or right is None:
+            return None
+        for side, mine, other in ((node.left, left, right), (node.right, right, left)):
+            # `kern * window`: an array named on its own meets a value of its own shape more
+            # often than it is broadcast against one
+            if isinstance(side, gast.Name) and side.id in self.params and mine < other and mine > 0:
+                self.soft += 1
+            if isinstance(side, gast.Name) and side.id in self.params and mine == 0 and other > 1:
+                self.soft += 1
+        return max(left, right)
 
     def rank_UnaryOp(self, node):
         rank = self.rank(node.operand)
@@ -305,11 +331,12 @@ class _Eval:
 
     def rank_Subscript(self, node):
         base = node.value
-        if isinstance(base, gast.Attribute) and base.attr == "shape":
-            rank = self.rank(base.value)
+        shape_of = self._shape_source(base)
+        if shape_of is not None:
+            rank = self.rank(shape_of)
             k = node.slice.value if isinstance(node.slice, gast.Constant) else None
             if isinstance(k, int):
-                self.need_at_least(base.value, rank, k + 1 if k >= 0 else -k, hard=True)
+                self.need_at_least(shape_of, rank, k + 1 if k >= 0 else -k, hard=True)
                 return 0
             return None
         rank = self.rank(base)
@@ -390,6 +417,17 @@ class _Eval:
             return self._reduce(args[0], found[0], node, 1)
         if callee == "numpy.linalg.norm" and args:
             return self._reduce(args[0], found[0], node, 2)
+        if callee.startswith("numpy.linalg.") and args:  # matrices: inv, det, solve, eig, ...
+            self.need_at_least(args[0], found[0], 2, hard=True)
+            if found[0] is None:
+                return None
+            if name in ("inv", "pinv", "cholesky", "matrix_power"):
+                return found[0]
+            if name == "det":
+                return found[0] - 2
+            if name == "solve" and len(args) == 2:
+                return found[1]
+            return None
         if name in _MAKERS and args:
             shape = args[0]
             if isinstance(shape, (gast.Tuple, gast.List)):
@@ -412,6 +450,7 @@ class _Eval:
                 return self._matmul(args[0], found[0], args[1], found[1])
             return self._dot(args[0], found[0], args[1], found[1], inner=name == "inner")
         if name in ("unique", "nonzero", "flatnonzero", "argwhere") and args and not node.keywords:
+            self.need_at_least(args[0], found[0], 1, hard=False)  # not written for a scalar
             return 1 if name != "argwhere" else 2
         if name in ("finfo", "iinfo"):
             return None

@@ -324,6 +324,26 @@ class _Builder:
         return Fragment("gather", VECTORIZE, (self._write(k, f"x[idx[i]] * {self.expr(1)}"),), setup,
                         outputs=self._result(k), reads=frozenset({"idx"}))
 
+    def _window(self, k):
+        """``o[i] = np.sum(x[i - 1:i + 2])``: a sliding window, inside the array on every
+        iteration (the loop's range keeps it there) or, one time in three, not (a window cut
+        short at an end, or one wrapping around from the start): the rewrite must then run the
+        loop."""
+        if not self.np:
+            return self._map(k)
+        lo_off, hi_off = self.rng.choice((0, 1, 2)), self.rng.choice((1, 2, 3))
+        if self.rng.random() < 0.67:
+            self.back, self.ahead = max(self.back, lo_off), max(self.ahead, hi_off - 1)
+        arr = self.rng.choice(("x", "y"))
+        self.reads.add(arr)
+        fn = self.rng.choice(("np.sum", "np.max", "np.mean", "np.min"))
+        lo = f"i - {lo_off}" if lo_off else "i"
+        value = f"{fn}({arr}[{lo}:i + {hi_off}])"
+        if self.rng.random() < 0.5:
+            value = f"{fn}({arr}[{lo}:i + {hi_off}] * {self.expr(1)})"
+        setup, _ = self._out(k)
+        return Fragment("sliding window", VECTORIZE, (self._write(k, value),), setup, outputs=self._result(k))
+
     def _scatter_add(self, k):
         if not self.np:
             return self._gather(k)
@@ -452,7 +472,7 @@ class _Builder:
 #: (fragment kind, weight) for independent bodies and planted dependences
 INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2), ("branch-inplace", 3),
                ("reduction", 5), ("count", 1), ("argmax", 2), ("gather", 2), ("scatter-add", 2),
-               ("nest-carried", 2), ("pair", 2), ("prefix", 1), ("filter", 2))
+               ("nest-carried", 2), ("pair", 2), ("prefix", 1), ("filter", 2), ("window", 2))
 DEPENDENT = (("carried", 2), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1))

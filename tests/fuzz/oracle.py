@@ -32,7 +32,7 @@ MORE_DEFINED = "rewritten; the loop raised where the rewrite returned"
 #: a rewrite guarded by a run-time check of the ranks pforge inferred (``np.ndim(x) == 1``),
 #: whose check failed on every input: the loop ran, so the rewrite was not tested; counted
 #: apart, not a failure (the inference guessed other ranks than the program's)
-GUARDED_OUT = "rewritten; its rank check failed, so the loop ran"
+GUARDED_OUT = "rewritten; its run-time check failed, so the loop ran"
 FAILURES = (WRONG_RESULT, WRONG_VERDICT, CRASH)
 
 

@@ -63,6 +63,8 @@ def _find_collectors(ctx, info, nodes, node_ids, stored):
             continue
         consumer = ctx.parents.get(id(outside[0]))
         kind = _consumer_kind(ctx, consumer, outside[0])
+        if kind == "list":
+            consumer = outside[0]  # the name itself: the rebuilt list takes its place
         if kind is None:
             continue
         low, high = _append_counts(info.body, {id(c) for c in calls})
@@ -82,6 +84,7 @@ def _comprehension_collector(ctx, info, nodes):
              and isinstance(n.func.value, gast.Name) and n.func.value.id == COMPREHENSION]
     parent = ctx.parents.get(id(info.node))
     kind = _consumer_kind(ctx, parent, info.node) if isinstance(parent, gast.Call) else None
+    kind = kind if kind in ("stack", "concat") else None
     low, high = _append_counts(info.body, {id(c) for c in calls})
     info.collectors[COMPREHENSION] = Collector(COMPREHENSION, None, calls, parent if kind else None,
                                                kind or "", low != high)
@@ -95,12 +98,27 @@ def _is_empty_list(ctx, value) -> bool:
             and not value.args)
 
 
+#: NumPy functions that read their first argument as an array (``np.asarray`` of it): a list
+#: of per-iteration values and the array stacking them give the same result.
+ARRAY_READERS = frozenset(f"numpy.{name}" for name in (
+    "argmax", "argmin", "max", "min", "amax", "amin", "sum", "mean", "std", "var", "median", "prod",
+    "any", "all", "sort", "argsort", "unique", "cumsum", "cumprod", "percentile", "quantile",
+    "average", "ptp", "nanmax", "nanmin", "nansum", "nanmean", "hstack", "column_stack",
+    "linalg.norm", "count_nonzero", "flatnonzero", "nonzero", "isnan", "isfinite", "round", "abs"))
+
+
 def _consumer_kind(ctx, call, arg) -> str | None:
+    """How the one use after the loop takes the list: ``stack``/``concat`` (a stacking call,
+    which a TensorFlow rewrite replaces by the batched value), ``array`` (a NumPy function that
+    reads it as an array, ``np.argmax(scores)``: NumPy rewrites only) or ``list`` (anything else,
+    ``return labels``: the NumPy rewrite rebuilds the list from the batched value); None for a
+    comprehension's parent that is not a call taking it first."""
     if not isinstance(call, gast.Call) or not call.args or call.args[0] is not arg:
-        return None
-    kind = CONSUMERS.get(ctx.imports.resolve(call.func) or "")
+        return "list" if arg is not None and not isinstance(call, gast.Call) else None
+    callee = ctx.imports.resolve(call.func) or ""
+    kind = CONSUMERS.get(callee)
     if kind is None:
-        return None
+        return "array" if callee in ARRAY_READERS else None
     axis = call.args[1] if len(call.args) > 1 else next(
         (k.value for k in call.keywords if k.arg == "axis"), None)
     if axis is not None and not (isinstance(axis, gast.Constant) and axis.value == 0):

@@ -49,7 +49,7 @@ def discover(ctx: ModuleContext) -> list[LoopInfo]:
                 if parent_loop is None:
                     for node in _implicit_loops(ctx, stmt):
                         sink.append(_implicit_loop_info(ctx, node, qualname, function))
-                if _rank_checked(stmt):  # pforge's batched code and the loop it kept: not again
+                if _rank_checked(ctx, stmt):  # pforge's batched code and the loop it kept: not again
                     continue
                 for block in _child_blocks(stmt):
                     visit_block(block, qualname, function, parent_loop, sink)
@@ -63,22 +63,19 @@ def discover(ctx: ModuleContext) -> list[LoopInfo]:
     return [r for r in roots if r.form == "loop" or _array_building(r)]
 
 
-def _rank_checked(stmt) -> bool:
-    """``if np.ndim(x) == 1 and ...: <batched code> else: <the loop>``: what pforge writes for
-    a loop rewritten under ranks it checks at run time. Neither branch is vectorized again
-    (idempotence), nor is the kept loop reported."""
+#: the end of the marker comment above a rewrite guarded by run-time checks
+CHECKED_MARKER = "where its run-time checks hold"
+
+
+def _rank_checked(ctx, stmt) -> bool:
+    """``if <checks>: <batched code> else: <the loop>`` under pforge's marker comment: what
+    pforge writes for a loop whose rewrite needs run-time checks (ranks it inferred, windows
+    inside their array). Neither branch is vectorized again (idempotence), nor is the kept
+    loop reported."""
     if not isinstance(stmt, gast.If) or len(stmt.orelse) != 1 or not isinstance(stmt.orelse[0], gast.For):
         return False
-    checks = stmt.test.values if isinstance(stmt.test, gast.BoolOp) and isinstance(stmt.test.op, gast.And) \
-        else [stmt.test]
-    for check in checks:
-        if not isinstance(check, gast.Compare):
-            return False
-        calls = [v for v in [check.left, *check.comparators] if isinstance(v, gast.Call)]
-        if len(calls) != 1 or not isinstance(calls[0].func, gast.Attribute) or calls[0].func.attr != "ndim" \
-                or len(calls[0].args) != 1 or not isinstance(calls[0].args[0], gast.Name):
-            return False
-    return True
+    above = ctx.lines[stmt.lineno - 2].strip() if stmt.lineno > 1 else ""
+    return above.startswith("# pforge: vectorized") and above.endswith(CHECKED_MARKER)
 
 
 def _array_building(info: LoopInfo) -> bool:

@@ -34,7 +34,9 @@ class Collector:
         init: the statement that binds the empty list before the loop (None for a comprehension).
         appends: the ``name.append(e)`` calls in the body (possibly under ``if``).
         consumer: the call after the loop (``tf.stack(name)``) and its ``kind`` (None and ""
-            for a comprehension whose list is used as a list).
+            for a comprehension whose list is used as a list): ``stack`` or ``concat``, ``array``
+            (a NumPy function reading the list as an array) or ``list`` (any other one use, the
+            consumer then being that use of the name).
         conditional: some append runs only under an ``if`` in this level's body.
     """
 

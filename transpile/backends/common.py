@@ -38,6 +38,7 @@ class LoopRewrite:
     pattern: str = ""
     anchor: gast.stmt | None = None
     guard: gast.expr | None = None
+    checks: list[gast.expr] = field(default_factory=list)
 
 
 def _loads(node) -> set[str]:

@@ -26,6 +26,7 @@ class CollectorsMixin:
             value_node = gast.Call(func=self.lib.fn("stack"), args=[gast.List(elts=list(value_node.elts), ctx=gast.Load())],
                                    keywords=[])
             self._listed_stack = True
+            self.listed.add(name)
         value = self.ev(value_node)
         depth = len(self.levels)
         if not value.stacked:
@@ -74,12 +75,12 @@ class CollectorsMixin:
                 m = mask.node if all(mask.full) else lib.call(
                     "broadcast_to", mask.node, templates.expr(f"V.shape[:{depth}]", V=value.node))
                 node = core.subscript(value.node, [m])
-        elif depth == 1 and col.kind == "stack":
+        elif depth == 1 and col.kind in ("stack", "array", "list"):
             node = value.node
         else:
             # NumPy consumers stay (np.concatenate(rows) concatenates the rows); TensorFlow's are
             # replaced by the result, so a concatenation merges the loop axis here.
-            flat = depth if col.kind == "stack" or lib.kind == "np" else depth + 1
+            flat = depth if col.kind != "concat" or lib.kind == "np" else depth + 1
             if lib.kind == "tf":
                 node = templates.expr(f"{lib.alias}.reshape(V, {lib.alias}.concat([[-1], {lib.alias}.shape(V)[{flat}:]], 0))",
                                       V=value.node)
@@ -87,6 +88,12 @@ class CollectorsMixin:
                 node = templates.expr(f"V.reshape((-1,) + V.shape[{flat}:])", V=value.node)
         if col.kind == "concat" and entry.mask is not None:
             raise Unsupported(f"a filtered collector `{name}` consumed by concatenation")
+        if col.kind == "list":
+            # The list itself is used: rebuilt from the batched value, Python numbers as
+            # Python numbers (`tolist`), arrays and NumPy scalars as they were appended.
+            if name in self.listed:
+                raise Unsupported(f"`{name}` gets lists appended and is used as a list after the loop")
+            node = templates.expr("V.tolist()" if value.python and value.rank == 0 else "list(V)", V=node)
         self.out += templates.replace(f"{name} = V", V=node)
 
     def _tf_consumer(self, col):

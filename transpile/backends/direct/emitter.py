@@ -70,6 +70,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.ta_replace: dict = {}
         self.labels: list[str] = []
         self.tapes: dict[str, _Tape] = {}
+        self.checks: list[gast.expr] = []  # run-time conditions the batched code needs (window bounds)
+        self.listed: set[str] = set()  # collectors that get Python lists appended
         self._local_shapes()
         # A parameter bound again in the function no longer has its declared shape: the one
         # rebinding before the loop (`x = tf.reshape(x, [-1])`) gives it, else nothing does.
@@ -94,6 +96,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                                or entries[0].value.depth != 1 or col.consumer.keywords):
                 raise Unsupported(f"`{name}` is a filter, nested or typed collector; only plain maps "
                                   "move to TensorFlow")
+            if col.kind not in ("stack", "concat") and (self.lib.kind == "tf" or self.to_tf):
+                raise Unsupported(f"`{name}` is used as a Python list after the loop, not stacked")
             self._emit_collector(name, col, entries)
             if self.lib.kind == "tf" or self.to_tf:
                 if any(k.arg not in ("axis", "name") for k in col.consumer.keywords):
@@ -110,7 +114,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         replace.update(self.ta_replace)
         if self.to_tf:
             self.out = [_ToTensorFlow(self.ctx, self.lib.alias).visit(stmt) for stmt in self.out]
-        return LoopRewrite(self.out, drop, replace, self._pattern())
+        return LoopRewrite(self.out, drop, replace, self._pattern(), checks=list(self.checks))
 
     def _snapshots(self):
         """Node splitting, as the analysis decided it (``LoopInfo.snapshots``): one copy of each

@@ -105,8 +105,8 @@ class ExpressionsMixin:
 
     def _ev_Attribute(self, node):
         base = self.ev(node.value)
-        if not base.stacked:
-            return Val(node, (), None)
+        if not base.stacked:  # `x.shape` of an invariant array: a tuple of ints, one per axis
+            return Val(node, (), {"shape": 1, "ndim": 0, "size": 0}.get(node.attr))
         if node.attr == "T":
             if base.rank is None or base.rank > 2:
                 raise Unsupported("`.T` of a per-iteration value of rank other than 1 or 2")
@@ -118,6 +118,8 @@ class ExpressionsMixin:
                                       [gast.Slice(lower=const(base.depth), upper=None, step=None)]), (), 1)
         if node.attr == "dtype":
             return Val(gast.Attribute(value=base.node, attr="dtype", ctx=gast.Load()), (), None)
+        if node.attr in ("real", "imag") and self.lib.kind == "np" and not self.to_tf:  # elementwise
+            return Val(gast.Attribute(value=base.node, attr=node.attr, ctx=gast.Load()), base.full, base.rank)
         raise Unsupported(f"the attribute `.{node.attr}` of a per-iteration value")
 
     def _ev_BinOp(self, node):
@@ -285,7 +287,7 @@ class ExpressionsMixin:
             raise Unsupported(f"`{short}()` of a per-iteration array")
         if short == "round":
             raise Unsupported("`round()` (Python rounds halves to even like NumPy, but returns an int)")
-        return Val(templates.expr(f"V.astype({short})", V=vals[0].node), vals[0].full, 0)
+        return Val(templates.expr(f"V.astype({short})", V=vals[0].node), vals[0].full, 0, True)
 
 
 #: ``math`` functions whose result is not one Python number

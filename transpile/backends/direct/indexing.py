@@ -10,6 +10,7 @@ import gast
 from pforge.transpile import ranks, templates
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Unsupported, Val, align, const, lift
+from pforge.transpile.backends.common import _evidently_array
 from pforge.transpile.backends.direct.shared import Ind, _components
 from pforge.transpile.backends.pfor import _nonnegative
 from pforge.transpile.spaces import constant_int
@@ -18,7 +19,34 @@ from pforge.transpile.spaces import constant_int
 class IndexingMixin:
     """Subscripts of arrays and of per-iteration values by the loop indices."""
 
+    def _merged_chain(self, node):
+        """``x[i][j]`` as ``x[i, j]`` when ``x`` is an array (then ``x[i]`` is a view and the two
+        are the same element) and every index is one scalar per iteration; else ``node``."""
+        indices, base = [], node
+        while isinstance(base, gast.Subscript):
+            part = base.slice
+            if isinstance(part, (gast.Slice, gast.Tuple)) or (
+                    isinstance(part, gast.Constant) and (part.value is None or part.value is Ellipsis)):
+                return node
+            indices.insert(0, part)
+            base = base.value
+        if len(indices) < 2 or not isinstance(base, gast.Name) or self._is_stacked_name(base.id):
+            return node
+        shape = self._shape_of(base.id)
+        declared = shape is not None and not shape.sequence and not shape.inferred
+        if not (declared or _evidently_array(self.ctx, self.info.function, base)):
+            return node
+        for part in indices:
+            if not (isinstance(part, gast.Name) and isinstance(self.env.get(part.id), Ind)) \
+                    and self.ev(part).rank != 0:
+                return node
+        merged = gast.Subscript(value=base, slice=gast.Tuple(elts=indices, ctx=gast.Load()), ctx=node.ctx)
+        return gast.copy_location(merged, node)
+
     def _ev_Subscript(self, node):
+        merged = self._merged_chain(node)
+        if merged is not node:
+            return self.ev(merged)
         comps = _components(node.slice)
         base = self.ev(node.value)
         if base.stacked:
@@ -73,19 +101,24 @@ class IndexingMixin:
         kinds = []
         for c in comps:
             if isinstance(c, gast.Slice):
-                for bound in (c.lower, c.upper, c.step):
-                    if bound is not None and self.ev(bound).stacked:
+                if any(bound is not None and self.ev(bound).stacked for bound in (c.lower, c.upper, c.step)):
+                    window = None if store else self._window(c)
+                    if window is None:
                         raise Unsupported("a slice whose bounds differ per iteration")
+                    kinds.append(("window", window))
+                    continue
                 kinds.append(("slice", c))
             elif isinstance(c, gast.Name) and isinstance(self.env.get(c.id), Ind):
                 kinds.append(("ind", self.env[c.id]))
             else:
                 v = self.ev(c)
                 kinds.append(("val", v) if v.stacked else ("fixed", v))
-        if not any(k in ("ind", "val") for k, _ in kinds):
+        if not any(k in ("ind", "val", "window") for k, _ in kinds):
             return None
         base_rank = shape.rank if shape is not None else None
         base_name = base_node.id if isinstance(base_node, gast.Name) else None
+        if any(k == "window" for k, _ in kinds):
+            return self._windowed(base_node, kinds, base_rank)
         if not store:
             base_node = self._as_array(base_node)
         # Slice path: loop indices first, levels increasing, safe bounds, then invariant parts.
@@ -151,6 +184,147 @@ class IndexingMixin:
         rank = None if base_rank is None else base_rank - consumed
         return core.subscript(base_node, parts), full, rank, True
 
+    def _window(self, part: gast.Slice):
+        """``x[lo:hi]`` with ``lo`` varying per iteration and ``hi - lo`` invariant (a sliding
+        window, as in a stencil or a filter): ``(lo, width, lo_node, hi_node)``, else None.
+
+        NumPy only: the window becomes the advanced index ``lo[..., None] + np.arange(width)``.
+        """
+        if self.lib.kind != "np" or self.to_tf or part.step is not None or part.lower is None or part.upper is None:
+            return None
+        lower = self.ev(part.lower)
+        if lower.rank != 0 or self.ev(part.upper).rank != 0:
+            return None
+        lo, hi = self._affine(part.lower), self._affine(part.upper)
+        if lo is None or hi is None:
+            return None
+        width = {key: hi.get(key, (0, None))[0] - lo.get(key, (0, None))[0] for key in set(lo) | set(hi)}
+        if any(coef for key, coef in width.items() if isinstance(key, tuple)):
+            return None  # the loop indices do not cancel: the width varies
+        nodes = {key: (hi.get(key) or lo.get(key))[1] for key in width}
+        terms = []
+        for key, coef in sorted(width.items(), key=lambda item: str(item[0])):
+            if coef == 0 or key == 1:
+                continue
+            node = copy.deepcopy(nodes[key])
+            terms.append(node if coef == 1 else gast.BinOp(left=const(coef), op=gast.Mult(), right=node))
+        total = width.get(1, 0)
+        if total or not terms:
+            terms.append(const(total))
+        node = terms[0]
+        for term in terms[1:]:
+            node = gast.BinOp(left=node, op=gast.Add(), right=term)
+        return lower, node, part.lower, part.upper
+
+    def _affine(self, node):
+        """``node`` as ``{key: (coefficient, node)}``: keys ``("ind", name)`` for loop indices,
+        ``1`` for the constant, the source text for invariant terms; None if not affine in the
+        loop indices with integer coefficients."""
+        if isinstance(node, gast.Name) and isinstance(self.env.get(node.id), Ind):
+            return {("ind", node.id): (1, node)}
+        if isinstance(node, gast.Constant) and type(node.value) is int:
+            return {1: (node.value, node)}
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+            inner = self._affine(node.operand)
+            return None if inner is None else {k: (-c, n) for k, (c, n) in inner.items()}
+        if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub)):
+            left, right = self._affine(node.left), self._affine(node.right)
+            if left is None or right is None:
+                return None
+            sign = 1 if isinstance(node.op, gast.Add) else -1
+            out = dict(left)
+            for key, (coef, n) in right.items():
+                out[key] = (out.get(key, (0, n))[0] + sign * coef, n)
+            return out
+        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
+            for scale, other in ((node.left, node.right), (node.right, node.left)):
+                if isinstance(scale, gast.Constant) and type(scale.value) is int:
+                    inner = self._affine(other)
+                    return None if inner is None else {k: (scale.value * c, n) for k, (c, n) in inner.items()}
+        if self.ev(node).stacked or any(isinstance(n, gast.Name) and n.id in self.loop_stores
+                                        for n in gast.walk(node)):
+            return None
+        return {gast.unparse(node).strip(): (1, node)}
+
+    def _windowed(self, base_node, kinds, base_rank):
+        """A read through sliding windows (``src[y:y + k, x:x + k, c]``): every window, loop
+        index and per-iteration index becomes an advanced index, the windows on trailing axes
+        of their own, so the result has the loop axes, then the window axes, then any trailing
+        slice. The windows must lie inside the array on every iteration: a run-time check
+        (``self.checks``) runs the loop instead where one would not."""
+        last = max(k for k, (kind, _) in enumerate(kinds) if kind != "slice")
+        if any(kind == "slice" for kind, _ in kinds[:last]) or not isinstance(base_node, gast.Name) \
+                or base_node.id in self.loop_stores or base_node.id in self.snapshot_reads.values():
+            raise Unsupported("a slice whose bounds differ per iteration")
+        arrays = []
+        for kind, v in kinds[:last + 1]:
+            if kind == "ind":
+                arrays.append(self._ind_val(v))
+            elif kind == "window":
+                arrays.append(v[0])
+            elif _is_newaxis(v.node, self.ctx):
+                raise Unsupported("`newaxis` mixed with a sliding window")
+            else:
+                arrays.append(v)
+        aligned, full, idx_rank = align(self.lib, arrays, "a sliding window's index")
+        if idx_rank != 0:
+            raise Unsupported("an array-valued index next to a sliding window")
+        checks = self._window_checks(base_node, kinds)
+        count = sum(kind == "window" for kind, _ in kinds)
+        parts, seen = [], 0
+        for (kind, v), val in zip(kinds[:last + 1], aligned):
+            node = val.node
+            if val.stacked:
+                node = core.subscript(node, [gast.Constant(value=Ellipsis, kind=None)]
+                                      + [self.lib.newaxis] * count)
+            if kind == "window":
+                steps = self.lib.call("arange", v[1])
+                if count - 1 - seen:
+                    steps = core.subscript(steps, [gast.Slice(lower=None, upper=None, step=None)]
+                                           + [self.lib.newaxis] * (count - 1 - seen))
+                node = gast.BinOp(left=node, op=gast.Add(), right=steps)
+                seen += 1
+            parts.append(node)
+        parts += [copy.deepcopy(v) for _, v in kinds[last + 1:]]
+        self.checks += checks
+        consumed = sum(kind in ("ind", "val", "fixed") for kind, _ in kinds)
+        rank = None if base_rank is None else base_rank - consumed
+        return core.subscript(self._as_array(base_node), parts), full, rank, True
+
+    def _window_checks(self, base_node, kinds) -> list[gast.expr]:
+        """``lo >= 0`` at the iteration where ``lo`` is least and ``hi <= len`` where ``hi`` is
+        greatest, for each window: then no window wraps around or is cut short."""
+        checks = []
+        for axis, (kind, v) in enumerate(kinds):
+            if kind != "window":
+                continue
+            _, _, lower, upper = v
+            lo = self._affine(lower)
+            extremes = {}
+            for key, (coef, _) in lo.items():
+                if not isinstance(key, tuple) or coef == 0:
+                    continue
+                ind = self.env[key[1]]
+                step = 1 if ind.step is None else constant_int(ind.step)
+                if step not in (1, -1):
+                    raise Unsupported("a sliding window under a loop whose step is not 1 or -1")
+                bounds = [b for b in (ind.start, ind.stop) if b is not None]
+                if any(isinstance(n, gast.Name) and (n.id in self.loop_stores or isinstance(self.env.get(n.id), Ind))
+                       for b in bounds for n in gast.walk(b)):
+                    raise Unsupported("a sliding window under a loop whose bounds vary")
+                first = copy.deepcopy(ind.start) if ind.start is not None else const(0)
+                final = gast.BinOp(left=copy.deepcopy(ind.stop), op=gast.Sub() if step > 0 else gast.Add(),
+                                   right=const(1))
+                low, high = (first, final) if step > 0 else (final, first)
+                extremes[key[1]] = (low, high) if coef > 0 else (high, low)
+            least = _substitute(lower, {name: pair[0] for name, pair in extremes.items()})
+            most = _substitute(upper, {name: pair[1] for name, pair in extremes.items()})
+            length = core.subscript(self.lib.call("shape", base_node), [const(axis)])
+            if not (isinstance(least, gast.Constant) and type(least.value) is int and least.value >= 0):
+                checks.append(gast.Compare(left=least, ops=[gast.GtE()], comparators=[const(0)]))
+            checks.append(gast.Compare(left=most, ops=[gast.LtE()], comparators=[length]))
+        return checks
+
     def _moved_axis(self, base_node, kinds, base_rank, store):
         """``x[:, i]``: one loop index after full slices; NumPy moves that axis to the front.
 
@@ -203,6 +377,17 @@ class IndexingMixin:
 
 
 # -- helpers ---------------------------------------------------------------------------------------------
+
+
+def _substitute(node, values: dict) -> gast.expr:
+    """A copy of ``node`` with each name in ``values`` replaced by its expression (bracketed)."""
+    node = copy.deepcopy(node)
+
+    class _Swap(gast.NodeTransformer):
+        def visit_Name(self, name):
+            return copy.deepcopy(values[name.id]) if name.id in values else name
+
+    return _Swap().visit(node)
 
 
 def _is_colon(part):

@@ -112,9 +112,10 @@ def convert_matmul_operator(lib, a: Val, c: Val, node: gast.BinOp) -> Val:
     return Val(gast.BinOp(left=a2.node, op=gast.MatMult(), right=c2.node), full, batch + 2)
 
 
-@register("numpy.dot", family="linalg", sample=("dot", None))
+@register("numpy.dot", "method.dot", family="linalg", sample=("dot", None))
 def _convert_dot(b):
-    """``np.dot`` of per-iteration vectors or matrices (higher ranks differ from matmul)."""
+    """``np.dot`` (or ``a.dot(b)``) of per-iteration vectors or matrices (higher ranks differ
+    from matmul)."""
     if len(b.pos) != 2 or b.kw:
         raise b.unsupported("expected `dot(a, b)`")
     a, c = b.pos

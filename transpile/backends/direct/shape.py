@@ -223,3 +223,28 @@ def _convert_shape(b):
         raise b.unsupported("a value of size 1 along a loop axis")
     return Val(subscript(b.emit([x.node], {}), [gast.Slice(lower=const(x.depth), upper=None, step=None)]),
                (), 1)
+
+
+@register("numpy.sort", "numpy.argsort", "numpy.fft.fft", "numpy.fft.ifft", "numpy.fft.rfft",
+          "numpy.fft.irfft", family="shape", sample=None)
+def _convert_last_axis(b):
+    """``sort(x)``, ``argsort(x)``, ``fft.rfft(x, n)``: along one axis, the last by default;
+    the same call on the stacked value works along the same per-iteration axis (an explicit
+    non-negative ``axis`` shifts past the loop axes)."""
+    x = b.pos[0]
+    if x.rank is None or x.rank < 1:
+        raise b.unsupported("needs a per-iteration array of known rank")
+    if any(v.stacked for v in b.pos[1:]) or any(v.stacked for v in b.kw.values()):
+        raise b.unsupported("a stacked argument other than the array")
+    position = 2 if b.name.startswith("numpy.fft.") else 1
+    if len(b.pos) > position + 1:
+        raise b.unsupported("positional arguments after `axis`")
+    given = len(b.pos) > position or "axis" in b.kw
+    axis = b.const(position if len(b.pos) > position else None, "axis") if given else -1
+    if not isinstance(axis, int):
+        raise b.unsupported("an `axis` that is not one integer")
+    kws = {k: v.node for k, v in b.kw.items() if k != "axis"}
+    rest = [v.node for v in b.pos[1:position]]
+    if given:
+        kws["axis"] = const(batch_axis(axis, x.depth))
+    return Val(b.emit([x.node] + rest, kws), x.full, x.rank)

@@ -50,6 +50,7 @@ class WritesMixin:
     def _write(self, target, value_node, op, stmt):
         if self.lib.kind != "np" or self.to_tf:
             raise Unsupported("item assignment into a TensorFlow tensor")
+        target = self._merged_chain(target)  # `out[i][j] = v` into an array is `out[i, j] = v`
         base = target.value
         if not isinstance(base, gast.Name):
             raise Unsupported(f"line {stmt.lineno}: a write into `{gast.unparse(base).strip()}`")

@@ -92,6 +92,8 @@ class _Vectorizer(ChecksMixin, BranchesMixin, InnerLoopsMixin):
                 post += tail
             elif kind == "collector":
                 col = info.collectors[name]
+                if col.kind not in ("stack", "concat"):
+                    raise Unsupported(f"`{name}` is used as a Python list after the loop, not stacked")
                 result_names.append(name)
                 replace[id(col.consumer)] = self._consumer_value(col)
                 if self._init_only_collectors(col.init):

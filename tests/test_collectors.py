@@ -1,0 +1,105 @@
+"""Lists built by ``append`` and used after the loop other than by a stacking call: read by a
+NumPy function as an array (``np.argmax(scores)``), or used as the list itself
+(``return labels``)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+
+from pforge.transpile import analyze_source, transpile_source
+
+HEAD = '''\
+import numpy as np
+
+
+def f(x, w):
+    """Args:
+      x: float [n, d].
+      w: float [d].
+    """
+'''
+
+
+def _run(code, *args):
+    namespace: dict = {}
+    exec(compile(code, "<code>", "exec"), namespace)
+    return namespace["f"](*args)
+
+
+def _rewrite(body: str):
+    source = HEAD + textwrap.indent(textwrap.dedent(body), "    ")
+    result = transpile_source(source, "m.py")
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    return source, result.code
+
+
+ARGS = (np.random.default_rng(0).standard_normal((5, 3)), np.array([1.0, -2.0, 0.5]))
+
+
+def test_a_list_read_by_a_numpy_function_is_the_batched_array():
+    source, code = _rewrite("""\
+        scores = []
+        for row in x:
+            scores.append(row @ w)
+        return np.argmax(scores)
+        """)
+    assert "for row in x" not in code and "    return np.argmax(scores)\n" in code
+    assert _run(code, *ARGS) == _run(source, *ARGS)
+
+
+@pytest.mark.parametrize("value, kind", [
+    ("row.dot(w)", np.floating),  # NumPy scalars stay NumPy scalars: list(batched)
+    ("float(row.dot(w))", float),  # Python numbers stay Python numbers: batched.tolist()
+    ("row * w", np.ndarray),  # rows stay arrays
+])
+def test_a_list_used_as_a_list_is_rebuilt(value, kind):
+    source, code = _rewrite(f"""\
+        labels = []
+        for row in x:
+            labels.append({value})
+        return labels
+        """)
+    want, got = _run(source, *ARGS), _run(code, *ARGS)
+    assert isinstance(got, list) and len(got) == len(want)
+    for a, b in zip(want, got):
+        assert isinstance(b, kind) and type(a) is type(b)
+        np.testing.assert_allclose(b, a)
+
+
+def test_a_filtered_list_used_as_a_list():
+    source, code = _rewrite("""\
+        kept = []
+        for row in x:
+            if row[0] > 0:
+                kept.append(row[1])
+        return kept
+        """)
+    assert _run(code, *ARGS) == _run(source, *ARGS)
+
+
+def test_appended_python_lists_used_as_a_list_are_left():
+    """`hits.append([a, b])` then `return hits`: a list of lists, which the batched array
+    would turn into a list of arrays."""
+    source = HEAD + "    hits = []\n    for row in x:\n        hits.append([row[0], row[1]])\n    return hits\n"
+    assert not transpile_source(source, "m.py").changed
+
+
+def test_a_tensorflow_list_used_as_a_list_is_left():
+    source = textwrap.dedent("""\
+        import tensorflow as tf
+
+
+        def f(x):
+            outs = []
+            for i in range(x.shape[0]):
+                outs.append(tf.reduce_sum(x[i]))
+            return outs
+        """)
+    (plan,) = analyze_source(source, "m.py")
+    assert plan.vectorizable
+    result = transpile_source(source, "m.py")
+    assert not result.changed
+    assert "used as a Python list after the loop" in " ".join(r.message for r in result.plans[0].remarks)

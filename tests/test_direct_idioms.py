@@ -1,0 +1,54 @@
+"""Idioms of real NumPy code the direct backend batches: chained subscripts of arrays
+(``img[r][c]``) and calls along the last axis (``np.sort``, ``np.fft.rfft``)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+
+from pforge.transpile import transpile_source
+
+NEGATIVE = textwrap.dedent("""\
+    import numpy as np
+
+
+    def f(picture):
+        rows, cols = picture.shape[0], picture.shape[1]
+        for r in range(rows):
+            for c in range(cols):
+                picture[r][c] = [255, 255, 255] - picture[r][c]
+        return picture
+    """)
+
+
+def _run(code, *args):
+    namespace: dict = {}
+    exec(compile(code, "<code>", "exec"), namespace)
+    return namespace["f"](*args)
+
+
+def test_chained_subscripts_of_an_array_are_one_index():
+    """`picture[r][c]` of an array (it has a `.shape`) is `picture[r, c]`, read and written."""
+    result = transpile_source(NEGATIVE, "m.py")
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    assert "picture[r][c]" not in result.code.split("else:")[0]
+    img = np.random.default_rng(0).integers(0, 256, (4, 5, 3))
+    np.testing.assert_array_equal(_run(result.code, img.copy()), _run(NEGATIVE, img.copy()))
+
+
+def test_chained_subscripts_of_lists_stay_chained():
+    """A list of lists has no `x[i, j]`: the loop is left."""
+    source = textwrap.dedent("""\
+        import numpy as np
+
+
+        def f(board, n):
+            counts = [[0] * n for _ in range(n)]
+            for x in range(1, n - 1):
+                for y in range(1, n - 1):
+                    counts[x][y] = board[x - 1][y] + board[x + 1][y]
+            return counts
+        """)
+    result = transpile_source(source, "m.py")
+    assert not result.changed
