@@ -50,23 +50,28 @@ def test_a_list_read_by_a_numpy_function_is_the_batched_array():
     assert _run(code, *ARGS) == _run(source, *ARGS)
 
 
-@pytest.mark.parametrize("value, kind", [
-    ("row.dot(w)", np.floating),  # NumPy scalars stay NumPy scalars: list(batched)
-    ("float(row.dot(w))", float),  # Python numbers stay Python numbers: batched.tolist()
-    ("row * w", np.ndarray),  # rows stay arrays
-])
-def test_a_list_used_as_a_list_is_rebuilt(value, kind):
-    source, code = _rewrite(f"""\
+def test_a_list_of_python_numbers_used_as_a_list_is_rebuilt():
+    """`float(...)` items come back as Python floats (`batched.tolist()`)."""
+    source, code = _rewrite("""\
         labels = []
         for row in x:
-            labels.append({value})
+            labels.append(float(row.dot(w)))
         return labels
         """)
     want, got = _run(source, *ARGS), _run(code, *ARGS)
-    assert isinstance(got, list) and len(got) == len(want)
-    for a, b in zip(want, got):
-        assert isinstance(b, kind) and type(a) is type(b)
-        np.testing.assert_allclose(b, a)
+    assert "labels = " in code and ".tolist()" in code
+    assert isinstance(got, list) and [type(v) for v in got] == [type(v) for v in want] == [float] * 5
+    np.testing.assert_allclose(got, want)
+
+
+@pytest.mark.parametrize("value", ["row.dot(w)", "row * w", "1 if row[0] > 0 else 0"])
+def test_a_list_whose_items_would_change_type_is_left(value):
+    """NumPy scalars, rows, or Python ints merged by `np.where`: the batched value's items would
+    not be the objects the loop appended."""
+    source = HEAD + f"    labels = []\n    for row in x:\n        labels.append({value})\n    return labels\n"
+    result = transpile_source(source, "m.py")
+    assert not result.changed
+    assert "would come back as NumPy values" in " ".join(r.message for r in result.plans[0].remarks)
 
 
 def test_a_filtered_list_used_as_a_list():
@@ -74,7 +79,7 @@ def test_a_filtered_list_used_as_a_list():
         kept = []
         for row in x:
             if row[0] > 0:
-                kept.append(row[1])
+                kept.append(float(row[1]))
         return kept
         """)
     assert _run(code, *ARGS) == _run(source, *ARGS)

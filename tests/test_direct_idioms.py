@@ -52,3 +52,59 @@ def test_chained_subscripts_of_lists_stay_chained():
         """)
     result = transpile_source(source, "m.py")
     assert not result.changed
+
+
+ZIPPED = textwrap.dedent('''\
+    import numpy as np
+
+
+    def _mode(amp, grid, k, phase):
+        """One mode of the field."""
+        scaled = grid * k
+        return amp * np.cos(scaled + phase)
+
+
+    def f(grid, amps, ks, phases):
+        field = np.zeros_like(grid)
+        for amp, k, ph in zip(amps, ks, phases):
+            field += _mode(amp, grid, k, ph)
+        return field
+    ''')
+
+
+def test_zip_of_unproven_lengths_is_checked_and_a_small_helper_is_inlined():
+    """`zip` stops at the shortest sequence: the batched rows are right when the lengths agree,
+    checked at run time; `_mode(...)` is batched as the expression it returns."""
+    result = transpile_source(ZIPPED, "m.py", unsafe=True)
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    assert "len(amps) == len(ks) == len(phases)" in result.code
+    assert "_mode(" not in result.code.split("else:")[0].split("def f(")[1]
+    rng = np.random.default_rng(0)
+    grid = rng.random((3, 4))
+    for amps, ks, phases in [(rng.random(5), rng.random(5), rng.random(5)),
+                             (rng.random(5), rng.random(3), rng.random(5))]:  # zip stops at 3
+        np.testing.assert_allclose(_run(result.code, grid, amps, ks, phases),
+                                   _run(ZIPPED, grid, amps, ks, phases))
+
+
+def test_a_helper_whose_names_the_caller_rebinds_is_not_inlined():
+    source = textwrap.dedent('''\
+        import numpy as np
+
+        SCALE = 2.0
+
+
+        def _scaled(v):
+            return v * SCALE
+
+
+        def f(x):
+            SCALE = 3.0
+            out = np.zeros(len(x))
+            for i in range(len(x)):
+                out[i] = _scaled(x[i]) + SCALE
+            return out
+        ''')
+    result = transpile_source(source, "m.py")
+    assert not result.changed
+    assert "no batching rule for `_scaled`" in result.plans[0].remarks[0].message

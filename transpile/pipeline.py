@@ -6,6 +6,7 @@ its own module (docs/architecture.md, "The pipeline").
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Container
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from pforge.transpile.naming import Namer, global_names
 from pforge.transpile.outline import analyses_outline, module_context
 from pforge.transpile.plan import LoopPlan, plan_for, unsafe_reason
 from pforge.transpile.remarks import Remark
+from pforge.transpile.spaces import constant_int
 from pforge.transpile.splice import Splicer, unparse_lines
 
 BACKENDS = ("auto", "direct", "pfor")
@@ -266,10 +268,14 @@ def _rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     if guess is None or not guess.ranks:
         return None, None
 
+    written = _needs_an_array(ctx, info, {n: r for n, r in guess.ranks.items() if r >= 1}, written_only=True)
+
     def option(assignment):
         given = {f"{fdef.name}.{name}": rank for name, rank in local_ranks(ctx, fdef, known, assignment).items()}
         given.update(shapes or {})
-        given.update({f"{fdef.name}.{name}": ("inferred", rank) for name, rank in assignment.items()})
+        # Written arrays are checked to be arrays (`isinstance`): the batched code writes them as such.
+        given.update({f"{fdef.name}.{name}": rank if name in written else ("inferred", rank)
+                      for name, rank in assignment.items()})
         return given
 
     def trial(assignment):
@@ -288,15 +294,18 @@ def _rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
         result = direct.rewrite_loop(ctx, info, namer, tf_alias, np_alias, option(guess.ranks))
     except direct.Unsupported as exc:
         return None, f"{exc} (with the ranks inferred from the code: {told})"
+    arrays = _needs_an_array(ctx, info, guess.ranks) | written
     if not guess.assumed:
-        why = _guard(info, result, [])
+        tests = [f"isinstance({name}, {np_alias}.ndarray)" for name in sorted(arrays)]
+        why = _guard(info, result, [gast.parse(t).body[0].value for t in tests])
         if why is not None:
             return None, why
         return result, f"every op has a batching rule; ranks from the code: {told}" + _CHECKS_NOTE * bool(result.checks)
     accepted = _accepted_ranks(guess, lambda assignment: trial(assignment) == text)
-    checks = " and ".join(_rank_check(np_alias, name, sorted(found)) for name, found in sorted(accepted.items()))
-    why = _guard(info, result, gast.parse(checks).body[0].value.values if " and " in checks
-                 else [gast.parse(checks).body[0].value])
+    arrays |= _needs_an_array(ctx, info, {name: max(found) for name, found in accepted.items()})
+    tests = [f"isinstance({name}, {np_alias}.ndarray)" for name in sorted(arrays - set(accepted))]
+    tests += [_rank_check(np_alias, name, sorted(found), name in arrays) for name, found in sorted(accepted.items())]
+    why = _guard(info, result, [gast.parse(t).body[0].value for t in tests])
     if why is not None:
         return None, why
     assumed = ", ".join(f"`{name}` {' or '.join(_rank_words(r) for r in sorted(found))}"
@@ -326,7 +335,31 @@ def _guard(info, result, checks: list) -> str | None:
     if _multiline_strings(info.node):
         return "the loop holds a string over several lines, which the guarded copy would change"
     result.drop = []  # a collector's `out = []` stays for the loop; the batched code rebinds it
+    trips = _runs_at_all(info)
+    if trips is not None:  # a loop that runs no iteration checks nothing; its batched code might
+        tests.append(trips)
     result.guard = tests[0] if len(tests) == 1 else gast.BoolOp(op=gast.And(), values=tests)
+    return None
+
+
+def _runs_at_all(info) -> gast.expr | None:
+    """``stop > start`` (or ``len(x) > 0``): the loop runs at least one iteration; None when the
+    space is not one this can say simply (a step other than 1)."""
+    space = info.space
+    if space is None:
+        return None
+    bounds = [b for b in (space.start, space.stop) if b is not None] + [seq for _, seq in space.items[:1]]
+    if any(isinstance(n, gast.Call) and not (isinstance(n.func, gast.Name) and n.func.id == "len")
+           for b in bounds for n in gast.walk(b)):
+        return None  # evaluated twice, a call could do its work (or its effect) twice
+    if space.kind == "range" and (space.step is None or constant_int(space.step) == 1) and space.stop is not None:
+        start = copy.deepcopy(space.start) if space.start is not None else gast.Constant(value=0, kind=None)
+        return gast.Compare(left=copy.deepcopy(space.stop), ops=[gast.Gt()], comparators=[start])
+    if space.kind in ("rows", "enumerate") and space.items:
+        seq = space.items[0][1]
+        return gast.Compare(left=gast.Call(func=gast.Name(id="len", ctx=gast.Load(), annotation=None, type_comment=None),
+                                           args=[copy.deepcopy(seq)], keywords=[]),
+                            ops=[gast.Gt()], comparators=[gast.Constant(value=0, kind=None)])
     return None
 
 
@@ -353,15 +386,40 @@ def _accepted_ranks(guess, same_rewrite) -> dict[str, set[int]]:
     return wide
 
 
-def _rank_check(np_alias: str, name: str, found: list[int]) -> str:
-    """``np.ndim(x) == 1``, ``np.ndim(x) <= 2``, ``1 <= np.ndim(x) <= 3`` or ``np.ndim(x) in (0, 2)``."""
-    ndim = f"{np_alias}.ndim({name})"
+def _rank_check(np_alias: str, name: str, found: list[int], array: bool = False) -> str:
+    """``np.ndim(x) == 1``, ``np.ndim(x) <= 2``, ``1 <= np.ndim(x) <= 3`` or ``np.ndim(x) in (0, 2)``;
+    with ``array``, ``isinstance(x, np.ndarray) and x.ndim == 2`` (``np.ndim`` of a ragged list
+    raises, and only an array's rows batch as they run in the loop)."""
+    ndim = f"{name}.ndim" if array else f"{np_alias}.ndim({name})"
     low, high = found[0], found[-1]
     if len(found) == 1:
-        return f"{ndim} == {low}"
-    if found != list(range(low, high + 1)):
-        return f"{ndim} in ({', '.join(map(str, found))})"
-    return f"{ndim} <= {high}" if low == 0 else f"{low} <= {ndim} <= {high}"
+        test = f"{ndim} == {low}"
+    elif found != list(range(low, high + 1)):
+        test = f"{ndim} in ({', '.join(map(str, found))})"
+    else:
+        test = f"{ndim} <= {high}" if low == 0 else f"{low} <= {ndim} <= {high}"
+    return f"isinstance({name}, {np_alias}.ndarray) and {test}" if array else test
+
+
+def _needs_an_array(ctx, info, inferred: dict[str, int], written_only: bool = False) -> set[str]:
+    """The parameters with inferred ranks the batched code may treat as arrays when the code
+    does not show they are: a Python list of rows (``v * 3`` repeats a list, multiplies an
+    array's row), or one the loop writes into (a list has no ``x[...] =`` of a batch). A flat
+    list of numbers read only is converted with ``np.asarray`` and gives the same numbers."""
+    from pforge.transpile.backends.common import _evidently_array
+    fdef = info.function
+    written = set()
+    for node in gast.walk(info.node):
+        if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store):
+            base = node.value
+            while isinstance(base, gast.Subscript):
+                base = base.value
+            if isinstance(base, gast.Name):
+                written.add(base.id)
+    return {name for name, rank in inferred.items()
+            if ((rank >= 2 and not written_only) or (rank >= 1 and name in written))
+            and not _evidently_array(ctx, fdef, gast.Name(id=name, ctx=gast.Load(), annotation=None,
+                                                          type_comment=None))}
 
 
 def _conjunction(test: gast.expr) -> str:

@@ -196,6 +196,11 @@ class _Eval:
                 self.hard(rank is None or rank == len(target.elts))
                 for t in target.elts:
                     self.store(t, 0, None)
+            elif isinstance(value_node, gast.Call) and self.ctx.imports.resolve(value_node.func) == "numpy.meshgrid" \
+                    and len(value_node.args) == len(target.elts) and not value_node.keywords:
+                found = [self.rank(a) for a in value_node.args]  # grids of 1-D coordinates
+                for t in target.elts:
+                    self.store(t, len(found) if all(r == 1 for r in found) else None, None)
             elif isinstance(value_node, (gast.Tuple, gast.List)) and len(value_node.elts) == len(target.elts):
                 for t, v in zip(target.elts, value_node.elts):
                     self.store(t, self.rank(v), v)
@@ -401,9 +406,13 @@ class _Eval:
             return rank if keep else 0
         if axis == "?":
             return None
-        self.need_at_least(operand, rank, axis + 1 if axis >= 0 else -axis, hard=True)
+        # NumPy takes axis 0 or -1 of a 0-d value too (np.sum(np.float64(1), axis=-1) is 1.0)
+        least = axis + 1 if axis >= 0 else -axis
+        self.need_at_least(operand, rank, least, hard=axis not in (0, -1))
         self.need_at_least(operand, rank, 2, hard=False)  # axis= is not given for a vector
         self.suggest_arrays(operand)
+        if rank == 0:
+            return 0
         return None if rank is None else rank if keep else rank - 1
 
     def _numpy(self, name, node, callee):
@@ -638,15 +647,20 @@ def infer_ranks(ctx, fdef, known: dict[str, ranks.Shape]) -> RankGuess | None:
                   and _evaluate(ctx, fdef, fixed, {**chosen, p: k}) is not None]
         if others:
             assumed[p] = r
+    neighbours = _neighbours(ctx, fdef, fixed, chosen, assumed, lower)
+    # Pinned one at a time is not pinned together: `np.dot(x[i], w)` into a scalar keeps its
+    # constraints with rows and vectors, and with scalars and scalars.
+    for other in neighbours:
+        assumed.update({p: chosen[p] for p in chosen if other[p] != chosen[p]})
     evidence = {p: _where(ev.decided[p]) for p in chosen}
-    return RankGuess(chosen, assumed, evidence, _neighbours(ctx, fdef, fixed, chosen, assumed, lower))
+    return RankGuess(chosen, assumed, evidence, neighbours)
 
 
 def _neighbours(ctx, fdef, fixed, chosen, assumed, lower) -> tuple[dict[str, int], ...]:
     """The assignments next to ``chosen`` (each rank one less, the same or one more; proven
     ranks kept when the box would be large) that keep every hard constraint."""
     names = sorted(chosen)
-    spans = {p: range(max(lower.get(p, 0), r - 1), min(r + 1, _MAX_RANK) + 1) for p, r in chosen.items()}
+    spans = {p: range(max(0, r - 1), min(r + 1, _MAX_RANK) + 1) for p, r in chosen.items()}
     if 3 ** len(names) > _NEIGHBOURS:
         spans.update({p: (r,) for p, r in chosen.items() if p not in assumed})
     if 3 ** sum(len(spans[p]) > 1 for p in names) > _NEIGHBOURS:

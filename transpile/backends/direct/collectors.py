@@ -91,9 +91,12 @@ class CollectorsMixin:
         if col.kind == "list":
             # The list itself is used: rebuilt from the batched value, Python numbers as
             # Python numbers (`tolist`), arrays and NumPy scalars as they were appended.
-            if name in self.listed:
-                raise Unsupported(f"`{name}` gets lists appended and is used as a list after the loop")
-            node = templates.expr("V.tolist()" if value.python and value.rank == 0 else "list(V)", V=node)
+            if name in self.listed or not (value.python and value.rank == 0):
+                # Only Python numbers come back exactly (`tolist`): NumPy scalars, rows of a
+                # list of lists or arrays would come back as other types.
+                raise Unsupported(f"`{name}` is used as a list after the loop, and its items would "
+                                  "come back as NumPy values")
+            node = templates.expr("V.tolist()", V=node)
         self.out += templates.replace(f"{name} = V", V=node)
 
     def _tf_consumer(self, col):

@@ -108,7 +108,10 @@ def _convert_math(b):
     operands = [Val(v.node, v.full, 0, v.python) for v in b.pos]
     aligned, full, rank = align(b.lib, operands, f"`math.{short}`")
     ufunc = (_MATH_UNARY if arity == 1 else _MATH_BINARY)[short]
-    return Val(b.lib.call(ufunc, *[v.node for v in aligned]), full, rank)
+    # `math` computes in double precision whatever it is given (a uint8 or float32 element):
+    # the ufunc would compute in float16/float32 without the cast.
+    nodes = [b.lib.call("asarray", v.node, dtype=b.lib.fn("float64")) if v.stacked else v.node for v in aligned]
+    return Val(b.lib.call(ufunc, *nodes), full, rank)
 
 
 @register("tensorflow.where", "tensorflow.experimental.numpy.where", "numpy.where",

@@ -72,6 +72,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.tapes: dict[str, _Tape] = {}
         self.checks: list[gast.expr] = []  # run-time conditions the batched code needs (window bounds)
         self.listed: set[str] = set()  # collectors that get Python lists appended
+        self.inlining: set[str] = set()  # helpers being inlined (never into themselves)
         self._local_shapes()
         # A parameter bound again in the function no longer has its declared shape: the one
         # rebinding before the loop (`x = tf.reshape(x, [-1])`) gives it, else nothing does.

@@ -205,6 +205,10 @@ class ExpressionsMixin:
                 raise Unsupported("`*args`/`**kwargs` in a call on per-iteration values")
             return Val(node, (), None)
         name = self.ctx.imports.resolve(node.func)
+        if name is None and isinstance(node.func, gast.Name):
+            inlined = self._inlined(node)
+            if inlined is not None:
+                return self.ev(inlined)
         is_method = False
         receiver = None
         if name is None and isinstance(node.func, gast.Attribute):
@@ -257,6 +261,66 @@ class ExpressionsMixin:
         args = Args(node, self.lib, name, pos, kw, method=is_method)
         args.evaluate = self.ev
         return args
+
+    def _inlined(self, node):
+        """A call of a small helper defined at module level, on per-iteration values, as the
+        expression it returns (``_mu(a, r, k) -> a * np.cos(r * k)``), or None.
+
+        The helper's body must be ``name = expr`` statements and one ``return expr``, with
+        plain parameters; its other names (``np``, module constants) must mean the same in the
+        caller (not bound there). The analysis has already found it pure.
+        """
+        functions = getattr(self.ctx, "functions", {})
+        fname = node.func.id
+        if fname not in functions or fname in self.inlining or (
+                self.info.function is not None and fname == self.info.function.name):
+            return None
+        fdef = functions[fname]
+        args = fdef.args
+        if fdef.col_offset != 0 or fdef.decorator_list or args.vararg or args.kwarg or args.kwonlyargs \
+                or args.posonlyargs or any(isinstance(a, gast.Starred) for a in node.args):
+            return None
+        if not any(isinstance(n, gast.Name) and self._is_stacked_name(n.id)
+                   for a in node.args + [k.value for k in node.keywords] for n in gast.walk(a)):
+            return None  # an invariant call stays a call
+        params = [a.id for a in args.args]
+        bound = dict(zip(params, node.args))
+        for k in node.keywords:
+            if k.arg not in params or k.arg in bound:
+                return None
+            bound[k.arg] = k.value
+        for p, default in zip(params[len(params) - len(args.defaults):], args.defaults):
+            if p not in bound and isinstance(default, gast.Constant):
+                bound[p] = default
+        if set(bound) != set(params):
+            return None
+        body = fdef.body[1:] if fdef.body and isinstance(fdef.body[0], gast.Expr) \
+            and isinstance(fdef.body[0].value, gast.Constant) else fdef.body
+        if not body or not isinstance(body[-1], gast.Return) or body[-1].value is None or not all(
+                isinstance(st, gast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], gast.Name)
+                for st in body[:-1]):
+            return None
+        local = {st.targets[0].id for st in body[:-1]} | set(params)
+        caller = self.info.function
+        taken = set() if caller is None else {n.id for n in gast.walk(caller) if isinstance(n, gast.Name)
+                                              and isinstance(n.ctx, (gast.Store, gast.Param))}
+        free = {n.id for st in body for n in gast.walk(st) if isinstance(n, gast.Name)
+                and isinstance(n.ctx, gast.Load) and n.id not in local}
+        if free & taken - {fname}:
+            return None  # a name the caller binds too would change meaning
+        values = dict(bound)
+
+        class _Substitute(gast.NodeTransformer):
+            def visit_Name(self, name_node):
+                if isinstance(name_node.ctx, gast.Load) and name_node.id in values:
+                    return copy.deepcopy(values[name_node.id])
+                return name_node
+
+        for st in body[:-1]:
+            values[st.targets[0].id] = _Substitute().visit(copy.deepcopy(st.value))
+        result = _Substitute().visit(copy.deepcopy(body[-1].value))
+        self.inlining.add(fname)
+        return result
 
     def _builtin(self, node, name):
         vals = [self.ev(a) for a in node.args]

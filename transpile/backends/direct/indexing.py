@@ -22,23 +22,28 @@ class IndexingMixin:
     def _merged_chain(self, node):
         """``x[i][j]`` as ``x[i, j]`` when ``x`` is an array (then ``x[i]`` is a view and the two
         are the same element) and every index is one scalar per iteration; else ``node``."""
-        indices, base = [], node
+        indices, base, levels = [], node, 0
         while isinstance(base, gast.Subscript):
+            levels += 1
             part = base.slice
-            if isinstance(part, (gast.Slice, gast.Tuple)) or (
+            last = base is node  # only the last part may slice: `x[i][j:k]` is `x[i, j:k]`
+            if (not last and isinstance(part, (gast.Slice, gast.Tuple))) or (
                     isinstance(part, gast.Constant) and (part.value is None or part.value is Ellipsis)):
                 return node
-            indices.insert(0, part)
+            indices[:0] = list(part.elts) if isinstance(part, gast.Tuple) else [part]
             base = base.value
-        if len(indices) < 2 or not isinstance(base, gast.Name) or self._is_stacked_name(base.id):
+        if any(isinstance(p, gast.Constant) and (p.value is None or p.value is Ellipsis) for p in indices):
+            return node
+        if levels < 2 or not isinstance(base, gast.Name) or self._is_stacked_name(base.id):
             return node
         shape = self._shape_of(base.id)
         declared = shape is not None and not shape.sequence and not shape.inferred
         if not (declared or _evidently_array(self.ctx, self.info.function, base)):
             return node
         for part in indices:
-            if not (isinstance(part, gast.Name) and isinstance(self.env.get(part.id), Ind)) \
-                    and self.ev(part).rank != 0:
+            if isinstance(part, gast.Slice) or (isinstance(part, gast.Name) and isinstance(self.env.get(part.id), Ind)):
+                continue
+            if self.ev(part).rank != 0:
                 return node
         merged = gast.Subscript(value=base, slice=gast.Tuple(elts=indices, ctx=gast.Load()), ctx=node.ctx)
         return gast.copy_location(merged, node)
@@ -65,6 +70,12 @@ class IndexingMixin:
         return Val(sub, tuple(full), rank)
 
     def _stacked_subscript(self, node, base, comps):
+        for c in comps:
+            if isinstance(c, gast.Slice) and any(
+                    isinstance(n, gast.Name) and self._is_stacked_name(n.id)
+                    for bound in (c.lower, c.upper, c.step) if bound is not None for n in gast.walk(bound)):
+                raise Unsupported(f"`{gast.unparse(node).strip()}`: a slice whose bounds differ per "
+                                  "iteration, of a per-iteration value")
         vals = [c if isinstance(c, gast.Slice) else self.ev(c) for c in comps]
         if any(isinstance(self.env.get(getattr(c, "id", None)), Ind) for c in comps):
             raise Unsupported(f"`{gast.unparse(node).strip()}`: a loop index into a per-iteration value")
@@ -77,7 +88,8 @@ class IndexingMixin:
                         raise Unsupported(f"`{gast.unparse(node).strip()}`: an index of unknown rank")
             parts = [gast.Slice(lower=None, upper=None, step=None)] * base.depth + [copy.deepcopy(c) for c in comps]
             return Val(core.subscript(base.node, parts), base.full, _index_rank(base.rank, vals))
-        if len(comps) != 1 or base.depth != 1 or stacked[0].rank != 0 or not all(base.full):
+        if len(comps) != 1 or base.depth != 1 or stacked[0].depth != 1 or stacked[0].rank != 0 \
+                or not all(base.full):
             raise Unsupported(f"`{gast.unparse(node).strip()}`: a per-iteration index into a per-iteration value")
         idx = lift(self.lib, stacked[0], 1)
         rank = None if base.rank is None else base.rank - 1
@@ -317,6 +329,10 @@ class IndexingMixin:
                                    right=const(1))
                 low, high = (first, final) if step > 0 else (final, first)
                 extremes[key[1]] = (low, high) if coef > 0 else (high, low)
+            width = v[1]
+            if not (isinstance(width, gast.Constant) and type(width.value) is int and width.value >= 0):
+                # `x[i:i + k]` with k < 0 is no window (`x[0:-1]`), `arange(k)` empty
+                checks.append(gast.Compare(left=copy.deepcopy(width), ops=[gast.GtE()], comparators=[const(0)]))
             least = _substitute(lower, {name: pair[0] for name, pair in extremes.items()})
             most = _substitute(upper, {name: pair[1] for name, pair in extremes.items()})
             length = core.subscript(self.lib.call("shape", base_node), [const(axis)])

@@ -140,7 +140,14 @@ class LevelsMixin:
                 self.labels.append(gast.unparse(seq).strip())
         names = [s.id if isinstance(s, gast.Name) else None for s in seqs]
         if len(seqs) > 1 and not all(self._same_length(names[0], n) for n in names[1:]):
-            raise Unsupported("`zip` over sequences pforge cannot prove to have the same length")
+            if self.lib.kind != "np" or self.to_tf or depth != 1 or any(
+                    isinstance(n, gast.Name) and n.id in self.loop_stores for s in seqs for n in gast.walk(s)):
+                raise Unsupported("`zip` over sequences pforge cannot prove to have the same length")
+            # zip stops at the shortest: the batched rows are right where the lengths agree,
+            # which the code cannot prove, so it is checked at run time.
+            lengths = [gast.Call(func=templates.name("len"), args=[copy.deepcopy(s)], keywords=[]) for s in seqs]
+            self.checks.append(gast.Compare(left=lengths[0], ops=[gast.Eq()] * (len(lengths) - 1),
+                                            comparators=lengths[1:]))
         if space.kind == "enumerate":
             seq = seqs[0]
             length = templates.expr(f"{self.lib.alias}.shape(S)[0]" if self.lib.kind == "tf" else "len(S)", S=seq)

@@ -8,6 +8,7 @@ import copy
 import gast
 
 from pforge.transpile import templates
+from pforge.transpile.backends.common import _evidently_array
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Unsupported, Val, align, const, lift
 from pforge.transpile.backends.direct.shared import _REDUCE_FN, Ind, _components
@@ -61,7 +62,12 @@ class WritesMixin:
         if isinstance(current, Val) and current.stacked:
             return self._private_write(name, current, target, value, op, stmt)
         comps = _components(target.slice)
-        index = self._index(templates.name(name), comps, self._shape_of(name), store=True)
+        shape = self._shape_of(name)
+        declared = shape is not None and not shape.sequence and not shape.inferred
+        if not declared and name not in self.locals and not _evidently_array(self.ctx, self.info.function, base):
+            # A Python list has no `x[...] = batch`: only an array the code shows, or declares.
+            raise Unsupported(f"line {stmt.lineno}: a write into `{name}`, which may be a Python list")
+        index = self._index(templates.name(name), comps, shape, store=True)
         if index is None:
             raise Unsupported(f"line {stmt.lineno}: a write whose index does not depend on the loop")
         node, idx_full, elem_rank, kind = index

@@ -1,0 +1,25 @@
+import numpy as np
+import json
+
+def classify(x, t):
+    labels = []
+    for i in range(len(x)):
+        if x[i] > t:
+            labels.append(1)
+        else:
+            labels.append(0)
+    return labels
+
+def flags(x):
+    res = []
+    for v in x:
+        res.append(v > 0)
+    return res
+
+def doubled(x):
+    res = []
+    for v in x:
+        res.append(v * 2)
+    return res
+
+CALLS = [("classify", "np.array([0.2, 0.9]), 0.5"), ("flags", "[1.0, -1.0]"), ("doubled", "[1.0, 2.5]")]

@@ -1,0 +1,58 @@
+"""Wrong rewrites an independent tester found (tests/data/regressions/, one file per bug class,
+each with the calls that showed it): the rewrite must return what the loop returns, of the
+same type, or raise where it raises."""
+
+from __future__ import annotations
+
+import types
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pforge.transpile import transpile_source
+
+FILES = sorted((Path(__file__).parent / "data" / "regressions").glob("b*.py"))
+
+
+def _module(code: str) -> types.ModuleType:
+    module = types.ModuleType("case")
+    exec(compile(code, "<case>", "exec"), module.__dict__)
+    return module
+
+
+def _outcome(module, name, args):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return "value", getattr(module, name)(*eval(f"({args},)", module.__dict__))
+    except Exception as exc:  # noqa: BLE001 - raising is an outcome to compare
+        return "raised", type(exc).__name__
+
+
+def _same(want, got):
+    assert type(got) is type(want), (want, got)
+    if isinstance(want, list):
+        assert len(got) == len(want), (want, got)
+        for a, b in zip(want, got):
+            _same(a, b)
+    elif isinstance(want, np.ndarray):
+        assert got.shape == want.shape and got.dtype == want.dtype, (want, got)
+        np.testing.assert_allclose(got, want, rtol=1e-12, equal_nan=True)
+    else:
+        assert got == want or (want != want and got != got), (want, got)
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_the_rewrite_returns_what_the_loop_returns(path):
+    source = path.read_text()
+    result = transpile_source(source, path.name)
+    assert transpile_source(result.code, path.name).code == result.code  # idempotent
+    before, after = _module(source), _module(result.code)
+    for name, args in before.CALLS:
+        want, got = _outcome(before, name, args), _outcome(after, name, args)
+        if want[0] == "raised":
+            continue  # where the loop raises, a rewrite may be more defined
+        assert got[0] == "value", (name, args, got, result.code)
+        _same(want[1], got[1])
