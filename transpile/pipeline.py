@@ -407,15 +407,9 @@ def _needs_an_array(ctx, info, inferred: dict[str, int], written_only: bool = Fa
     array's row), or one the loop writes into (a list has no ``x[...] =`` of a batch). A flat
     list of numbers read only is converted with ``np.asarray`` and gives the same numbers."""
     from pforge.transpile.backends.common import _evidently_array
+    from pforge.transpile.vplan.conditionals import written as bound_or_written
     fdef = info.function
-    written = set()
-    for node in gast.walk(info.node):
-        if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store):
-            base = node.value
-            while isinstance(base, gast.Subscript):
-                base = base.value
-            if isinstance(base, gast.Name):
-                written.add(base.id)
+    written = bound_or_written(info.node)
     return {name for name, rank in inferred.items()
             if ((rank >= 2 and not written_only) or (rank >= 1 and name in written))
             and not _evidently_array(ctx, fdef, gast.Name(id=name, ctx=gast.Load(), annotation=None,
