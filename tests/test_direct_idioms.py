@@ -65,6 +65,12 @@ ZIPPED = textwrap.dedent('''\
 
 
     def f(grid, amps, ks, phases):
+        """Args:
+          grid: float [h, w].
+          amps: float [m].
+          ks: float [k].
+          phases: float [p].
+        """
         field = np.zeros_like(grid)
         for amp, k, ph in zip(amps, ks, phases):
             field += _mode(amp, grid, k, ph)
@@ -74,7 +80,8 @@ ZIPPED = textwrap.dedent('''\
 
 def test_zip_of_unproven_lengths_is_checked_and_a_small_helper_is_inlined():
     """`zip` stops at the shortest sequence: the batched rows are right when the lengths agree,
-    checked at run time; `_mode(...)` is batched as the expression it returns."""
+    checked at run time (of declared arrays: `len()` of an iterator would raise); `_mode(...)`
+    is batched as the expression it returns."""
     result = transpile_source(ZIPPED, "m.py", unsafe=True)
     assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
     assert "len(amps) == len(ks) == len(phases)" in result.code
@@ -108,3 +115,63 @@ def test_a_helper_whose_names_the_caller_rebinds_is_not_inlined():
     result = transpile_source(source, "m.py")
     assert not result.changed
     assert "no batching rule for `_scaled`" in result.plans[0].remarks[0].message
+
+
+def test_zip_of_values_that_may_be_iterators_is_left():
+    source = textwrap.dedent("""\
+        import numpy as np
+
+
+        def f(p, q):
+            res = []
+            for a, b in zip(p, q):
+                res.append(float(a * b))
+            return res
+        """)
+    result = transpile_source(source, "m.py")
+    assert not result.changed
+    assert "cannot prove to have the same length" in " ".join(r.message for r in result.plans[0].remarks)
+
+
+def test_a_helper_shadowed_in_the_caller_or_rebound_in_the_module_is_not_inlined():
+    source = textwrap.dedent("""\
+        import numpy as np
+
+
+        def _scale(a):
+            return a * 2
+
+
+        def _norm(a):
+            return a * 2
+
+
+        _norm = np.negative
+
+
+        def local(x):
+            _scale = lambda a: a * 3
+            out = np.zeros(x.shape[0])
+            for i in range(x.shape[0]):
+                out[i] = _scale(x[i])
+            return out
+
+
+        def rebound(x):
+            out = np.zeros(x.shape[0])
+            for i in range(x.shape[0]):
+                out[i] = _norm(x[i])
+            return out
+        """)
+    result = transpile_source(source, "m.py")
+    assert not any(p.rewritten for p in result.plans)
+
+
+def test_a_loop_with_an_empty_body_gives_valid_code():
+    """`for v in xs: pass` under a run-time check: the batched branch is `pass`, not nothing."""
+    import ast
+
+    source = "import numpy as np\n\n\ndef f(xs):\n    for v in xs:\n        pass\n    return len(xs)\n"
+    result = transpile_source(source, "m.py")
+    ast.parse(result.code)
+    assert transpile_source(result.code, "m.py").code == result.code

@@ -335,9 +335,15 @@ def _guard(info, result, checks: list) -> str | None:
     if _multiline_strings(info.node):
         return "the loop holds a string over several lines, which the guarded copy would change"
     result.drop = []  # a collector's `out = []` stays for the loop; the batched code rebinds it
-    trips = _runs_at_all(info)
-    if trips is not None:  # a loop that runs no iteration checks nothing; its batched code might
-        tests.append(trips)
+    # A loop that runs no iteration checks nothing; its batched code might (shapes that do
+    # not broadcast, an empty reduction): each level whose bounds are invariant must run.
+    outer: set[str] = set()
+    for level in info.walk():
+        trips = _runs_at_all(level)
+        if trips is not None and not any(isinstance(n, gast.Name) and n.id in outer for n in gast.walk(trips)):
+            tests.append(trips)
+        if level.space is not None:
+            outer |= level.space.target_names()
     result.guard = tests[0] if len(tests) == 1 else gast.BoolOp(op=gast.And(), values=tests)
     return None
 

@@ -70,7 +70,7 @@ class Splicer:
         indent = self.indentation(stmt.lineno)
         unit = self.indent_unit
         nl = self.source.newline
-        body = [indent + unit + self._reindent(line) if line else "" for line in code_lines]
+        body = [indent + unit + self._reindent(line) if line else "" for line in code_lines] or [indent + unit + "pass"]
         kept = [unit + line.rstrip("\r\n") if line.strip() else ""
                 for line in self.lines[stmt.lineno - 1:stmt.end_lineno]]
         text = nl.join([indent + comment, f"{indent}if {test}:", *body, f"{indent}else:", *kept])

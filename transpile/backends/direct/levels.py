@@ -9,6 +9,7 @@ import gast
 
 from pforge.transpile import templates
 from pforge.transpile.analysis import LoopInfo
+from pforge.transpile.backends.common import _evidently_array
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Unsupported, Val, align, const
 from pforge.transpile.backends.direct.shared import Ind, _Level, _loads
@@ -140,7 +141,10 @@ class LevelsMixin:
                 self.labels.append(gast.unparse(seq).strip())
         names = [s.id if isinstance(s, gast.Name) else None for s in seqs]
         if len(seqs) > 1 and not all(self._same_length(names[0], n) for n in names[1:]):
-            if self.lib.kind != "np" or self.to_tf or depth != 1 or any(
+            known = all(isinstance(s, gast.Name) and (
+                _declared_array(self._shape_of(s.id)) or _evidently_array(self.ctx, self.info.function, s))
+                for s in seqs)  # `len()` of an iterator raises, a dict has one: the check needs arrays
+            if self.lib.kind != "np" or self.to_tf or depth != 1 or not known or any(
                     isinstance(n, gast.Name) and n.id in self.loop_stores for s in seqs for n in gast.walk(s)):
                 raise Unsupported("`zip` over sequences pforge cannot prove to have the same length")
             # zip stops at the shortest: the batched rows are right where the lengths agree,
@@ -188,3 +192,8 @@ class LevelsMixin:
         args = [copy.deepcopy(a) for a in (space.start, space.stop, space.step) if a is not None]
         trips = gast.Call(func=templates.name("range"), args=args, keywords=[])
         self.out += templates.replace(f"{name} = {name} + len(TRIPS) * STEP", TRIPS=trips, STEP=step)
+
+
+def _declared_array(shape) -> bool:
+    """A shape the user declared (not inferred by pforge, not a Python sequence)."""
+    return shape is not None and not shape.sequence and not shape.inferred
