@@ -13,6 +13,7 @@ import re
 from pforge.runtime import inputs as _inputs
 from pforge.runtime.loader import RuntimeLoadError, load_module
 from pforge.runtime.timing import pick_device, timed_call
+from pforge.transpile.analysis.discovery import CHECKED_MARKER
 
 
 class TargetError(ValueError):
@@ -194,8 +195,8 @@ def rank_unknown_notes(plans):
     return notes
 
 
-#: the end of the comment pforge writes above a rewrite guarded by a run-time rank check
-RANK_CHECKED = "where its run-time checks hold"
+#: the end of the comment pforge writes above a rewrite guarded by run-time checks
+RANK_CHECKED = CHECKED_MARKER
 _RECORD = ("\n\n_PFORGE_CHECKS_HELD = []\n\n\ndef _pforge_check(value):\n"
            "    _PFORGE_CHECKS_HELD.append(bool(value))\n    return value\n")
 

@@ -461,8 +461,6 @@ class _Eval:
         if name in ("unique", "nonzero", "flatnonzero", "argwhere") and args and not node.keywords:
             self.need_at_least(args[0], found[0], 1, hard=False)  # not written for a scalar
             return 1 if name != "argwhere" else 2
-        if name in ("finfo", "iinfo"):
-            return None
         if name == "outer" and len(args) == 2:
             return 2
         if name == "compress" and len(args) >= 2:
@@ -544,8 +542,6 @@ class _Eval:
             if len(node.args) == 1 and isinstance(node.args[0], (gast.Tuple, gast.List)):
                 return len(node.args[0].elts)
             return len(node.args) if node.args else None
-        if name == "append" and isinstance(func.value, gast.Name):
-            return None
         return None
 
 

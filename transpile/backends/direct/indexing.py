@@ -4,6 +4,7 @@ indexing or ``gather``, and a loop index behind full slices as a moved axis."""
 from __future__ import annotations
 
 import copy
+from typing import NamedTuple
 
 import gast
 
@@ -14,6 +15,17 @@ from pforge.transpile.backends.common import _evidently_array
 from pforge.transpile.backends.direct.shared import Ind, _components
 from pforge.transpile.backends.pfor import _nonnegative
 from pforge.transpile.spaces import constant_int
+
+
+class _Window(NamedTuple):
+    """A sliding window ``x[lower:upper]``: its start batched, its invariant width, and the
+    start as an affine form of the loop indices (``IndexingMixin._affine``)."""
+
+    start: Val
+    width: gast.expr
+    lower: gast.expr
+    upper: gast.expr
+    terms: dict
 
 
 class IndexingMixin:
@@ -198,7 +210,7 @@ class IndexingMixin:
 
     def _window(self, part: gast.Slice):
         """``x[lo:hi]`` with ``lo`` varying per iteration and ``hi - lo`` invariant (a sliding
-        window, as in a stencil or a filter): ``(lo, width, lo_node, hi_node)``, else None.
+        window, as in a stencil or a filter), else None.
 
         NumPy only: the window becomes the advanced index ``lo[..., None] + np.arange(width)``.
         """
@@ -226,7 +238,7 @@ class IndexingMixin:
         node = terms[0]
         for term in terms[1:]:
             node = gast.BinOp(left=node, op=gast.Add(), right=term)
-        return lower, node, part.lower, part.upper
+        return _Window(lower, node, part.lower, part.upper, lo)
 
     def _affine(self, node):
         """``node`` as ``{key: (coefficient, node)}``: keys ``("ind", name)`` for loop indices,
@@ -273,7 +285,7 @@ class IndexingMixin:
             if kind == "ind":
                 arrays.append(self._ind_val(v))
             elif kind == "window":
-                arrays.append(v[0])
+                arrays.append(v.start)
             elif _is_newaxis(v.node, self.ctx):
                 raise Unsupported("`newaxis` mixed with a sliding window")
             else:
@@ -290,7 +302,7 @@ class IndexingMixin:
                 node = core.subscript(node, [gast.Constant(value=Ellipsis, kind=None)]
                                       + [self.lib.newaxis] * count)
             if kind == "window":
-                steps = self.lib.call("arange", v[1])
+                steps = self.lib.call("arange", v.width)
                 if count - 1 - seen:
                     steps = core.subscript(steps, [gast.Slice(lower=None, upper=None, step=None)]
                                            + [self.lib.newaxis] * (count - 1 - seen))
@@ -307,13 +319,11 @@ class IndexingMixin:
         """``lo >= 0`` at the iteration where ``lo`` is least and ``hi <= len`` where ``hi`` is
         greatest, for each window: then no window wraps around or is cut short."""
         checks = []
-        for axis, (kind, v) in enumerate(kinds):
+        for axis, (kind, window) in enumerate(kinds):
             if kind != "window":
                 continue
-            _, _, lower, upper = v
-            lo = self._affine(lower)
             extremes = {}
-            for key, (coef, _) in lo.items():
+            for key, (coef, _) in window.terms.items():
                 if not isinstance(key, tuple) or coef == 0:
                     continue
                 ind = self.env[key[1]]
@@ -329,14 +339,13 @@ class IndexingMixin:
                                    right=const(1))
                 low, high = (first, final) if step > 0 else (final, first)
                 extremes[key[1]] = (low, high) if coef > 0 else (high, low)
-            width = v[1]
-            if not (isinstance(width, gast.Constant) and type(width.value) is int and width.value >= 0):
+            if not _nonnegative_constant(window.width):
                 # `x[i:i + k]` with k < 0 is no window (`x[0:-1]`), `arange(k)` empty
-                checks.append(gast.Compare(left=copy.deepcopy(width), ops=[gast.GtE()], comparators=[const(0)]))
-            least = _substitute(lower, {name: pair[0] for name, pair in extremes.items()})
-            most = _substitute(upper, {name: pair[1] for name, pair in extremes.items()})
+                checks.append(gast.Compare(left=copy.deepcopy(window.width), ops=[gast.GtE()], comparators=[const(0)]))
+            least = _substitute(window.lower, {name: pair[0] for name, pair in extremes.items()})
+            most = _substitute(window.upper, {name: pair[1] for name, pair in extremes.items()})
             length = core.subscript(self.lib.call("shape", base_node), [const(axis)])
-            if not (isinstance(least, gast.Constant) and type(least.value) is int and least.value >= 0):
+            if not _nonnegative_constant(least):
                 checks.append(gast.Compare(left=least, ops=[gast.GtE()], comparators=[const(0)]))
             checks.append(gast.Compare(left=most, ops=[gast.LtE()], comparators=[length]))
         return checks
@@ -393,6 +402,10 @@ class IndexingMixin:
 
 
 # -- helpers ---------------------------------------------------------------------------------------------
+
+
+def _nonnegative_constant(node) -> bool:
+    return isinstance(node, gast.Constant) and type(node.value) is int and node.value >= 0
 
 
 def _substitute(node, values: dict) -> gast.expr:

@@ -1,0 +1,211 @@
+"""Loop versioning: a rewrite that is right only under conditions the source cannot prove
+runs behind a run-time check of them, with the loop as written kept for where they fail.
+
+The conditions are the ranks pforge inferred but the code only suggests
+(:mod:`pforge.transpile.rank_inference`), array-ness where the batched code needs an array,
+that the loop runs at all, and the checks a printer asks for (``LoopRewrite.checks``: each
+sliding window inside its array, ``zip`` of equal lengths). After LLVM's LoopAccessAnalysis,
+which versions a loop on run-time alias checks (docs/architecture.md, "Run-time checks").
+"""
+
+from __future__ import annotations
+
+import copy
+
+import gast
+
+from pforge.transpile.naming import Namer
+from pforge.transpile.spaces import constant_int
+from pforge.transpile.splice import unparse_lines
+
+
+def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
+    """A NumPy loop the direct backend could not batch, tried again with the ranks the code
+    shows (:mod:`pforge.transpile.rank_inference`).
+
+    Ranks the code proves are used as given; ranks it only suggests are checked at run time by
+    a guard (``np.ndim(vec) == 1``) in front of the batched code, the loop as written running
+    where the guard fails. A flat list the loop only reads goes through ``np.asarray``; a value
+    whose rows the batched code uses, or which it writes into, is checked to be an array
+    (:func:`_needs_an_array`).
+
+    Returns:
+        ``(rewrite, why)``: the rewrite (None when there is none) and the backend note, or, with
+        no rewrite, the reason it still fails with the inferred ranks (None: no ranks to infer).
+    """
+    from pforge.transpile import ranks
+    from pforge.transpile.backends import direct
+    from pforge.transpile.rank_inference import infer_ranks, local_ranks
+    fdef = info.function
+    if fdef is None or np_alias is None:
+        return None, None
+    known = ranks.parameter_shapes(ctx, fdef, shapes)
+    guess = infer_ranks(ctx, fdef, known)
+    if guess is None or not guess.ranks:
+        return None, None
+
+    written = _needs_an_array(ctx, info, {n: r for n, r in guess.ranks.items() if r >= 1}, written_only=True)
+
+    def option(assignment):
+        given = {f"{fdef.name}.{name}": rank for name, rank in local_ranks(ctx, fdef, known, assignment).items()}
+        given.update(shapes or {})
+        # Written arrays are checked to be arrays (`isinstance`): the batched code writes them as such.
+        given.update({f"{fdef.name}.{name}": rank if name in written else ("inferred", rank)
+                      for name, rank in assignment.items()})
+        return given
+
+    def trial(assignment):
+        """The text of the rewrite for ``assignment`` (None: none), named as the real one."""
+        names = Namer.__new__(Namer)
+        names.taken = set(namer.taken)
+        try:
+            found = direct.rewrite_loop(ctx, info, names, tf_alias, np_alias, option(assignment))
+        except direct.Unsupported:
+            return None
+        return unparse_lines(found.stmts) + unparse_lines([gast.Expr(value=c) for c in found.checks])
+
+    told = ", ".join(f"`{name}` {_rank_words(rank)}" for name, rank in sorted(guess.ranks.items()))
+    text = trial(guess.ranks) if guess.assumed else None
+    try:
+        result = direct.rewrite_loop(ctx, info, namer, tf_alias, np_alias, option(guess.ranks))
+    except direct.Unsupported as exc:
+        return None, f"{exc} (with the ranks inferred from the code: {told})"
+    arrays = _needs_an_array(ctx, info, guess.ranks) | written
+    if not guess.assumed:
+        tests = [f"isinstance({name}, {np_alias}.ndarray)" for name in sorted(arrays)]
+        why = guard(info, result, _parsed(tests))
+        if why is not None:
+            return None, why
+        return result, f"every op has a batching rule; ranks from the code: {told}" + CHECKS_NOTE * bool(result.checks)
+    accepted = _accepted_ranks(guess, lambda assignment: trial(assignment) == text)
+    arrays |= _needs_an_array(ctx, info, {name: max(found) for name, found in accepted.items()})
+    tests = [f"isinstance({name}, {np_alias}.ndarray)" for name in sorted(arrays - set(accepted))]
+    tests += [_rank_check(np_alias, name, sorted(found), name in arrays) for name, found in sorted(accepted.items())]
+    why = guard(info, result, _parsed(tests))
+    if why is not None:
+        return None, why
+    assumed = ", ".join(f"`{name}` {' or '.join(_rank_words(r) for r in sorted(found))}"
+                        f"{f' ({guess.evidence[name]})' if name in guess.evidence else ''}"
+                        for name, found in sorted(accepted.items()))
+    return result, (f"every op has a batching rule for the ranks the code suggests, checked at run "
+                    f"time: {assumed}; other ranks run the loop")
+
+
+#: what the backend note adds when a rewrite needs run-time checks of its own
+CHECKS_NOTE = "; each sliding window is checked at run time to lie inside its array"
+
+
+def guard(info, result, checks: list) -> str | None:
+    """Puts ``checks`` (rank checks) and the rewrite's own ``result.checks`` in front of the
+    batched code, the loop as written kept for where they fail.
+
+    Returns:
+        None when done (or nothing to check), else why the loop cannot be kept beside its
+        rewrite.
+    """
+    tests = [*checks, *result.checks]
+    if not tests:
+        return None
+    if result.replace or result.anchor is not None:
+        return "the rewrite edits code outside the loop, which a run-time check cannot cover"
+    if _multiline_strings(info.node):
+        return "the loop holds a string over several lines, which the guarded copy would change"
+    result.drop = []  # a collector's `out = []` stays for the loop; the batched code rebinds it
+    # A loop that runs no iteration checks nothing; its batched code might (shapes that do
+    # not broadcast, an empty reduction): each level whose bounds are invariant must run.
+    outer: set[str] = set()
+    for level in info.walk():
+        trips = _runs_at_all(level)
+        if trips is not None and not any(isinstance(n, gast.Name) and n.id in outer for n in gast.walk(trips)):
+            tests.append(trips)
+        if level.space is not None:
+            outer |= level.space.target_names()
+    result.guard = tests[0] if len(tests) == 1 else gast.BoolOp(op=gast.And(), values=tests)
+    return None
+
+
+def _runs_at_all(info) -> gast.expr | None:
+    """``stop > start`` (or ``len(x) > 0``): the loop runs at least one iteration; None when the
+    space is not one this can say simply (a step other than 1)."""
+    space = info.space
+    if space is None:
+        return None
+    bounds = [b for b in (space.start, space.stop) if b is not None] + [seq for _, seq in space.items[:1]]
+    if any(isinstance(n, gast.Call) and not (isinstance(n.func, gast.Name) and n.func.id == "len")
+           for b in bounds for n in gast.walk(b)):
+        return None  # evaluated twice, a call could do its work (or its effect) twice
+    if space.kind == "range" and (space.step is None or constant_int(space.step) == 1) and space.stop is not None:
+        start = copy.deepcopy(space.start) if space.start is not None else gast.Constant(value=0, kind=None)
+        return gast.Compare(left=copy.deepcopy(space.stop), ops=[gast.Gt()], comparators=[start])
+    if space.kind in ("rows", "enumerate") and space.items:
+        seq = space.items[0][1]
+        return gast.Compare(left=gast.Call(func=gast.Name(id="len", ctx=gast.Load(), annotation=None, type_comment=None),
+                                           args=[copy.deepcopy(seq)], keywords=[]),
+                            ops=[gast.Gt()], comparators=[gast.Constant(value=0, kind=None)])
+    return None
+
+
+def _accepted_ranks(guess, same_rewrite) -> dict[str, set[int]]:
+    """The ranks the run-time check accepts, per name: the assumed ones, widened to every
+    neighbouring assignment whose rewrite is the same text (the batched code is then right for
+    it too, ``x * w`` being the same for ``w`` a scalar or a row) when the widened ranges, taken
+    together, admit no assignment whose rewrite differs.
+
+    Args:
+        guess: the inferred ranks and their neighbours.
+        same_rewrite: ``assignment -> bool``, whether its rewrite is the chosen one's text.
+    """
+    narrow = {name: {rank} for name, rank in guess.assumed.items()}
+    same = [n for n in guess.neighbours if same_rewrite(n)]
+    if not same:
+        return narrow
+    accepted = [guess.ranks, *same]
+    names = set(guess.assumed) | {k for n in same for k in n if n[k] != guess.ranks[k]}
+    wide = {name: {a[name] for a in accepted} for name in names}
+    for n in guess.neighbours:
+        if all(n[k] in wide[k] for k in names) and n not in same:
+            return narrow
+    return wide
+
+
+def _rank_check(np_alias: str, name: str, found: list[int], array: bool = False) -> str:
+    """``np.ndim(x) == 1``, ``np.ndim(x) <= 2``, ``1 <= np.ndim(x) <= 3`` or ``np.ndim(x) in (0, 2)``;
+    with ``array``, ``isinstance(x, np.ndarray) and x.ndim == 2`` (``np.ndim`` of a ragged list
+    raises, and only an array's rows batch as they run in the loop)."""
+    ndim = f"{name}.ndim" if array else f"{np_alias}.ndim({name})"
+    low, high = found[0], found[-1]
+    if len(found) == 1:
+        test = f"{ndim} == {low}"
+    elif found != list(range(low, high + 1)):
+        test = f"{ndim} in ({', '.join(map(str, found))})"
+    else:
+        test = f"{ndim} <= {high}" if low == 0 else f"{low} <= {ndim} <= {high}"
+    return f"isinstance({name}, {np_alias}.ndarray) and {test}" if array else test
+
+
+def _needs_an_array(ctx, info, inferred: dict[str, int], written_only: bool = False) -> set[str]:
+    """The parameters with inferred ranks the batched code may treat as arrays when the code
+    does not show they are: a Python list of rows (``v * 3`` repeats a list, multiplies an
+    array's row), or one the loop writes into (a list has no ``x[...] =`` of a batch). A flat
+    list of numbers read only is converted with ``np.asarray`` and gives the same numbers."""
+    from pforge.transpile.backends.common import _evidently_array
+    from pforge.transpile.vplan.conditionals import written as bound_or_written
+    fdef = info.function
+    written = bound_or_written(info.node)
+    return {name for name, rank in inferred.items()
+            if ((rank >= 2 and not written_only) or (rank >= 1 and name in written))
+            and not _evidently_array(ctx, fdef, gast.Name(id=name, ctx=gast.Load(), annotation=None,
+                                                          type_comment=None))}
+
+
+def _parsed(tests: list[str]) -> list[gast.expr]:
+    return [gast.parse(test).body[0].value for test in tests]
+
+
+def _rank_words(rank: int) -> str:
+    return "a scalar" if rank == 0 else f"{rank}-D"
+
+
+def _multiline_strings(node) -> bool:
+    return any(isinstance(n, gast.Constant) and isinstance(n.value, (str, bytes))
+               and n.lineno != n.end_lineno for n in gast.walk(node))
