@@ -175,3 +175,38 @@ def test_a_loop_with_an_empty_body_gives_valid_code():
     result = transpile_source(source, "m.py")
     ast.parse(result.code)
     assert transpile_source(result.code, "m.py").code == result.code
+
+
+def test_a_helper_called_twice_is_inlined_twice_but_never_into_itself():
+    source = textwrap.dedent("""\
+        import numpy as np
+
+
+        def _sq(a):
+            return a * a
+
+
+        def _down(a):
+            return _down(a - 1.0)
+
+
+        def f(x):
+            out = np.zeros(x.shape[0])
+            for i in range(x.shape[0]):
+                out[i] = _sq(x[i]) + _sq(x[i] + 1.0)
+            return out
+
+
+        def g(x):
+            out = np.zeros(x.shape[0])
+            for i in range(x.shape[0]):
+                out[i] = _down(x[i])
+            return out
+        """)
+    result = transpile_source(source, "m.py")
+    f_plan, g_plan = result.plans
+    assert f_plan.rewritten and not g_plan.rewritten
+    x = np.array([1.0, -2.0, 0.5])
+    namespace: dict = {}
+    exec(compile(result.code, "<code>", "exec"), namespace)
+    np.testing.assert_allclose(namespace["f"](x), x * x + (x + 1.0) ** 2)

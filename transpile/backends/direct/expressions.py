@@ -208,7 +208,11 @@ class ExpressionsMixin:
         if name is None and isinstance(node.func, gast.Name):
             inlined = self._inlined(node)
             if inlined is not None:
-                return self.ev(inlined)
+                self.inlining.add(node.func.id)  # never into itself (recursion)
+                try:
+                    return self.ev(inlined)
+                finally:
+                    self.inlining.discard(node.func.id)
         is_method = False
         receiver = None
         if name is None and isinstance(node.func, gast.Attribute):
@@ -320,9 +324,7 @@ class ExpressionsMixin:
 
         for st in body[:-1]:
             values[st.targets[0].id] = _Substitute().visit(copy.deepcopy(st.value))
-        result = _Substitute().visit(copy.deepcopy(body[-1].value))
-        self.inlining.add(fname)
-        return result
+        return _Substitute().visit(copy.deepcopy(body[-1].value))
 
     def _builtin(self, node, name):
         vals = [self.ev(a) for a in node.args]
