@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from conftest import assert_exit, invoke, write
-from pforge.runtime.targets import instrument_rank_checks
+from pforge.runtime.targets import RANK_CHECKED, instrument_rank_checks
 from pforge.transpile import ranks, transpile_source
 from pforge.transpile.outline import module_context
 from pforge.transpile.frontend import decode_source
@@ -268,3 +268,158 @@ def test_locals_get_the_ranks_their_values_have():
     rng = np.random.default_rng(0)
     W, X, y = rng.standard_normal((4, 3)), rng.standard_normal((6, 4)), rng.integers(0, 3, 6)
     assert _run(result.code, W, X, y) == pytest.approx(_run(SOFTMAX_LOSS, W, X, y))
+
+
+# -- facts from the rest of the module and from every binding ----------------------------------
+
+def _rewritten_and_equal(source, inputs, name="f"):
+    """Transpiles ``source`` with no flags, asserts the loop was rewritten and its run-time checks
+    held, and compares the result with the loop's on each set of ``inputs``."""
+    source = textwrap.dedent(source)
+    result = transpile_source(source, "m.py")
+    assert result.plans and result.plans[0].rewritten, [p.remarks for p in result.plans]
+    code = instrument_rank_checks(result.code)
+    for args in inputs:
+        namespace: dict = {}
+        exec(compile(code, "<code>", "exec"), namespace)
+        got = namespace[name](*[np.copy(a) if isinstance(a, np.ndarray) else a for a in args])
+        held = namespace.get("_PFORGE_CHECKS_HELD", [])
+        assert all(held) and (held or RANK_CHECKED not in code), "the run-time checks failed: the loop ran"
+        want = _run(source, *[np.copy(a) if isinstance(a, np.ndarray) else a for a in args], name=name)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    return result
+
+
+def test_a_module_constant_computed_from_others_has_their_rank():
+    """`ox = size / 2` with `size = N + 2` at module level: a scalar (from_python_to_numpy)."""
+    result = _rewritten_and_equal("""
+        import numpy as np
+
+        N = 6
+        size = N + 2
+        force = 5.0
+
+        def f(u):
+            ox, oy = size / 2, size / 2
+            for j in range(1, N + 1):
+                for i in range(1, N + 1):
+                    d = np.sqrt((i - ox) ** 2 + (j - oy) ** 2)
+                    u[i, j] = (i - ox) / max(d, 1) * force
+            return u
+        """, [(np.zeros((8, 8)),)])
+    assert "for j in range" in result.code  # the loop is kept for where the checks fail
+
+
+def test_a_module_name_bound_twice_has_no_rank():
+    source = textwrap.dedent("""
+        import numpy as np
+
+        scale = 2.0
+        scale = np.ones(3)
+
+        def f(x, n):
+            s = scale
+            out = np.zeros(n)
+            for i in range(n):
+                out[i] = x[i] * s
+            return out
+        """)
+    ctx = module_context(decode_source(source, "m.py"))
+    fdef = next(n for n in ctx.tree.body if isinstance(n, gast.FunctionDef))
+    from pforge.transpile.rank_inference import local_ranks
+    assert "s" not in local_ranks(ctx, fdef, {}, {"x": 1, "n": 0})
+
+
+def test_a_helper_returns_the_rank_its_body_computes():
+    """`c = from_mel(...)` of a vector is a vector, so `c[m]` is a scalar."""
+    source = textwrap.dedent("""
+        import numpy as np
+
+        def from_mel(b):
+            return 700.0 * (np.exp(b / 1125.0) - 1)
+
+        def f(n):
+            c = from_mel(np.arange(n + 1))
+            out = np.zeros(n)
+            for m in range(n):
+                out[m] = c[m + 1] - c[m]
+            return out
+        """)
+    ctx = module_context(decode_source(source, "m.py"))
+    fdef = next(n for n in ctx.tree.body if isinstance(n, gast.FunctionDef) and n.name == "f")
+    from pforge.transpile.rank_inference import local_ranks
+    assert local_ranks(ctx, fdef, {}, {"n": 0})["c"] == 1
+    _rewritten_and_equal(source, [(5,), (1,)])
+
+
+def test_a_local_bound_twice_with_one_rank_keeps_it():
+    """`kern = np.diag(...); kern /= size` (gasyori100knock's motion filter)."""
+    _rewritten_and_equal("""
+        import numpy as np
+
+        def f(picture, size):
+            h, w = picture.shape
+            kern = np.diag([1] * size).astype(float)
+            kern /= size
+            source = np.pad(picture.astype(float), size)
+            out = np.zeros((h, w))
+            for y in range(h):
+                for x in range(w):
+                    out[y, x] = np.sum(kern * source[y:y + size, x:x + size])
+            return out
+        """, [(np.arange(30.0).reshape(5, 6), 3)])
+
+
+def test_a_local_whose_rank_changes_around_a_loop_has_none():
+    """`b = a` then `a = row` in the same loop: `b` is a scalar only on the first iteration."""
+    source = textwrap.dedent("""
+        import numpy as np
+
+        def f(x, n):
+            a = 0.0
+            for i in range(n):
+                b = a
+                a = x[i]
+            return b
+        """)
+    ctx = module_context(decode_source(source, "m.py"))
+    fdef = ctx.tree.body[1]
+    from pforge.transpile.rank_inference import local_ranks
+    found = local_ranks(ctx, fdef, {}, {"x": 2, "n": 0})
+    assert "b" not in found and "a" not in found
+
+
+def test_a_rebound_parameter_keeps_its_rank():
+    """`if size % 2 == 0: size = size + 1` (TheAlgorithms' Gabor kernel): still a scalar, so
+    `x - size // 2` batches; `np.pi` is a number."""
+    guess = _guess("""
+        import numpy as np
+
+        def f(size, angle):
+            if size % 2 == 0:
+                size = size + 1
+            kernel = np.zeros((size, size))
+            for y in range(size):
+                for x in range(size):
+                    rad = angle / 180 * np.pi
+                    kernel[y, x] = np.cos(rad) * (x - size // 2) + y
+            return kernel
+        """)
+    assert guess.ranks["size"] == 0 and "size" not in guess.assumed
+
+
+def test_a_parameter_rebound_to_another_rank_is_left_out():
+    """`picture = np.expand_dims(picture, -1)` changes its rank: the others are still inferred."""
+    guess = _guess("""
+        import numpy as np
+
+        def f(picture, size):
+            if picture.ndim == 2:
+                picture = np.expand_dims(picture, axis=-1)
+            h, w, ch = picture.shape
+            out = np.zeros((h, w, ch))
+            for y in range(h):
+                out[y] = picture[y] * size
+            return out
+        """)
+    assert guess is not None and "picture" not in guess.ranks and guess.ranks["size"] == 0

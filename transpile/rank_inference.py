@@ -57,9 +57,10 @@ _ELEMENTWISE = {
 }
 _REDUCTIONS = {"sum", "mean", "max", "min", "prod", "std", "var", "any", "all", "amax", "amin", "median",
                "nansum", "nanmean", "nanmax", "nanmin", "argmax", "argmin", "average", "ptp"}
-_LIKE = {"zeros_like", "ones_like", "empty_like", "full_like", "copy", "array", "asarray",
+_LIKE = {"zeros_like", "ones_like", "empty_like", "full_like", "copy", "array", "asarray", "pad",
          "ascontiguousarray", "asfarray", "negative"}
 _MAKERS = {"zeros", "ones", "empty", "full"}
+_CONSTANTS = {f"{module}.{name}" for module in ("numpy", "math") for name in ("pi", "e", "inf", "nan", "tau", "euler_gamma")}
 _SAME_RANK_METHODS = {"copy", "astype", "conj", "clip", "round", "cumsum", "cumprod"}
 
 
@@ -83,6 +84,9 @@ class RankGuess:
     neighbours: tuple[dict[str, int], ...] = ()
 
 
+_UNBOUND = object()
+
+
 class _Conflict(Exception):
     """A hard constraint does not hold."""
 
@@ -97,6 +101,11 @@ class _Eval:
     soft: int = 0
     lower: dict = field(default_factory=dict)  # param -> (rank it needs at least, node)
     decided: dict = field(default_factory=dict)  # param -> node that constrained it first
+    bound: dict = field(default_factory=dict)  # name -> ranks of the values bound to it
+    sites: dict = field(default_factory=dict)  # name -> ids of the Name nodes that bound it
+    flow: bool = False  # loop bodies run until the ranks they bind settle (local_ranks)
+    returns: list = field(default_factory=list)  # ranks of the returned values
+    busy: set = field(default_factory=set)  # module names being evaluated (no recursion)
 
     # -- constraints -------------------------------------------------------------------------
     def hard(self, ok: bool):
@@ -163,20 +172,26 @@ class _Eval:
             value = self.rank(node.value)
             if isinstance(node.target, gast.Name):
                 old = self.env.get(node.target.id)
-                self.env[node.target.id] = None if old is None or value is None else max(old, value)
+                self._bind(node.target, None if old is None or value is None else max(old, value))
             else:
                 self.store(node.target, value, node.value)
         elif isinstance(node, gast.AnnAssign) and node.value is not None:
             self.store(node.target, self.rank(node.value), node.value)
-        elif isinstance(node, (gast.If, gast.While)):
+        elif isinstance(node, gast.If):
             self.need_scalar(node.test)
             self.run(node.body)
             self.run(node.orelse)
+        elif isinstance(node, gast.While):
+            self.need_scalar(node.test)
+            self._loop_body(node.body)
+            self.run(node.orelse)
         elif isinstance(node, gast.For):
             self.bind_iteration(node.target, node.iter)
-            self.run(node.body)
+            self._loop_body(node.body)
             self.run(node.orelse)
-        elif isinstance(node, (gast.Expr, gast.Return)) and node.value is not None:
+        elif isinstance(node, gast.Return):
+            self.returns.append(None if node.value is None else self.rank(node.value))
+        elif isinstance(node, gast.Expr):
             self.rank(node.value)
         elif isinstance(node, (gast.With, gast.Try)):
             self.run(node.body)
@@ -185,9 +200,32 @@ class _Eval:
             self.run(getattr(node, "orelse", []))
             self.run(getattr(node, "finalbody", []))
 
+    def _loop_body(self, body):
+        """One run of a loop body; in ``flow`` mode, runs until no binding takes a new rank, so
+        a value that flows around the loop (``b = a; a = row``) has every rank it takes."""
+        self.run(body)
+        for _ in range(_PASSES if self.flow else 0):
+            before = self._bindings()
+            self.run(body)
+            if self._bindings() == before:
+                return
+        if self.flow:
+            raise _Conflict()  # not settled: no local rank is trusted
+
+    def _bindings(self):
+        return {(name, rank) for name, found in self.bound.items() for rank in found}
+
+    def _bind(self, target, value):
+        name = target.id
+        if name in self.params:  # a rebound parameter keeps the rank it was given
+            self.hard(value is not None and value == self.env.get(name))
+        self.env[name] = value
+        self.bound.setdefault(name, []).append(value)
+        self.sites.setdefault(name, set()).add(id(target))
+
     def store(self, target, value, value_node):
         if isinstance(target, gast.Name):
-            self.env[target.id] = value
+            self._bind(target, value)
         elif isinstance(target, (gast.Tuple, gast.List)):
             shape_of = self._shape_source(value_node)
             if shape_of is not None:  # `h, w, c = x.shape`: x has exactly that many axes
@@ -238,7 +276,8 @@ class _Eval:
                 self.bind_iteration(t, arg)
         else:
             rank = self.rank(iterable)
-            self.need_at_least(iterable, rank, 1, hard=True)
+            # `for a, b in rows`: each row is unpacked, so it has at least one axis
+            self.need_at_least(iterable, rank, 2 if isinstance(target, gast.Tuple) else 1, hard=True)
             if isinstance(target, gast.Tuple) and rank == 2:
                 for t in target.elts:
                     self.store(t, 0, None)
@@ -266,10 +305,44 @@ class _Eval:
         return self._global_rank(node.id)
 
     def _global_rank(self, name):
-        for stmt in self.ctx.tree.body:
-            if isinstance(stmt, gast.Assign) and any(isinstance(t, gast.Name) and t.id == name for t in stmt.targets):
-                return ranks.literal_rank(stmt.value)
-        return None
+        """The rank of a module-level name bound once (``size = N + 2``), else None."""
+        value = _module_binding(self.ctx.tree, name)
+        if value is None or name in self.busy:
+            return None
+        return self._aside({}, lambda ev: ev.rank(value), name)
+
+    def _aside(self, env, compute, name):
+        """``compute`` run on a separate evaluation (module code, a helper's body): its
+        constraints are not this function's, and one it breaks gives no rank."""
+        ev = _Eval(self.ctx, env, set(), busy=self.busy | {name})
+        try:
+            return compute(ev)
+        except _Conflict:
+            return None
+
+    def _helper_rank(self, node):
+        """The rank a module-level helper returns for these arguments (``from_mel(b)`` with
+        ``b`` 1-D returns 1-D), when every ``return`` agrees; else None."""
+        found = [self.rank(a) for a in node.args]
+        for k in node.keywords:
+            self.rank(k.value)
+        helper = _module_function(self.ctx, node.func.id)
+        if helper is None or node.func.id in self.busy or node.keywords or any(
+                isinstance(a, gast.Starred) for a in node.args):
+            return None
+        params = _parameters(helper)
+        if len(node.args) > len(params) or helper.args.vararg or helper.args.kwarg or helper.args.kwonlyargs:
+            return None
+        env = dict(zip(params, found))
+        defaults = helper.args.defaults
+        for p, d in zip(params[len(params) - len(defaults):], defaults):
+            env.setdefault(p, ranks.literal_rank(d))
+
+        def returned(ev):
+            ev.run(helper.body)
+            found = set(ev.returns)
+            return found.pop() if len(found) == 1 else None
+        return self._aside(env, returned, node.func.id)
 
     def rank_BinOp(self, node):
         left, right = self.rank(node.left), self.rank(node.right)
@@ -319,6 +392,37 @@ class _Eval:
 
     rank_List = rank_Tuple
 
+    def rank_ListComp(self, node):
+        """``[f(c) for c in range(k)]``: a list of values of one rank (the targets are the
+        comprehension's own, restored after it)."""
+        saved = {n.id: self.env.get(n.id, _UNBOUND) for gen in node.generators
+                 for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
+        try:
+            for gen in node.generators:
+                self._bind_comprehension(gen.target, gen.iter)
+                for test in gen.ifs:
+                    self.need_scalar(test)
+            element = self.rank(node.elt)
+        finally:
+            for name, value in saved.items():
+                if value is _UNBOUND:
+                    self.env.pop(name, None)
+                else:
+                    self.env[name] = value
+        return None if element is None or len(node.generators) != 1 else element + 1
+
+    def _bind_comprehension(self, target, iterable):
+        callee = self.ctx.imports.resolve(iterable.func) if isinstance(iterable, gast.Call) else None
+        if callee in ("builtins.range", "numpy.arange") and isinstance(target, gast.Name):
+            for arg in iterable.args:
+                self.need_scalar(arg)
+            self.env[target.id] = 0
+        else:
+            rank = self.rank(iterable)
+            for n in gast.walk(target):
+                if isinstance(n, gast.Name):
+                    self.env[n.id] = rank - 1 if isinstance(target, gast.Name) and rank else None
+
     def rank_Attribute(self, node):
         if node.attr == "shape":  # a tuple: `x.shape != (4, 3)` is one bool
             self.rank(node.value)
@@ -330,6 +434,8 @@ class _Eval:
             return 0
         if node.attr in ("T", "real", "imag"):
             return self.rank(node.value)
+        if (self.ctx.imports.resolve(node) or "") in _CONSTANTS:
+            return 0
         if self.ctx.imports.resolve(node) is None:
             self.rank(node.value)
         return None
@@ -372,6 +478,16 @@ class _Eval:
         module, _, name = callee.rpartition(".")
         if callee.startswith("numpy.") and "." not in callee[6:] or callee.startswith("numpy.linalg."):
             return self._numpy(name, node, callee)
+        if callee.startswith("numpy.fft.") and node.args:  # along the last axis: at least a vector
+            found = self.rank(node.args[0])
+            for arg in node.args[1:] + [k.value for k in node.keywords]:
+                self.rank(arg)
+            if name in ("fftfreq", "rfftfreq"):
+                return 1
+            if name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fftshift", "ifftshift"):
+                self.need_at_least(node.args[0], found, 1, hard=name not in ("fftshift", "ifftshift"))
+                return found
+            return None
         if module == "builtins":
             return self._builtin(name, node)
         if module == "math":
@@ -380,6 +496,8 @@ class _Eval:
             return 0
         if isinstance(func, gast.Attribute) and not callee:
             return self._method(func, node)
+        if isinstance(func, gast.Name) and func.id not in self.env and not callee:
+            return self._helper_rank(node)
         for arg in node.args + [k.value for k in node.keywords]:
             self.rank(arg)
         return None
@@ -463,6 +581,27 @@ class _Eval:
             return 1 if name != "argwhere" else 2
         if name == "outer" and len(args) == 2:
             return 2
+        if name in ("eye", "identity"):
+            return 2
+        if name == "diag" and args and found[0] in (1, 2):
+            return 3 - found[0]
+        if name in ("ravel", "flatnonzero") and args:
+            return 1
+        if name in ("transpose", "flip", "fliplr", "flipud", "roll", "sort", "cumsum", "cumprod") and args \
+                and found[0] is not None and (found[0] >= 1 or name == "transpose"):
+            return found[0] if name not in ("cumsum", "cumprod") or self._axis(node, 1) is not None else 1
+        if name == "expand_dims" and args and found[0] is not None:
+            return found[0] + 1
+        if name == "reshape" and len(args) == 2 and isinstance(args[1], (gast.Tuple, gast.List)):
+            return len(args[1].elts)
+        if name in ("concatenate", "stack", "vstack", "hstack") and args \
+                and isinstance(args[0], (gast.Tuple, gast.List)) and found[0] is not None:
+            element = found[0] - 1
+            if name == "stack":
+                return element + 1
+            if name == "vstack":
+                return max(element, 2)
+            return element if element >= 1 else None
         if name == "compress" and len(args) >= 2:
             self.need_at_least(args[0], found[0], 1, hard=True)
             self.hard(found[0] is None or found[0] == 1)
@@ -545,37 +684,89 @@ class _Eval:
         return None
 
 
+def _module_binding(tree, name):
+    """The value of the one module-level ``name = value`` that binds ``name``; None when it is
+    bound otherwise or more than once (a ``global`` statement, a loop, an import)."""
+    found = [stmt for stmt in tree.body if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+             and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id == name]
+    stores = sum(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)
+                 for stmt in tree.body if not isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef))
+                 for n in gast.walk(stmt))
+    if len(found) != 1 or stores != 1 or any(isinstance(n, gast.Global) and name in n.names for n in gast.walk(tree)):
+        return None
+    return found[0].value
+
+
+def module_rank(ctx, name: str) -> int | None:
+    """The rank of the module-level name ``name`` when one plain assignment binds it and the
+    rank of its value is known (``size = N + 2`` with ``N = 12``: 0); else None."""
+    return _Eval(ctx, {}, set())._global_rank(name)
+
+
+def _module_function(ctx, name):
+    """The module-level ``def name`` when nothing else binds ``name`` and no decorator wraps it."""
+    from pforge.transpile.backends.direct.expressions import _rebound_in_module
+    fdef = getattr(ctx, "functions", {}).get(name)
+    if fdef is None or fdef.col_offset != 0 or fdef.decorator_list or _rebound_in_module(ctx.tree, name):
+        return None
+    return fdef
+
+
 def _parameters(fdef) -> list[str]:
     args = fdef.args
     return [a.id for a in args.posonlyargs + args.args + args.kwonlyargs if isinstance(a, gast.Name)]
 
 
+def _stores(fdef) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            counts[node.id] = counts.get(node.id, 0) + 1
+    return counts
+
+
 def _evaluate(ctx, fdef, known: dict[str, int], assignment: dict[str, int]) -> _Eval | None:
-    """The evaluation of ``fdef`` under ``assignment``; None when a hard constraint fails."""
+    """The evaluation of ``fdef`` under ``assignment``; None when a hard constraint fails, or a
+    parameter given a rank is rebound where the evaluation does not see it (a comprehension)."""
     env = {**known, **assignment}
     ev = _Eval(ctx, dict(env), set(assignment))
     try:
         ev.run(fdef.body)
     except _Conflict:
         return None
+    counts = _stores(fdef)
+    if any(counts.get(p, 0) != len(ev.sites.get(p, ())) for p in assignment):
+        return None
     return ev
 
 
+#: runs of a loop body at most, for the ranks that flow around the loop
+_PASSES = 6
+
+
 def local_ranks(ctx, fdef, known: dict[str, ranks.Shape], assignment: dict[str, int]) -> dict[str, int]:
-    """The ranks of ``fdef``'s locals bound exactly once, under the parameter ranks ``known``
-    and ``assignment`` (what :func:`infer_ranks` chose, or a neighbour of it): what the direct
-    backend cannot trace itself (``P = E / np.sum(E, axis=1, keepdims=True)``)."""
+    """The ranks of ``fdef``'s locals that every binding gives the same rank, under the
+    parameter ranks ``known`` and ``assignment`` (what :func:`infer_ranks` chose, or a
+    neighbour of it): what the direct backend cannot trace itself
+    (``P = E / np.sum(E, axis=1, keepdims=True)``, ``kern = np.diag(v); kern /= n``).
+
+    Loop bodies are evaluated again until no binding records a new rank: a value bound in a
+    loop from one rebound later in it (``b = a; a = row``) takes both.
+    """
     fixed = {name: shape.rank for name, shape in known.items()}
-    ev = _evaluate(ctx, fdef, fixed, assignment)
-    if ev is None:
+    if _evaluate(ctx, fdef, fixed, assignment) is None:
         return {}
-    counts: dict[str, int] = {}
-    for node in gast.walk(fdef):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-            counts[node.id] = counts.get(node.id, 0) + 1
+    ev = _Eval(ctx, {**fixed, **assignment}, set(assignment), flow=True)
+    try:
+        ev.run(fdef.body)
+    except _Conflict:
+        return {}
+    counts = _stores(fdef)
     params = set(_parameters(fdef))
-    return {name: rank for name, rank in ev.env.items()
-            if rank is not None and counts.get(name) == 1 and name not in params}
+    # Every binding of the name must be one the evaluation saw.
+    return {name: found[0] for name, found in ev.bound.items()
+            if len(set(found)) == 1 and found[0] is not None and name not in params
+            and counts.get(name) == len(ev.sites[name])}
 
 
 def _indexed_names(fdef) -> set[str]:
@@ -594,9 +785,18 @@ def infer_ranks(ctx, fdef, known: dict[str, ranks.Shape]) -> RankGuess | None:
         The guess, or None when no parameter lacks a rank, none is rebound-free, or no
         assignment within the search budget keeps every constraint.
     """
-    stored = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
     fixed = {name: shape.rank for name, shape in known.items()}
-    unknown = [p for p in _parameters(fdef) if p not in fixed and p not in stored and p != "self"]
+    # A rebound parameter is a variable too, when each binding keeps its rank (`_Eval._bind`);
+    # when none can, the others are inferred without it.
+    unknown = [p for p in _parameters(fdef) if p not in fixed and p != "self"]
+    stored = _stores(fdef)
+    guess = _infer(ctx, fdef, fixed, unknown)
+    if guess is None and any(p in stored for p in unknown):
+        guess = _infer(ctx, fdef, fixed, [p for p in unknown if p not in stored])
+    return guess
+
+
+def _infer(ctx, fdef, fixed, unknown) -> RankGuess | None:
     if not unknown:
         return None
     lower = {p: 0 for p in unknown}

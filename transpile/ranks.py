@@ -326,4 +326,7 @@ def local_shapes(fdef: gast.FunctionDef | None, option: dict | None) -> dict[str
         func, _, name = key.rpartition(".")
         if (not func or func == fdef.name) and name in stored - params and isinstance(rank, int):
             found[name] = Shape(rank)
+        elif (not func or func == fdef.name) and name in stored - params and isinstance(rank, tuple) \
+                and rank[:1] == ("inferred",):
+            found[name] = Shape(rank[1], None, inferred=True)
     return found

@@ -35,19 +35,25 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     """
     from pforge.transpile import ranks
     from pforge.transpile.backends import direct
-    from pforge.transpile.rank_inference import infer_ranks, local_ranks
+    from pforge.transpile.rank_inference import RankGuess, infer_ranks, local_ranks
     fdef = info.function
     if fdef is None or np_alias is None:
         return None, None
     known = ranks.parameter_shapes(ctx, fdef, shapes)
     guess = infer_ranks(ctx, fdef, known)
     if guess is None or not guess.ranks:
-        return None, None
+        # Every parameter's rank is known (or none can be inferred): the locals' may still be
+        # (`c = from_mel(np.arange(n))`).
+        if not local_ranks(ctx, fdef, known, {}):
+            return None, None
+        guess = RankGuess({}, {})
 
     written = _needs_an_array(ctx, info, {n: r for n, r in guess.ranks.items() if r >= 1}, written_only=True)
 
     def option(assignment):
-        given = {f"{fdef.name}.{name}": rank for name, rank in local_ranks(ctx, fdef, known, assignment).items()}
+        # Inferred locals may be lists: read through np.asarray, written only where evidently arrays.
+        given = {f"{fdef.name}.{name}": ("inferred", rank)
+                 for name, rank in local_ranks(ctx, fdef, known, assignment).items()}
         given.update(shapes or {})
         # Written arrays are checked to be arrays (`isinstance`): the batched code writes them as such.
         given.update({f"{fdef.name}.{name}": rank if name in written else ("inferred", rank)
@@ -64,7 +70,10 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
             return None
         return unparse_lines(found.stmts) + unparse_lines([gast.Expr(value=c) for c in found.checks])
 
-    told = ", ".join(f"`{name}` {_rank_words(rank)}" for name, rank in sorted(guess.ranks.items()))
+    in_loop = {n.id for n in gast.walk(info.node) if isinstance(n, gast.Name)}
+    told = ", ".join(f"`{name}` {_rank_words(rank)}" for name, rank in sorted(guess.ranks.items())) or \
+        ", ".join(f"`{name}` {_rank_words(rank)}" for name, rank in sorted(local_ranks(ctx, fdef, known, {}).items())
+                  if name in in_loop)
     text = trial(guess.ranks) if guess.assumed else None
     try:
         result = direct.rewrite_loop(ctx, info, namer, tf_alias, np_alias, option(guess.ranks))
@@ -116,7 +125,8 @@ def guard(info, result, checks: list) -> str | None:
     outer: set[str] = set()
     for level in info.walk():
         trips = _runs_at_all(level)
-        if trips is not None and not any(isinstance(n, gast.Name) and n.id in outer for n in gast.walk(trips)):
+        if trips is not None and not any(isinstance(n, gast.Name) and n.id in outer for n in gast.walk(trips)) \
+                and gast.dump(trips) not in {gast.dump(t) for t in tests}:
             tests.append(trips)
         if level.space is not None:
             outer |= level.space.target_names()
@@ -135,6 +145,9 @@ def _runs_at_all(info) -> gast.expr | None:
            for b in bounds for n in gast.walk(b)):
         return None  # evaluated twice, a call could do its work (or its effect) twice
     if space.kind == "range" and (space.step is None or constant_int(space.step) == 1) and space.stop is not None:
+        low, high = (constant_int(space.start) if space.start is not None else 0), constant_int(space.stop)
+        if low is not None and high is not None and high > low:
+            return None  # `range(1, 256)` runs
         start = copy.deepcopy(space.start) if space.start is not None else gast.Constant(value=0, kind=None)
         return gast.Compare(left=copy.deepcopy(space.stop), ops=[gast.Gt()], comparators=[start])
     if space.kind in ("rows", "enumerate") and space.items:

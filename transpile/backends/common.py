@@ -129,7 +129,11 @@ def _nonnegative(node, ctx) -> bool:
     return False
 
 
-def _evidently_array(ctx, function, seq) -> bool:
+#: methods of an array that return an array
+_ARRAY_METHODS = {"astype", "copy", "reshape", "transpose", "flatten", "ravel", "squeeze", "conj", "clip"}
+
+
+def _evidently_array(ctx, function, seq, _seen=frozenset()) -> bool:
     """True when ``seq`` must be an array or tensor rather than a Python list.
 
     Evidence: it is made by a TensorFlow or NumPy call, or (for a name) the function reads its
@@ -137,8 +141,10 @@ def _evidently_array(ctx, function, seq) -> bool:
     """
     if isinstance(seq, gast.Call):
         callee = ctx.imports.resolve(seq.func) or ""
+        if not callee and isinstance(seq.func, gast.Attribute) and seq.func.attr in _ARRAY_METHODS:
+            return _evidently_array(ctx, function, seq.func.value, _seen)  # `np.zeros(n).astype(int)`
         return callee.startswith(("tensorflow.", "numpy.")) and callee not in _LIST_RETURNING
-    if not isinstance(seq, gast.Name) or function is None:
+    if not isinstance(seq, gast.Name) or function is None or seq.id in _seen:
         return False
     for node in gast.walk(function):
         if isinstance(node, gast.Attribute) and node.attr in ("shape", "dtype", "ndim") \
@@ -146,6 +152,6 @@ def _evidently_array(ctx, function, seq) -> bool:
             return True
         if isinstance(node, gast.Assign) and any(isinstance(t, gast.Name) and t.id == seq.id
                                                  for t in node.targets):
-            if _evidently_array(ctx, function, node.value):
+            if _evidently_array(ctx, function, node.value, _seen | {seq.id}):
                 return True
     return False

@@ -34,6 +34,7 @@ from pforge.transpile.backends.direct.statements import StatementsMixin
 from pforge.transpile.backends.direct.tapes import TapesMixin, _Tape
 from pforge.transpile.backends.direct.writes import WritesMixin
 from pforge.transpile.backends.pfor import LoopRewrite, _evidently_array, _stores
+from pforge.transpile.rank_inference import module_rank
 from pforge.transpile.naming import Namer
 
 
@@ -65,7 +66,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.inner_values: dict[str, Val] = {}
         self.derived_steps: dict[str, tuple] = {}
         self.ta_drop: list = []
-        self.selections: dict[str, tuple[Val, Val]] = {}
+        self.selections: dict[str, tuple[Val, Val, bool]] = {}
+        self.inferred_locals: set[str] = set()  # locals whose rank rank_inference gave
         self.tests: dict[int, Val] = {}  # elif tests evaluated before the chain's first branch
         self.ta_replace: dict = {}
         self.labels: list[str] = []
@@ -160,21 +162,32 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                 self.locals[name] = Val(templates.name(name), (), found.pop())
         # A rank the user gives (`--shapes h=1`) to a local bound once before the loop whose
         # right-hand side did not tell it.
+        # Inferred ranks cover every binding of the name (rank_inference.local_ranks).
+        in_loop = {n.id for n in gast.walk(self.info.node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         for name, shape in ranks.local_shapes(fdef, self.shapes).items():
-            if seen.get(name) == {None} and counts.get(name) == 1:
+            if seen.get(name, {None}) <= {None, shape.rank} and name not in self.locals and name not in in_loop:
                 self.locals[name] = Val(templates.name(name), (), shape.rank)
+                if shape.inferred:  # may be a Python list: read through asarray, never written
+                    self.inferred_locals.add(name)
         self.aliases = {k: v for k, v in self.aliases.items() if counts.get(k) == 1}
 
     def _shape_of(self, name: str) -> ranks.Shape | None:
         if name in self.params:
             return self.params[name]
         if name in self.locals and self.locals[name].rank is not None:
-            return ranks.Shape(self.locals[name].rank)
+            return ranks.Shape(self.locals[name].rank, inferred=name in self.inferred_locals)
         for stmt in self.ctx.tree.body:  # a module-level literal (OFFSETS = [(-1, 0), ...])
             if isinstance(stmt, gast.Assign) and any(isinstance(t, gast.Name) and t.id == name for t in stmt.targets):
                 rank = ranks.literal_rank(stmt.value)
                 if rank is not None:
                     return ranks.Shape(rank, None, sequence=True)
+        fdef = self.info.function
+        if fdef is not None and any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)
+                                    for n in gast.walk(fdef)):
+            return None  # a local of the function, not the module's name
+        rank = module_rank(self.ctx, name)  # `size = N + 2`, `SCALE = np.pi / 4`
+        if rank is not None:
+            return ranks.Shape(rank, None, inferred=rank > 0)
         return None
 
     def _as_array(self, node):
@@ -212,6 +225,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
             parts.append(f"{'filter' if entries and entries[0].mask is not None else 'collector'} {name}")
         for name, red in info.reductions.items():
             parts.append(f"{red.op} reduction {name}")
+        for name, arg in info.arg_reductions.items():
+            parts.append(f"arg{arg.op} {name} of {arg.value}")
         for name in info.arrays:
             parts.append(f"{'scatter-add' if info.scatter_add else 'indexed output'} {name}")
         for name in info.tensorarrays:

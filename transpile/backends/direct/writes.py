@@ -64,7 +64,8 @@ class WritesMixin:
         comps = _components(target.slice)
         shape = self._shape_of(name)
         declared = shape is not None and not shape.sequence and not shape.inferred
-        if not declared and name not in self.locals and not _evidently_array(self.ctx, self.info.function, base):
+        if not declared and (name not in self.locals or name in self.inferred_locals) \
+                and not _evidently_array(self.ctx, self.info.function, base):
             # A Python list has no `x[...] = batch`: only an array the code shows, or declares.
             raise Unsupported(f"line {stmt.lineno}: a write into `{name}`, which may be a Python list")
         index = self._index(templates.name(name), comps, shape, store=True)
