@@ -1,11 +1,13 @@
 """Idioms of real NumPy code the direct backend batches: chained subscripts of arrays
-(``img[r][c]``) and calls along the last axis (``np.sort``, ``np.fft.rfft``)."""
+(``img[r][c]``), calls along the last axis (``np.sort``, ``np.fft.rfft``), argmax tracking
+and boolean selections read by a count, sum or mean."""
 
 from __future__ import annotations
 
 import textwrap
 
 import numpy as np
+import pytest
 
 from pforge.transpile import transpile_source
 
@@ -117,7 +119,9 @@ def test_a_helper_whose_names_the_caller_rebinds_is_not_inlined():
     assert "no batching rule for `_scaled`" in result.plans[0].remarks[0].message
 
 
-def test_zip_of_values_that_may_be_iterators_is_left():
+def test_zip_of_values_that_may_be_iterators_runs_the_loop_for_them():
+    """`len()` of an iterator raises: the batched code is taken only for arrays, lists and
+    tuples of equal lengths, checked before any `len()`."""
     source = textwrap.dedent("""\
         import numpy as np
 
@@ -129,8 +133,15 @@ def test_zip_of_values_that_may_be_iterators_is_left():
             return res
         """)
     result = transpile_source(source, "m.py")
-    assert not result.changed
-    assert "cannot prove to have the same length" in " ".join(r.message for r in result.plans[0].remarks)
+    assert result.changed
+    guard = result.code.split("\n    if ", 1)[1].split(":\n")[0]
+    assert guard.index("isinstance(p, (np.ndarray, list, tuple))") < guard.index("len(p) == len(q)")
+    for make, batched in ((lambda: ([1.0, 2.0], [3.0, 4.0]), True),
+                          (lambda: (iter([1.0, 2.0]), iter([3.0, 4.0])), False),
+                          (lambda: ([1.0, 2.0, 5.0], (3.0, 4.0)), False)):
+        want = _run(source, *make())
+        got, held = _checked(result.code, *make())
+        assert held == batched and got == want and len(got) == 2 and all(type(v) is float for v in got)
 
 
 def test_a_helper_shadowed_in_the_caller_or_rebound_in_the_module_is_not_inlined():
@@ -210,3 +221,158 @@ def test_a_helper_called_twice_is_inlined_twice_but_never_into_itself():
     namespace: dict = {}
     exec(compile(result.code, "<code>", "exec"), namespace)
     np.testing.assert_allclose(namespace["f"](x), x * x + (x + 1.0) ** 2)
+
+
+# -- argmax tracking and masked selections ---------------------------------------------------------
+
+ARGMAX = textwrap.dedent("""\
+    import numpy as np
+
+
+    def f(scores, start):
+        best = start
+        at = -1
+        for t in range(scores.shape[0]):
+            v = np.round(scores[t] * 2.0)
+            if v CMP best:
+                best = v
+                at = t
+        return best, at
+    """)
+
+
+def _checked(code, *args):
+    """Runs ``code``'s ``f`` and says whether its run-time checks held (the batched branch ran)."""
+    from pforge.runtime.targets import instrument_rank_checks
+    namespace: dict = {}
+    exec(compile(instrument_rank_checks(code), "<code>", "exec"), namespace)
+    out = namespace["f"](*args)
+    return out, all(namespace.get("_PFORGE_CHECKS_HELD", [True]))
+
+
+@pytest.mark.parametrize("cmp", [">", ">=", "<", "<="])
+def test_argmax_tracking_keeps_the_loops_ties_nan_and_start(cmp):
+    """`if v > best: best = v; at = t`: the first of tied extremes for `>`/`<`, the last for
+    `>=`/`<=`; NaN terms never win; with no term beating the start value both keep theirs."""
+    source = ARGMAX.replace("CMP", cmp)
+    result = transpile_source(source, "m.py")
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    assert "flatnonzero" in result.code
+    rng = np.random.default_rng(1)
+    cases = [rng.standard_normal(9), np.array([1.0, 2.0, 2.0, np.nan, 2.0, -3.0, -3.0]),
+             np.array([np.nan, np.nan]), np.zeros(0)]
+    for scores in cases:
+        for start in (-np.inf, np.inf, 1.0, 0.0):
+            got, held = _checked(result.code, scores.copy(), start)
+            want = _run(source, scores.copy(), start)
+            assert held or scores.size == 0
+            assert got[1] == want[1] and type(got[1]) is type(want[1]), (cmp, scores, start, got, want)
+            np.testing.assert_array_equal(got[0], want[0])
+
+
+SELECTIONS = textwrap.dedent("""\
+    import numpy as np
+
+
+    def f(grey, y):
+        best_score = 0
+        best_t = 0
+        h, w = grey.shape
+        counts = np.zeros(len(y))
+        for t in range(1, 8):
+            lo = grey[np.where(grey < t)]
+            lo_mean = np.mean(lo) if len(lo) > 0 else 0.
+            hi = grey[grey >= t]
+            hi_mean = np.mean(hi) if len(hi) > 0 else 0.
+            score = len(lo) / (h * w) * len(hi) / (h * w) * (lo_mean - hi_mean) ** 2
+            if score > best_score:
+                best_score = score
+                best_t = t
+        for k in range(len(y)):
+            counts[k] = len(y[y == y[k]]) + np.sum(y[y < y[k]])
+        return best_t, best_score, counts
+    """)
+
+
+def test_masked_selections_read_by_len_sum_and_mean():
+    """`grey[np.where(grey < t)]` and `y[y == y[k]]` select a different number of elements per
+    iteration: their count, sum and mean are masked reductions (gasyori100knock's Otsu
+    threshold; ML-From-Scratch's majority vote)."""
+    import warnings
+    result = transpile_source(SELECTIONS, "m.py")
+    assert all(p.rewritten for p in result.plans), [r.message for p in result.plans for r in p.remarks]
+    assert "np.where(grey < t" in result.code.split("else:")[0] or "grey < t" in result.code
+    rng = np.random.default_rng(2)
+    for grey in (rng.integers(0, 9, (5, 6)), np.full((2, 3), 4)):
+        y = rng.integers(0, 3, 7).astype(float)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # the mean of an empty selection
+            got, held = _checked(result.code, grey, y)
+        want = _run(SELECTIONS, grey, y)
+        assert held
+        assert got[0] == want[0]
+        np.testing.assert_allclose(got[1], want[1], rtol=1e-12)
+        np.testing.assert_allclose(got[2], want[2], rtol=1e-12)
+
+
+
+SVM_LOSS = textwrap.dedent("""\
+    import numpy as np
+
+
+    def f(W, X, y):
+        n_cls = W.shape[1]
+        total = 0.0
+        for i in range(X.shape[0]):
+            s = X[i].dot(W)
+            s_true = s[y[i]]
+            for j in range(n_cls):
+                if j == y[i]:
+                    continue
+                m = s[j] - s_true + 1
+                if m > 0:
+                    total += m
+        return total
+    """)
+
+
+def test_an_inner_index_into_a_row_of_the_outer_loop():
+    """`s[j]`, `s` one row per outer iteration and `j` the inner index: `s[rows, j]` with the
+    rows broadcast along the inner axis (cs231n's naive SVM loss)."""
+    result = transpile_source(SVM_LOSS, "m.py")
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    assert "np.arange(len(s))[:, np.newaxis]" in result.code
+    rng = np.random.default_rng(3)
+    for n, d, c in ((6, 4, 3), (1, 2, 5)):
+        W, X, y = rng.standard_normal((d, c)), rng.standard_normal((n, d)), rng.integers(0, c, n)
+        got, held = _checked(result.code, W, X, y)
+        assert held
+        assert got == pytest.approx(_run(SVM_LOSS, W, X, y), rel=1e-12)
+
+
+ZIP_INFERRED = textwrap.dedent("""\
+    import numpy as np
+
+
+    def f(r, amplitudes, angles):
+        field = np.zeros(len(r))
+        for amp, ang in zip(amplitudes, angles):
+            field += amp * np.cos(r * ang)
+        return field
+    """)
+
+
+def test_zip_over_values_of_inferred_rank_checks_kind_and_length():
+    """`zip(amplitudes, angles)`: the code does not show they are arrays, so the batched code
+    runs only for arrays, lists or tuples of equal length; a generator, or lengths that differ
+    (zip stops at the shortest), run the loop."""
+    result = transpile_source(ZIP_INFERRED, "m.py")
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    assert "len(amplitudes) == len(angles)" in result.code
+    r = np.linspace(0.0, 1.0, 5)
+    for make, ran in ((lambda: ([1.0, 2.0], [0.5, 0.25]), True), (lambda: (np.ones(3), np.ones(2)), False),
+                      (lambda: ((a for a in [1.0, 2.0]), [0.5, 0.25]), False)):
+        expect = _run(ZIP_INFERRED, r, *make())
+        got, held = _checked(result.code, r, *make())
+        assert held == ran
+        np.testing.assert_allclose(got, expect, rtol=1e-12)

@@ -312,12 +312,43 @@ class _Builder:
                         outputs=(f"n{k}",))
 
     def _argmax(self, k):
+        """``if v > best: best = v; at = i``: with ties (rounded terms) one time in two, a start
+        value no term may beat one time in five, and the element recorded instead of the index."""
         cmp = self.rng.choice((">", ">=", "<", "<="))
         start = "-1e9" if cmp in (">", ">=") else "1e9"
+        if self.rng.random() < 0.2:
+            start = "1e9" if cmp in (">", ">=") else "-1e9"  # nothing beats it: both keep their values
         value = self.expr(1)
-        body = (f"v{k} = {value}", f"if v{k} {cmp} best{k}:", f"    best{k} = v{k}", f"    at{k} = i")
+        if self.rng.random() < 0.5:
+            value = f"{self.lib}.round({value})"  # ties: the first (`>`) or last (`>=`) wins
+        index = "i"
+        if self.np and self.rng.random() < 0.3:
+            index = "x[i]"
+            self.reads.add("x")
+        body = (f"v{k} = {value}", f"if v{k} {cmp} best{k}:", f"    best{k} = v{k}", f"    at{k} = {index}")
         return Fragment(f"arg reduction {cmp}", VECTORIZE, body, (f"best{k} = {start}", f"at{k} = -1"),
                         outputs=(f"best{k}", f"at{k}"))
+
+    def _selection(self, k):
+        """``len(x[x > x[i]])``, ``np.mean(y[mask])``, ``np.sum(m2[np.where(m2 > t)])``: an
+        invariant array selected by a per-iteration boolean mask, read by a count, sum or mean
+        (NumPy only)."""
+        if not self.np:
+            return self._map(k)
+        setup, _ = self._out(k)
+        base = self.rng.choice(("x", "y", "m2"))
+        self.reads.update({base, "x"})
+        test = f"{base} {self.rng.choice(('>', '<=', '<'))} x[i]"
+        mask = test if self.rng.random() < 0.6 else f"np.where({test})"
+        how = self.rng.choice(("len", "np.sum", "np.mean", "count"))
+        if how == "count":
+            body = (f"sel{k} = {base}[{mask}]", self._write(k, f"len(sel{k}) + np.sum(sel{k})"))
+        elif how == "np.mean":  # an empty selection's mean is NaN (with a warning) in both
+            body = (f"sel{k} = {base}[{mask}]",
+                    self._write(k, f"np.mean(sel{k}) if len(sel{k}) > 0 else 0.0"))
+        else:
+            body = (self._write(k, f"{how}({base}[{mask}])"),)
+        return Fragment(f"selection {how}", VECTORIZE, body, setup, outputs=self._result(k), lists_ok=False)
 
     def _gather(self, k):
         setup, _ = self._out(k)
@@ -472,7 +503,8 @@ class _Builder:
 #: (fragment kind, weight) for independent bodies and planted dependences
 INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2), ("branch-inplace", 3),
                ("reduction", 5), ("count", 1), ("argmax", 2), ("gather", 2), ("scatter-add", 2),
-               ("nest-carried", 2), ("pair", 2), ("prefix", 1), ("filter", 2), ("window", 2))
+               ("nest-carried", 2), ("pair", 2), ("prefix", 1), ("filter", 2), ("window", 2),
+               ("selection", 2))
 DEPENDENT = (("carried", 2), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1))

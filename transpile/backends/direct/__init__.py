@@ -75,9 +75,10 @@ def _check_semantics(ctx: ModuleContext, info: LoopInfo) -> None:
     NaN terms, ``reduce_max`` propagates them) and opted-in random draws (a batched call would
     be one draw for every iteration)."""
     for level in info.walk():
-        if level.arg_reductions:
+        if level.arg_reductions and (level is not info or info.library == "tensorflow"):
             name = next(iter(level.arg_reductions))
-            raise Unsupported(f"argmax tracking of `{name}` has no batching rule")
+            raise Unsupported(f"argmax tracking of `{name}` has no batching rule here (NumPy, an "
+                              "outermost loop with no inner one)")
         if level.random_draws:
             raise Unsupported("a random draw has no batching rule")
         for red in level.reductions.values():

@@ -104,8 +104,12 @@ class ExpressionsMixin:
         return Val(templates.name(ind.name), full, 0, python=True)
 
     def _ev_Attribute(self, node):
+        if (self.ctx.imports.resolve(node) or "") in _CONSTANTS:  # np.pi, math.inf: one number
+            return Val(node, (), 0, True)
         base = self.ev(node.value)
         if not base.stacked:  # `x.shape` of an invariant array: a tuple of ints, one per axis
+            if node.attr in ("T", "real", "imag") and base.rank is not None:
+                return Val(node, (), base.rank)
             return Val(node, (), {"shape": 1, "ndim": 0, "size": 0}.get(node.attr))
         if node.attr == "T":
             if base.rank is None or base.rank > 2:
@@ -264,7 +268,17 @@ class ExpressionsMixin:
     def _args(self, node, name, pos, kw, is_method):
         args = Args(node, self.lib, name, pos, kw, method=is_method)
         args.evaluate = self.ev
+        args.hoist = self._hoist
         return args
+
+    def _hoist(self, node, hint: str):
+        """``node`` bound to a new name before its use (a value a rule spells twice); a name
+        stays as it is."""
+        if isinstance(node, gast.Name):
+            return node
+        tmp = self.namer.new(hint)
+        self.out += templates.replace(f"{tmp} = V", V=node)
+        return templates.name(tmp)
 
     def _inlined(self, node):
         """A call of a small helper defined at module level, on per-iteration values, as the
@@ -372,6 +386,14 @@ def _rebound_in_module(tree, name: str) -> bool:
     return False
 
 
+#: NumPy's scalar types, called as conversions
+_SCALAR_TYPES = {f"numpy.{t}" for t in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                                        "float16", "float32", "float64", "complex64", "complex128", "bool_",
+                                        "intp", "double", "single")}
+
+#: module constants that are one number
+_CONSTANTS = {f"{module}.{name}" for module in ("numpy", "math") for name in ("pi", "e", "inf", "nan", "tau", "euler_gamma")}
+
 #: ``math`` functions whose result is not one Python number
 _MATH_NOT_SCALAR = {"math.frexp", "math.modf"}
 
@@ -400,6 +422,10 @@ def _constructor_rank(rw, node, name):
         if isinstance(arg, (gast.List, gast.Tuple, gast.Constant)):
             return ranks.literal_rank(arg)
         return rw.ev(arg).rank
-    if name == "tensorflow.eye":
+    if name in ("tensorflow.eye", "numpy.eye", "numpy.identity"):
         return 2
+    if name in _SCALAR_TYPES and len(node.args) == 1 and not node.keywords:  # np.int8(v): v's rank
+        return rw.ev(node.args[0]).rank
+    if name in ("numpy.unique", "numpy.flatnonzero") and len(node.args) == 1 and not node.keywords:
+        return 1  # flattened, whatever the argument's rank
     return None

@@ -88,9 +88,10 @@ class IndexingMixin:
                     for bound in (c.lower, c.upper, c.step) if bound is not None for n in gast.walk(bound)):
                 raise Unsupported(f"`{gast.unparse(node).strip()}`: a slice whose bounds differ per "
                                   "iteration, of a per-iteration value")
-        vals = [c if isinstance(c, gast.Slice) else self.ev(c) for c in comps]
-        if any(isinstance(self.env.get(getattr(c, "id", None)), Ind) for c in comps):
+        if any(isinstance(self.env.get(getattr(c, "id", None)), Ind) for c in comps) and (
+                self.lib.kind != "np" or self.to_tf):
             raise Unsupported(f"`{gast.unparse(node).strip()}`: a loop index into a per-iteration value")
+        vals = [c if isinstance(c, gast.Slice) else self.ev(c) for c in comps]  # an index: its arange
         stacked = [v for v in vals if isinstance(v, Val) and v.stacked]
         if not stacked:
             for c in comps:
@@ -100,11 +101,20 @@ class IndexingMixin:
                         raise Unsupported(f"`{gast.unparse(node).strip()}`: an index of unknown rank")
             parts = [gast.Slice(lower=None, upper=None, step=None)] * base.depth + [copy.deepcopy(c) for c in comps]
             return Val(core.subscript(base.node, parts), base.full, _index_rank(base.rank, vals))
-        if len(comps) != 1 or base.depth != 1 or stacked[0].depth != 1 or stacked[0].rank != 0 \
-                or not all(base.full):
+        if len(comps) != 1 or base.depth != 1 or stacked[0].rank != 0 or not all(base.full) or (
+                stacked[0].depth != 1 and (self.lib.kind != "np" or self.to_tf)):
             raise Unsupported(f"`{gast.unparse(node).strip()}`: a per-iteration index into a per-iteration value")
-        idx = lift(self.lib, stacked[0], 1)
         rank = None if base.rank is None else base.rank - 1
+        if stacked[0].depth > 1:
+            # `s[j]` with `s` a row per outer iteration and `j` an inner index (or a value of
+            # it): the outer axis pairs with `arange` along the outer axis, broadcast inward.
+            idx = stacked[0]
+            depth = idx.depth
+            rows = core.insert_axes(self.lib, Val(self.lib.call("arange", templates.expr("len(V)", V=base.node))),
+                                    1, depth - 1)
+            full = (True,) + tuple(idx.full[1:])
+            return Val(core.subscript(base.node, [rows, idx.node]), full, rank)
+        idx = lift(self.lib, stacked[0], 1)
         if self.lib.kind == "tf" or self.to_tf:
             if self.to_tf:
                 raise Unsupported("a per-iteration index into a per-iteration value")

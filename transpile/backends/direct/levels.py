@@ -141,14 +141,20 @@ class LevelsMixin:
                 self.labels.append(gast.unparse(seq).strip())
         names = [s.id if isinstance(s, gast.Name) else None for s in seqs]
         if len(seqs) > 1 and not all(self._same_length(names[0], n) for n in names[1:]):
+            # `len()` of an iterator raises, a dict has one: the check needs arrays, or values of
+            # an inferred rank, which it first checks to be arrays or lists (`isinstance`).
+            inferred = [s for s in seqs if isinstance(s, gast.Name) and self._shape_of(s.id) is not None
+                        and self._shape_of(s.id).inferred and not _evidently_array(self.ctx, self.info.function, s)]
             known = all(isinstance(s, gast.Name) and (
                 _declared_array(self._shape_of(s.id)) or _evidently_array(self.ctx, self.info.function, s))
-                for s in seqs)  # `len()` of an iterator raises, a dict has one: the check needs arrays
+                or any(s is t for t in inferred) for s in seqs)
             if self.lib.kind != "np" or self.to_tf or depth != 1 or not known or any(
                     isinstance(n, gast.Name) and n.id in self.loop_stores for s in seqs for n in gast.walk(s)):
                 raise Unsupported("`zip` over sequences pforge cannot prove to have the same length")
             # zip stops at the shortest: the batched rows are right where the lengths agree,
             # which the code cannot prove, so it is checked at run time.
+            for s in inferred:
+                self.checks.append(templates.expr(f"isinstance(S, ({self.lib.alias}.ndarray, list, tuple))", S=s))
             lengths = [gast.Call(func=templates.name("len"), args=[copy.deepcopy(s)], keywords=[]) for s in seqs]
             self.checks.append(gast.Compare(left=lengths[0], ops=[gast.Eq()] * (len(lengths) - 1),
                                             comparators=lengths[1:]))

@@ -94,52 +94,119 @@ class ReductionsMixin:
         rank = term.rank
         self._bind(red.name, Val(value, full, rank), set())
 
+    def _arg_reduce(self, arg):
+        """Argmax tracking, ``if v > best: best = v; idx = i`` (NumPy, one loop level): the
+        extreme term among those that beat ``best``'s value before the loop, and the first
+        (``>``, ``<``) or last (``>=``, ``<=``) iteration that reached it; with none,
+        ``best`` and ``idx`` keep their values. NaN terms never beat anything, as in the loop.
+        After pfor's arg-reduction lowering (``backends/pfor``)."""
+        if self.lib.kind != "np" or self.to_tf or len(self.levels) != 1 or self.mask is not None:
+            raise Unsupported(f"argmax tracking of `{arg.name}` has no batching rule here "
+                              "(NumPy, an outermost loop with no inner one)")
+        term, index = self.ev(arg.term), self.ev(arg.index)
+        if not term.stacked or term.rank != 0 or not index.stacked or index.rank != 0:
+            raise Unsupported(f"argmax tracking of `{arg.name}`: a term or index that is not one "
+                              "number per iteration")
+        np_, best, idx = self.lib.alias, arg.value, arg.name
+        terms, indices = self.namer.new(f"{best}_terms"), self.namer.new(f"{idx}_values")
+        better, top = self.namer.new(f"{best}_better"), self.namer.new("at")
+        compare = {("max", True): ">", ("max", False): ">=", ("min", True): "<",
+                   ("min", False): "<="}[(arg.op, arg.strict)]
+        pick = "0" if arg.strict else "-1"
+        value = f"{indices}[{top}]" + (".item()" if index.python else "")
+        self.out += templates.replace(f"{terms} = T\n{indices} = I", T=term.node, I=index.node)
+        self.out += templates.replace(
+            f"{better} = {terms} {compare} {best}\n"
+            f"if {np_}.any({better}):\n"
+            f"    {top} = {np_}.flatnonzero({terms} == {np_}.{arg.op}({terms}[{better}]))[{pick}]\n"
+            f"    {best} = {terms}[{top}]\n"
+            f"    {idx} = {value}")
+
     # -- per-iteration row selections (NumPy) ----------------------------------------------------------
 
     def _selection(self, name, value) -> bool:
-        """``rows = np.compress(mask, data, axis=0)`` with a per-iteration mask: a ragged value.
+        """``rows = np.compress(mask, data, axis=0)``, ``rows = data[mask]`` or
+        ``rows = data[np.where(mask)]`` with a per-iteration boolean mask: a ragged value.
 
-        It is kept as (mask, data) and only a later ``rows.sum(axis=0)``, ``rows.mean(axis=0)``
-        or ``len(rows)`` may read it, as a masked reduction (case 015: a segment mean).
+        It is kept as (mask, data, whole) and only a later sum, mean or ``len`` may read it, as a
+        masked reduction (case 015: a segment mean).
         """
-        if self.lib.kind != "np" or not isinstance(value, gast.Call) or self.in_branch:
+        found = self._selected(value)
+        if found is None:
             return False
-        if self.ctx.imports.resolve(value.func) != "numpy.compress" or len(value.args) != 2:
-            return False
-        axis = next((k.value for k in value.keywords if k.arg == "axis"), None)
-        if constant_int(axis) != 0 or len(value.keywords) != 1:
-            return False
-        mask, data = self.ev(value.args[0]), self.ev(value.args[1])
-        if not mask.stacked or mask.rank != 1 or data.stacked or data.rank is None or data.rank < 1:
-            return False
-        self.selections[name] = (mask, data)
+        self.selections[name] = found
         return True
 
-    def _selection_reduction(self, node):
-        """``rows.sum(axis=0)`` / ``rows.mean(axis=0)`` / ``np.sum(rows, axis=0)`` / ``len(rows)``."""
-        if not self.selections:
+    def _selected(self, value):
+        """``(mask, data, whole)`` when ``value`` selects from an invariant array by a
+        per-iteration boolean mask: rows (a rank-1 mask, ``whole`` False) or elements (a mask
+        of the data's rank, the selection flattened, ``whole`` True); else None."""
+        if self.lib.kind != "np" or self.to_tf or self.in_branch:
             return None
+        if isinstance(value, gast.Call) and self.ctx.imports.resolve(value.func) == "numpy.compress":
+            if len(value.args) != 2 or len(value.keywords) != 1 or value.keywords[0].arg != "axis" \
+                    or constant_int(value.keywords[0].value) != 0:
+                return None
+            mask_node, data_node = value.args
+        elif isinstance(value, gast.Subscript) and not isinstance(value.slice, (gast.Tuple, gast.Slice)):
+            mask_node, data_node = value.slice, value.value
+            if isinstance(mask_node, gast.Call) and self.ctx.imports.resolve(mask_node.func) == "numpy.where" \
+                    and len(mask_node.args) == 1 and not mask_node.keywords:
+                mask_node = mask_node.args[0]  # `x[np.where(m)]` is `x[m]`
+        else:
+            return None
+        if not _is_boolean(mask_node, self.ctx):
+            return None
+        mask, data = self.ev(mask_node), self.ev(data_node)
+        if not mask.stacked or data.stacked or data.rank is None or data.rank < 1 or mask.rank is None:
+            return None
+        if mask.rank == 1:
+            return mask, data, data.rank == 1
+        if mask.rank == data.rank and not isinstance(value, gast.Call):
+            return mask, data, True
+        return None
+
+    def _selection_reduction(self, node):
+        """``rows.sum(axis=0)`` / ``rows.mean(axis=0)`` / ``np.sum(rows, axis=0)`` / ``len(rows)``,
+        and of an element selection (``np.mean(x[m])``, ``len(x[m])``) the sum, mean or count
+        of every selected element."""
         func = node.func
-        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and func.value.id in self.selections:
-            name, how, args = func.value.id, func.attr, node.args
+        if isinstance(func, gast.Attribute) and func.attr in ("sum", "mean") and not self.ctx.imports.resolve(func):
+            target, how, args = func.value, func.attr, node.args
         else:
             callee = self.ctx.imports.resolve(func) or ""
-            if not (node.args and isinstance(node.args[0], gast.Name) and node.args[0].id in self.selections):
+            if callee not in ("numpy.sum", "numpy.mean", "builtins.len") or not node.args:
                 return None
-            name, how, args = node.args[0].id, callee.rsplit(".", 1)[-1], node.args[1:]
-            if callee not in ("numpy.sum", "numpy.mean", "builtins.len"):
+            target, how, args = node.args[0], callee.rsplit(".", 1)[-1], node.args[1:]
+        if isinstance(target, gast.Name) and target.id in self.selections:
+            name = target.id
+            mask, data, whole = self.selections[name]
+        elif isinstance(target, (gast.Subscript, gast.Call)):
+            found = self._selected(target)
+            if found is None:
                 return None
-        mask, data = self.selections[name]
+            name = gast.unparse(target).strip()
+            mask, data, whole = found
+        else:
+            return None
         lib = self.lib
-        count = lib.call("sum", mask.node, axis=-1)
+        depth = mask.depth
+        axes = const(-1) if mask.rank == 1 else gast.Tuple(
+            elts=[const(depth + k) for k in range(mask.rank)], ctx=gast.Load())
+        count = lib.call("sum", mask.node, axis=axes)
         if how == "len" and not args and not node.keywords:
             return Val(count, mask.full, 0)
         axis = node.keywords[0].value if len(node.keywords) == 1 and node.keywords[0].arg == "axis" else (
             args[0] if len(args) == 1 and not node.keywords else None)
-        if how not in ("sum", "mean") or constant_int(axis) != 0:
+        if how not in ("sum", "mean") or not (constant_int(axis) == 0 or whole and not args and not node.keywords):
             raise Unsupported(f"`{name}.{how}(...)` of rows selected per iteration (only sum and mean "
                               "over axis 0 are batched)")
-        depth = mask.depth
+        if whole:  # every selected element
+            wide = mask.node if mask.rank == data.rank else core.insert_axes(lib, mask, depth + 1, data.rank - 1)
+            total = lib.call("sum", lib.call("where", wide, data.node, 0), axis=copy.deepcopy(axes))
+            if how == "mean":
+                total = gast.BinOp(left=total, op=gast.Div(), right=count)
+            return Val(total, mask.full, 0)
         wide = core.insert_axes(lib, mask, depth + 1, data.rank - 1)
         total = lib.call("sum", lib.call("where", wide, data.node, 0), axis=depth)
         if how == "mean":

@@ -136,6 +136,21 @@ def _convert_reshape(b):
     return Val(lib.call("reshape", x.node, shape), x.full, len(shape_node.elts))
 
 
+@register("numpy.ravel", "method.ravel", "method.flatten", family="shape", sample=None)
+def _convert_ravel(b):
+    """``ravel(x)``, ``x.flatten()``: each iteration's value flattened in C order, the loop axes
+    kept in front (``reshape(x, x.shape[:depth] + (-1,))``)."""
+    x = b.pos[0]
+    if len(b.pos) > 1 or b.kw:
+        raise b.unsupported("an `order` other than the default")
+    if not all(x.full):
+        raise b.unsupported("a value that does not vary along every loop axis")
+    node = b.hoist(x.node, "unraveled")  # spelled twice below
+    lead = templates.expr(f"X.shape[:{x.depth}]", X=node)
+    shape = gast.BinOp(left=lead, op=gast.Add(), right=gast.Tuple(elts=[const(-1)], ctx=gast.Load()))
+    return Val(b.lib.call("reshape", node, shape), x.full, 1)
+
+
 @register("tensorflow.transpose", "numpy.transpose", family="shape", sample=("transpose", None))
 def _convert_transpose(b):
     """``transpose(x, perm)``: the loop axes stay first; the default reverses per-iteration axes."""
