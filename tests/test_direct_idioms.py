@@ -376,3 +376,37 @@ def test_zip_over_values_of_inferred_rank_checks_kind_and_length():
         got, held = _checked(result.code, r, *make())
         assert held == ran
         np.testing.assert_allclose(got, expect, rtol=1e-12)
+
+
+LSTSQ = textwrap.dedent("""\
+    import numpy as np
+
+
+    def f(weights, n_fft):
+        filters = np.zeros((weights.shape[0], 3))
+        for i in range(weights.shape[0]):
+            k = np.arange(n_fft)[:, np.newaxis]
+            F = np.exp(-2j * np.pi * k * np.arange(3) / n_fft)
+            filters[i] = np.real(np.linalg.lstsq(F, weights[i], rcond=None)[0])
+        return filters
+    """)
+
+
+def test_lstsq_of_one_matrix_solves_every_iteration_as_a_column():
+    """`np.linalg.lstsq(F, w)[0]` with `F` the same on every iteration: one call, `w` stacked as
+    columns of the right-hand side (pyroomacoustics' least-squares filters)."""
+    result = transpile_source(LSTSQ, "m.py")
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    assert ".T, rcond=None)[0].T" in result.code
+    rng = np.random.default_rng(4)
+    weights = rng.standard_normal((5, 6)) + 1j * rng.standard_normal((5, 6))
+    got, held = _checked(result.code, weights, 6)
+    assert held
+    np.testing.assert_allclose(got, _run(LSTSQ, weights, 6), rtol=1e-10, atol=1e-12)
+
+
+def test_lstsq_of_a_matrix_per_iteration_is_left():
+    source = LSTSQ.replace("np.linalg.lstsq(F, weights[i]", "np.linalg.lstsq(F * weights[i, 0], weights[i]")
+    result = transpile_source(source, "m.py")
+    assert not result.changed
+    assert "lstsq" in " ".join(r.message for r in result.plans[0].remarks)

@@ -33,6 +33,7 @@ REWRITTEN = {
     "numpy_ml/008_gmm_m_step_covariances",
     "numpy_ml/010_viterbi_first_column",
     "pyroomacoustics/006_octave_bandwidths",
+    "pyroomacoustics/015_filters_from_weights_lstsq",
     "pyroomacoustics/016_weights_from_filters",
     "python_acoustics/008_turbulence_field_modes",
     "scipy_cookbook/004_waveform_copy",

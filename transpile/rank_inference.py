@@ -348,9 +348,13 @@ class _Eval:
         left, right = self.rank(node.left), self.rank(node.right)
         if isinstance(node.op, gast.MatMult):
             return self._matmul(node.left, left, node.right, right)
+        return self._broadcast(node.left, left, node.right, right)
+
+    def _broadcast(self, left_node, left, right_node, right):
+        """The rank of an elementwise op of two operands (``a * b``, ``np.multiply(a, b)``)."""
         if left is None or right is None:
             return None
-        for side, mine, other in ((node.left, left, right), (node.right, right, left)):
+        for side, mine, other in ((left_node, left, right), (right_node, right, left)):
             # `kern * window`: an array named on its own meets a value of its own shape more
             # often than it is broadcast against one
             if isinstance(side, gast.Name) and side.id in self.params and mine < other and mine > 0:
@@ -459,7 +463,8 @@ class _Eval:
                     if part is not None:
                         self.need_scalar(part)
                 used, added = used + 1, None if added is None else added + 1
-            elif isinstance(entry, gast.Constant) and entry.value is None:
+            elif isinstance(entry, gast.Constant) and entry.value is None or \
+                    self.ctx.imports.resolve(entry) == "numpy.newaxis":
                 added = None if added is None else added + 1
             elif isinstance(entry, gast.Constant) and entry.value is Ellipsis:
                 return None
@@ -539,6 +544,8 @@ class _Eval:
         for k in node.keywords:
             self.rank(k.value)
         if name in _ELEMENTWISE:
+            if len(args) == 2 and not node.keywords:
+                return self._broadcast(args[0], found[0], args[1], found[1])
             return None if None in found or not found else max(found)
         if name in _REDUCTIONS and args and callee.count(".") == 1:
             return self._reduce(args[0], found[0], node, 1)
@@ -546,6 +553,8 @@ class _Eval:
             return self._reduce(args[0], found[0], node, 2)
         if callee.startswith("numpy.linalg.") and args:  # matrices: inv, det, solve, eig, ...
             self.need_at_least(args[0], found[0], 2, hard=True)
+            if name in ("solve", "lstsq") and len(args) == 2:  # the right-hand side: a vector or more
+                self.need_at_least(args[1], found[1], 1, hard=True)
             if found[0] is None:
                 return None
             if name in ("inv", "pinv", "cholesky", "matrix_power"):

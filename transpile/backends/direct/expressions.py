@@ -426,6 +426,8 @@ def _constructor_rank(rw, node, name):
         return 2
     if name in _SCALAR_TYPES and len(node.args) == 1 and not node.keywords:  # np.int8(v): v's rank
         return rw.ev(node.args[0]).rank
+    if name in ("numpy.arange", "numpy.linspace", "numpy.logspace", "numpy.geomspace"):
+        return 1
     if name in ("numpy.unique", "numpy.flatnonzero") and len(node.args) == 1 and not node.keywords:
         return 1  # flattened, whatever the argument's rank
     return None

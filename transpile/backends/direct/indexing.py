@@ -64,6 +64,9 @@ class IndexingMixin:
         merged = self._merged_chain(node)
         if merged is not node:
             return self.ev(merged)
+        solved = self._lstsq_solution(node)
+        if solved is not None:
+            return solved
         comps = _components(node.slice)
         base = self.ev(node.value)
         if base.stacked:
@@ -80,6 +83,28 @@ class IndexingMixin:
             return Val(node, (), rank)
         sub, full, rank, _ = index
         return Val(sub, tuple(full), rank)
+
+    def _lstsq_solution(self, node):
+        """``np.linalg.lstsq(A, b)[0]`` with ``A`` the same matrix on every iteration and ``b``
+        one vector per iteration (lstsq takes only a matrix ``A``, in the loop as in the batched
+        call): one call with every ``b`` as a column of the right-hand side,
+        ``np.linalg.lstsq(A, B.T)[0].T`` (LAPACK's gelsd solves each column as it would alone).
+        None when ``node`` is not that."""
+        call = node.value
+        if not (isinstance(call, gast.Call) and self.ctx.imports.resolve(call.func) == "numpy.linalg.lstsq"
+                and constant_int(node.slice) == 0 and len(call.args) == 2
+                and all(k.arg == "rcond" for k in call.keywords)) or self.lib.kind != "np" or self.to_tf:
+            return None
+        a, b = self.ev(call.args[0]), self.ev(call.args[1])
+        if not b.stacked:
+            return None
+        if a.stacked or a.rank not in (2, None) or b.rank != 1 or b.depth != 1 or not all(b.full) or any(
+                self.ev(k.value).stacked for k in call.keywords):
+            raise Unsupported("`np.linalg.lstsq`: batched only for one matrix and a vector per iteration")
+        columns = gast.Attribute(value=b.node, attr="T", ctx=gast.Load())
+        solved = gast.Call(func=copy.deepcopy(call.func), args=[a.node, columns], keywords=copy.deepcopy(call.keywords))
+        first = gast.Subscript(value=solved, slice=const(0), ctx=gast.Load())
+        return Val(gast.Attribute(value=first, attr="T", ctx=gast.Load()), b.full, 1)
 
     def _stacked_subscript(self, node, base, comps):
         for c in comps:
