@@ -410,3 +410,40 @@ def test_lstsq_of_a_matrix_per_iteration_is_left():
     result = transpile_source(source, "m.py")
     assert not result.changed
     assert "lstsq" in " ".join(r.message for r in result.plans[0].remarks)
+
+
+BINNING = textwrap.dedent("""\
+    import numpy as np
+
+
+    def f(spec, ranges):
+        out = np.zeros((spec.shape[0], len(ranges)))
+        for i, r in enumerate(ranges):
+            out[:, i] = np.mean(spec[:, r[0]:r[1]], axis=1) + np.sum(spec[0, r[0]:])
+        return out
+    """)
+
+
+def test_a_slice_whose_bounds_differ_per_iteration_read_by_a_mean_or_sum():
+    """`np.mean(spec[:, r[0]:r[1]], axis=1)`: the slice is a mask `lo <= position < hi` along
+    its axis, its bounds normalized as Python's are (pyroomacoustics' band binning)."""
+    import warnings
+    result = transpile_source(BINNING, "m.py")
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    assert "spec_in_slice" in result.code
+    spec = np.arange(24.0).reshape(3, 8)
+    for ranges in (np.array([[0, 3], [2, 8], [5, 6]]), np.array([[-3, -1], [1, 100], [6, 2], [-20, 2]])):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # the mean of an empty slice is NaN
+            got, held = _checked(result.code, spec, ranges)
+            want = _run(BINNING, spec, ranges)
+        assert held
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_a_slice_bound_that_is_not_an_integer_raises_as_the_loop_does():
+    result = transpile_source(BINNING, "m.py")
+    spec, ranges = np.arange(24.0).reshape(3, 8), np.array([[0.0, 3.0]])
+    for code in (BINNING, result.code):
+        with pytest.raises(TypeError, match="slice indices must be integers"):
+            _run(code, spec, ranges)

@@ -32,6 +32,7 @@ REWRITTEN = {
     "numpy_ml/007_gmm_m_step_means",
     "numpy_ml/008_gmm_m_step_covariances",
     "numpy_ml/010_viterbi_first_column",
+    "pyroomacoustics/001_binning",
     "pyroomacoustics/006_octave_bandwidths",
     "pyroomacoustics/015_filters_from_weights_lstsq",
     "pyroomacoustics/016_weights_from_filters",

@@ -340,7 +340,20 @@ class _Builder:
         self.reads.update({base, "x"})
         test = f"{base} {self.rng.choice(('>', '<=', '<'))} x[i]"
         mask = test if self.rng.random() < 0.6 else f"np.where({test})"
-        how = self.rng.choice(("len", "np.sum", "np.mean", "count"))
+        how = self.rng.choice(("len", "np.sum", "np.mean", "count", "ragged"))
+        if how == "ragged":  # a slice whose bounds differ per iteration, negative ones included
+            self.reads.add("idx")
+            lo = self.rng.choice(("idx[i]", "idx[i] - 2", "", "i"))
+            hi = self.rng.choice(("idx[i] + 1", "", "-idx[i]", "i + 1")) if lo else "idx[i]"
+            if self.rng.random() < 0.5:
+                self.reads.add("m2")
+                fn = self.rng.choice(("np.sum", "np.mean"))
+                body = (f"r{k} = {fn}(m2[:, {lo}:{hi}], axis=1)",
+                        self._write(k, f"r{k}[0] if len(r{k}) > 0 else 0.0"))
+            else:
+                body = (self._write(k, f"np.sum({base if base != 'm2' else 'x'}[{lo}:{hi}])"),)
+            return Fragment("selection ragged slice", VECTORIZE, body, setup, outputs=self._result(k),
+                            lists_ok=False)
         if how == "count":
             body = (f"sel{k} = {base}[{mask}]", self._write(k, f"len(sel{k}) + np.sum(sel{k})"))
         elif how == "np.mean":  # an empty selection's mean is NaN (with a warning) in both

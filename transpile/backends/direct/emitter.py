@@ -66,7 +66,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.inner_values: dict[str, Val] = {}
         self.derived_steps: dict[str, tuple] = {}
         self.ta_drop: list = []
-        self.selections: dict[str, tuple[Val, Val, bool]] = {}
+        self.selections: dict[str, tuple[Val, Val, bool, int]] = {}
         self.inferred_locals: set[str] = set()  # locals whose rank rank_inference gave
         self.tests: dict[int, Val] = {}  # elif tests evaluated before the chain's first branch
         self.ta_replace: dict = {}

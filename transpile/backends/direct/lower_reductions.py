@@ -128,8 +128,8 @@ class ReductionsMixin:
         """``rows = np.compress(mask, data, axis=0)``, ``rows = data[mask]`` or
         ``rows = data[np.where(mask)]`` with a per-iteration boolean mask: a ragged value.
 
-        It is kept as (mask, data, whole) and only a later sum, mean or ``len`` may read it, as a
-        masked reduction (case 015: a segment mean).
+        It is kept as (mask, data, whole, axis) and only a later sum, mean or ``len`` may read
+        it, as a masked reduction (case 015: a segment mean).
         """
         found = self._selected(value)
         if found is None:
@@ -138,11 +138,15 @@ class ReductionsMixin:
         return True
 
     def _selected(self, value):
-        """``(mask, data, whole)`` when ``value`` selects from an invariant array by a
-        per-iteration boolean mask: rows (a rank-1 mask, ``whole`` False) or elements (a mask
-        of the data's rank, the selection flattened, ``whole`` True); else None."""
+        """``(mask, data, whole, axis)`` when ``value`` selects from an invariant array by a
+        per-iteration boolean mask: rows (a rank-1 mask along ``axis``, ``whole`` False) or
+        elements (a mask of the data's rank, the selection flattened, ``whole`` True); else
+        None."""
         if self.lib.kind != "np" or self.to_tf or self.in_branch:
             return None
+        ragged = self._ragged_slice(value)
+        if ragged is not None:
+            return ragged
         if isinstance(value, gast.Call) and self.ctx.imports.resolve(value.func) == "numpy.compress":
             if len(value.args) != 2 or len(value.keywords) != 1 or value.keywords[0].arg != "axis" \
                     or constant_int(value.keywords[0].value) != 0:
@@ -161,10 +165,66 @@ class ReductionsMixin:
         if not mask.stacked or data.stacked or data.rank is None or data.rank < 1 or mask.rank is None:
             return None
         if mask.rank == 1:
-            return mask, data, data.rank == 1
+            return mask, data, data.rank == 1, 0
         if mask.rank == data.rank and not isinstance(value, gast.Call):
-            return mask, data, True
+            return mask, data, True, 0
         return None
+
+    def _ragged_slice(self, value):
+        """``x[:, lo:hi]`` with ``lo`` or ``hi`` differing per iteration (and every other entry
+        ``:``): a selection along that axis by the mask ``lo <= position < hi``, the bounds
+        normalized as Python's slices do (a negative bound counts from the end); a bound that is
+        not an integer raises TypeError, as the slice would. ``(mask, data, whole, axis)`` or
+        None."""
+        if not (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)):
+            return None
+        comps = list(value.slice.elts) if isinstance(value.slice, gast.Tuple) else [value.slice]
+        varying = [a for a, c in enumerate(comps) if isinstance(c, gast.Slice) and any(
+            b is not None and self.ev(b).stacked for b in (c.lower, c.upper, c.step))]
+        if len(varying) != 1:
+            return None
+        at = varying[0]
+        part = comps[at]
+        # the other entries: `:` or one invariant integer each (`spec[0, lo:]`)
+        for a, c in enumerate(comps):
+            if a == at:
+                continue
+            if isinstance(c, gast.Slice):
+                if c.lower is not None or c.upper is not None or c.step is not None:
+                    return None
+            elif self.ev(c).stacked or self.ev(c).rank != 0 or _is_boolean(c, self.ctx):
+                return None
+        if part.step is not None:
+            return None
+        axis = sum(isinstance(c, gast.Slice) for c in comps[:at])  # the axis in what is left
+        rest = [gast.Slice(lower=None, upper=None, step=None) if a == at else copy.deepcopy(c)
+                for a, c in enumerate(comps)]
+        data_node = value.value if all(isinstance(c, gast.Slice) for c in rest) else gast.Subscript(
+            value=copy.deepcopy(value.value), slice=gast.Tuple(elts=rest, ctx=gast.Load()) if len(rest) > 1
+            else rest[0], ctx=gast.Load())
+        data = self.ev(data_node)
+        if data.stacked or data.rank is None or data.rank <= axis:
+            return None
+        bounds = [self.ev(b) for b in (part.lower, part.upper) if b is not None]
+        if any(b.rank != 0 for b in bounds):
+            return None
+        bounds, full, _ = align(self.lib, bounds, "a slice's bounds")
+        np_ = self.lib.alias
+        length = templates.expr(f"X.shape[{at}]", X=value.value)
+        position = self.lib.call("arange", length)
+        tests = []
+        for bound, given, compare in zip(bounds, [b for b in (part.lower, part.upper) if b is not None],
+                                         [gast.GtE(), gast.Lt()] if part.lower is not None else [gast.Lt()]):
+            name = self._hoist(bound.node, "bound")
+            self.out += templates.replace(
+                f"if {np_}.asarray(B).dtype.kind not in 'biu':\n"
+                f"    raise TypeError('slice indices must be integers or None or have an __index__ method')",
+                B=name)
+            normal = templates.expr(f"{np_}.where(B < 0, B + L, B)[..., {np_}.newaxis]", B=name, L=length)
+            tests.append(gast.Compare(left=copy.deepcopy(position), ops=[compare], comparators=[normal]))
+        node = tests[0] if len(tests) == 1 else self.lib.call("logical_and", *tests)
+        mask = Val(self._hoist(node, f"{value.value.id}_in_slice"), full, 1)
+        return mask, data, data.rank == 1, axis
 
     def _selection_reduction(self, node):
         """``rows.sum(axis=0)`` / ``rows.mean(axis=0)`` / ``np.sum(rows, axis=0)`` / ``len(rows)``,
@@ -180,13 +240,13 @@ class ReductionsMixin:
             target, how, args = node.args[0], callee.rsplit(".", 1)[-1], node.args[1:]
         if isinstance(target, gast.Name) and target.id in self.selections:
             name = target.id
-            mask, data, whole = self.selections[name]
+            mask, data, whole, along = self.selections[name]
         elif isinstance(target, (gast.Subscript, gast.Call)):
             found = self._selected(target)
             if found is None:
                 return None
             name = gast.unparse(target).strip()
-            mask, data, whole = found
+            mask, data, whole, along = found
         else:
             return None
         lib = self.lib
@@ -198,17 +258,21 @@ class ReductionsMixin:
             return Val(count, mask.full, 0)
         axis = node.keywords[0].value if len(node.keywords) == 1 and node.keywords[0].arg == "axis" else (
             args[0] if len(args) == 1 and not node.keywords else None)
-        if how not in ("sum", "mean") or not (constant_int(axis) == 0 or whole and not args and not node.keywords):
+        given = constant_int(axis)
+        if given is not None and given < 0 and data.rank is not None:
+            given += data.rank
+        if how not in ("sum", "mean") or not (given == along or whole and not args and not node.keywords):
             raise Unsupported(f"`{name}.{how}(...)` of rows selected per iteration (only sum and mean "
-                              "over axis 0 are batched)")
+                              "along the selected axis are batched)")
         if whole:  # every selected element
             wide = mask.node if mask.rank == data.rank else core.insert_axes(lib, mask, depth + 1, data.rank - 1)
             total = lib.call("sum", lib.call("where", wide, data.node, 0), axis=copy.deepcopy(axes))
             if how == "mean":
                 total = gast.BinOp(left=total, op=gast.Div(), right=count)
             return Val(total, mask.full, 0)
-        wide = core.insert_axes(lib, mask, depth + 1, data.rank - 1)
-        total = lib.call("sum", lib.call("where", wide, data.node, 0), axis=depth)
+        wide = core.insert_axes(lib, mask, depth, along)  # the mask's axis where `along` is
+        wide = core.insert_axes(lib, Val(wide), depth + along + 1, data.rank - along - 1)
+        total = lib.call("sum", lib.call("where", wide, data.node, 0), axis=depth + along)
         if how == "mean":
             count = core.insert_axes(lib, Val(count, mask.full, 0), depth, data.rank - 1)
             total = gast.BinOp(left=total, op=gast.Div(), right=count)
