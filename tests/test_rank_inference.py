@@ -423,3 +423,38 @@ def test_a_parameter_rebound_to_another_rank_is_left_out():
             return out
         """)
     assert guess is not None and "picture" not in guess.ranks and guess.ranks["size"] == 0
+
+
+LINUCB = """
+import numpy as np
+
+def f(mats, vecs, n_arms):
+    scores = []
+    for k in range(n_arms):
+        M_inv = np.linalg.inv(mats[k])
+        scores.append(M_inv @ vecs[k] @ vecs[k] + np.sum(mats[k] * 2))
+    out = np.array(scores)
+    return np.argmax(out), out
+"""
+
+
+def test_a_list_of_arrays_read_only_batches_as_their_stack():
+    """`mats = [M1, M2, ...]` (numpy-ml's LinUCB): rows that are arrays batch as an array's rows
+    do; a list of lists (whose rows `* 2` would repeat) or of arrays of different shapes runs
+    the loop."""
+    result = transpile_source(textwrap.dedent(LINUCB), "m.py")
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    code = instrument_rank_checks(result.code)
+    rng = np.random.default_rng(5)
+    mats = [np.eye(3) + 0.1 * rng.standard_normal((3, 3)) for _ in range(4)]
+    vecs = [rng.standard_normal(3) for _ in range(4)]
+    for args, batched in (((mats, vecs, 4), True), ((np.stack(mats), np.stack(vecs), 4), True),
+                          (([m.tolist() for m in mats], vecs, 4), False),
+                          ((mats[:3] + [np.eye(2)], vecs, 3), False)):
+        namespace: dict = {}
+        exec(compile(code, "<code>", "exec"), namespace)
+        got = namespace["f"](*args)
+        assert all(namespace["_PFORGE_CHECKS_HELD"]) == batched
+        want = _run(textwrap.dedent(LINUCB), *args)
+        assert got[0] == want[0]
+        np.testing.assert_allclose(got[1], want[1], rtol=1e-10)

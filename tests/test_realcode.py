@@ -29,6 +29,7 @@ REWRITTEN = {
     "gasyori100knock/009_motion_filter",
     "gasyori100knock/010_max_min_filter",
     "ml_from_scratch/010_lda_between_scatter",
+    "numpy_ml/001_linucb_arm_scores",
     "numpy_ml/007_gmm_m_step_means",
     "numpy_ml/008_gmm_m_step_covariances",
     "numpy_ml/010_viterbi_first_column",

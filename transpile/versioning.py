@@ -81,15 +81,16 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
         return None, f"{exc} (with the ranks inferred from the code: {told})"
     arrays = _needs_an_array(ctx, info, guess.ranks) | written
     if not guess.assumed:
-        tests = [f"isinstance({name}, {np_alias}.ndarray)" for name in sorted(arrays)]
+        tests = [_array_test(np_alias, name, name not in written) for name in sorted(arrays)]
         why = guard(info, result, _parsed(tests))
         if why is not None:
             return None, why
         return result, f"every op has a batching rule; ranks from the code: {told}" + CHECKS_NOTE * bool(result.checks)
     accepted = _accepted_ranks(guess, lambda assignment: trial(assignment) == text)
     arrays |= _needs_an_array(ctx, info, {name: max(found) for name, found in accepted.items()})
-    tests = [f"isinstance({name}, {np_alias}.ndarray)" for name in sorted(arrays - set(accepted))]
-    tests += [_rank_check(np_alias, name, sorted(found), name in arrays) for name, found in sorted(accepted.items())]
+    tests = [_array_test(np_alias, name, name not in written) for name in sorted(arrays - set(accepted))]
+    tests += [_rank_check(np_alias, name, sorted(found), name in arrays, name not in written)
+              for name, found in sorted(accepted.items())]
     why = guard(info, result, _parsed(tests))
     if why is not None:
         return None, why
@@ -181,11 +182,23 @@ def _accepted_ranks(guess, same_rewrite) -> dict[str, set[int]]:
     return wide
 
 
-def _rank_check(np_alias: str, name: str, found: list[int], array: bool = False) -> str:
+def _array_test(np_alias: str, name: str, read_only: bool) -> str:
+    """``isinstance(x, np.ndarray)``; for a value the loop only reads, also a list or tuple of
+    arrays of one shape (``mats = [M1, M2]``): its rows are arrays, which batch as an array's
+    rows do, and ``np.asarray`` stacks them."""
+    test = f"isinstance({name}, {np_alias}.ndarray)"
+    if read_only:
+        test = (f"({test} or isinstance({name}, (list, tuple)) and all(isinstance(v, {np_alias}.ndarray) "
+                f"for v in {name}) and len({{v.shape for v in {name}}}) == 1)")
+    return test
+
+
+def _rank_check(np_alias: str, name: str, found: list[int], array: bool = False, read_only: bool = False) -> str:
     """``np.ndim(x) == 1``, ``np.ndim(x) <= 2``, ``1 <= np.ndim(x) <= 3`` or ``np.ndim(x) in (0, 2)``;
     with ``array``, ``isinstance(x, np.ndarray) and x.ndim == 2`` (``np.ndim`` of a ragged list
-    raises, and only an array's rows batch as they run in the loop)."""
-    ndim = f"{name}.ndim" if array else f"{np_alias}.ndim({name})"
+    raises, and only an array's rows batch as they run in the loop), or with ``read_only`` also
+    a list of arrays of one shape (:func:`_array_test`)."""
+    ndim = f"{name}.ndim" if array and not read_only else f"{np_alias}.ndim({name})"
     low, high = found[0], found[-1]
     if len(found) == 1:
         test = f"{ndim} == {low}"
@@ -193,7 +206,7 @@ def _rank_check(np_alias: str, name: str, found: list[int], array: bool = False)
         test = f"{ndim} in ({', '.join(map(str, found))})"
     else:
         test = f"{ndim} <= {high}" if low == 0 else f"{low} <= {ndim} <= {high}"
-    return f"isinstance({name}, {np_alias}.ndarray) and {test}" if array else test
+    return f"{_array_test(np_alias, name, read_only)} and {test}" if array else test
 
 
 def _needs_an_array(ctx, info, inferred: dict[str, int], written_only: bool = False) -> set[str]:
