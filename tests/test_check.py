@@ -28,6 +28,10 @@ from pforge.transpile import analyze_source
 
 DATA = Path(__file__).parent / "data"
 
+#: the check that `w`, which the code does not show to be an array, is one or a flat list of numbers
+FLAT_W = ("(not isinstance(w, (list, tuple)) or all((isinstance(v, (float, np.number)) or "
+          "(type(v) is int and -2 ** 31 <= v < 2 ** 31) for v in w))) and ")
+
 
 FLOAT_SUM = textwrap.dedent("""\
     import tensorflow as tf
@@ -482,7 +486,7 @@ def test_fix_rewrites_a_numpy_loop_with_ranks_from_the_config_or_the_option(tmp_
     assert_exit(plain, 0)
     # no ranks: the ones the code suggests, checked at run time, the loop kept for the others
     guarded = path.read_text()
-    assert "    if np.ndim(w) <= 1 and 1 <= np.ndim(x) <= 2 and x.shape[0] > 0:\n        out[:x.shape[0]] = x * w\n" \
+    assert "    if " + FLAT_W + "np.ndim(w) <= 1 and 1 <= np.ndim(x) <= 2 and x.shape[0] > 0:\n        out[:x.shape[0]] = x * w\n" \
            "    else:\n        for i in range(x.shape[0]):\n" in guarded
     path.write_text(NUMPY_SCALE)
     extra = ["--shapes", "x=2,scale_rows.w=1"] if how == "option" else []

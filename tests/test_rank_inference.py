@@ -16,6 +16,10 @@ from pforge.transpile.outline import module_context
 from pforge.transpile.frontend import decode_source
 from pforge.transpile.rank_inference import infer_ranks
 
+#: the check that `w`, which the code does not show to be an array, is one or a flat list of numbers
+FLAT_W = ("(not isinstance(w, (list, tuple)) or all((isinstance(v, (float, np.number)) or "
+          "(type(v) is int and -2 ** 31 <= v < 2 ** 31) for v in w))) and ")
+
 
 def _guess(source: str, name: str = "f"):
     source = textwrap.dedent(source)
@@ -136,7 +140,7 @@ def test_suggested_ranks_are_checked_and_widened_to_those_with_the_same_code():
     assert result.plans[0].rewritten
     assert ("    # pforge: vectorized loop (was lines 6-7: map over x, indexed output out) with "
             "batched ops, where its run-time checks hold\n"
-            "    if np.ndim(w) <= 1 and 1 <= np.ndim(x) <= 2 and x.shape[0] > 0:\n"
+            "    if " + FLAT_W + "np.ndim(w) <= 1 and 1 <= np.ndim(x) <= 2 and x.shape[0] > 0:\n"
             "        out[:x.shape[0]] = np.tanh(x * w)\n"
             "    else:\n"
             "        for i in range(x.shape[0]):\n"

@@ -35,6 +35,7 @@ REWRITTEN = {
     "numpy_ml/010_viterbi_first_column",
     "pyroomacoustics/001_binning",
     "pyroomacoustics/006_octave_bandwidths",
+    "pyroomacoustics/011_mel_filterbank",
     "pyroomacoustics/015_filters_from_weights_lstsq",
     "pyroomacoustics/016_weights_from_filters",
     "python_acoustics/008_turbulence_field_modes",

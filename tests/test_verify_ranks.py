@@ -124,7 +124,8 @@ def test_verify_file_whose_ranks_no_input_gives(tmp_path):
     path = write(tmp_path, "table.py", textwrap.dedent("""\
         import numpy as np
 
-        TABLE = np.arange(24.0).reshape(8, 3)
+        SHAPE = (8, 3)
+        TABLE = np.arange(24.0).reshape(*SHAPE)
 
 
         def lookup(idx):

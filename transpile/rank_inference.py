@@ -306,7 +306,7 @@ class _Eval:
 
     def _global_rank(self, name):
         """The rank of a module-level name bound once (``size = N + 2``), else None."""
-        value = _module_binding(self.ctx.tree, name)
+        value = _module_binding(self.ctx, name)
         if value is None or name in self.busy:
             return None
         return self._aside({}, lambda ev: ev.rank(value), name)
@@ -601,7 +601,8 @@ class _Eval:
             return found[0] if name not in ("cumsum", "cumprod") or self._axis(node, 1) is not None else 1
         if name == "expand_dims" and args and found[0] is not None:
             return found[0] + 1
-        if name == "reshape" and len(args) == 2 and isinstance(args[1], (gast.Tuple, gast.List)):
+        if name == "reshape" and len(args) == 2 and isinstance(args[1], (gast.Tuple, gast.List)) \
+                and not any(isinstance(e, gast.Starred) for e in args[1].elts):
             return len(args[1].elts)
         if name in ("concatenate", "stack", "vstack", "hstack") and args \
                 and isinstance(args[0], (gast.Tuple, gast.List)) and found[0] is not None:
@@ -687,15 +688,23 @@ class _Eval:
         if name in ("flatten", "ravel"):
             return 1
         if name == "reshape":
+            if any(isinstance(a, gast.Starred) for n in node.args for a in gast.walk(n)):
+                return None  # `x.reshape(*shape)`: as many axes as `shape` has
             if len(node.args) == 1 and isinstance(node.args[0], (gast.Tuple, gast.List)):
                 return len(node.args[0].elts)
+            if len(node.args) == 1 and self.rank(node.args[0]) != 0:
+                return None  # `x.reshape(shape)` with a tuple of unknown length
             return len(node.args) if node.args else None
         return None
 
 
-def _module_binding(tree, name):
+def _module_binding(ctx, name):
     """The value of the one module-level ``name = value`` that binds ``name``; None when it is
-    bound otherwise or more than once (a ``global`` statement, a loop, an import)."""
+    bound otherwise or more than once (a ``global`` statement anywhere in the module, also in
+    a function the outline left out, a loop, an import)."""
+    tree = ctx.tree
+    if name in getattr(ctx, "global_names", ()) or _mutated(ctx, name):
+        return None
     found = [stmt for stmt in tree.body if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
              and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id == name]
     stores = sum(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)
@@ -704,6 +713,54 @@ def _module_binding(tree, name):
     if len(found) != 1 or stores != 1 or any(isinstance(n, gast.Global) and name in n.names for n in gast.walk(tree)):
         return None
     return found[0].value
+
+
+#: methods that change a list, dict, set or array in place
+_MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update",
+             "setdefault", "popitem", "add", "discard", "fill", "resize", "put", "itemset", "partition",
+             "__setitem__", "__delitem__", "__iadd__", "__imul__"}
+
+
+def _mutated(ctx, name: str) -> bool:
+    """``name`` changed in place anywhere in the module (``W.append(v)``, ``W[0] = v``,
+    ``W += v``, ``out=W``), also in functions the outline left out."""
+    cache = ctx.__dict__.setdefault("_mutated_names", {})
+    if name not in cache:
+        cache[name] = _mutated_anywhere(ctx, name)
+    return cache[name]
+
+
+def _mutated_anywhere(ctx, name: str) -> bool:
+    functions = getattr(ctx, "functions", {})
+    trees = [ctx.tree, *[functions[f] for f in list(functions)]]
+    for tree in trees:
+        for node in gast.walk(tree):
+            if isinstance(node, gast.Call):
+                func = node.func
+                if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) \
+                        and func.value.id == name and func.attr in _MUTATORS:
+                    return True
+                if any(k.arg == "out" and isinstance(k.value, gast.Name) and k.value.id == name
+                       for k in node.keywords):
+                    return True
+            elif isinstance(node, gast.Subscript) and isinstance(node.ctx, (gast.Store, gast.Del)):
+                base = node.value
+                while isinstance(base, gast.Subscript):
+                    base = base.value
+                if isinstance(base, gast.Name) and base.id == name:
+                    return True
+            elif isinstance(node, gast.AugAssign):
+                base = node.target
+                while isinstance(base, gast.Subscript):
+                    base = base.value
+                if isinstance(base, gast.Name) and base.id == name:
+                    return True
+    return False
+
+
+def module_value(ctx, name: str):
+    """The value a module-level constant is bound to (:func:`_module_binding`), or None."""
+    return _module_binding(ctx, name)
 
 
 def module_rank(ctx, name: str) -> int | None:

@@ -14,6 +14,7 @@ import copy
 
 import gast
 
+from pforge.transpile.backends.common import _evidently_array
 from pforge.transpile.naming import Namer
 from pforge.transpile.spaces import constant_int
 from pforge.transpile.splice import unparse_lines
@@ -49,11 +50,17 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
         guess = RankGuess({}, {})
 
     written = _needs_an_array(ctx, info, {n: r for n, r in guess.ranks.items() if r >= 1}, written_only=True)
+    checked_locals = _checkable_locals(ctx, info)
+
+    def locals_for(assignment):
+        """The inferred ranks of the locals the loop reads that a check can cover: bound by a
+        statement of the function body before the loop, or evidently arrays."""
+        return {name: rank for name, rank in local_ranks(ctx, fdef, known, assignment).items()
+                if name in checked_locals}
 
     def option(assignment):
         # Inferred locals may be lists: read through np.asarray, written only where evidently arrays.
-        given = {f"{fdef.name}.{name}": ("inferred", rank)
-                 for name, rank in local_ranks(ctx, fdef, known, assignment).items()}
+        given = {f"{fdef.name}.{name}": ("inferred", rank) for name, rank in locals_for(assignment).items()}
         given.update(shapes or {})
         # Written arrays are checked to be arrays (`isinstance`): the batched code writes them as such.
         given.update({f"{fdef.name}.{name}": rank if name in written else ("inferred", rank)
@@ -72,33 +79,67 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
 
     in_loop = {n.id for n in gast.walk(info.node) if isinstance(n, gast.Name)}
     told = ", ".join(f"`{name}` {_rank_words(rank)}" for name, rank in sorted(guess.ranks.items())) or \
-        ", ".join(f"`{name}` {_rank_words(rank)}" for name, rank in sorted(local_ranks(ctx, fdef, known, {}).items())
+        ", ".join(f"`{name}` {_rank_words(rank)}" for name, rank in sorted(locals_for({}).items())
                   if name in in_loop)
     text = trial(guess.ranks) if guess.assumed else None
     try:
         result = direct.rewrite_loop(ctx, info, namer, tf_alias, np_alias, option(guess.ranks))
     except direct.Unsupported as exc:
         return None, f"{exc} (with the ranks inferred from the code: {told})"
-    arrays = _needs_an_array(ctx, info, guess.ranks) | written
-    if not guess.assumed:
-        tests = [_array_test(np_alias, name, name not in written) for name in sorted(arrays)]
-        why = guard(info, result, _parsed(tests))
-        if why is not None:
-            return None, why
-        return result, f"every op has a batching rule; ranks from the code: {told}" + CHECKS_NOTE * bool(result.checks)
-    accepted = _accepted_ranks(guess, lambda assignment: trial(assignment) == text)
-    arrays |= _needs_an_array(ctx, info, {name: max(found) for name, found in accepted.items()})
-    tests = [_array_test(np_alias, name, name not in written) for name in sorted(arrays - set(accepted))]
-    tests += [_rank_check(np_alias, name, sorted(found), name in arrays, name not in written)
-              for name, found in sorted(accepted.items())]
+    accepted = _accepted_ranks(guess, lambda assignment: trial(assignment) == text) if guess.assumed else {}
+    # Every inferred rank is checked, the proven ones too: the code proves a rank only for inputs
+    # the loop runs on without raising, and for the others the loop must run, and raise, as written.
+    found = {name: accepted.get(name, {rank}) for name, rank in guess.ranks.items()}
+    arrays = _needs_an_array(ctx, info, {name: max(f) for name, f in found.items()}) | written
+    evident = {name for name in found if _evidently_array(ctx, fdef, gast.Name(
+        id=name, ctx=gast.Load(), annotation=None, type_comment=None))}  # `x.shape` is read: an array
+    tests = [_rank_check(np_alias, name, sorted(f)) if name in evident and name not in arrays else
+             _kind_check(np_alias, name, sorted(f), name in arrays, name not in written)
+             for name, f in sorted(found.items())]
+    local = {name: rank for name, rank in locals_for(guess.ranks).items()
+             if name in in_loop and not _evidently_array(ctx, fdef, gast.Name(id=name, ctx=gast.Load(),
+                                                                                annotation=None, type_comment=None))}
+    tests += [_kind_check(np_alias, name, [rank], rank >= 2, True) for name, rank in sorted(local.items())]
     why = guard(info, result, _parsed(tests))
     if why is not None:
         return None, why
+    if not guess.assumed:
+        return result, f"every op has a batching rule; ranks from the code: {told}" + CHECKS_NOTE * bool(result.checks)
     assumed = ", ".join(f"`{name}` {' or '.join(_rank_words(r) for r in sorted(found))}"
                         f"{f' ({guess.evidence[name]})' if name in guess.evidence else ''}"
                         for name, found in sorted(accepted.items()))
     return result, (f"every op has a batching rule for the ranks the code suggests, checked at run "
                     f"time: {assumed}; other ranks run the loop")
+
+
+def _checkable_locals(ctx, info) -> set[str]:
+    """Names surely bound where the loop starts, so a check in front of it can read them: bound
+    by a statement that comes before it in its block or an enclosing one, or the target of an
+    enclosing loop."""
+    found: set[str] = set()
+
+    def stores(node):
+        return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+
+    block = info.function.body
+    while True:
+        for stmt in block:
+            if stmt is info.node:
+                return found
+            if any(n is info.node for n in gast.walk(stmt)):
+                if isinstance(stmt, (gast.For, gast.AsyncFor)):
+                    found |= stores(stmt.target)
+                inner = next((b for b in (getattr(stmt, "body", []), getattr(stmt, "orelse", []),
+                                          getattr(stmt, "finalbody", []))
+                              if any(any(n is info.node for n in gast.walk(s)) for s in b)), None)
+                if inner is None:
+                    return found
+                block = inner
+                break
+            if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
+                found |= stores(stmt)
+        else:
+            return found
 
 
 #: what the backend note adds when a rewrite needs run-time checks of its own
@@ -113,7 +154,10 @@ def guard(info, result, checks: list) -> str | None:
         None when done (or nothing to check), else why the loop cannot be kept beside its
         rewrite.
     """
-    tests = [*checks, *result.checks]
+    tests = []
+    for test in [*checks, *result.checks]:  # each once
+        if gast.dump(test) not in {gast.dump(t) for t in tests}:
+            tests.append(test)
     if not tests:
         return None
     if result.replace or result.anchor is not None:
@@ -191,6 +235,22 @@ def _array_test(np_alias: str, name: str, read_only: bool) -> str:
         test = (f"({test} or isinstance({name}, (list, tuple)) and all(isinstance(v, {np_alias}.ndarray) "
                 f"for v in {name}) and len({{v.shape for v in {name}}}) == 1)")
     return test
+
+
+def _kind_check(np_alias: str, name: str, found: list[int], array: bool, read_only: bool) -> str:
+    """The run-time check of an inferred rank that holds only for inputs the batched code takes
+    as the loop does, and never raises itself (``np.ndim`` of a ragged list would): an array
+    where the batched code writes it or takes its rows (or, read only, a list of arrays of one
+    shape); a scalar that is no list; else an array or a flat list of floats, NumPy numbers or
+    Python ints of 32 bits (larger Python ints would lose their unbounded range in an int64
+    array; bools would add as logical or)."""
+    if array:
+        return _rank_check(np_alias, name, found, True, read_only)
+    if found[-1] == 0:
+        return f"not isinstance({name}, (list, tuple)) and {_rank_check(np_alias, name, found)}"
+    flat = (f"(not isinstance({name}, (list, tuple)) or all(isinstance(v, (float, {np_alias}.number)) or "
+            f"type(v) is int and -2 ** 31 <= v < 2 ** 31 for v in {name}))")
+    return f"{flat} and {_rank_check(np_alias, name, found)}"
 
 
 def _rank_check(np_alias: str, name: str, found: list[int], array: bool = False, read_only: bool = False) -> str:

@@ -329,6 +329,27 @@ class _Builder:
         return Fragment(f"arg reduction {cmp}", VECTORIZE, body, (f"best{k} = {start}", f"at{k} = -1"),
                         outputs=(f"best{k}", f"at{k}"))
 
+    def _masked_write(self, k):
+        """``sel = np.where(cond on y)``; ``q[i, sel] = f(y[sel])``: a write at the positions a
+        per-iteration mask selects, sometimes under a per-iteration ``if`` (NumPy only)."""
+        if not self.np:
+            return self._map(k)
+        self.reads.update({"x", "y"})
+        cond = self.rng.choice(("np.logical_and(x[i] - 0.5 < y, y < x[i] + 0.5)", "y > x[i]", "y <= c"))
+        if "c" in cond.split():
+            self.reads.add("c")
+        value = self.rng.choice(("2.0 * (y[sel{k}] - x[i])", "1.0", "y[sel{k}] * y[sel{k}] + x[i]")).format(k=k)
+        write = f"q{k}[i, sel{k}] = {value}"
+        body = [f"sel{k} = np.where({cond})"]
+        if self.rng.random() < 0.3:
+            body += [f"if x[i] > 0.0:", f"    {write}"]
+        else:
+            body.append(write)
+        if self.rng.random() < 0.3:  # a second mask on the same name, written after the first
+            body += [f"sel{k} = np.where(y < x[i])", f"q{k}[i, sel{k}] = -1.0"]
+        return Fragment("masked write", VECTORIZE, tuple(body), (f"q{k} = np.zeros((len(x), len(y)))",),
+                        outputs=(f"q{k}",), lists_ok=False)
+
     def _selection(self, k):
         """``len(x[x > x[i]])``, ``np.mean(y[mask])``, ``np.sum(m2[np.where(m2 > t)])``: an
         invariant array selected by a per-iteration boolean mask, read by a count, sum or mean
@@ -517,7 +538,7 @@ class _Builder:
 INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2), ("branch-inplace", 3),
                ("reduction", 5), ("count", 1), ("argmax", 2), ("gather", 2), ("scatter-add", 2),
                ("nest-carried", 2), ("pair", 2), ("prefix", 1), ("filter", 2), ("window", 2),
-               ("selection", 2))
+               ("selection", 2), ("masked-write", 1))
 DEPENDENT = (("carried", 2), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1))

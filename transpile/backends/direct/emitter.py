@@ -34,7 +34,7 @@ from pforge.transpile.backends.direct.statements import StatementsMixin
 from pforge.transpile.backends.direct.tapes import TapesMixin, _Tape
 from pforge.transpile.backends.direct.writes import WritesMixin
 from pforge.transpile.backends.pfor import LoopRewrite, _evidently_array, _stores
-from pforge.transpile.rank_inference import module_rank
+from pforge.transpile.rank_inference import module_rank, module_value
 from pforge.transpile.naming import Namer
 
 
@@ -68,6 +68,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.ta_drop: list = []
         self.selections: dict[str, tuple[Val, Val, bool, int]] = {}
         self.inferred_locals: set[str] = set()  # locals whose rank rank_inference gave
+        self.element_masks: dict[str, tuple] = {}  # `sel = np.where(cond)`: (mask, cond, arrays)
         self.tests: dict[int, Val] = {}  # elif tests evaluated before the chain's first branch
         self.ta_replace: dict = {}
         self.labels: list[str] = []
@@ -176,15 +177,14 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
             return self.params[name]
         if name in self.locals and self.locals[name].rank is not None:
             return ranks.Shape(self.locals[name].rank, inferred=name in self.inferred_locals)
-        for stmt in self.ctx.tree.body:  # a module-level literal (OFFSETS = [(-1, 0), ...])
-            if isinstance(stmt, gast.Assign) and any(isinstance(t, gast.Name) and t.id == name for t in stmt.targets):
-                rank = ranks.literal_rank(stmt.value)
-                if rank is not None:
-                    return ranks.Shape(rank, None, sequence=True)
         fdef = self.info.function
         if fdef is not None and any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)
                                     for n in gast.walk(fdef)):
             return None  # a local of the function, not the module's name
+        value = module_value(self.ctx, name)  # bound once, never rebound nor changed in place
+        rank = None if value is None else ranks.literal_rank(value)
+        if rank is not None:  # a module-level literal (OFFSETS = [(-1, 0), ...])
+            return ranks.Shape(rank, None, sequence=True)
         rank = module_rank(self.ctx, name)  # `size = N + 2`, `SCALE = np.pi / 4`
         if rank is not None:
             return ranks.Shape(rank, None, inferred=rank > 0)

@@ -64,6 +64,9 @@ class ExpressionsMixin:
         return Val(node, (), None, True)
 
     def _ev_Name(self, node):
+        if node.id in self.element_masks:
+            raise Unsupported(f"`{node.id}` (positions selected per iteration) is used other than as "
+                              "the index of a write and of the reads in its value")
         if node.id in self.selections:
             raise Unsupported(f"`{node.id}` (rows selected per iteration, of varying length) is used "
                               "other than by a sum, mean or len")

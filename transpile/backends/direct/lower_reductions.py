@@ -7,10 +7,11 @@ import copy
 
 import gast
 
-from pforge.transpile import templates
+from pforge.transpile import ranks, templates
 from pforge.transpile.analysis import reduction_term
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Unsupported, Val, align, const, lift
+from pforge.transpile.backends.common import _evidently_array
 from pforge.transpile.backends.direct.shared import _REDUCE_FN, _is_boolean
 from pforge.transpile.backends.pfor import _stores
 from pforge.transpile.operators import OPERATORS
@@ -36,6 +37,7 @@ class ReductionsMixin:
             raise Unsupported(f"`{red.name}`: an `{red.op}` of values that may not be booleans "
                               "(Python returns an operand, `any`/`all` a bool)")
         term = self.ev(term_node)
+        python_term = term.python
         if red.op == "mul" and term.python:
             raise Unsupported(f"`{red.name}`: a product of Python integers, which NumPy could overflow")
         depth = len(self.levels)
@@ -73,6 +75,10 @@ class ReductionsMixin:
             if self.lib.kind == "np" and red.op in ("max", "min") and k == 0 and term.rank == 0:
                 # an empty loop leaves the running value; NumPy's max of nothing would raise
                 reduced.keywords.append(gast.keyword(arg="initial", value=templates.name(red.name)))
+        if python_term and k == 0 and term.rank == 0 and self.lib.kind == "np" and not self.to_tf \
+                and red.op == "add":
+            # Python numbers summed give a Python number (`count += 1`), not a NumPy scalar
+            reduced = gast.Call(func=gast.Attribute(value=reduced, attr="item", ctx=gast.Load()), args=[], keywords=[])
         new = _replace_term(copy.deepcopy(stmt), red.name, reduced)
         if k == 0:
             if self.in_branch and self.mask is None:
@@ -119,7 +125,7 @@ class ReductionsMixin:
             f"{better} = {terms} {compare} {best}\n"
             f"if {np_}.any({better}):\n"
             f"    {top} = {np_}.flatnonzero({terms} == {np_}.{arg.op}({terms}[{better}]))[{pick}]\n"
-            f"    {best} = {terms}[{top}]\n"
+            f"    {best} = {terms}[{top}]{'.item()' if term.python else ''}\n"
             f"    {idx} = {value}")
 
     # -- per-iteration row selections (NumPy) ----------------------------------------------------------
@@ -164,11 +170,34 @@ class ReductionsMixin:
         mask, data = self.ev(mask_node), self.ev(data_node)
         if not mask.stacked or data.stacked or data.rank is None or data.rank < 1 or mask.rank is None:
             return None
+        # The loop raises IndexError where the mask's shape is not the data's leading shape; the
+        # batched code would broadcast. The arrays the condition compares elementwise have the
+        # mask's shape: a check that the data has it too.
+        inside = {id(n) for sub in gast.walk(mask_node) if isinstance(sub, gast.Subscript) for n in gast.walk(sub)}
+        compared = sorted({n.id for n in gast.walk(mask_node) if isinstance(n, gast.Name) and id(n) not in inside
+                           and not self._is_stacked_name(n.id) and n.id not in self.loop_stores
+                           and (self._shape_of(n.id) or ranks.Shape(-1)).rank == mask.rank})
+        if not compared or not isinstance(data_node, gast.Name) or data_node.id in self.loop_stores:
+            return None
+        self._require_arrays([data_node.id, *compared])
+        if data_node.id not in compared:
+            self.checks.append(templates.expr(
+                f"{self.lib.alias}.shape(D)[:{mask.rank}] == {self.lib.alias}.shape(M)", D=data_node,
+                M=templates.name(compared[0])))
         if mask.rank == 1:
             return mask, data, data.rank == 1, 0
         if mask.rank == data.rank and not isinstance(value, gast.Call):
             return mask, data, True, 0
         return None
+
+    def _require_arrays(self, names):
+        """A list compares as one value (`[1, 2] == 1` is False) and takes no mask as an index:
+        each name the code does not show to be an array is checked to be one at run time."""
+        for name in sorted(set(names)):
+            shape = self._shape_of(name)
+            declared = shape is not None and not shape.sequence and not shape.inferred
+            if not declared and not _evidently_array(self.ctx, self.info.function, templates.name(name)):
+                self.checks.append(templates.expr(f"isinstance(X, {self.lib.alias}.ndarray)", X=templates.name(name)))
 
     def _ragged_slice(self, value):
         """``x[:, lo:hi]`` with ``lo`` or ``hi`` differing per iteration (and every other entry
@@ -194,8 +223,8 @@ class ReductionsMixin:
                     return None
             elif self.ev(c).stacked or self.ev(c).rank != 0 or _is_boolean(c, self.ctx):
                 return None
-        if part.step is not None:
-            return None
+        if part.step is not None or self._window(part) is not None:
+            return None  # a window of one width is read as one (IndexingMixin._window)
         axis = sum(isinstance(c, gast.Slice) for c in comps[:at])  # the axis in what is left
         rest = [gast.Slice(lower=None, upper=None, step=None) if a == at else copy.deepcopy(c)
                 for a, c in enumerate(comps)]
@@ -210,7 +239,7 @@ class ReductionsMixin:
             return None
         bounds, full, _ = align(self.lib, bounds, "a slice's bounds")
         np_ = self.lib.alias
-        length = templates.expr(f"X.shape[{at}]", X=value.value)
+        length = templates.expr(f"{self.lib.alias}.shape(X)[{at}]", X=value.value)  # X may be a list
         position = self.lib.call("arange", length)
         tests = []
         for bound, given, compare in zip(bounds, [b for b in (part.lower, part.upper) if b is not None],
@@ -255,7 +284,7 @@ class ReductionsMixin:
             elts=[const(depth + k) for k in range(mask.rank)], ctx=gast.Load())
         count = lib.call("sum", mask.node, axis=axes)
         if how == "len" and not args and not node.keywords:
-            return Val(count, mask.full, 0)
+            return Val(count, mask.full, 0, python=True)
         axis = node.keywords[0].value if len(node.keywords) == 1 and node.keywords[0].arg == "axis" else (
             args[0] if len(args) == 1 and not node.keywords else None)
         given = constant_int(axis)
@@ -264,18 +293,17 @@ class ReductionsMixin:
         if how not in ("sum", "mean") or not (given == along or whole and not args and not node.keywords):
             raise Unsupported(f"`{name}.{how}(...)` of rows selected per iteration (only sum and mean "
                               "along the selected axis are batched)")
+        # `np.mean(..., where=mask)` keeps np.mean's own dtypes (float64 for integers, float32
+        # for float32) and its NaN for an empty selection; the zeros only give the shape.
         if whole:  # every selected element
             wide = mask.node if mask.rank == data.rank else core.insert_axes(lib, mask, depth + 1, data.rank - 1)
-            total = lib.call("sum", lib.call("where", wide, data.node, 0), axis=copy.deepcopy(axes))
-            if how == "mean":
-                total = gast.BinOp(left=total, op=gast.Div(), right=count)
+            total = lib.call(how, lib.call("where", wide, data.node, 0), axis=copy.deepcopy(axes))
+            total.keywords.append(gast.keyword(arg="where", value=copy.deepcopy(wide)))
             return Val(total, mask.full, 0)
         wide = core.insert_axes(lib, mask, depth, along)  # the mask's axis where `along` is
         wide = core.insert_axes(lib, Val(wide), depth + along + 1, data.rank - along - 1)
-        total = lib.call("sum", lib.call("where", wide, data.node, 0), axis=depth + along)
-        if how == "mean":
-            count = core.insert_axes(lib, Val(count, mask.full, 0), depth, data.rank - 1)
-            total = gast.BinOp(left=total, op=gast.Div(), right=count)
+        total = lib.call(how, lib.call("where", wide, data.node, 0), axis=depth + along)
+        total.keywords.append(gast.keyword(arg="where", value=copy.deepcopy(wide)))
         return Val(total, mask.full, data.rank - 1)
 
 

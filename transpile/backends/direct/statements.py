@@ -99,7 +99,7 @@ class StatementsMixin:
             red = self._reduction_of(name, stmt)
             if red is not None:
                 return self._reduce(red, stmt)
-            if self._selection(name, stmt.value):
+            if self._selection(name, stmt.value) or self._element_mask(name, stmt.value):
                 return
             val = self.ev(stmt.value)
             if val.stacked and isinstance(val.node, gast.Name) and val.node.id not in later \

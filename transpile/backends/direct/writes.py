@@ -7,11 +7,11 @@ import copy
 
 import gast
 
-from pforge.transpile import templates
+from pforge.transpile import ranks, templates
 from pforge.transpile.backends.common import _evidently_array
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Unsupported, Val, align, const, lift
-from pforge.transpile.backends.direct.shared import _REDUCE_FN, Ind, _components
+from pforge.transpile.backends.direct.shared import _REDUCE_FN, Ind, _components, _is_boolean
 from pforge.transpile.operators import AUG_OPS, OPERATORS
 
 _OP_SYMBOL = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.BitOr: "|", gast.BitAnd: "&"}
@@ -48,15 +48,96 @@ class WritesMixin:
 
     # -- subscripted writes (NumPy) -----------------------------------------------------------------
 
-    def _write(self, target, value_node, op, stmt):
+    # -- writes at the positions a per-iteration mask selects (NumPy) ------------------------------
+
+    def _element_mask(self, name, value) -> bool:
+        """``sel = np.where(cond)`` with ``cond`` a boolean vector: the positions a
+        later write ``out[i, sel] = f(x[sel])`` takes (pyroomacoustics' mel filter bank). Kept as
+        the mask; ``sel`` may only be that write's index and its reads' (:meth:`_masked_write`)."""
+        if self.lib.kind != "np" or self.to_tf or self.in_branch:
+            return False
+        if not (isinstance(value, gast.Call) and self.ctx.imports.resolve(value.func) == "numpy.where"
+                and len(value.args) == 1 and not value.keywords and _is_boolean(value.args[0], self.ctx)):
+            return False
+        mask = self.ev(value.args[0])
+        if mask.rank != 1:  # per iteration, or the same on every one
+            return False
+        inside = {id(n) for sub in gast.walk(value.args[0]) if isinstance(sub, gast.Subscript)
+                  for n in gast.walk(sub)}
+        # the vectors the condition compares elementwise (`k` in `c[m] < k`): the mask's length
+        arrays = {n.id for n in gast.walk(value.args[0]) if isinstance(n, gast.Name) and id(n) not in inside
+                  and not self._is_stacked_name(n.id) and (self._shape_of(n.id) or ranks.Shape(-1)).rank == 1}
+        self._require_arrays(arrays)
+        self.element_masks[name] = (mask, value.args[0], arrays)
+        return True
+
+    def _masked_write(self, target, value_node, op, stmt):
+        """``out[i, sel] = f(x[sel])`` with ``sel`` a per-iteration mask: ``f`` is elementwise in
+        the selected elements, so it is computed on all of ``x`` and written where the mask
+        holds (``np.where``), the other elements keeping their values. ``x`` must be an array the
+        mask's condition compares elementwise (so it has the mask's length), and the written
+        axis that length (a run-time check). None when the write is not one."""
+        comps = _components(target.slice)
+        masked = [k for k, c in enumerate(comps) if isinstance(c, gast.Name) and c.id in self.element_masks]
+        if not masked:
+            return None
+        if len(masked) != 1 or op is not None or not isinstance(target.value, gast.Name) \
+                or target.value.id in self.loop_stores:
+            raise Unsupported(f"line {stmt.lineno}: a write at masked positions other than one plain "
+                              "assignment into an array")
+        position, sel = masked[0], comps[masked[0]].id
+        mask, _, arrays = self.element_masks[sel]
+
+        class _AllOf(gast.NodeTransformer):
+            """`x[sel]` -> `x`: the value over every position, written only where `sel` is."""
+
+            def visit_Subscript(self, node):
+                if isinstance(node.slice, gast.Name) and node.slice.id == sel and \
+                        isinstance(node.value, gast.Name) and node.value.id in arrays:
+                    return copy.deepcopy(node.value)
+                return self.generic_visit(node)
+
+        whole_value = _AllOf().visit(copy.deepcopy(value_node))
+        if any(isinstance(n, gast.Name) and n.id == sel for n in gast.walk(whole_value)):
+            raise Unsupported(f"line {stmt.lineno}: `{sel}` indexes an array its condition does not "
+                              "compare, in the value written at it")
+        value = self.ev(whole_value)
+        if value.rank is not None and value.rank > 1:
+            raise Unsupported(f"line {stmt.lineno}: a write at masked positions of a value of rank > 1")
+        parts = [gast.Slice(lower=None, upper=None, step=None) if k == position else copy.deepcopy(c)
+                 for k, c in enumerate(comps)]
+        whole = gast.Subscript(value=copy.deepcopy(target.value), slice=gast.Tuple(elts=parts, ctx=gast.Load())
+                               if len(parts) > 1 else parts[0], ctx=gast.Store())
+        length = arrays and sorted(arrays)[0]
+        if not length:
+            raise Unsupported(f"line {stmt.lineno}: masked positions of no array of the mask's length")
+        self.checks.append(templates.expr(f"np.shape(A)[{position}] == np.shape(X)[0]".replace(
+            "np.", f"{self.lib.alias}."), A=target.value, X=templates.name(length)))
+        saved_mask = self.mask
+        if saved_mask is None:
+            self.mask = mask
+        else:
+            (a, b), full, rank = align(self.lib, [saved_mask, mask], "a masked write")
+            self.mask = Val(self.lib.call("logical_and", a.node, b.node), full, rank)
+        try:
+            return self._write(whole, whole_value, None, stmt, value=value)
+        finally:
+            self.mask = saved_mask
+
+    def _write(self, target, value_node, op, stmt, value=None):
         if self.lib.kind != "np" or self.to_tf:
             raise Unsupported("item assignment into a TensorFlow tensor")
+        if value is None and self.element_masks:
+            done = self._masked_write(target, value_node, op, stmt)
+            if done is not None or any(isinstance(c, gast.Name) and c.id in self.element_masks
+                                       for c in _components(target.slice)):
+                return done
         target = self._merged_chain(target)  # `out[i][j] = v` into an array is `out[i, j] = v`
         base = target.value
         if not isinstance(base, gast.Name):
             raise Unsupported(f"line {stmt.lineno}: a write into `{gast.unparse(base).strip()}`")
         name = base.id
-        value = self.ev(value_node)
+        value = self.ev(value_node) if value is None else value
         current = self.env.get(name)
         depth = len(self.levels)
         if isinstance(current, Val) and current.stacked:
