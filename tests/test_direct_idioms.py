@@ -447,3 +447,46 @@ def test_a_slice_bound_that_is_not_an_integer_raises_as_the_loop_does():
     for code in (BINNING, result.code):
         with pytest.raises(TypeError, match="slice indices must be integers"):
             _run(code, spec, ranges)
+
+
+MASKED = textwrap.dedent("""\
+    import numpy as np
+
+
+    def f(c, n_filters, n_fft, grid):
+        bank = np.zeros((n_filters, n_fft // 2 + 1))
+        k = np.arange(n_fft // 2 + 1)
+        for m in range(1, n_filters + 1):
+            sel = np.where(np.logical_and(c[m - 1] < k, k < c[m]))
+            bank[m - 1, sel] = 2 * (k[sel] - c[m - 1]) / (c[m] - c[m - 1])
+            sel = np.where(np.logical_and(c[m] <= k, k < c[m + 1]))
+            bank[m - 1, sel] = 2 * (c[m + 1] - k[sel]) / (c[m + 1] - c[m])
+        resp = np.zeros((len(grid), n_filters))
+        for b in range(n_filters):
+            rise = grid < c[b + 1]
+            if b > 0:
+                resp[rise, b] = 0.5 * (1 + np.cos(np.pi * grid[rise] / c[b + 1]))
+        return bank, resp
+    """)
+
+
+def test_writes_at_the_positions_a_mask_selects():
+    """`bank[m - 1, sel] = f(k[sel])` (pyroomacoustics' mel filter bank) and `resp[rise, b] = ...`
+    under an `if`: `f` over all of `k`, written where the mask holds."""
+    import warnings
+    result = transpile_source(MASKED, "m.py")
+    assert all(p.rewritten for p in result.plans), [r.message for p in result.plans for r in p.remarks]
+    assert result.code.count("np.where(") >= 3
+    c = np.array([0.0, 1.5, 3.2, 5.0, 7.5, 9.0])
+    grid = np.linspace(0.0, 9.0, 7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        got, held = _checked(result.code, c, 4, 16, grid)
+    want = _run(MASKED, c, 4, 16, grid)
+    assert held
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12)
+    # the grid as a list: `grid < c[b + 1]` would be one bool, so the check runs the loop, which raises
+    for code in (MASKED, result.code):
+        with pytest.raises(TypeError):
+            _run(code, c, 4, 16, list(grid))

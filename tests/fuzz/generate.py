@@ -339,15 +339,17 @@ class _Builder:
         if "c" in cond.split():
             self.reads.add("c")
         value = self.rng.choice(("2.0 * (y[sel{k}] - x[i])", "1.0", "y[sel{k}] * y[sel{k}] + x[i]")).format(k=k)
-        write = f"q{k}[i, sel{k}] = {value}"
-        body = [f"sel{k} = np.where({cond})"]
+        columns = self.rng.random() < 0.3  # `q[sel, i]`: the loop index on the second axis
+        write = f"q{k}[sel{k}, i] = {value}" if columns else f"q{k}[i, sel{k}] = {value}"
+        body = [f"sel{k} = np.where({cond})" if self.rng.random() < 0.5 else f"sel{k} = {cond}"]
         if self.rng.random() < 0.3:
             body += [f"if x[i] > 0.0:", f"    {write}"]
         else:
             body.append(write)
         if self.rng.random() < 0.3:  # a second mask on the same name, written after the first
-            body += [f"sel{k} = np.where(y < x[i])", f"q{k}[i, sel{k}] = -1.0"]
-        return Fragment("masked write", VECTORIZE, tuple(body), (f"q{k} = np.zeros((len(x), len(y)))",),
+            body += [f"sel{k} = np.where(y < x[i])", f"q{k}[sel{k}, i] = -1.0" if columns else f"q{k}[i, sel{k}] = -1.0"]
+        shape = "(len(y), len(x))" if columns else "(len(x), len(y))"
+        return Fragment("masked write", VECTORIZE, tuple(body), (f"q{k} = np.zeros({shape})",),
                         outputs=(f"q{k}",), lists_ok=False)
 
     def _selection(self, k):

@@ -69,6 +69,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.selections: dict[str, tuple[Val, Val, bool, int]] = {}
         self.inferred_locals: set[str] = set()  # locals whose rank rank_inference gave
         self.element_masks: dict[str, tuple] = {}  # `sel = np.where(cond)`: (mask, cond, arrays)
+        self.boolean_vectors: dict[str, gast.expr] = {}  # `sel = grid < c` per iteration: its condition
         self.tests: dict[int, Val] = {}  # elif tests evaluated before the chain's first branch
         self.ta_replace: dict = {}
         self.labels: list[str] = []

@@ -10,7 +10,7 @@ import gast
 from pforge.transpile import templates
 from pforge.transpile.analysis import spelled_out_update
 from pforge.transpile.backends.direct.core import Unsupported, Val
-from pforge.transpile.backends.direct.shared import _loads
+from pforge.transpile.backends.direct.shared import _is_boolean, _loads
 from pforge.transpile.backends.pfor import _stores
 from pforge.transpile.vplan import inner_loop
 
@@ -99,9 +99,13 @@ class StatementsMixin:
             red = self._reduction_of(name, stmt)
             if red is not None:
                 return self._reduce(red, stmt)
+            self.element_masks.pop(name, None)  # a new binding: no longer the mask it was
+            self.boolean_vectors.pop(name, None)
             if self._selection(name, stmt.value) or self._element_mask(name, stmt.value):
                 return
             val = self.ev(stmt.value)
+            if val.rank == 1 and self.lib.kind == "np" and _is_boolean(stmt.value, self.ctx):
+                self.boolean_vectors[name] = stmt.value  # may index a masked write
             if val.stacked and isinstance(val.node, gast.Name) and val.node.id not in later \
                     and not self.in_branch:
                 self.env[name] = val  # `r = x[i]` is `x` itself: no new name

@@ -62,23 +62,29 @@ class WritesMixin:
         mask = self.ev(value.args[0])
         if mask.rank != 1:  # per iteration, or the same on every one
             return False
-        inside = {id(n) for sub in gast.walk(value.args[0]) if isinstance(sub, gast.Subscript)
-                  for n in gast.walk(sub)}
-        # the vectors the condition compares elementwise (`k` in `c[m] < k`): the mask's length
-        arrays = {n.id for n in gast.walk(value.args[0]) if isinstance(n, gast.Name) and id(n) not in inside
-                  and not self._is_stacked_name(n.id) and (self._shape_of(n.id) or ranks.Shape(-1)).rank == 1}
-        self._require_arrays(arrays)
-        self.element_masks[name] = (mask, value.args[0], arrays)
+        self.element_masks[name] = (mask, value.args[0], self._compared_vectors(value.args[0]))
         return True
+
+    def _compared_vectors(self, cond) -> set[str]:
+        """The invariant vectors ``cond`` compares elementwise (``k`` in ``c[m] < k``): they have
+        the mask's length. Checked to be arrays where the code does not show it (a list would
+        compare as one value)."""
+        inside = {id(n) for sub in gast.walk(cond) if isinstance(sub, gast.Subscript) for n in gast.walk(sub)}
+        arrays = {n.id for n in gast.walk(cond) if isinstance(n, gast.Name) and id(n) not in inside
+                  and not self._is_stacked_name(n.id) and n.id not in self.loop_stores
+                  and (self._shape_of(n.id) or ranks.Shape(-1)).rank == 1}
+        self._require_arrays(arrays)
+        return arrays
 
     def _masked_write(self, target, value_node, op, stmt):
         """``out[i, sel] = f(x[sel])`` with ``sel`` a per-iteration mask: ``f`` is elementwise in
         the selected elements, so it is computed on all of ``x`` and written where the mask
         holds (``np.where``), the other elements keeping their values. ``x`` must be an array the
         mask's condition compares elementwise (so it has the mask's length), and the written
-        axis that length (a run-time check). None when the write is not one."""
+        axis that length (a run-time check). True when done, None when the write is not one."""
         comps = _components(target.slice)
-        masked = [k for k, c in enumerate(comps) if isinstance(c, gast.Name) and c.id in self.element_masks]
+        masked = [k for k, c in enumerate(comps) if isinstance(c, gast.Name) and (
+            c.id in self.element_masks or c.id in self.boolean_vectors)]
         if not masked:
             return None
         if len(masked) != 1 or op is not None or not isinstance(target.value, gast.Name) \
@@ -86,7 +92,10 @@ class WritesMixin:
             raise Unsupported(f"line {stmt.lineno}: a write at masked positions other than one plain "
                               "assignment into an array")
         position, sel = masked[0], comps[masked[0]].id
-        mask, _, arrays = self.element_masks[sel]
+        if sel in self.element_masks:
+            mask, _, arrays = self.element_masks[sel]
+        else:  # `below = grid < c` bound per iteration: its batched value is the mask
+            mask, arrays = self.ev(templates.name(sel)), self._compared_vectors(self.boolean_vectors[sel])
 
         class _AllOf(gast.NodeTransformer):
             """`x[sel]` -> `x`: the value over every position, written only where `sel` is."""
@@ -120,18 +129,17 @@ class WritesMixin:
             (a, b), full, rank = align(self.lib, [saved_mask, mask], "a masked write")
             self.mask = Val(self.lib.call("logical_and", a.node, b.node), full, rank)
         try:
-            return self._write(whole, whole_value, None, stmt, value=value)
+            self._write(whole, whole_value, None, stmt, value=value)
         finally:
             self.mask = saved_mask
+        return True
 
     def _write(self, target, value_node, op, stmt, value=None):
         if self.lib.kind != "np" or self.to_tf:
             raise Unsupported("item assignment into a TensorFlow tensor")
-        if value is None and self.element_masks:
-            done = self._masked_write(target, value_node, op, stmt)
-            if done is not None or any(isinstance(c, gast.Name) and c.id in self.element_masks
-                                       for c in _components(target.slice)):
-                return done
+        if value is None and (self.element_masks or self.boolean_vectors):
+            if self._masked_write(target, value_node, op, stmt):
+                return None
         target = self._merged_chain(target)  # `out[i][j] = v` into an array is `out[i, j] = v`
         base = target.value
         if not isinstance(base, gast.Name):
@@ -207,10 +215,16 @@ class WritesMixin:
 
     def _moved_write(self, node, position, elem_rank, value, op, stmt):
         """``x[:, i] = v``: the value's loop axis goes where the loop index is in the target."""
-        if self.mask is not None or len(self.levels) != 1:
-            raise Unsupported(f"line {stmt.lineno}: a write `x[:, i]` inside a nest or under an `if`")
+        if len(self.levels) != 1 or (self.mask is not None and op is not None):
+            raise Unsupported(f"line {stmt.lineno}: a write `x[:, i]` inside a nest or an update of it "
+                              "under an `if`")
         if elem_rank is None or value.rank is None or value.rank > elem_rank:
             raise Unsupported(f"line {stmt.lineno}: the rank of the written element is unknown")
+        if self.mask is not None:
+            # Under a mask: the old elements, read with the loop axis first, where it is false.
+            old = Val(self.lib.call("moveaxis", copy.deepcopy(node), position, 0), (True,), elem_rank)
+            (m, v, o), full, rank = align(self.lib, [self.mask, value, old], "a conditional write")
+            value = Val(self.lib.call("where", m.node, v.node, o.node), full, rank)
         if value.stacked:
             if value.rank < elem_rank:
                 value = Val(core.insert_axes(self.lib, value, 1, elem_rank - value.rank), value.full, elem_rank)
