@@ -17,8 +17,8 @@ from pforge.transpile.frontend import decode_source
 from pforge.transpile.rank_inference import infer_ranks
 
 #: the check that `w`, which the code does not show to be an array, is one or a flat list of numbers
-FLAT_W = ("(not isinstance(w, (list, tuple)) or all((isinstance(v, (float, np.number)) or "
-          "(type(v) is int and -2 ** 31 <= v < 2 ** 31) for v in w))) and ")
+FLAT_W = ("(type(w) is np.ndarray or isinstance(w, (int, float, complex, np.number)) or (isinstance(w, (list, tuple)) "
+          "and all((isinstance(v, float) or (type(v) is int and -2 ** 31 <= v < 2 ** 31) for v in w)))) and ")
 
 
 def _guess(source: str, name: str = "f"):
@@ -462,3 +462,50 @@ def test_a_list_of_arrays_read_only_batches_as_their_stack():
         want = _run(textwrap.dedent(LINUCB), *args)
         assert got[0] == want[0]
         np.testing.assert_allclose(got[1], want[1], rtol=1e-10)
+
+
+BANDS = """
+import numpy as np
+
+def f(edges, centres, grid):
+    resp = np.zeros((len(grid), len(centres)))
+    for b, (edge, centre) in enumerate(zip(edges, centres)):
+        rise = np.logical_and(edge[0] <= grid, grid < centre)
+        resp[rise, b] = 0.5 * (1 + np.cos(2 * np.pi * grid[rise] / centre))
+    return resp
+
+def g(edges, grid):
+    out = np.zeros(len(edges))
+    for i in range(len(edges)):
+        out[i] = edges[i][0] * 2 + np.sum(grid)
+    return out
+
+def h(edges, grid):
+    out = np.zeros((len(edges), 2))
+    for i in range(len(edges)):
+        out[i] = edges[i] * 2
+    return out
+"""
+
+
+def test_a_list_of_lists_whose_numbers_the_loop_reads_one_at_a_time():
+    """`edges = [[lo, hi], ...]` read as `edge[0]` (pyroomacoustics' band edges): the list of
+    lists gives the loop's numbers through `np.asarray`; where a row itself is used
+    (`edges[i] * 2` repeats a list), only an array or a list of arrays is taken."""
+    source = textwrap.dedent(BANDS)
+    result = transpile_source(source, "m.py")
+    assert all(p.rewritten for p in result.plans), [r.message for p in result.plans for r in p.remarks]
+    code = instrument_rank_checks(result.code)
+    grid = np.linspace(0.0, 4.0, 9)
+    edges = [[0.5, 2.0], [1.0, 3.0], [2.0, 4.0]]
+    for name, args in (("f", (edges, [1.0, 2.0, 3.0], grid)), ("g", (edges, grid)), ("h", (np.array(edges), grid))):
+        namespace: dict = {}
+        exec(compile(code, "<code>", "exec"), namespace)
+        got = namespace[name](*args)
+        assert all(namespace["_PFORGE_CHECKS_HELD"]), name
+        np.testing.assert_allclose(got, _run(source, *args, name=name), rtol=1e-12)
+    namespace = {}
+    exec(compile(code, "<code>", "exec"), namespace)
+    with pytest.raises(ValueError):  # the loop's `[a, b] * 2` has four numbers: the loop ran
+        namespace["h"](edges, grid)
+    assert namespace["_PFORGE_CHECKS_HELD"] == [False]

@@ -50,8 +50,8 @@ STYLES = {
 }
 
 #: the check that `w`, which the code does not show to be an array, is one or a flat list of numbers
-FLAT_W = ("(not isinstance(w, (list, tuple)) or all((isinstance(v, (float, np.number)) or "
-          "(type(v) is int and -2 ** 31 <= v < 2 ** 31) for v in w))) and ")
+FLAT_W = ("(type(w) is np.ndarray or isinstance(w, (int, float, complex, np.number)) or (isinstance(w, (list, tuple)) "
+          "and all((isinstance(v, float) or (type(v) is int and -2 ** 31 <= v < 2 ** 31) for v in w)))) and ")
 
 
 @pytest.mark.parametrize("style", sorted(STYLES))

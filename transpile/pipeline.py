@@ -243,9 +243,15 @@ def _rewrite_unit(ctx, info, namer, backend, tf_alias, np_alias, shapes, rewrite
 
 
 def _conjunction(test: gast.expr) -> str:
-    """``a and b and c`` as written (ast.unparse brackets the third operand of a chain)."""
-    values = test.values if isinstance(test, gast.BoolOp) else [test]
-    return " and ".join(gast.unparse(v).strip() for v in values)
+    """``a and b and c`` as written (ast.unparse brackets the third operand of a chain); an
+    operand that binds less tightly than ``and`` (``a or b``) keeps its brackets."""
+    values = test.values if isinstance(test, gast.BoolOp) and isinstance(test.op, gast.And) else [test]
+
+    def operand(v):
+        text = gast.unparse(v).strip()
+        loose = isinstance(v, (gast.BoolOp, gast.IfExp, gast.Lambda, gast.NamedExpr)) and len(values) > 1
+        return f"({text})" if loose and not (isinstance(v, gast.BoolOp) and isinstance(v.op, gast.And)) else text
+    return " and ".join(operand(v) for v in values)
 
 
 def _imports_from_numpy(ctx) -> bool:

@@ -37,6 +37,7 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     from pforge.transpile import ranks
     from pforge.transpile.backends import direct
     from pforge.transpile.rank_inference import RankGuess, infer_ranks, local_ranks
+    from pforge.transpile.rank_inference import _parameters as fdef_parameters
     fdef = info.function
     if fdef is None or np_alias is None:
         return None, None
@@ -94,12 +95,18 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     evident = {name for name in found if _evidently_array(ctx, fdef, gast.Name(
         id=name, ctx=gast.Load(), annotation=None, type_comment=None))}  # `x.shape` is read: an array
     tests = [_rank_check(np_alias, name, sorted(f)) if name in evident and name not in arrays else
-             _kind_check(np_alias, name, sorted(f), name in arrays, name not in written)
+             _kind_check(np_alias, name, sorted(f), name in arrays, name not in written,
+                         sorted(f) == [2] and _elements_only(info, name, 2))
              for name, f in sorted(found.items())]
     local = {name: rank for name, rank in locals_for(guess.ranks).items()
              if name in in_loop and not _evidently_array(ctx, fdef, gast.Name(id=name, ctx=gast.Load(),
                                                                                 annotation=None, type_comment=None))}
     tests += [_kind_check(np_alias, name, [rank], rank >= 2, True) for name, rank in sorted(local.items())]
+    # Two arguments may be one array (`f(a, a)`): the batched code reads all of it before it
+    # writes, the loop reads what earlier iterations wrote.
+    params = set(fdef_parameters(fdef))
+    tests += [f"not {np_alias}.may_share_memory({w}, {r})" for w in sorted(written & params)
+              for r in sorted(n for n, f in found.items() if n != w and n in params and max(f) >= 1 and n in in_loop)]
     why = guard(info, result, _parsed(tests))
     if why is not None:
         return None, why
@@ -226,34 +233,47 @@ def _accepted_ranks(guess, same_rewrite) -> dict[str, set[int]]:
     return wide
 
 
-def _array_test(np_alias: str, name: str, read_only: bool) -> str:
+def _array_test(np_alias: str, name: str, read_only: bool, number_rows: bool = False) -> str:
     """``isinstance(x, np.ndarray)``; for a value the loop only reads, also a list or tuple of
     arrays of one shape (``mats = [M1, M2]``): its rows are arrays, which batch as an array's
-    rows do, and ``np.asarray`` stacks them."""
-    test = f"isinstance({name}, {np_alias}.ndarray)"
+    rows do, and ``np.asarray`` stacks them. With ``number_rows`` (the loop reads only single
+    numbers of it, :func:`_elements_only`), also a list of equally long lists of numbers."""
+    test = f"type({name}) is {np_alias}.ndarray"  # a subclass (a masked array, a matrix) runs the loop
     if read_only:
-        test = (f"({test} or isinstance({name}, (list, tuple)) and all(isinstance(v, {np_alias}.ndarray) "
-                f"for v in {name}) and len({{v.shape for v in {name}}}) == 1)")
-    return test
+        test += (f" or isinstance({name}, (list, tuple)) and all(type(v) is {np_alias}.ndarray "
+                 f"for v in {name}) and len({{(v.shape, v.dtype) for v in {name}}}) == 1")
+    if read_only and number_rows:
+        test += (f" or isinstance({name}, (list, tuple)) and all(isinstance(r, (list, tuple)) and "
+                 f"all({_NUMBER.format(np=np_alias)} for v in r) for r in {name}) "
+                 f"and len({{len(r) for r in {name}}}) == 1")
+    return f"({test})" if read_only else test
 
 
-def _kind_check(np_alias: str, name: str, found: list[int], array: bool, read_only: bool) -> str:
+#: the test that ``v`` is a number that ``np.asarray`` keeps as it is (no bool, no big int)
+_NUMBER = "(isinstance(v, float) or type(v) is int and -2 ** 31 <= v < 2 ** 31)"
+
+
+def _kind_check(np_alias: str, name: str, found: list[int], array: bool, read_only: bool,
+                number_rows: bool = False) -> str:
     """The run-time check of an inferred rank that holds only for inputs the batched code takes
     as the loop does, and never raises itself (``np.ndim`` of a ragged list would): an array
     where the batched code writes it or takes its rows (or, read only, a list of arrays of one
-    shape); a scalar that is no list; else an array or a flat list of floats, NumPy numbers or
-    Python ints of 32 bits (larger Python ints would lose their unbounded range in an int64
-    array; bools would add as logical or)."""
+    shape); a scalar that is no list; else an array (not a subclass: a masked array's mask, a
+    matrix's rows would be lost) or a flat list of float64 numbers or Python ints of 32 bits
+    (larger Python ints would lose their unbounded range in an int64 array, bools would add as
+    logical or, float32 numbers mixed with floats would be promoted)."""
     if array:
-        return _rank_check(np_alias, name, found, True, read_only)
+        return _rank_check(np_alias, name, found, True, read_only, number_rows)
     if found[-1] == 0:
         return f"not isinstance({name}, (list, tuple)) and {_rank_check(np_alias, name, found)}"
-    flat = (f"(not isinstance({name}, (list, tuple)) or all(isinstance(v, (float, {np_alias}.number)) or "
-            f"type(v) is int and -2 ** 31 <= v < 2 ** 31 for v in {name}))")
+    scalar = f" or isinstance({name}, (int, float, complex, {np_alias}.number))" if found[0] == 0 else ""
+    flat = (f"(type({name}) is {np_alias}.ndarray{scalar} or isinstance({name}, (list, tuple)) and "
+            f"all({_NUMBER.format(np=np_alias)} for v in {name}))")
     return f"{flat} and {_rank_check(np_alias, name, found)}"
 
 
-def _rank_check(np_alias: str, name: str, found: list[int], array: bool = False, read_only: bool = False) -> str:
+def _rank_check(np_alias: str, name: str, found: list[int], array: bool = False, read_only: bool = False,
+                number_rows: bool = False) -> str:
     """``np.ndim(x) == 1``, ``np.ndim(x) <= 2``, ``1 <= np.ndim(x) <= 3`` or ``np.ndim(x) in (0, 2)``;
     with ``array``, ``isinstance(x, np.ndarray) and x.ndim == 2`` (``np.ndim`` of a ragged list
     raises, and only an array's rows batch as they run in the loop), or with ``read_only`` also
@@ -266,7 +286,7 @@ def _rank_check(np_alias: str, name: str, found: list[int], array: bool = False,
         test = f"{ndim} in ({', '.join(map(str, found))})"
     else:
         test = f"{ndim} <= {high}" if low == 0 else f"{low} <= {ndim} <= {high}"
-    return f"{_array_test(np_alias, name, read_only)} and {test}" if array else test
+    return f"{_array_test(np_alias, name, read_only, number_rows)} and {test}" if array else test
 
 
 def _needs_an_array(ctx, info, inferred: dict[str, int], written_only: bool = False) -> set[str]:
@@ -282,6 +302,48 @@ def _needs_an_array(ctx, info, inferred: dict[str, int], written_only: bool = Fa
             if ((rank >= 2 and not written_only) or (rank >= 1 and name in written))
             and not _evidently_array(ctx, fdef, gast.Name(id=name, ctx=gast.Load(), annotation=None,
                                                           type_comment=None))}
+
+
+def _elements_only(info, name: str, rank: int) -> bool:
+    """Every read of ``name`` in the loop takes one number: ``x[i, j]``, ``x[i][j]``, or rows
+    the loop iterates (``for r in x``, also in ``zip``/``enumerate``) that it only unpacks or
+    indexes once (``r[0]``). A list of lists of numbers then gives the loop's numbers through
+    ``np.asarray``, where its rows, as lists, would not (``r * 2`` repeats a list)."""
+    if rank != 2:
+        return False
+    loop = info.node
+    parents = {id(c): p for p in gast.walk(loop) for c in gast.iter_child_nodes(p)}
+    rows: set[str] = set()
+    for level in info.walk():
+        space = level.space
+        for target, seq in (space.items if space is not None else ()):
+            if isinstance(seq, gast.Name) and seq.id == name:
+                if isinstance(target, gast.Name):
+                    rows.add(target.id)
+                elif not (isinstance(target, gast.Tuple) and all(isinstance(e, gast.Name) for e in target.elts)):
+                    return False
+    headers = {id(n) for level in info.walk() if isinstance(level.node, gast.For)
+               for n in gast.walk(level.node.iter)}
+    for node in gast.walk(loop):
+        if not (isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load)):
+            continue
+        parent = parents.get(id(node))
+        if node.id == name:
+            if id(node) in headers:
+                continue  # the rows the loop iterates: their uses are checked as `rows`
+            if isinstance(parent, gast.Subscript) and parent.value is node:
+                if isinstance(parent.slice, gast.Tuple) and len(parent.slice.elts) == 2 \
+                        and not any(isinstance(e, gast.Slice) for e in parent.slice.elts):
+                    continue
+                outer = parents.get(id(parent))
+                if not isinstance(parent.slice, (gast.Slice, gast.Tuple)) and isinstance(outer, gast.Subscript) \
+                        and outer.value is parent and not isinstance(outer.slice, (gast.Slice, gast.Tuple)):
+                    continue
+            return False
+        if node.id in rows and not (isinstance(parent, gast.Subscript) and parent.value is node
+                                    and not isinstance(parent.slice, (gast.Slice, gast.Tuple))):
+            return False
+    return True
 
 
 def _parsed(tests: list[str]) -> list[gast.expr]:

@@ -86,10 +86,11 @@ class IndexingMixin:
 
     def _lstsq_solution(self, node):
         """``np.linalg.lstsq(A, b)[0]`` with ``A`` the same matrix on every iteration and ``b``
-        one vector per iteration (lstsq takes only a matrix ``A``, in the loop as in the batched
-        call): one call with every ``b`` as a column of the right-hand side,
-        ``np.linalg.lstsq(A, B.T)[0].T`` (LAPACK's gelsd solves each column as it would alone).
-        None when ``node`` is not that."""
+        one vector per iteration: ``pinv(A) @ B.T``, the pseudo-inverse computed once with
+        lstsq's cutoff (singular values below ``rcond`` times the largest are zero; with
+        ``rcond=None``, machine precision times the larger dimension), so each iteration's
+        solution is the minimum-norm least-squares one, and a non-finite ``b`` spoils only its
+        own. None when ``node`` is not that."""
         call = node.value
         if not (isinstance(call, gast.Call) and self.ctx.imports.resolve(call.func) == "numpy.linalg.lstsq"
                 and constant_int(node.slice) == 0 and len(call.args) == 2
@@ -98,13 +99,23 @@ class IndexingMixin:
         a, b = self.ev(call.args[0]), self.ev(call.args[1])
         if not b.stacked:
             return None
-        if a.stacked or a.rank not in (2, None) or b.rank != 1 or b.depth != 1 or not all(b.full) or any(
-                self.ev(k.value).stacked for k in call.keywords):
-            raise Unsupported("`np.linalg.lstsq`: batched only for one matrix and a vector per iteration")
+        rcond = call.keywords[0].value if call.keywords else None
+        fixed = rcond is None or isinstance(rcond, gast.Constant) and rcond.value is None or \
+            isinstance(rcond, gast.Constant) and type(rcond.value) in (int, float) and rcond.value >= 0
+        if a.stacked or a.rank not in (2, None) or b.rank != 1 or b.depth != 1 or not all(b.full) or not fixed:
+            raise Unsupported("`np.linalg.lstsq`: batched only for one matrix, a vector per iteration and "
+                              "`rcond=None` or a non-negative number")
+        np_ = self.lib.alias
+        matrix = self._hoist(a.node, "lstsq_matrix")
+        if rcond is None or rcond.value is None:  # lstsq's default cutoff
+            cutoff = templates.expr(f"{np_}.finfo({np_}.result_type(A, float)).eps * max({np_}.shape(A))", A=matrix)
+        else:
+            cutoff = copy.deepcopy(rcond)
+        inverse = self.lib.call("pinv", matrix, rcond=cutoff)
+        inverse.func = templates.expr(f"{np_}.linalg.pinv")
         columns = gast.Attribute(value=b.node, attr="T", ctx=gast.Load())
-        solved = gast.Call(func=copy.deepcopy(call.func), args=[a.node, columns], keywords=copy.deepcopy(call.keywords))
-        first = gast.Subscript(value=solved, slice=const(0), ctx=gast.Load())
-        return Val(gast.Attribute(value=first, attr="T", ctx=gast.Load()), b.full, 1)
+        solved = gast.BinOp(left=inverse, op=gast.MatMult(), right=columns)
+        return Val(gast.Attribute(value=solved, attr="T", ctx=gast.Load()), b.full, 1)
 
     def _stacked_subscript(self, node, base, comps):
         for c in comps:

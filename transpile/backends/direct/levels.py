@@ -154,7 +154,7 @@ class LevelsMixin:
             # zip stops at the shortest: the batched rows are right where the lengths agree,
             # which the code cannot prove, so it is checked at run time.
             for s in inferred:
-                self.checks.append(templates.expr(f"isinstance(S, ({self.lib.alias}.ndarray, list, tuple))", S=s))
+                self.checks.append(templates.expr(f"type(S) in ({self.lib.alias}.ndarray, list, tuple)", S=s))
             lengths = [gast.Call(func=templates.name("len"), args=[copy.deepcopy(s)], keywords=[]) for s in seqs]
             self.checks.append(gast.Compare(left=lengths[0], ops=[gast.Eq()] * (len(lengths) - 1),
                                             comparators=lengths[1:]))

@@ -197,7 +197,7 @@ class ReductionsMixin:
             shape = self._shape_of(name)
             declared = shape is not None and not shape.sequence and not shape.inferred
             if not declared and not _evidently_array(self.ctx, self.info.function, templates.name(name)):
-                self.checks.append(templates.expr(f"isinstance(X, {self.lib.alias}.ndarray)", X=templates.name(name)))
+                self.checks.append(templates.expr(f"type(X) is {self.lib.alias}.ndarray", X=templates.name(name)))
 
     def _ragged_slice(self, value):
         """``x[:, lo:hi]`` with ``lo`` or ``hi`` differing per iteration (and every other entry
