@@ -44,6 +44,7 @@ REWRITTEN = {
     "thealgorithms_python/001_convert_to_negative",
     "thealgorithms_python/004_canny_double_threshold",
     "thealgorithms_python/006_bilateral_spatial_kernel",
+    "thealgorithms_python/007_bilateral_filter",
     "thealgorithms_python/009_gabor_kernel",
     "thealgorithms_python/012_median_filter",
     "thealgorithms_python/014_histogram_stretch_apply",

@@ -311,13 +311,17 @@ class _Eval:
             return None
         return self._aside({}, lambda ev: ev.rank(value), name)
 
-    def _aside(self, env, compute, name):
+    def _aside(self, env, compute, name, binding: bool = False):
         """``compute`` run on a separate evaluation (module code, a helper's body): its
-        constraints are not this function's, and one it breaks gives no rank."""
+        constraints are not this function's, and one it breaks gives no rank; with ``binding``
+        (a helper whose body always runs whole: no branch, no loop) a broken hard constraint
+        means the call would raise, so it is this function's too."""
         ev = _Eval(self.ctx, env, set(), busy=self.busy | {name})
         try:
             return compute(ev)
         except _Conflict:
+            if binding:
+                raise
             return None
 
     def _helper_rank(self, node):
@@ -342,7 +346,11 @@ class _Eval:
             ev.run(helper.body)
             found = set(ev.returns)
             return found.pop() if len(found) == 1 else None
-        return self._aside(env, returned, node.func.id)
+        straight = all(isinstance(st, (gast.Assign, gast.AugAssign, gast.Return, gast.Expr)) for st in helper.body) \
+            and not any(isinstance(n, (gast.IfExp, gast.BoolOp, gast.Lambda, gast.ListComp, gast.GeneratorExp))
+                        for n in gast.walk(helper))  # every part of it runs
+        known = all(r is not None for r in env.values())
+        return self._aside(env, returned, node.func.id, binding=straight and known)
 
     def rank_BinOp(self, node):
         left, right = self.rank(node.left), self.rank(node.right)
