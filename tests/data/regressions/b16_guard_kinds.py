@@ -42,7 +42,16 @@ def call_add_prev_on_itself(a):
     return add_prev(a, a)
 
 
-CALLS = [("even_means", "np.arange(8.0), 8"), ("even_means", "np.arange(8.0).reshape(4, 2), 4"),
+def fill_in_order(w, k, c):
+    bank = np.zeros((w.shape[0], len(k)))
+    for m in range(w.shape[0]):
+        sel = np.where(k < c[m])
+        bank[m, sel] = w[m]
+    return bank
+
+
+CALLS = [("fill_in_order", "np.arange(4.0).reshape(2, 2), np.arange(4.0), np.array([2.0, 2.0])"),
+         ("even_means", "np.arange(8.0), 8"), ("even_means", "np.arange(8.0).reshape(4, 2), 4"),
          ("diffs", "[0.0, np.float16(3.3), 1000.1], 2"),
          ("first_best", "[-1.0, 0.1, np.float32(0.1)]"),
          ("win_means", "np.ma.masked_greater(np.arange(6.0), 3.0), np.array([0, 2]), np.array([3, 6])"),

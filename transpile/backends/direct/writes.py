@@ -106,10 +106,23 @@ class WritesMixin:
                     return copy.deepcopy(node.value)
                 return self.generic_visit(node)
 
+        class _OneOf(gast.NodeTransformer):
+            """`x[sel]` -> `x[0]`: what the value is for one selected position."""
+
+            def visit_Subscript(self, node):
+                if isinstance(node.slice, gast.Name) and node.slice.id == sel:
+                    return gast.Subscript(value=copy.deepcopy(node.value), slice=const(0), ctx=gast.Load())
+                return self.generic_visit(node)
+
         whole_value = _AllOf().visit(copy.deepcopy(value_node))
         if any(isinstance(n, gast.Name) and n.id == sel for n in gast.walk(whole_value)):
             raise Unsupported(f"line {stmt.lineno}: `{sel}` indexes an array its condition does not "
                               "compare, in the value written at it")
+        # Position by position only when every vector in the value is a masked read: a vector
+        # of its own (`bank[m, sel] = w[m]`) fills the selected positions in order instead.
+        if self.ev(_OneOf().visit(copy.deepcopy(value_node))).rank != 0:
+            raise Unsupported(f"line {stmt.lineno}: a value written at masked positions that is not "
+                              "one number per position")
         value = self.ev(whole_value)
         if value.rank is not None and value.rank > 1:
             raise Unsupported(f"line {stmt.lineno}: a write at masked positions of a value of rank > 1")
