@@ -47,7 +47,6 @@ REWRITTEN = {
     "thealgorithms_python/007_bilateral_filter",
     "thealgorithms_python/009_gabor_kernel",
     "thealgorithms_python/012_median_filter",
-    "thealgorithms_python/014_histogram_stretch_apply",
     "thealgorithms_python/015_binary_dilation",
     "thealgorithms_python/016_binary_erosion",
     "thealgorithms_python/017_nearest_neighbour_resize",

@@ -94,9 +94,14 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     arrays = _needs_an_array(ctx, info, {name: max(f) for name, f in found.items()}) | written
     evident = {name for name in found if _evidently_array(ctx, fdef, gast.Name(
         id=name, ctx=gast.Load(), annotation=None, type_comment=None))}  # `x.shape` is read: an array
+    # Values the batched code converts (`np.asarray(x)`) compute with NumPy's numbers; the others
+    # keep Python's (`shape[0] - 1` of a tuple of ints).
+    converted = {n.args[0].id for st in result.stmts for n in gast.walk(st)
+                 if isinstance(n, gast.Call) and n.args and isinstance(n.args[0], gast.Name)
+                 and isinstance(n.func, gast.Attribute) and n.func.attr == "asarray"}
     tests = [_rank_check(np_alias, name, sorted(f)) if name in evident and name not in arrays else
              _kind_check(np_alias, name, sorted(f), name in arrays, name not in written,
-                         sorted(f) == [2] and _elements_only(info, name, 2))
+                         sorted(f) == [2] and _elements_only(info, name, 2), python_ints=name not in converted)
              for name, f in sorted(found.items())]
     local = {name: rank for name, rank in locals_for(guess.ranks).items()
              if name in in_loop and not _evidently_array(ctx, fdef, gast.Name(id=name, ctx=gast.Load(),
@@ -244,31 +249,35 @@ def _array_test(np_alias: str, name: str, read_only: bool, number_rows: bool = F
                  f"for v in {name}) and len({{(v.shape, v.dtype) for v in {name}}}) == 1")
     if read_only and number_rows:
         test += (f" or isinstance({name}, (list, tuple)) and all(isinstance(r, (list, tuple)) and "
-                 f"all({_NUMBER.format(np=np_alias)} for v in r) for r in {name}) "
+                 f"all({_NUMBER} for v in r) for r in {name}) "
                  f"and len({{len(r) for r in {name}}}) == 1")
     return f"({test})" if read_only else test
 
 
 #: the test that ``v`` is a number that ``np.asarray`` keeps as it is (no bool, no big int)
-_NUMBER = "(isinstance(v, float) or type(v) is int and -2 ** 31 <= v < 2 ** 31)"
+_NUMBER = "isinstance(v, float)"
+#: the same for a value the batched code leaves as it is: Python's ints keep their semantics
+_PYTHON_NUMBER = "isinstance(v, (int, float))"
 
 
 def _kind_check(np_alias: str, name: str, found: list[int], array: bool, read_only: bool,
-                number_rows: bool = False) -> str:
+                number_rows: bool = False, python_ints: bool = False) -> str:
     """The run-time check of an inferred rank that holds only for inputs the batched code takes
     as the loop does, and never raises itself (``np.ndim`` of a ragged list would): an array
     where the batched code writes it or takes its rows (or, read only, a list of arrays of one
     shape); a scalar that is no list; else an array (not a subclass: a masked array's mask, a
-    matrix's rows would be lost) or a flat list of float64 numbers or Python ints of 32 bits
-    (larger Python ints would lose their unbounded range in an int64 array, bools would add as
-    logical or, float32 numbers mixed with floats would be promoted)."""
+    matrix's rows would be lost) or a flat list of float64 numbers (Python ints in an int64
+    array lose their unbounded range and their ``x ** -1``, bools add as logical or, float32
+    numbers mixed with floats are promoted); with ``python_ints`` (the batched code does not
+    convert the value, so Python computes with it as in the loop) also of Python ints."""
     if array:
         return _rank_check(np_alias, name, found, True, read_only, number_rows)
     if found[-1] == 0:
         return f"not isinstance({name}, (list, tuple)) and {_rank_check(np_alias, name, found)}"
     scalar = f" or isinstance({name}, (int, float, complex, {np_alias}.number))" if found[0] == 0 else ""
+    number = _PYTHON_NUMBER if python_ints else _NUMBER
     flat = (f"(type({name}) is {np_alias}.ndarray{scalar} or isinstance({name}, (list, tuple)) and "
-            f"all({_NUMBER.format(np=np_alias)} for v in {name}))")
+            f"all({number} for v in {name}))")
     return f"{flat} and {_rank_check(np_alias, name, found)}"
 
 

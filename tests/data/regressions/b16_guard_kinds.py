@@ -50,7 +50,22 @@ def fill_in_order(w, k, c):
     return bank
 
 
-CALLS = [("fill_in_order", "np.arange(4.0).reshape(2, 2), np.arange(4.0), np.array([2.0, 2.0])"),
+def cubes(x):
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        out[i] = x[i] ** 3
+    return out
+
+
+def reciprocals(x):
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        out[i] = x[i] ** -1
+    return out
+
+
+CALLS = [("cubes", "[2 ** 22, 1]"), ("reciprocals", "[2, 4]"),
+         ("fill_in_order", "np.arange(4.0).reshape(2, 2), np.arange(4.0), np.array([2.0, 2.0])"),
          ("even_means", "np.arange(8.0), 8"), ("even_means", "np.arange(8.0).reshape(4, 2), 4"),
          ("diffs", "[0.0, np.float16(3.3), 1000.1], 2"),
          ("first_best", "[-1.0, 0.1, np.float32(0.1)]"),
