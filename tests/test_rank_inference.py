@@ -515,7 +515,7 @@ def test_a_straight_line_helper_binds_its_arguments():
     """`gaussian_of(diff, var)` calls `math.sqrt(var)`: the call would raise for an array `var`,
     so `var` is a scalar (TheAlgorithms' bilateral filter). A helper with a branch binds
     nothing: the branch that constrains may not run."""
-    guess = _guess("""
+    straight = """
         import math
         import numpy as np
 
@@ -529,21 +529,9 @@ def test_a_straight_line_helper_binds_its_arguments():
                 patch = picture[r - 1:r + 2]
                 out[r] = np.sum(np.multiply(weights, gaussian_of(patch - patch[1], var)))
             return out
-        """)
+        """
+    guess = _guess(straight)
     assert guess.ranks["var"] == 0 and "var" not in guess.assumed
-    guess = _guess("""
-        import math
-        import numpy as np
-
-        def gaussian_of(values, variance):
-            sd = math.sqrt(variance) if np.ndim(variance) == 0 else np.sqrt(variance)
-            return np.exp(-(values / sd) ** 2)
-
-        def f(picture, var, weights):
-            out = np.zeros(picture.shape)
-            for r in range(1, picture.shape[0] - 1):
-                patch = picture[r - 1:r + 2]
-                out[r] = np.sum(np.multiply(weights, gaussian_of(patch - patch[1], var)))
-            return out
-        """)
+    guess = _guess(straight.replace("sd = math.sqrt(variance)",
+                                    "sd = math.sqrt(variance) if np.ndim(variance) == 0 else np.sqrt(variance)"))
     assert guess is None or guess.ranks.get("var", 0) != 0 or "var" in guess.assumed

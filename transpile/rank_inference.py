@@ -306,7 +306,7 @@ class _Eval:
 
     def _global_rank(self, name):
         """The rank of a module-level name bound once (``size = N + 2``), else None."""
-        value = _module_binding(self.ctx, name)
+        value = module_value(self.ctx, name)
         if value is None or name in self.busy:
             return None
         return self._aside({}, lambda ev: ev.rank(value), name)
@@ -706,7 +706,7 @@ class _Eval:
         return None
 
 
-def _module_binding(ctx, name):
+def module_value(ctx, name):
     """The value of the one module-level ``name = value`` that binds ``name``; None when it is
     bound otherwise or more than once (a ``global`` statement anywhere in the module, also in
     a function the outline left out, a loop, an import)."""
@@ -766,22 +766,30 @@ def _mutated_anywhere(ctx, name: str) -> bool:
     return False
 
 
-def module_value(ctx, name: str):
-    """The value a module-level constant is bound to (:func:`_module_binding`), or None."""
-    return _module_binding(ctx, name)
-
-
 def module_rank(ctx, name: str) -> int | None:
     """The rank of the module-level name ``name`` when one plain assignment binds it and the
     rank of its value is known (``size = N + 2`` with ``N = 12``: 0); else None."""
     return _Eval(ctx, {}, set())._global_rank(name)
 
 
+def rebound_in_module(tree, name: str) -> bool:
+    """``name`` bound at module level other than by its one ``def`` (``_f = np.negative``, an
+    import, a ``global`` rebinding)."""
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Name) and node.id == name and isinstance(node.ctx, gast.Store):
+            return True
+        if isinstance(node, (gast.Import, gast.ImportFrom)) and any(
+                (a.asname or a.name).split(".")[0] == name for a in node.names):
+            return True
+        if isinstance(node, gast.Global) and name in node.names:
+            return True
+    return False
+
+
 def _module_function(ctx, name):
     """The module-level ``def name`` when nothing else binds ``name`` and no decorator wraps it."""
-    from pforge.transpile.backends.direct.expressions import _rebound_in_module
     fdef = getattr(ctx, "functions", {}).get(name)
-    if fdef is None or fdef.col_offset != 0 or fdef.decorator_list or _rebound_in_module(ctx.tree, name):
+    if fdef is None or fdef.col_offset != 0 or fdef.decorator_list or rebound_in_module(ctx.tree, name):
         return None
     return fdef
 

@@ -14,6 +14,7 @@ import copy
 
 import gast
 
+from pforge.transpile import templates
 from pforge.transpile.backends.common import _evidently_array
 from pforge.transpile.naming import Namer
 from pforge.transpile.spaces import constant_int
@@ -51,7 +52,7 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
         guess = RankGuess({}, {})
 
     written = _needs_an_array(ctx, info, {n: r for n, r in guess.ranks.items() if r >= 1}, written_only=True)
-    checked_locals = _checkable_locals(ctx, info)
+    checked_locals = _checkable_locals(info)
 
     def locals_for(assignment):
         """The inferred ranks of the locals the loop reads that a check can cover: bound by a
@@ -92,8 +93,7 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     # the loop runs on without raising, and for the others the loop must run, and raise, as written.
     found = {name: accepted.get(name, {rank}) for name, rank in guess.ranks.items()}
     arrays = _needs_an_array(ctx, info, {name: max(f) for name, f in found.items()}) | written
-    evident = {name for name in found if _evidently_array(ctx, fdef, gast.Name(
-        id=name, ctx=gast.Load(), annotation=None, type_comment=None))}  # `x.shape` is read: an array
+    evident = {name for name in found if _evidently_array(ctx, fdef, templates.name(name))}  # `x.shape` is read
     # Values the batched code converts (`np.asarray(x)`) compute with NumPy's numbers; the others
     # keep Python's (`shape[0] - 1` of a tuple of ints).
     converted = {n.args[0].id for st in result.stmts for n in gast.walk(st)
@@ -101,11 +101,10 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
                  and isinstance(n.func, gast.Attribute) and n.func.attr == "asarray"}
     tests = [_rank_check(np_alias, name, sorted(f)) if name in evident and name not in arrays else
              _kind_check(np_alias, name, sorted(f), name in arrays, name not in written,
-                         sorted(f) == [2] and _elements_only(info, name, 2), python_ints=name not in converted)
+                         sorted(f) == [2] and _elements_only(info, name), python_ints=name not in converted)
              for name, f in sorted(found.items())]
     local = {name: rank for name, rank in locals_for(guess.ranks).items()
-             if name in in_loop and not _evidently_array(ctx, fdef, gast.Name(id=name, ctx=gast.Load(),
-                                                                                annotation=None, type_comment=None))}
+             if name in in_loop and not _evidently_array(ctx, fdef, templates.name(name))}
     tests += [_kind_check(np_alias, name, [rank], rank >= 2, True) for name, rank in sorted(local.items())]
     # Two arguments may be one array (`f(a, a)`): the batched code reads all of it before it
     # writes, the loop reads what earlier iterations wrote.
@@ -124,7 +123,7 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
                     f"time: {assumed}; other ranks run the loop")
 
 
-def _checkable_locals(ctx, info) -> set[str]:
+def _checkable_locals(info) -> set[str]:
     """Names surely bound where the loop starts, so a check in front of it can read them: bound
     by a statement that comes before it in its block or an enclosing one, or the target of an
     enclosing loop."""
@@ -239,7 +238,7 @@ def _accepted_ranks(guess, same_rewrite) -> dict[str, set[int]]:
 
 
 def _array_test(np_alias: str, name: str, read_only: bool, number_rows: bool = False) -> str:
-    """``isinstance(x, np.ndarray)``; for a value the loop only reads, also a list or tuple of
+    """``type(x) is np.ndarray``; for a value the loop only reads, also a list or tuple of
     arrays of one shape (``mats = [M1, M2]``): its rows are arrays, which batch as an array's
     rows do, and ``np.asarray`` stacks them. With ``number_rows`` (the loop reads only single
     numbers of it, :func:`_elements_only`), also a list of equally long lists of numbers."""
@@ -254,7 +253,7 @@ def _array_test(np_alias: str, name: str, read_only: bool, number_rows: bool = F
     return f"({test})" if read_only else test
 
 
-#: the test that ``v`` is a number that ``np.asarray`` keeps as it is (no bool, no big int)
+#: the test that ``v`` is a number that ``np.asarray`` keeps as it is (a float64: no int, no bool)
 _NUMBER = "isinstance(v, float)"
 #: the same for a value the batched code leaves as it is: Python's ints keep their semantics
 _PYTHON_NUMBER = "isinstance(v, (int, float))"
@@ -284,7 +283,7 @@ def _kind_check(np_alias: str, name: str, found: list[int], array: bool, read_on
 def _rank_check(np_alias: str, name: str, found: list[int], array: bool = False, read_only: bool = False,
                 number_rows: bool = False) -> str:
     """``np.ndim(x) == 1``, ``np.ndim(x) <= 2``, ``1 <= np.ndim(x) <= 3`` or ``np.ndim(x) in (0, 2)``;
-    with ``array``, ``isinstance(x, np.ndarray) and x.ndim == 2`` (``np.ndim`` of a ragged list
+    with ``array``, ``type(x) is np.ndarray and x.ndim == 2`` (``np.ndim`` of a ragged list
     raises, and only an array's rows batch as they run in the loop), or with ``read_only`` also
     a list of arrays of one shape (:func:`_array_test`)."""
     ndim = f"{name}.ndim" if array and not read_only else f"{np_alias}.ndim({name})"
@@ -303,23 +302,19 @@ def _needs_an_array(ctx, info, inferred: dict[str, int], written_only: bool = Fa
     does not show they are: a Python list of rows (``v * 3`` repeats a list, multiplies an
     array's row), or one the loop writes into (a list has no ``x[...] =`` of a batch). A flat
     list of numbers read only is converted with ``np.asarray`` and gives the same numbers."""
-    from pforge.transpile.backends.common import _evidently_array
     from pforge.transpile.vplan.conditionals import written as bound_or_written
-    fdef = info.function
     written = bound_or_written(info.node)
     return {name for name, rank in inferred.items()
             if ((rank >= 2 and not written_only) or (rank >= 1 and name in written))
-            and not _evidently_array(ctx, fdef, gast.Name(id=name, ctx=gast.Load(), annotation=None,
-                                                          type_comment=None))}
+            and not _evidently_array(ctx, info.function, templates.name(name))}
 
 
-def _elements_only(info, name: str, rank: int) -> bool:
+def _elements_only(info, name: str) -> bool:
     """Every read of ``name`` in the loop takes one number: ``x[i, j]``, ``x[i][j]``, or rows
     the loop iterates (``for r in x``, also in ``zip``/``enumerate``) that it only unpacks or
     indexes once (``r[0]``). A list of lists of numbers then gives the loop's numbers through
-    ``np.asarray``, where its rows, as lists, would not (``r * 2`` repeats a list)."""
-    if rank != 2:
-        return False
+    ``np.asarray``, where its rows, as lists, would not (``r * 2`` repeats a list). For a
+    value of rank 2."""
     loop = info.node
     parents = {id(c): p for p in gast.walk(loop) for c in gast.iter_child_nodes(p)}
     rows: set[str] = set()

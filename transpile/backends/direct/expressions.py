@@ -12,6 +12,7 @@ from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Args, Unsupported, Val, align, const
 from pforge.transpile.backends.direct.linalg import convert_matmul_operator
 from pforge.transpile.backends.direct.shared import Ind
+from pforge.transpile.rank_inference import rebound_in_module
 
 _LIST_ARG_RULES = {"tensorflow.stack", "numpy.stack", "tensorflow.concat", "numpy.concatenate"}
 _BINOPS = {gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow,
@@ -329,7 +330,7 @@ class ExpressionsMixin:
                 and isinstance(n.ctx, gast.Load) and n.id not in local}
         if free & taken - {fname}:
             return None  # a name the caller binds too would change meaning
-        if fname in taken or _rebound_in_module(self.ctx.tree, fname):
+        if fname in taken or rebound_in_module(self.ctx.tree, fname):
             return None  # `_f` is not (only) the `def`: a local, a parameter, `_f = ...` after it
         values = dict(bound)
 
@@ -373,20 +374,6 @@ class ExpressionsMixin:
         if short == "round":
             raise Unsupported("`round()` (Python rounds halves to even like NumPy, but returns an int)")
         return Val(templates.expr(f"V.astype({short})", V=vals[0].node), vals[0].full, 0, True)
-
-
-def _rebound_in_module(tree, name: str) -> bool:
-    """``name`` bound at module level other than by its one ``def`` (``_f = np.negative``, an
-    import, a ``global`` rebinding)."""
-    for node in gast.walk(tree):
-        if isinstance(node, gast.Name) and node.id == name and isinstance(node.ctx, gast.Store):
-            return True
-        if isinstance(node, (gast.Import, gast.ImportFrom)) and any(
-                (a.asname or a.name).split(".")[0] == name for a in node.names):
-            return True
-        if isinstance(node, gast.Global) and name in node.names:
-            return True
-    return False
 
 
 #: NumPy's scalar types, called as conversions

@@ -133,8 +133,8 @@ class WritesMixin:
         length = arrays and sorted(arrays)[0]
         if not length:
             raise Unsupported(f"line {stmt.lineno}: masked positions of no array of the mask's length")
-        self.checks.append(templates.expr(f"np.shape(A)[{position}] == np.shape(X)[0]".replace(
-            "np.", f"{self.lib.alias}."), A=target.value, X=templates.name(length)))
+        self.checks.append(templates.expr(f"{self.lib.alias}.shape(A)[{position}] == {self.lib.alias}.shape(X)[0]",
+                                          A=target.value, X=templates.name(length)))
         saved_mask = self.mask
         if saved_mask is None:
             self.mask = mask
