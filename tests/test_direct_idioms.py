@@ -499,3 +499,51 @@ def test_writes_at_the_positions_a_mask_selects():
     for code in (MASKED, result.code):
         with pytest.raises(TypeError):
             _run(code, c, 4, 16, list(grid))
+
+
+BOUNDS = {
+    "sum": ("s = 0.0\nfor i in range(n):\n    s += x[i]\nreturn s", "np.sum(x[:"),
+    "copy": ("out = np.zeros(x.shape[0])\nfor i in range(n):\n    out[i] = x[i]\nreturn out", "out[:"),
+    "fill": ("out = np.zeros(x.shape[0])\nfor i in range(n):\n    out[i] = 1.0\nreturn out", "out[:"),
+    "column": ("out = np.zeros((x.shape[0], 1))\nfor i in range(x.shape[0]):\n"
+               "    for j in range(n):\n        out[i, j] = x[i, j] * 2\nreturn out", "x[:, :"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BOUNDS))
+def test_a_loop_index_past_the_end_raises_as_the_loop_does(name):
+    """`range(n)` with `n` beyond the array: the loop raises IndexError at `x[n_len]`; a slice
+    would stop at the end and return quietly. A bound check runs the loop instead."""
+    body, batched = BOUNDS[name]
+    source = "import numpy as np\n\n\ndef f(x, n):\n" + textwrap.indent(body, "    ") + "\n"
+    result = transpile_source(source, "m.py", shapes={"f.x": 2 if name == "column" else 1, "f.n": 0})
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    assert batched in result.code and "<= np.shape(" in result.code
+    x = np.arange(1.0, 4.0)[:, None] if name == "column" else np.arange(1.0, 4.0)
+    for n in range(len(x[0]) + 1 if name == "column" else len(x) + 1):
+        want, got = _run(source, x, n), _run(result.code, x, n)
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    with pytest.raises(IndexError):
+        _run(source, x, 5)
+    with pytest.raises(IndexError):
+        _run(result.code, x, 5)
+
+
+def test_a_bound_the_buffer_was_made_with_needs_no_check():
+    """`np.zeros(n)` has `n` rows; `range(x.shape[1] - 1)` stays inside axis 1 of `x`."""
+    source = textwrap.dedent("""\
+        import numpy as np
+
+
+        def f(x, n):
+            out = np.zeros((n, x.shape[1]))
+            for i in range(n):
+                for j in range(x.shape[1] - 1):
+                    out[i, j] = x[i, j + 1]
+            return out
+        """)
+    result = transpile_source(source, "m.py", shapes={"f.x": 2, "f.n": 0})
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    assert "np.shape(" not in result.code  # and `x[i, j + 1]` is a gather, which raises itself
+    x = np.arange(12.0).reshape(3, 4)
+    np.testing.assert_array_equal(_run(result.code, x, 2), _run(source, x, 2))

@@ -9,6 +9,7 @@ from typing import NamedTuple
 import gast
 
 from pforge.transpile import ranks, templates
+from pforge.transpile.naming import global_names
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Unsupported, Val, align, const, lift
 from pforge.transpile.backends.common import _evidently_array
@@ -205,7 +206,7 @@ class IndexingMixin:
                 if level in levels:
                     position = levels.index(level)
                     parts.append(self._slice(kinds[position][1], base_name if position == 0 else None,
-                                             label=not store))
+                                             label=not store, bounded=(base_node, position)))
                 elif store:
                     parts = None
                     break
@@ -413,7 +414,8 @@ class IndexingMixin:
                    for kind, v in kinds[p + 1:]):
             return None
         parts = [copy.deepcopy(v) if kind == "slice" else
-                 (self._slice(v, None, label=False) if kind == "ind" else copy.deepcopy(v.node)) for kind, v in kinds]
+                 (self._slice(v, None, label=False, bounded=(base_node, k)) if kind == "ind" else copy.deepcopy(v.node))
+                 for k, (kind, v) in enumerate(kinds)]
         node = core.subscript(base_node, parts)
         consumed = sum(1 for kind, _ in kinds if kind != "slice")
         rank = None if base_rank is None else base_rank - consumed
@@ -430,15 +432,22 @@ class IndexingMixin:
         step_ok = ind.step is None or (constant_int(ind.step) is not None and constant_int(ind.step) > 0)
         return start_ok and step_ok
 
-    def _slice(self, ind: Ind, base_name, label=True):
+    def _slice(self, ind: Ind, base_name, label=True, bounded=None):
         """The slice a loop index stands for; ``:`` when it visits every row of ``base_name``
-        (only ever asked for axis 0, the axis the loop bound measures)."""
+        (only ever given for axis 0, the axis the loop bound measures).
+
+        A slice stops at the end of its array where the loop's index would run past it and
+        raise ``IndexError``: for ``bounded = (array, axis)`` a run-time check that the bound
+        lies inside the array (``n <= np.shape(x)[0]``) runs the loop instead where it does not.
+        """
         start = None if ind.start is None or constant_int(ind.start) == 0 else copy.deepcopy(ind.start)
         step = None if ind.step is None or constant_int(ind.step) == 1 else copy.deepcopy(ind.step)
         if start is None and self._same_length(ind.length_of, base_name):
             stop = None
         else:
             stop = copy.deepcopy(ind.stop)
+            if bounded is not None:
+                self._bound_check(ind, *bounded)
             if not _nonnegative(ind.stop, self.ctx):
                 # range(-1) is empty, but x[:-1] is all rows but one: clamp the bound at zero.
                 stop = self.lib.call("maximum", stop, const(0))
@@ -446,8 +455,63 @@ class IndexingMixin:
             self.labels.append(base_name)
         return gast.Slice(lower=start, upper=stop, step=step)
 
+    def _bound_check(self, ind: Ind, base_node, axis: int):
+        """``stop <= np.shape(base)[axis]`` into ``self.checks``, unless the index visits every
+        row of ``base`` (``range(len(x))``). NumPy only: a TensorFlow read past the end raises."""
+        if self.lib.kind != "np" or self.to_tf or not isinstance(base_node, gast.Name):
+            return
+        if axis == 0 and (ind.start is None or constant_int(ind.start) == 0) \
+                and self._same_length(ind.length_of, base_node.id):
+            return
+        if any(isinstance(n, gast.Name) and (n.id in self.loop_stores or isinstance(self.env.get(n.id), Ind))
+               for n in gast.walk(ind.stop)):
+            raise Unsupported("a loop bound that varies per iteration, used as a slice")
+        if any(_at_most(ind.stop, dim) for dim in self._known_dims(base_node.id, axis)):
+            return  # `range(n)` over `np.zeros(n)`, `range(x.shape[1] - 1)` over axis 1 of `x`
+        function = self.info.function if self.info.function is not None else self.ctx.tree
+        written = {n.id for n in gast.walk(function) if isinstance(n, gast.Name)} | set(global_names(self.ctx.tree))
+        if any(isinstance(n, gast.Name) and n.id not in written for n in gast.walk(ind.stop)):
+            return  # a bound the batched code computes itself (a triangular nest's row lengths)
+        length = core.subscript(self.lib.call("shape", copy.deepcopy(base_node)), [const(axis)])
+        check = gast.Compare(left=copy.deepcopy(ind.stop), ops=[gast.LtE()], comparators=[length])
+        if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
+            self.checks.append(check)
+
+    def _known_dims(self, name: str, axis: int, depth: int = 0) -> list[gast.expr]:
+        """Expressions equal to the length of axis ``axis`` of array ``name`` before the loop:
+        ``name.shape[axis]``, ``len(name)`` for axis 0, and the constructor's dimension when
+        ``name`` is bound once to ``np.zeros((n, m))``, ``np.empty(n)``, ``np.zeros_like(x)``."""
+        dims = [templates.expr(f"{name}.shape[{axis}]")] + ([templates.expr(f"len({name})")] if axis == 0 else [])
+        value = self.aliases.get(name)
+        if depth > 3 or name in self.loop_stores or not isinstance(value, gast.Call) or not value.args:
+            return dims
+        callee = self.ctx.imports.resolve(value.func) or ""
+        first = value.args[0]
+        if callee in ("numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full"):
+            if isinstance(first, (gast.Tuple, gast.List)) and axis < len(first.elts) \
+                    and not any(isinstance(e, gast.Starred) for e in first.elts):
+                dims.append(first.elts[axis])
+            elif axis == 0 and not isinstance(first, (gast.Tuple, gast.List)):
+                dims.append(first)
+        elif callee in ("numpy.zeros_like", "numpy.ones_like", "numpy.empty_like", "numpy.full_like") \
+                and isinstance(first, gast.Name) and not any(k.arg == "shape" for k in value.keywords):
+            dims += self._known_dims(first.id, axis, depth + 1)
+        return dims
+
 
 # -- helpers ---------------------------------------------------------------------------------------------
+
+
+def _at_most(bound, length) -> bool:
+    """``bound <= length`` for every length >= 0, read off the syntax: ``length`` itself,
+    ``bound - c`` with ``c >= 0``, ``bound // c`` with ``c >= 1``."""
+    if gast.dump(bound) == gast.dump(length):
+        return True
+    if isinstance(bound, gast.BinOp) and isinstance(bound.right, gast.Constant) and type(bound.right.value) is int:
+        if isinstance(bound.op, gast.Sub) and bound.right.value >= 0 or \
+                isinstance(bound.op, gast.FloorDiv) and bound.right.value >= 1:
+            return _at_most(bound.left, length)
+    return False
 
 
 def _nonnegative_constant(node) -> bool:
