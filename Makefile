@@ -21,6 +21,7 @@ $(BIN)/.installed: pyproject.toml
 demo: $(BIN)/.installed
 	$(BIN)/pforge check samples/ || true
 	$(BIN)/pforge verify samples/
+	$(BIN)/pforge verify --decorated samples/
 
 test: $(BIN)/.installed
 	$(BIN)/python -m pytest -q

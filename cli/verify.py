@@ -27,6 +27,9 @@ def verify(
     shapes: Shapes = None,
     probe: Probe = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,
+    decorated: Annotated[bool, typer.Option(
+        "--decorated", help="Run each function under @pforge.vectorize (rewritten at its first "
+        "call, with that call's ranks) instead of the file's static rewrite.")] = False,
 ):
     """Checks that transpiled functions return what the originals return, and times both.
 
@@ -46,7 +49,7 @@ def verify(
         raise typer.Exit(code=2) from None
 
     options = dict(arg_specs=specs, seed=seed, rtol=rtol, atol=atol, repeats=repeats,
-                   backend=backend, shapes=ranks, probe=probe)
+                   backend=backend, shapes=ranks, probe=probe, decorated=decorated)
     with stdout_to_stderr(json_output):
         results, bad_input, failed = run_jobs(
             jobs, lambda file, name: verify_function(file, name, **options))

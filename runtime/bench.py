@@ -2,8 +2,9 @@
 
 For one function of a user file, ``bench_function`` runs in one process, on one device and on
 the same fresh inputs: the original loop eagerly, the original under ``tf.function``, the
-output of the pfor and of the direct backend, and the file's ``reference_<func>`` (under
-``tf.function``) when there is one. Calls are interleaved (``timing.time_interleaved``), so the
+output of the pfor and of the direct backend, the function under ``@pforge.vectorize``
+(rewritten at its first call), and the file's ``reference_<func>`` (under ``tf.function``)
+when there is one. Calls are interleaved (``timing.time_interleaved``), so the
 medians are comparable; each variant's first call (trace + run) is timed on its own, and each
 result is compared with the eager loop's.
 """
@@ -24,10 +25,13 @@ VARIANTS = {
     "loop_tf_function": "loop (tf.function)",
     "pfor": "pfor output",
     "direct": "direct output",
+    "decorated": "@pforge.vectorize",
     "reference": "reference (tf.function)",
 }
-#: Variants whose code pforge wrote: a mismatch or an error there is a failure.
+#: Variants the static transpiler writes, one per backend.
 GENERATED = ("pfor", "direct")
+#: Variants whose code pforge wrote: a mismatch or an error there is a failure.
+CHECKED = GENERATED + ("decorated",)
 #: ``status`` values of a ``VariantTiming``.
 STATUSES = ("ok", "unchanged", "mismatch", "error", "n/a")
 
@@ -108,7 +112,7 @@ class BenchResult:
     def ok(self):
         """No generated variant mismatched or raised."""
         return not any(v.status in ("mismatch", "error") for v in self.variants
-                       if v.name in GENERATED)
+                       if v.name in CHECKED)
 
 
 @dataclasses.dataclass
@@ -191,6 +195,7 @@ def bench_function(path, func, *, arg_specs=(), seed=0, repeats=30, warmup=3, de
             candidates.append(_Candidate("loop_tf_function", na="NumPy code" if numpy
                                          else "TensorFlow not installed"))
         candidates += generated
+        candidates.append(_decorated(fn_loop))
         if callable(reference):
             candidates.append(_Candidate("reference", staged(reference) if staged else reference,
                                          note="" if staged else "eager"))
@@ -221,6 +226,9 @@ def bench_function(path, func, *, arg_specs=(), seed=0, repeats=30, warmup=3, de
             if not match.ok:
                 c.note = _join(c.note, match.message)
         timed = [c for c in candidates if c.name in firsts]
+        for c in timed:
+            if c.name == "decorated":
+                c.note = _join(c.note, _staging_note(c.fn))
         fns = [c.fn for c in timed] + ([staged(_empty)] if staged else [])
         timings = time_interleaved(fns, make_args, repeats, max(0, warmup - 1), time_budget_s, each=True)
         floor = timings.pop().median_s if staged else _NAN
@@ -235,6 +243,31 @@ def bench_function(path, func, *, arg_specs=(), seed=0, repeats=30, warmup=3, de
             _ratio(medians.get("pfor", _NAN), t.median_s), err, c.note)
     variants = tuple(done[name] for name in VARIANTS)
     return BenchResult(path, func, label, len(plans), variants, floor)
+
+
+def _decorated(fn):
+    """The function under ``@pforge.vectorize``, which stages it at its first call (timed in
+    the first-call column: transpile, compile, trace and run)."""
+    from pforge.runtime.staged import StagedFunction  # noqa: PLC0415
+
+    try:
+        return _Candidate("decorated", StagedFunction(fn))
+    except TypeError as exc:  # not a plain Python function
+        return _Candidate("decorated", na=str(exc))
+
+
+def _staging_note(decorated):
+    """What the decorator did at its first call, and what that cost."""
+    entries = decorated.signatures
+    if not entries:
+        return ""
+    entry = entries[0]
+    if not entry.rewritten:
+        return f"ran as written: {entry.reason}"
+    cost = f"first call: transpile {entry.transpile_s * 1e3:.0f} ms"
+    if entry.staged:
+        cost += f", trace {entry.trace_s * 1e3:.0f} ms" if entry.trace_s else ", traced at the call"
+    return cost + (f"; {len(entries)} signatures" if len(entries) > 1 else "")
 
 
 def _empty(*args, **kwargs):

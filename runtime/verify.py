@@ -62,7 +62,8 @@ class VerifyResult:
 
 
 def verify_function(path, func, *, arg_specs=(), seed=0, rtol=1e-4, atol=1e-5, repeats=20,
-                    warmup=2, time_budget_s=5.0, backend="auto", shapes=None, probe=None):
+                    warmup=2, time_budget_s=5.0, backend="auto", shapes=None, probe=None,
+                    decorated=False):
     """Transpiles a file, then runs, compares and times one function both ways.
 
     Inputs come from ``arg_specs`` (keyword arguments) if given, else from the
@@ -91,6 +92,9 @@ def verify_function(path, func, *, arg_specs=(), seed=0, rtol=1e-4, atol=1e-5, r
       shapes: ranks as ``--shapes`` gives them (``{"x": 2}``); they win over
         the others.
       probe: ``True``/``False``/``None`` (auto), see ``targets.ranks_for``.
+      decorated: run the function under ``pforge.vectorize`` (rewritten at its first call
+        with the ranks of that call) instead of the file's static rewrite; the note gives
+        the first call's cost.
 
     Returns:
       A ``VerifyResult``. A generated version that fails to import or raises
@@ -116,12 +120,28 @@ def verify_function(path, func, *, arg_specs=(), seed=0, rtol=1e-4, atol=1e-5, r
     with targets.on_device(numpy=targets.is_numpy(plans, tree)) as (label, has_tf):
         make_args = targets.input_maker(original, func, specs, seed, path, as_tensor=has_tf)
         want, first_orig = targets.call_original(fn_orig, make_args, path, func)
+        staged_note = ""
         try:
-            generated = load_module(path, source=result.code)
-            fn_gen = targets.resolve(generated, func, path)
-            got, first_gen = timed_call(fn_gen, *make_args())
+            if decorated:
+                from pforge.runtime.staged import StagedFunction  # noqa: PLC0415
+
+                fn_gen = StagedFunction(fn_orig, backend=backend)
+                got, first_gen = timed_call(fn_gen, *make_args())
+                entry = fn_gen.signatures[0]
+                plans = entry.plans or plans
+                unknown = [p for p in plans if targets.rank_unknown(p)]
+                rewritten = len(entry.rewritten)
+                counts = dict(loops_found=len(plans), loops_vectorized=rewritten, loops_rank_unknown=len(unknown))
+                staged_note = (f"@pforge.vectorize, first call: transpile {entry.transpile_s * 1e3:.0f} ms"
+                               + (f", trace {entry.trace_s * 1e3:.0f} ms" if entry.trace_s else "")
+                               if entry.rewritten else f"@pforge.vectorize ran it as written: {entry.reason}")
+                checks = None
+            else:
+                generated = load_module(path, source=result.code)
+                fn_gen = targets.resolve(generated, func, path)
+                got, first_gen = timed_call(fn_gen, *make_args())
+                checks = targets.rank_checks_held(path, result.code, func, make_args)
             match = compare(want, got, rtol, atol)
-            checks = targets.rank_checks_held(path, result.code, func, make_args)
             t_orig, t_gen = time_interleaved([fn_orig, fn_gen], make_args, repeats, warmup,
                                              time_budget_s)
         except Exception as exc:  # noqa: BLE001 - a broken rewrite is a result, not a crash
@@ -131,7 +151,8 @@ def verify_function(path, func, *, arg_specs=(), seed=0, rtol=1e-4, atol=1e-5, r
                 time_original_s=nan, time_generated_s=nan, speedup=nan, device=label,
                 note=f"generated code raised {type(exc).__name__}: {exc}",
                 first_original_s=first_orig, status="error", **counts)
-    notes = [match.message] if match.message else []
+    notes = [staged_note] if staged_note else []
+    notes += [match.message] if match.message else []
     if not match.ok:
         status = "mismatch"
     elif unknown:

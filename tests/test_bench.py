@@ -165,8 +165,11 @@ def test_bench_real_sample_with_every_backend_there_is(tf):
     statuses = {v.name: v.status for v in got.variants}
     want_direct = "ok" if "direct" in BACKENDS else "n/a"
     assert statuses == {"loop": "ok", "loop_tf_function": "ok", "pfor": "ok",
-                        "direct": want_direct, "reference": "ok"}
+                        "direct": want_direct, "decorated": "ok", "reference": "ok"}
     assert all(v.max_abs_err < 1e-4 for v in got.variants if v.status == "ok")
+    decorated = got.variant("decorated")  # rewritten at its first call, whose cost it reports
+    assert decorated.note.startswith("first call: transpile ") and ", trace " in decorated.note
+    assert decorated.first_s > decorated.median_s
 
 
 def test_brief_tracing_error():

@@ -314,6 +314,33 @@ def unknown_shape_names(source: str, shapes: dict) -> list[str]:
     return unknown
 
 
+def free_shapes(fdef: gast.FunctionDef | None, option: dict | None) -> dict[str, Shape]:
+    """Ranks the ``shapes`` option gives to what ``fdef`` reads but never binds: closure
+    variables and module globals (``f.k``), and attributes of a name (``f.self.w``).
+
+    ``pforge.vectorize`` passes them: at a call it knows the value of every closure cell,
+    global and instance attribute the function reads. Keys are qualified by the function
+    (``f.``); ``Shape.sequence`` marks a Python list.
+    """
+    if fdef is None or not option:
+        return {}
+    params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs if isinstance(a, gast.Name)}
+    stored = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))}
+    found = {}
+    for key, rank in option.items():
+        func, _, name = key.partition(".")
+        if func != fdef.name or not name:
+            continue
+        base, _, attr = name.partition(".")
+        if base in stored or "." in attr or (not attr and base in params):
+            continue  # a name the function binds (or an attribute of one); a parameter
+        if isinstance(rank, int):
+            found[name] = Shape(rank)
+        elif isinstance(rank, tuple) and rank[:1] == ("sequence",):
+            found[name] = Shape(rank[1], None, sequence=True)
+    return found
+
+
 def local_shapes(fdef: gast.FunctionDef | None, option: dict | None) -> dict[str, Shape]:
     """Ranks the ``shapes`` option gives to local variables of ``fdef`` (``--shapes h=1`` or
     ``--shapes f.h=1``); parameters are :func:`parameter_shapes`' business."""

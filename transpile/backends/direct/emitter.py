@@ -182,6 +182,9 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         if fdef is not None and any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)
                                     for n in gast.walk(fdef)):
             return None  # a local of the function, not the module's name
+        given = ranks.free_shapes(fdef, self.shapes).get(name)  # a closure cell or global, as called
+        if given is not None:
+            return given
         value = module_value(self.ctx, name)  # bound once, never rebound nor changed in place
         rank = None if value is None else ranks.literal_rank(value)
         if rank is not None:  # a module-level literal (OFFSETS = [(-1, 0), ...])
