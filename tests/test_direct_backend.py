@@ -276,7 +276,8 @@ def test_cli_transpile_shapes_and_probe(tmp_path):
     plain = runner.invoke(app, ["transpile", path])
     # no ranks declared: the ones `np.sum(xs[a] * ys[b])` suggests, checked at run time
     assert plain.exit_code == 0 and "PF301" not in plain.stderr
-    assert "if np.ndim(xs) == 2 and np.ndim(ys) == 2 and xs.shape[0] > 0 and ys.shape[0] > 0:\n        out[:xs.shape[0], :ys.shape[0]] = " \
+    assert "if type(xs) is np.ndarray and xs.ndim == 2 and type(ys) is np.ndarray and ys.ndim == 2 " \
+           "and xs.shape[0] > 0 and ys.shape[0] > 0:\n        out[:xs.shape[0], :ys.shape[0]] = " \
            "np.sum(xs[:, np.newaxis] * ys[np.newaxis], axis=-1)\n    else:\n        for a in range" in plain.stdout
     given = runner.invoke(app, ["transpile", path, "--shapes", "xs=2,ys=2"])
     assert given.exit_code == 0 and "np.ndim" not in given.stdout

@@ -547,3 +547,64 @@ def test_a_bound_the_buffer_was_made_with_needs_no_check():
     assert "np.shape(" not in result.code  # and `x[i, j + 1]` is a gather, which raises itself
     x = np.arange(12.0).reshape(3, 4)
     np.testing.assert_array_equal(_run(result.code, x, 2), _run(source, x, 2))
+
+
+def test_an_array_subclass_runs_the_loop():
+    """`x.shape` shows an array, not a plain one: a matrix multiplies with `*`, a masked array
+    drops its mask in `np.sum`; the inferred rank's check asks for `type(x) is np.ndarray`."""
+    source = textwrap.dedent("""\
+        import numpy as np
+
+
+        def f(x):
+            out = np.zeros(x.shape[0])
+            for i in range(x.shape[0]):
+                out[i] = np.sqrt(np.sum(x[i] * x[i]))
+            return out
+        """)
+    result = transpile_source(source, "m.py")
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    assert "type(x) is np.ndarray and x.ndim == 2" in result.code
+    plain = np.arange(6.0).reshape(3, 2)
+    np.testing.assert_allclose(_run(result.code, plain), _run(source, plain))
+    for odd in (np.matrix(np.arange(3.0).reshape(3, 1)),
+                np.ma.masked_array(plain, mask=[[0, 1], [1, 1], [0, 0]])):
+        np.testing.assert_array_equal(np.asarray(_run(result.code, odd)), np.asarray(_run(source, odd)))
+
+
+def test_an_update_of_rows_in_place_refuses_to_cast_as_the_loop_does():
+    """`x[i] += v` of a row is a ufunc in place: a float into an int array raises; of a single
+    element it is an assignment, which truncates. The rewrite does the same in both."""
+    source = "import numpy as np\n\n\ndef f(x, y):\n    for i in range(x.shape[0]):\n        x[i] += y[i] * 2\n"
+    rows = transpile_source(source, "m.py", shapes={"f.x": 2, "f.y": 2})
+    assert rows.plans[0].rewritten and "x[...] += y[:x.shape[0]] * 2" in rows.code
+    for code in (source, rows.code):
+        with pytest.raises(TypeError, match="Cannot cast ufunc 'add' output"):
+            _run(code, np.ones((3, 2), np.int64), np.full((3, 2), 0.6))
+    elements = transpile_source(source, "m.py", shapes={"f.x": 1, "f.y": 1})
+    assert elements.plans[0].rewritten and "x[...] = x[...] + y[:x.shape[0]] * 2" in elements.code
+    want, got = np.ones(3, np.int64), np.ones(3, np.int64)
+    _run(source, want, np.full(3, 0.6))
+    _run(elements.code, got, np.full(3, 0.6))
+    np.testing.assert_array_equal(got, want)
+
+
+def test_unpacking_rows_checks_their_length():
+    """`for i, (a, b) in enumerate(x)` raises for rows of 3; `x[:, 0]`, `x[:, 1]` would not."""
+    source = textwrap.dedent("""\
+        import numpy as np
+
+
+        def f(x):
+            out = np.zeros(len(x))
+            for i, (a, b) in enumerate(x):
+                out[i] = a * b
+            return out
+        """)
+    result = transpile_source(source, "m.py", shapes={"f.x": 2})
+    assert result.plans[0].rewritten and "np.shape(x)[1] == 2" in result.code
+    two = np.arange(6.0).reshape(3, 2)
+    np.testing.assert_array_equal(_run(result.code, two), _run(source, two))
+    for code in (source, result.code):
+        with pytest.raises(ValueError, match="too many values to unpack"):
+            _run(code, np.arange(9.0).reshape(3, 3))

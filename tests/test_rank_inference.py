@@ -140,7 +140,7 @@ def test_suggested_ranks_are_checked_and_widened_to_those_with_the_same_code():
     assert result.plans[0].rewritten
     assert ("    # pforge: vectorized loop (was lines 6-7: map over x, indexed output out) with "
             "batched ops, where its run-time checks hold\n"
-            "    if " + FLAT_W + "np.ndim(w) <= 1 and 1 <= np.ndim(x) <= 2 and x.shape[0] > 0:\n"
+            "    if " + FLAT_W + "np.ndim(w) <= 1 and type(x) is np.ndarray and 1 <= x.ndim <= 2 and x.shape[0] > 0:\n"
             "        out[:x.shape[0]] = np.tanh(x * w)\n"
             "    else:\n"
             "        for i in range(x.shape[0]):\n"

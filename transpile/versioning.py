@@ -99,7 +99,10 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     converted = {n.args[0].id for st in result.stmts for n in gast.walk(st)
                  if isinstance(n, gast.Call) and n.args and isinstance(n.args[0], gast.Name)
                  and isinstance(n.func, gast.Attribute) and n.func.attr == "asarray"}
-    tests = [_rank_check(np_alias, name, sorted(f)) if name in evident and name not in arrays else
+    # `x.shape` shows an array, but not that it is no subclass: a matrix multiplies its rows
+    # with `*`, a masked array drops its mask. Only `type(x) is np.ndarray` runs batched.
+    tests = [_rank_check(np_alias, name, sorted(f), array=min(f) >= 1)
+             if name in evident and name not in arrays else
              _kind_check(np_alias, name, sorted(f), name in arrays, name not in written,
                          sorted(f) == [2] and _elements_only(info, name), python_ints=name not in converted)
              for name, f in sorted(found.items())]

@@ -133,6 +133,11 @@ class LevelsMixin:
             else:
                 if row.rank is None or row.rank < 1:
                     raise Unsupported("unpacking rows of unknown rank")
+                if self.lib.kind == "np" and not self.to_tf:
+                    # `a, b = row` raises for a row of another length; `row[..., 1]` would not
+                    if not all(isinstance(n, (gast.Name, gast.Attribute, gast.Load)) for n in gast.walk(seq)):
+                        raise Unsupported("unpacking the rows of a computed sequence")
+                    self.checks.append(templates.expr(f"{self.lib.alias}.shape(S)[1] == {len(target.elts)}", S=seq))
                 for k, elt in enumerate(target.elts):
                     part = core.subscript(row.node, [gast.Slice(lower=None, upper=None, step=None)] * depth
                                           + [const(k)])

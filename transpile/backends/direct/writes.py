@@ -17,14 +17,18 @@ from pforge.transpile.operators import AUG_OPS, OPERATORS
 _OP_SYMBOL = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.BitOr: "|", gast.BitAnd: "&"}
 
 
-def _in_place(target, op, value) -> list:
+def _in_place(target, op, value, views=False) -> list:
     """``out[...] = v`` (never ``out = v``: the array may be the caller's, and assignment casts
-    to its dtype as the loop's element writes do); ``out[s] = out[s] + v`` for ``+=``, which
-    truncates into an integer array as the loop does instead of raising."""
+    to its dtype as the loop's element writes do); ``out[s] = out[s] + v`` for ``+=`` of single
+    elements, which truncates into an integer array as the loop's ``out[i] += v`` does. With
+    ``views`` (the loop's ``out[i]`` is a row, updated in place by a ufunc, which refuses to cast
+    a float into an integer array), ``out[s] += v``, which refuses it too."""
     if isinstance(target, gast.Name):
         target = gast.Subscript(value=target, slice=gast.Constant(value=Ellipsis, kind=None), ctx=gast.Store())
     if op is None:
         return templates.replace("T = V", T=target, V=value)
+    if views:
+        return templates.replace(f"T {_OP_SYMBOL[type(op)]}= V", T=target, V=value)
     read = copy.deepcopy(target)
     read.ctx = gast.Load()
     return templates.replace(f"T = R {_OP_SYMBOL[type(op)]} V", T=target, R=read, V=value)
@@ -224,7 +228,7 @@ class WritesMixin:
             right = value.node if not isinstance(op, gast.Sub) else gast.UnaryOp(op=gast.USub(), operand=value.node)
             self.out += templates.replace(f"{self.lib.alias}.{ufunc}.at(A, I, V)", A=templates.name(name), I=idx, V=right)
             return
-        self.out += _in_place(node, op, value.node)
+        self.out += _in_place(node, op, value.node, views=self.lib.kind == "np" and bool(elem_rank))
 
     def _moved_write(self, node, position, elem_rank, value, op, stmt):
         """``x[:, i] = v``: the value's loop axis goes where the loop index is in the target."""
@@ -250,7 +254,7 @@ class WritesMixin:
             raise Unsupported(f"line {stmt.lineno}: an element of lower rank written across the loop axis")
         if op is not None and type(op) not in _OP_SYMBOL:
             raise Unsupported(f"line {stmt.lineno}: augmented `{type(op).__name__}` write")
-        self.out += _in_place(node, op, new)
+        self.out += _in_place(node, op, new, views=self.lib.kind == "np" and bool(elem_rank))
 
     def _private_write(self, name, current, target, value, op, stmt):
         if self.in_branch or self.mask is not None:
