@@ -79,6 +79,9 @@ class SignatureEntry:
         first_call_s: seconds of the first call.
         calls: calls so far.
         verified: a ``verify=`` comparison passed for this signature.
+        compiled, identity, retraced: for a staged rewrite, the compiled function before
+            ``tf.function``, the free values its trace captured, and the entries traced for
+            other values of them (see ``StagedFunction._traced_for``).
     """
 
     key: tuple
@@ -95,6 +98,9 @@ class SignatureEntry:
     first_call_s: float | None = None
     calls: int = 0
     verified: bool = False
+    compiled: object = None
+    identity: tuple | None = None
+    retraced: dict = dataclasses.field(default_factory=dict)
 
     @property
     def remarks(self) -> tuple:
@@ -105,7 +111,8 @@ class SignatureEntry:
     def traces(self) -> int:
         """How many times ``tf.function`` traced the rewrite (0 when not staged)."""
         count = getattr(self.fn, "experimental_get_tracing_count", None)
-        return int(count()) if self.staged and count is not None else 0
+        own = int(count()) if self.staged and count is not None else 0
+        return own + sum(e.traces for e in self.retraced.values())
 
 
 @dataclasses.dataclass(frozen=True)
@@ -153,7 +160,7 @@ def vectorize(fn=None, *, backend: str = "auto", target: str = "auto", verify: s
         A :class:`StagedFunction`, or a decorator making one when ``fn`` is None.
     Raises:
         ValueError: an unknown ``backend``, ``target``, ``verify`` or ``on_mismatch``.
-        TypeError: ``fn`` is not a Python function.
+        TypeError: ``fn`` is not callable.
     """
     from pforge.transpile.pipeline import BACKENDS, TARGETS  # noqa: PLC0415 - no TF either way
 
@@ -167,7 +174,24 @@ def vectorize(fn=None, *, backend: str = "auto", target: str = "auto", verify: s
         raise ValueError(f"pforge.vectorize: unknown on_mismatch {on_mismatch!r}; expected 'raise' or 'fallback'")
     options = dict(backend=backend, target=target, verify=verify, on_mismatch=on_mismatch, rtol=rtol, atol=atol)
     if fn is None:
-        return lambda f: StagedFunction(f, **options)
+        return lambda f: _staged(f, options)
+    return _staged(fn, options)
+
+
+class _Helper:
+    """A module function a decorated function calls: its key is its identity."""
+
+    __slots__ = ("function",)
+
+    def __init__(self, function):
+        self.function = function
+
+
+def _staged(fn, options):
+    """``StagedFunction(fn)``; a ``staticmethod`` or ``classmethod`` under the decorator stays
+    one around it (its function is what is staged)."""
+    if isinstance(fn, (staticmethod, classmethod)):
+        return type(fn)(StagedFunction(fn.__func__, **options))
     return StagedFunction(fn, **options)
 
 
@@ -189,8 +213,8 @@ class StagedFunction:
 
     def __init__(self, fn, *, backend="auto", target="auto", verify=None, on_mismatch="raise",
                  rtol=1e-4, atol=1e-5):
-        if not isinstance(fn, types.FunctionType):
-            raise TypeError(f"pforge.vectorize expects a Python function, got {type(fn).__name__}")
+        if not callable(fn):
+            raise TypeError(f"pforge.vectorize expects a function, got {type(fn).__name__}")
         self.python_function = fn
         self._options = dict(backend=backend, target=target)
         self._verify, self._on_mismatch, self._rtol, self._atol = verify, on_mismatch, rtol, atol
@@ -202,7 +226,7 @@ class StagedFunction:
         self._positional = [p.name for p in params]
         self._simple = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params)
         self._defaults = {p.name: p.default for p in params if p.default is not p.empty}
-        self._warned = self._warned_source = False
+        self._warned = self._warned_source = self._warned_verify = False
         self._free: _FreeNames | None = None  # found at the first call
         functools.update_wrapper(self, fn)
 
@@ -213,11 +237,14 @@ class StagedFunction:
         if bound is None:  # arguments the function does not take: it raises, as written
             return self.python_function(*args, **kwargs)
         names, values = bound
-        key = _signature_key(names, values, self._free_values(names, values))
+        free = self._free_values(names, values)
+        key = _signature_key(names, values, free)
         entry = self._cache.get(key)
         if entry is None:
             entry = self._stage(key, names, values)
         entry.calls += 1
+        if entry.staged and key[2]:
+            entry = self._traced_for(entry, free)
         if self._verify == "always" or (self._verify == "first" and not entry.verified):
             return self._verified(entry, names, values, args, kwargs)
         if entry.first_call_s is None:
@@ -306,6 +333,32 @@ class StagedFunction:
                 values.append(value)
         return names, values
 
+    def _traced_for(self, entry, free) -> SignatureEntry:
+        """The staged entry whose trace captured these free values: ``tf.function`` freezes a
+        closure cell, global or attribute at its trace, so a new value (a number's value, any
+        other value's identity) gets a trace of its own, as a new Python argument would."""
+        identity = tuple((label, (type(v), v) if type(v) in (bool, int, float, complex) else
+                          id(v.function) if type(v) is _Helper else id(v)) for label, v in free)
+        if entry.identity is None:
+            entry.identity = identity
+        if entry.identity == identity:
+            return entry
+        with self._lock:
+            other = entry.retraced.get(identity)
+            if other is None:
+                start = time.perf_counter()
+                function = _staged_function(entry.compiled, [], ((), (), ()), True)
+                other = dataclasses.replace(entry, fn=function, identity=identity, retraced={},
+                                            trace_s=time.perf_counter() - start, calls=0, first_call_s=None)
+                entry.retraced[identity] = other
+                if len(entry.retraced) == RESTAGE_WARNING:
+                    warnings.warn(
+                        f"pforge.vectorize: {self.python_function.__qualname__} was traced for "
+                        f"{RESTAGE_WARNING + 1} values of what it reads from outside "
+                        f"({', '.join(label for label, _ in free)}); each new value traces it again",
+                        PforgeWarning, stacklevel=4)
+            return other
+
     def _free_values(self, names, values) -> list:
         """``(label, value)`` for what the function reads without binding it, as it is now:
         closure cells and module globals that hold data (``k``, ``W``), and the attributes
@@ -316,6 +369,8 @@ class StagedFunction:
             free = self._free = _FreeNames.of(self.python_function, self._source_or_none())
         fn = self.python_function
         found = []
+        if not isinstance(fn, types.FunctionType):
+            return found
         if free.closure:
             for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
                 if name in free.closure:
@@ -323,9 +378,11 @@ class StagedFunction:
                         found.append((name, cell.cell_contents))
                     except ValueError:  # not bound yet
                         pass
+        module = fn.__globals__
         if free.globals:
-            module = fn.__globals__
             found += [(name, module[name]) for name in free.globals if name in module]
+        if free.helpers:  # a helper patched since (mock.patch): another signature
+            found += [(name, _Helper(module.get(name))) for name in free.helpers]
         if free.attributes and names and names[0] == free.owner and values:
             held = getattr(values[0], "__dict__", None)
             if isinstance(held, dict):
@@ -367,8 +424,18 @@ class StagedFunction:
             labels = list(names) + [label for label, _ in key[2]]
             pairs = ", ".join(f"`{labels[a]}` and `{labels[b]}`" for a, b in shared)
             return self._as_written(key, description, f"{pairs} share memory", source)
-        shapes = {f"{fn.__name__}.{n}": r for n, k in zip(names, key[0]) if (r := _rank_fact(k)) is not None}
-        shapes.update((f"{fn.__name__}.{label}", r) for label, k in key[2] if (r := _rank_fact(k)) is not None)
+        composite = [f"`{n}` is a {k[1]}" for n, k in zip(names, key[0]) if k[0] == "composite"]
+        if composite:
+            return self._as_written(key, description, ", ".join(composite), source)
+        patched = source.patched_helpers(fn, self._free)
+        if patched:
+            return self._as_written(key, description, patched, source)
+        tf = source.tensorflow
+        mixed = _mixed_dtypes(names, key) if tf else ""
+        if mixed:
+            return self._as_written(key, description, mixed, source)
+        shapes = {f"{fn.__name__}.{n}": r for n, k in zip(names, key[0]) if (r := _rank_fact(k, tf)) is not None}
+        shapes.update((f"{fn.__name__}.{label}", r) for label, k in key[2] if (r := _rank_fact(k, tf)) is not None)
         from pforge.transpile.pipeline import transpile_source  # noqa: PLC0415
 
         result = transpile_source(source.text, source.filename, shapes=shapes, loops=source.lines,
@@ -381,9 +448,12 @@ class StagedFunction:
             return dataclasses.replace(self._as_written(key, description, why, source, plans), **transpiled)
         compiled, code, staged = source.compile(result.code, fn, len(self._cache))
         entry = SignatureEntry(key, description, compiled, code, plans, rewritten, staged, **transpiled)
-        if staged:
+        if staged and not _traceable(names, key, self._free, values):
+            entry.staged = False  # the compiled rewrite runs eagerly: tracing would freeze a value
+        if entry.staged:
             start = time.perf_counter()
-            entry.fn = _staged_function(compiled, names, key)
+            entry.compiled = compiled
+            entry.fn = _staged_function(compiled, names, key, _reads_static_shape(code))
             entry.trace_s = time.perf_counter() - start
         return entry
 
@@ -423,6 +493,14 @@ class StagedFunction:
         from pforge.runtime.compare import compare  # noqa: PLC0415
 
         message = ""
+        if failure is None and not _comparable(expected):
+            if not self._warned_verify:
+                self._warned_verify = True
+                warnings.warn(f"pforge.vectorize: cannot verify {fn.__qualname__}: it returns a "
+                              f"{type(expected).__name__}, which is not data to compare; the rewrite runs "
+                              "unverified", PforgeWarning, stacklevel=3)
+            entry.verified = True
+            return expected
         if failure is not None:
             message = f"the rewrite raised {type(failure).__name__}: {failure}"
         else:
@@ -500,7 +578,7 @@ def _keyer(kind: type):
         keyer = lambda value: key  # noqa: E731
     elif kind is type(None):
         keyer = lambda value: ("none",)  # noqa: E731
-    elif np is not None and issubclass(kind, np.ndarray):
+    elif np is not None and kind is np.ndarray:  # a subclass (np.matrix, masked) has its own rules
         keyer = lambda value: ("ndarray", value.dtype.str, value.ndim)  # noqa: E731
     elif np is not None and issubclass(kind, np.generic):
         keyer = lambda value: ("npscalar", value.dtype.str)  # noqa: E731
@@ -508,8 +586,13 @@ def _keyer(kind: type):
         keyer = lambda value: ("variable", value.dtype.name, value.shape.rank, id(value))  # noqa: E731
     elif tf is not None and issubclass(kind, tf.Tensor):
         keyer = lambda value: ("tensor", value.dtype.name, value.shape.rank)  # noqa: E731
+    elif tf is not None and issubclass(kind, (tf.RaggedTensor, tf.SparseTensor)):
+        key = ("composite", f"tf.{kind.__name__}")
+        keyer = lambda value: key  # noqa: E731
     elif kind in (list, tuple):
         keyer = _sequence_key
+    elif kind is _Helper:
+        keyer = lambda value: ("helper", id(value.function))  # noqa: E731
     else:
         key = ("object", kind.__module__, kind.__qualname__)
         keyer = lambda value: key  # noqa: E731
@@ -528,7 +611,7 @@ def _sequence_key(value) -> tuple:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 array = np.asarray(value)
-        except (ValueError, TypeError):
+        except Exception:  # noqa: BLE001 - an element NumPy cannot convert: not numbers
             array = None
         if array is not None and array.dtype.kind in "biuf":
             return ("sequence", type(value).__name__, array.dtype.str, array.ndim)
@@ -546,20 +629,39 @@ def _signature_key(names, values, free=()) -> tuple:
     kept = [(label, v, k) for label, v in free if (k := _arg_key(v))[0] in _DATA]
     free_keys = tuple((label, k) for label, _, k in kept)
     everything = list(values) + [v for _, v, _ in kept]
-    shared = ()
     np = sys.modules.get("numpy")
-    held = [(i, v) for i, v in enumerate(everything) if isinstance(v, (list, dict)) or (
-        np is not None and isinstance(v, np.ndarray))]
-    if len(held) > 1:
-        shared = tuple((i, j) for (i, a), (j, b) in itertools.combinations(held, 2)
-                       if (i < len(values) or j < len(values)) and (
-                           a is b or (np is not None and isinstance(a, np.ndarray)
-                                      and isinstance(b, np.ndarray) and np.may_share_memory(a, b))))
+    owners: dict[int, set] = {}
+    for position, value in enumerate(everything):
+        for part in _mutable_parts(value, np):
+            owners.setdefault(id(_root(part, np)), set()).add(position)
+    shared = tuple(sorted({pair for positions in owners.values() if len(positions) > 1
+                           for pair in itertools.combinations(sorted(positions), 2)}))
     return keys, shared, free_keys
 
 
+def _root(part, np):
+    """The array that owns ``part``'s memory (``x`` for the view ``x[1:]``), or ``part``."""
+    while np is not None and isinstance(part, np.ndarray) and isinstance(part.base, np.ndarray):
+        part = part.base
+    return part
+
+
+def _mutable_parts(value, np, depth=0) -> list:
+    """The objects a loop could write through ``value``: itself when it is an array, a list or
+    a dict, and the same inside lists, tuples and dicts (``[a]`` holds ``a``), two levels deep
+    and up to 4096 items each."""
+    parts = []
+    if isinstance(value, (list, dict)) or (np is not None and isinstance(value, np.ndarray)):
+        parts.append(value)
+    if depth < 2 and isinstance(value, (list, tuple, dict)) and len(value) <= 4096:
+        for item in (value.values() if isinstance(value, dict) else value):
+            if isinstance(item, (list, tuple, dict)) or (np is not None and isinstance(item, np.ndarray)):
+                parts += _mutable_parts(item, np, depth + 1)
+    return parts
+
+
 #: key kinds of values that hold data, whose rank a rewrite may use
-_DATA = ("number", "ndarray", "npscalar", "tensor", "variable", "sequence")
+_DATA = ("number", "ndarray", "npscalar", "tensor", "variable", "sequence", "helper")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -573,25 +675,36 @@ class _FreeNames:
         owner: its first parameter (``self``), or None.
         attributes: ``(label, key in __dict__)`` per attribute of ``owner`` it reads
             (``("self.__w", "_Model__w")``).
+        helpers: the module's functions it calls, directly or through one another, which the
+            transpiler may inline from their source; their globals are in ``globals``.
     """
 
     closure: frozenset = frozenset()
     globals: tuple = ()
     owner: str | None = None
     attributes: tuple = ()
+    helpers: tuple = ()
 
     @classmethod
     def of(cls, fn, source) -> _FreeNames:
-        code = fn.__code__
-        named, stack = set(), [code]
-        while stack:  # comprehensions and nested functions are code objects of their own
+        if not isinstance(fn, types.FunctionType):
+            return cls()
+        module = fn.__globals__
+        named, helpers, seen, stack = set(), set(), set(), [fn.__code__]
+        while stack:  # nested code objects, and the module's functions it calls (the inliner's)
             current = stack.pop()
+            if id(current) in seen:
+                continue
+            seen.add(id(current))
             named |= set(current.co_names)
             stack += [c for c in current.co_consts if isinstance(c, types.CodeType)]
-        module = fn.__globals__
-        held = tuple(sorted(n for n in named if n in module and not isinstance(
-            module[n], (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type))
-            and not callable(module[n])))
+            for name in current.co_names:
+                value = module.get(name)
+                if isinstance(value, types.FunctionType) and value.__globals__ is module:
+                    helpers.add(name)
+                    stack.append(value.__code__)
+        held = tuple(sorted(n for n in named if n in module and not isinstance(module[n], types.ModuleType)
+                            and not callable(module[n])))
         owner, attributes = None, ()
         params = list(inspect.signature(fn).parameters)
         if source is not None and params:
@@ -602,17 +715,23 @@ class _FreeNames:
                             and n.value.id == owner})
             mangle = _Mangler(source.mangle)._mangled if source.mangle else (lambda a: a)
             attributes = tuple((f"{owner}.{a}", mangle(a)) for a in reads)
-        return cls(frozenset(code.co_freevars), held, owner, attributes)
+        return cls(frozenset(fn.__code__.co_freevars), held, owner, attributes,
+                   tuple(sorted(helpers - {fn.__name__})))
 
 
-def _rank_fact(key) -> int | tuple | None:
-    """The ``shapes`` entry ``transpile_source`` takes for an argument with this key, or None."""
+def _rank_fact(key, tensorflow: bool) -> int | None:
+    """The ``shapes`` entry ``transpile_source`` takes for an argument with this key, or None.
+
+    Only values whose batched form computes what the loop computes get one: numbers, NumPy
+    arrays in NumPy code, tensors. A Python list does not (``row * 2`` repeats a list, and
+    ``True + True`` is an int): the transpiler's own run-time checks decide for it, as they do
+    without the decorator. Nor does an array in TensorFlow code, whose scalars TensorFlow
+    would convert to the tensor's dtype one at a time.
+    """
     if key[0] in ("number", "npscalar"):
         return 0
-    if key[0] in ("ndarray", "tensor"):
+    if key[0] == "tensor" or (key[0] == "ndarray" and not tensorflow):
         return key[2]
-    if key[0] == "sequence" and key[3] is not None:
-        return ("sequence", key[3])
     return None
 
 
@@ -629,13 +748,31 @@ def _describe(names, key) -> str:
             what = f"{k[1]}" + (f" of rank {k[3]}" if k[3] is not None else "")
         elif k[0] == "none":
             what = "None"
+        elif k[0] == "composite":
+            what = k[1]
         else:
             what = k[2]
         parts.append(f"{name}: {what}")
     described = ", ".join(parts) or "no arguments"
-    if key[2]:
-        described += "; reads " + _describe([label for label, _ in key[2]], ([k for _, k in key[2]], (), ()))
+    read = [(label, k) for label, k in key[2] if k[0] != "helper"]
+    if read:
+        described += "; reads " + _describe([label for label, _ in read], ([k for _, k in read], (), ()))
     return described
+
+
+def _comparable(value, depth=0) -> bool:
+    """Whether ``value`` is data ``compare`` can judge: numbers, strings, None, arrays,
+    tensors, and lists, tuples and dicts of them."""
+    if value is None or type(value) in (bool, int, float, complex, str, bytes):
+        return True
+    if isinstance(value, (list, tuple)) and depth < 8:
+        return all(_comparable(v, depth + 1) for v in value)
+    if isinstance(value, dict) and depth < 8:
+        return all(_comparable(v, depth + 1) for v in value.values())
+    np, tf = sys.modules.get("numpy"), sys.modules.get("tensorflow")
+    if np is not None and isinstance(value, (np.ndarray, np.generic)):
+        return True
+    return tf is not None and isinstance(value, (tf.Tensor, tf.Variable))
 
 
 def _mutable_arguments(names, key, args, kwargs):
@@ -661,6 +798,8 @@ class _Source:
         index: which of the module's functions of that name it is, in ``ast.walk`` order.
         original: the function's source as written, dedented.
         mangle: the class whose private names (``self.__x``) the method mangles, or None.
+        tensorflow: the module imports TensorFlow.
+        defined: the first line of each module-level ``def`` (decorators included), by name.
     """
 
     filename: str
@@ -671,9 +810,14 @@ class _Source:
     index: int
     original: str
     mangle: str | None
+    tensorflow: bool = False
+    defined: dict = dataclasses.field(default_factory=dict)
 
     @classmethod
     def read(cls, fn) -> _Source:
+        if not isinstance(fn, types.FunctionType):
+            raise _AsWritten(f"it is a {type(fn).__name__}, not a function (another decorator under "
+                             "pforge.vectorize?); pforge.vectorize must be the innermost decorator")
         if fn.__name__ == "<lambda>":
             raise _AsWritten("a lambda has no statements to rewrite")
         if inspect.isgeneratorfunction(fn) or inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn):
@@ -695,7 +839,10 @@ class _Source:
             raise _AsWritten(f"its `def` was not found in {filename} (the file changed since it was imported?)")
         node, index, owner = found
         decorators = node.decorator_list
-        if decorators and not _is_vectorize(decorators[-1]):
+        below = decorators[:]
+        while below and not _is_vectorize(below[-1]) and _is_method_kind(below[-1]):
+            below.pop()  # @staticmethod/@classmethod under pforge.vectorize: it staged the function
+        if decorators and (not below or not _is_vectorize(below[-1])):
             raise _AsWritten(f"`@{ast.unparse(decorators[-1])}` is applied before pforge.vectorize; "
                              "pforge.vectorize must be the innermost decorator")
         blanked = list(lines)
@@ -704,8 +851,25 @@ class _Source:
                 blanked[ln] = "\n"
         original = textwrap.dedent("".join(lines[node.lineno - 1:node.end_lineno]))
         mangle = owner.lstrip("_") if owner and owner.lstrip("_") else None
+        tensorflow = any(isinstance(n, ast.Import) and any(a.name.split(".")[0] == "tensorflow" for a in n.names)
+                         or isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[0] == "tensorflow"
+                         for n in ast.walk(tree))
+        defined = {n.name: min([n.lineno] + [d.lineno for d in n.decorator_list]) for n in tree.body
+                   if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         return cls(filename, "".join(blanked), node.lineno, node.end_lineno,
-                   range(node.lineno, node.end_lineno + 1), index, original, mangle)
+                   range(node.lineno, node.end_lineno + 1), index, original, mangle, tensorflow, defined)
+
+    def patched_helpers(self, fn, free) -> str:
+        """Why the module's functions that ``fn`` calls are not the ``def``s of this source
+        (replaced since, as ``mock.patch`` does), or "" when they are: the transpiler reads
+        helpers from the source."""
+        module = fn.__globals__
+        for name in free.helpers if free is not None else ():
+            value = module.get(name)
+            code = getattr(value, "__code__", None)
+            if code is None or code.co_filename != self.filename or self.defined.get(name) != code.co_firstlineno:
+                return f"`{name}` is not the function its module's source defines (replaced since it was imported)"
+        return ""
 
     def compile(self, code: str, fn, serial: int):
         """``(function, its source, staged)``: the rewritten ``fn`` from the transpiled module
@@ -754,18 +918,21 @@ class _Source:
         return rewritten, source, staged
 
 
-def _staged_function(fn, names, key):
-    """``fn`` under ``tf.function``, traced once for every batch size when it can be.
+def _staged_function(fn, names, key, static_shapes: bool):
+    """``fn`` under ``tf.function``, traced once for every batch size when that keeps its meaning.
 
-    When every argument is a tensor or an array, the function gets an ``input_signature``
-    whose dimensions are all unknown (``tf.TensorSpec([None] * rank, dtype)``) and is traced
-    now, so that no call traces it again. When tracing that way fails (code that needs a static
-    dimension) or an argument is a Python value, it gets ``reduce_retracing=True``: one trace
-    for the first shape, at most one more for all others.
+    Code that reads a static shape (``x.shape[0]``, ``len(x)``, ``x.ndim``) is traced per
+    shape, as ``tf.function`` does by default: with a dimension unknown it would compute
+    something else (``y[:x.shape[0]]`` would be all of ``y``). Other code, when every argument
+    is a tensor or an array, gets an ``input_signature`` whose dimensions are all unknown
+    (``tf.TensorSpec([None] * rank, dtype)``) and is traced now, so that no call traces it
+    again; when that trace fails, or an argument is a Python value, ``reduce_retracing=True``.
     """
     tf = sys.modules.get("tensorflow")
     if tf is None:  # a staged rewrite calls TensorFlow, which its module imports
         import tensorflow as tf  # noqa: PLC0415
+    if static_shapes:
+        return tf.function(fn)
     if names and all(k[0] in ("tensor", "ndarray") and k[2] is not None for k in key[0]) \
             and not any(n.startswith("*") for n in names):
         specs = [tf.TensorSpec([None] * k[2], tf.as_dtype(k[1] if k[0] == "tensor" else _np_dtype(k[1])))
@@ -778,6 +945,47 @@ def _staged_function(fn, names, key):
         else:
             return function
     return tf.function(fn, reduce_retracing=True)
+
+
+def _mixed_dtypes(names, key) -> str:
+    """In TensorFlow code, why a NumPy array or Python list argument would change a result, or
+    "": the loop combines a tensor with one element at a time, which TensorFlow converts to the
+    tensor's dtype, while batched code would combine it with the whole array, of its own dtype
+    (``float32`` against ``float64`` raises)."""
+    np = sys.modules.get("numpy")
+    tensors = {k[1] for k in key[0] if k[0] in ("tensor", "variable")}
+    if not tensors or np is None:
+        return ""
+    for name, k in zip(names, key[0]):
+        dtype = k[1] if k[0] == "ndarray" else k[2] if k[0] == "sequence" else None
+        if dtype is not None and np.dtype(dtype).name not in tensors:
+            return (f"`{name}` is a {'NumPy array' if k[0] == 'ndarray' else k[1]} of {np.dtype(dtype).name} "
+                    f"beside {', '.join(sorted(tensors))} tensors; pass it as a tensor of their dtype")
+    return ""
+
+
+def _reads_static_shape(code: str) -> bool:
+    """Whether the function's code reads a shape while tracing: ``.shape``, ``.ndim``,
+    ``.get_shape()``, ``len()``."""
+    return any((isinstance(n, ast.Attribute) and n.attr in ("shape", "ndim", "get_shape", "rank"))
+               or (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len")
+               for n in ast.walk(ast.parse(code)))
+
+
+def _traceable(names, key, free, values) -> bool:
+    """Whether ``tf.function`` keeps the rewrite's meaning for this signature: every argument
+    is data (a tensor, array, number or None; ``tf.function`` would hash any other object and
+    miss a change to its attributes), except a first argument whose every attribute the
+    function reads is in its ``__dict__`` (so ``StagedFunction._traced_for`` sees a change)."""
+    for position, k in enumerate(key[0]):
+        if k[0] in _DATA and k[0] != "sequence" or k[0] == "none":
+            continue
+        if position == 0 and free is not None and free.owner == names[0] and k[0] == "object":
+            held = getattr(values[0], "__dict__", None)
+            if isinstance(held, dict) and all(stored in held for _, stored in free.attributes):
+                continue
+        return False
+    return True
 
 
 def _np_dtype(text):
@@ -832,6 +1040,10 @@ def _is_vectorize(dec: ast.expr) -> bool:
     target = dec.func if isinstance(dec, ast.Call) else dec
     return (isinstance(target, ast.Attribute) and target.attr == "vectorize") or (
         isinstance(target, ast.Name) and target.id == "vectorize")
+
+
+def _is_method_kind(dec: ast.expr) -> bool:
+    return isinstance(dec, ast.Name) and dec.id in ("staticmethod", "classmethod")
 
 
 def _find_def(tree: ast.Module, fn):

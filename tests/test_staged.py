@@ -230,8 +230,11 @@ def test_bad_options_and_non_functions_are_refused():
         pforge.vectorize(backend="fast")
     with pytest.raises(ValueError, match="unknown verify"):
         pforge.vectorize(verify="sometimes")
-    with pytest.raises(TypeError, match="expects a Python function"):
-        pforge.vectorize(len)
+    with pytest.raises(TypeError, match="expects a function, got int"):
+        pforge.vectorize(3)
+    wrapped = pforge.vectorize(len)  # a callable that is no Python function runs as written
+    with pytest.warns(PforgeWarning, match="it is a builtin_function_or_method, not a function"):
+        assert wrapped([1, 2]) == 2
 
 
 # -- verification ------------------------------------------------------------------------------------
@@ -471,3 +474,130 @@ def test_verify_runs_a_file_through_the_decorator(tf):
     [row] = json.loads(refused.stdout)["results"]
     assert row["status"] == "unchanged" and row["loops_vectorized"] == 0
     assert row["note"].startswith("@pforge.vectorize ran it as written: no loop of the function was rewritten")
+
+
+@pytest.mark.gpu
+def test_a_staged_rewrite_runs_on_the_gpu_and_in_a_device_scope(tf):
+    """Where TensorFlow sees a GPU the rewrite runs there; a device scope still places it."""
+    if not tf.config.list_physical_devices("GPU"):
+        pytest.skip("needs a GPU; TensorFlow sees none")
+    module = load_module(str(ROOT / "samples" / "dense_per_example.py"))
+    fn = pforge.vectorize(module.dense_relu)
+    x, w, b = tf.random.normal([64, 32]), tf.random.normal([32, 16]), tf.random.normal([16])
+    got = fn(x, w, b)
+    _rewritten(fn.signatures[0])
+    assert "GPU" in got.device
+    with tf.device("/CPU:0"):
+        on_cpu = fn(tf.identity(x), w, b)
+    assert "CPU" in on_cpu.device
+    assert_same_numbers(module.dense_relu(x, w, b), got)
+    assert_same_numbers(module.dense_relu(x, w, b), on_cpu)
+
+
+# -- what a new user found (each was a wrong result or a crash) --------------------------------------
+
+
+def _tf_programs():
+    path = ROOT / "tests" / "data" / "staged_tf_programs.py"
+    spec = importlib.util.spec_from_file_location(f"staged_tf_programs_{id(path)}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_tensorflow_code_that_reads_a_shape_is_traced_per_shape(tf):
+    tp = _tf_programs()
+    pred, target = tf.ones((1, 3)), tf.zeros((4, 3)) + tf.range(4.0)[:, None]
+    assert float(tp.squared_error(pred, target)) == float(_undecorated(tp.squared_error)(pred, target)) == 3.0
+    entry = _rewritten(tp.squared_error.signatures[0])
+    assert entry.staged and "pred.shape[0]" in entry.code
+    for n in (2, 3):
+        p = tf.ones((n, 3))
+        assert_same_numbers(_undecorated(tp.squared_error)(p, target), tp.squared_error(p, target))
+    assert tp.squared_error.stats.transpiles == 1 and entry.traces == 3  # one per shape, as tf.function
+
+
+def test_a_rebound_closure_number_is_traced_again(tf):
+    tp = _tf_programs()
+    scaled, set_s = tp.make_scaled(2.0)
+    x = tf.ones((2, 3))
+    assert_same_numbers(2.0 * x, scaled(x))
+    _rewritten(scaled.signatures[0])
+    set_s(3.0)  # tf.function froze 2.0 in its trace: a new value traces again
+    assert_same_numbers(3.0 * x, scaled(x))
+    assert len(scaled.signatures) == 1 and scaled.stats.transpiles == 1 and scaled.stats.traces == 2
+
+
+def test_an_object_argument_is_not_traced(tf):
+    tp = _tf_programs()
+    config, x = tp.Config(2.0), tf.ones((2, 3))
+    assert_same_numbers(2.0 * x, tp.scaled_by_config(x, config))
+    entry = tp.scaled_by_config.signatures[0]
+    assert entry.rewritten and not entry.staged  # tf.function would miss the change below
+    config.scale = 5.0
+    assert_same_numbers(5.0 * x, tp.scaled_by_config(x, config))
+
+
+def test_a_numpy_array_of_another_dtype_beside_tensors_runs_as_written(tf):
+    tp = _tf_programs()
+    x, w = tf.ones((3, 2)), np.array([1.0, 2.0, 3.0])
+    assert_same_numbers(_undecorated(tp.weighted_sums)(x, w), tp.weighted_sums(x, w))
+    assert tp.weighted_sums.signatures[0].reason == (
+        "`w` is a NumPy array of float64 beside float32 tensors; pass it as a tensor of their dtype")
+    assert_same_numbers(_undecorated(tp.weighted_sums)(x, tp.WEIGHTS), tp.weighted_sums(x, tp.WEIGHTS))
+
+
+def test_a_ragged_tensor_runs_as_written(tf):
+    tp = _tf_programs()
+    x = tf.ragged.constant([[1.0, 2.0], [3.0]])
+    assert_same_numbers(np.array([3.0, 3.0], np.float32), tp.ragged_row_sums(x))
+    assert tp.ragged_row_sums.signatures[0].reason == "`x` is a tf.RaggedTensor"
+
+
+def test_a_helper_replaced_since_import_runs_as_written(monkeypatch):
+    sp = _programs()
+    x = np.arange(3.0)
+    assert_same_numbers(2.0 * x, sp.scaled_by_helper(x))
+    _rewritten(sp.scaled_by_helper.signatures[0])
+    monkeypatch.setattr(sp, "scale", lambda v: v * 3.0)
+    assert_same_numbers(3.0 * x, sp.scaled_by_helper(x))
+    entry = sp.scaled_by_helper.signatures[1]
+    assert entry.reason.startswith("`scale` is not the function its module's source defines")
+
+
+def test_an_array_inside_a_list_argument_shares_memory():
+    sp = _programs()
+    a = np.arange(5.0)
+    want = _undecorated(sp.shift_from_list)(a.copy(), [a.copy()])
+    want_shared = a.copy()
+    _undecorated(sp.shift_from_list)(want_shared, [want_shared])
+    got = a.copy()
+    sp.shift_from_list(got, [got])
+    assert sp.shift_from_list.signatures[0].reason == "`out` and `sources` share memory"
+    assert_same_numbers(want_shared, got)
+    assert_same_numbers(want, sp.shift_from_list(a.copy(), [a.copy()]))
+
+
+def test_a_python_list_keeps_python_semantics():
+    sp = _programs()
+    assert sp.doubled_rows([[1.0, 2.0]]).tolist() == [[1.0, 2.0, 1.0, 2.0]]  # list * 2 repeats
+    assert_same_numbers(np.array([[2.0, 4.0]]), sp.doubled_rows(np.array([[1.0, 2.0]])))
+    _rewritten(sp.doubled_rows.signatures[1])
+
+
+def test_static_and_class_methods_under_the_decorator():
+    sp = _programs()
+    x = np.arange(6.0).reshape(3, 2)
+    assert_same_numbers((x * x).sum(axis=1), sp.Kinds.norms(x))
+    assert_same_numbers((x * x).sum(axis=1), sp.Kinds().norms(x))
+    assert_same_numbers(np.abs(x).sum(axis=1), sp.Kinds.named_norms(x))
+    _rewritten(sp.Kinds.__dict__["norms"].__func__.signatures[0])
+    _rewritten(sp.Kinds.__dict__["named_norms"].__func__.signatures[0])
+
+
+def test_verify_skips_a_result_that_is_not_data():
+    sp = _programs()
+    x = np.arange(6.0).reshape(3, 2)
+    with pytest.warns(PforgeWarning, match="cannot verify rows_in_a_box: it returns a Box"):
+        box = sp.rows_in_a_box(x)
+    assert_same_numbers(x.sum(axis=1), box.value)

@@ -153,3 +153,66 @@ def make_scaled(k):
         k = value
 
     return scaled, set_k
+
+
+def scale(v):
+    """A module helper the transpiler inlines from this source."""
+    return v * 2.0
+
+
+@pforge.vectorize
+def scaled_by_helper(x):
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = scale(x[i])
+    return out
+
+
+@pforge.vectorize
+def shift_from_list(out, sources):
+    """Writes `out` from the first array of `sources`, which may be `out` itself."""
+    first = sources[0]
+    for i in range(first.shape[0] - 1):
+        out[i + 1] = first[i]
+    return out
+
+
+@pforge.vectorize
+def doubled_rows(x):
+    """A Python list's rows repeat under `* 2`; an array's double."""
+    outs = []
+    for i in range(len(x)):
+        outs.append(x[i] * 2)
+    return np.array(outs)
+
+
+class Kinds:
+    @pforge.vectorize
+    @staticmethod
+    def norms(x):
+        out = np.zeros(x.shape[0])
+        for i in range(x.shape[0]):
+            out[i] = np.sum(x[i] * x[i])
+        return out
+
+    @pforge.vectorize
+    @classmethod
+    def named_norms(cls, x):
+        out = np.zeros(x.shape[0])
+        for i in range(x.shape[0]):
+            out[i] = np.sum(np.abs(x[i]))
+        return out
+
+
+@pforge.vectorize(verify="first")
+def rows_in_a_box(x):
+    """Returns an object that is not data: verify cannot compare it."""
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = x[i].sum()
+    return Box(out)
+
+
+class Box:
+    def __init__(self, value):
+        self.value = value
