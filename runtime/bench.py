@@ -265,8 +265,8 @@ def _staging_note(decorated):
     if not entry.rewritten:
         return f"ran as written: {entry.reason}"
     cost = f"first call: transpile {entry.transpile_s * 1e3:.0f} ms"
-    if entry.staged:
-        cost += f", trace {entry.trace_s * 1e3:.0f} ms" if entry.trace_s else ", traced at the call"
+    if entry.first_call_s is not None:
+        cost += f", then {'trace and ' if entry.staged else ''}run {entry.first_call_s * 1e3:.0f} ms"
     return cost + (f"; {len(entries)} signatures" if len(entries) > 1 else "")
 
 

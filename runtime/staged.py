@@ -74,14 +74,14 @@ class SignatureEntry:
         transpile_s: seconds spent transpiling and compiling.
         transpiled: the source was transpiled for this signature (False when it cannot be read,
             or the arguments share memory).
-        trace_s: seconds spent tracing the staged rewrite before its first call (0 when it
-            is traced at its first call instead, see ``_staged_function``).
-        first_call_s: seconds of the first call.
+        first_call_s: seconds of the first call (the ``tf.function`` trace included, when
+            staged).
         calls: calls so far.
         verified: a ``verify=`` comparison passed for this signature.
-        compiled, identity, retraced: for a staged rewrite, the compiled function before
-            ``tf.function``, the free values its trace captured, and the entries traced for
-            other values of them (see ``StagedFunction._traced_for``).
+        compiled, identity, captured, retraced: for a staged rewrite, the compiled function
+            before ``tf.function``, the identity of the free values its trace captured (and
+            the values, kept alive), and the entries traced for other values of them (see
+            ``StagedFunction._traced_for``).
     """
 
     key: tuple
@@ -93,13 +93,13 @@ class SignatureEntry:
     staged: bool = False
     reason: str = ""
     transpile_s: float = 0.0
-    trace_s: float = 0.0
     transpiled: bool = False
     first_call_s: float | None = None
     calls: int = 0
     verified: bool = False
     compiled: object = None
     identity: tuple | None = None
+    captured: tuple = ()
     retraced: dict = dataclasses.field(default_factory=dict)
 
     @property
@@ -124,8 +124,7 @@ class StageStats:
         transpiles: times the function's source was transpiled (one per signature).
         transpile_s: seconds spent transpiling and compiling, all signatures.
         traces: ``tf.function`` traces of the rewrites, all signatures.
-        trace_s: seconds spent tracing before first calls, all signatures.
-        first_call_s: seconds of the first call of each signature, summed.
+        first_call_s: seconds of the first call of each signature, summed (traces included).
         calls: calls, all signatures.
     """
 
@@ -133,7 +132,6 @@ class StageStats:
     transpiles: int
     transpile_s: float
     traces: int
-    trace_s: float
     first_call_s: float
     calls: int
 
@@ -229,6 +227,9 @@ class StagedFunction:
         self._warned = self._warned_source = self._warned_verify = False
         self._free: _FreeNames | None = None  # found at the first call
         functools.update_wrapper(self, fn)
+        # Called from a tf.function, AutoGraph would convert this dispatcher: it marks what it
+        # must call as it is (api.is_autograph_artifact); the rewrite it calls is staged itself.
+        self.autograph_info__ = {}
 
     # -- calling --------------------------------------------------------------------------------
 
@@ -300,7 +301,6 @@ class StagedFunction:
             transpiles=sum(1 for e in entries if e.transpiled),
             transpile_s=sum(e.transpile_s for e in entries),
             traces=sum(e.traces for e in entries),
-            trace_s=sum(e.trace_s for e in entries),
             first_call_s=sum(e.first_call_s or 0.0 for e in entries),
             calls=sum(e.calls for e in entries))
 
@@ -341,15 +341,16 @@ class StagedFunction:
                           id(v.function) if type(v) is _Helper else id(v)) for label, v in free)
         if entry.identity is None:
             entry.identity = identity
+            entry.captured = tuple(v for _, v in free)  # alive: no other object takes their ids
         if entry.identity == identity:
             return entry
         with self._lock:
             other = entry.retraced.get(identity)
             if other is None:
-                start = time.perf_counter()
-                function = _staged_function(entry.compiled, [], ((), (), ()), True)
+                function = _staged_function(entry.compiled, _reads_static_shape(entry.code))
                 other = dataclasses.replace(entry, fn=function, identity=identity, retraced={},
-                                            trace_s=time.perf_counter() - start, calls=0, first_call_s=None)
+                                            calls=0, first_call_s=None,
+                                            captured=tuple(v for _, v in free))
                 entry.retraced[identity] = other
                 if len(entry.retraced) == RESTAGE_WARNING:
                     warnings.warn(
@@ -402,7 +403,7 @@ class StagedFunction:
                 return entry
             start = time.perf_counter()
             entry = self._build(key, names, values)
-            entry.transpile_s = time.perf_counter() - start - entry.trace_s
+            entry.transpile_s = time.perf_counter() - start
             self._cache[key] = entry
             if len(self._cache) > RESTAGE_WARNING and not self._warned:
                 self._warned = True
@@ -448,13 +449,11 @@ class StagedFunction:
             return dataclasses.replace(self._as_written(key, description, why, source, plans), **transpiled)
         compiled, code, staged = source.compile(result.code, fn, len(self._cache))
         entry = SignatureEntry(key, description, compiled, code, plans, rewritten, staged, **transpiled)
-        if staged and not _traceable(names, key, self._free, values):
+        if staged and not _traceable(key):
             entry.staged = False  # the compiled rewrite runs eagerly: tracing would freeze a value
         if entry.staged:
-            start = time.perf_counter()
             entry.compiled = compiled
-            entry.fn = _staged_function(compiled, names, key, _reads_static_shape(code))
-            entry.trace_s = time.perf_counter() - start
+            entry.fn = _staged_function(compiled, _reads_static_shape(code))
         return entry
 
     def _as_written(self, key, description, reason, source=None, plans=()):
@@ -531,6 +530,7 @@ class _BoundStaged:
     def __init__(self, staged, instance):
         self._staged, self._instance = staged, instance
         self.__wrapped__ = staged.python_function.__get__(instance)
+        self.autograph_info__ = {}
 
     def __call__(self, *args, **kwargs):
         return self._staged(self._instance, *args, **kwargs)
@@ -579,13 +579,14 @@ def _keyer(kind: type):
     elif kind is type(None):
         keyer = lambda value: ("none",)  # noqa: E731
     elif np is not None and kind is np.ndarray:  # a subclass (np.matrix, masked) has its own rules
+        _HOLDERS.add(np.ndarray)
         keyer = lambda value: ("ndarray", value.dtype.str, value.ndim)  # noqa: E731
     elif np is not None and issubclass(kind, np.generic):
         keyer = lambda value: ("npscalar", value.dtype.str)  # noqa: E731
     elif tf is not None and issubclass(kind, tf.Variable):  # written in place: the object is the key
-        keyer = lambda value: ("variable", value.dtype.name, value.shape.rank, id(value))  # noqa: E731
+        keyer = lambda value: ("variable", value.dtype, value.shape.rank, id(value))  # noqa: E731
     elif tf is not None and issubclass(kind, tf.Tensor):
-        keyer = lambda value: ("tensor", value.dtype.name, value.shape.rank)  # noqa: E731
+        keyer = lambda value: ("tensor", value.dtype, value.shape.rank)  # noqa: E731 - a tf.DType
     elif tf is not None and issubclass(kind, (tf.RaggedTensor, tf.SparseTensor)):
         key = ("composite", f"tf.{kind.__name__}")
         keyer = lambda value: key  # noqa: E731
@@ -625,18 +626,28 @@ def _signature_key(names, values, free=()) -> tuple:
     arrays, tensors, lists of numbers) enter the key. Positions count the arguments first,
     then the free values kept.
     """
-    keys = tuple(_arg_key(v) for v in values)
-    kept = [(label, v, k) for label, v in free if (k := _arg_key(v))[0] in _DATA]
-    free_keys = tuple((label, k) for label, _, k in kept)
-    everything = list(values) + [v for _, v, _ in kept]
+    keys = tuple([_arg_key(v) for v in values])
+    if free:
+        kept = [(label, v, k) for label, v in free if (k := _arg_key(v))[0] in _DATA]
+        free_keys = tuple((label, k) for label, _, k in kept)
+        everything = list(values) + [v for _, v, _ in kept]
+    else:
+        free_keys, everything = (), values
     np = sys.modules.get("numpy")
+    parts = [(position, part) for position, value in enumerate(everything) if type(value) in _HOLDERS
+             for part in _mutable_parts(value, np)]
+    if len(parts) < 2:  # nothing a loop writes can be shared (tensors, numbers: the usual call)
+        return keys, (), free_keys
     owners: dict[int, set] = {}
-    for position, value in enumerate(everything):
-        for part in _mutable_parts(value, np):
-            owners.setdefault(id(_root(part, np)), set()).add(position)
+    for position, part in parts:
+        owners.setdefault(id(_root(part, np)), set()).add(position)
     shared = tuple(sorted({pair for positions in owners.values() if len(positions) > 1
                            for pair in itertools.combinations(sorted(positions), 2)}))
     return keys, shared, free_keys
+
+
+#: the types whose values can hold something a loop writes in place (checked for sharing)
+_HOLDERS = {list, tuple, dict}
 
 
 def _root(part, np):
@@ -741,7 +752,7 @@ def _describe(names, key) -> str:
         if k[0] == "number":
             what = k[1]
         elif k[0] in ("ndarray", "tensor", "variable"):
-            what = f"{k[1]} {'tf.' + k[0].title() if k[0] != 'ndarray' else 'ndarray'} rank {k[2]}"
+            what = f"{getattr(k[1], 'name', k[1])} {'tf.' + k[0].title() if k[0] != 'ndarray' else 'ndarray'} rank {k[2]}"
         elif k[0] == "npscalar":
             what = f"numpy scalar {k[1]}"
         elif k[0] == "sequence":
@@ -918,33 +929,19 @@ class _Source:
         return rewritten, source, staged
 
 
-def _staged_function(fn, names, key, static_shapes: bool):
-    """``fn`` under ``tf.function``, traced once for every batch size when that keeps its meaning.
+def _staged_function(fn, static_shapes: bool):
+    """``fn`` under ``tf.function``, traced per shape or once more for every other batch size.
 
     Code that reads a static shape (``x.shape[0]``, ``len(x)``, ``x.ndim``) is traced per
     shape, as ``tf.function`` does by default: with a dimension unknown it would compute
-    something else (``y[:x.shape[0]]`` would be all of ``y``). Other code, when every argument
-    is a tensor or an array, gets an ``input_signature`` whose dimensions are all unknown
-    (``tf.TensorSpec([None] * rank, dtype)``) and is traced now, so that no call traces it
-    again; when that trace fails, or an argument is a Python value, ``reduce_retracing=True``.
+    something else (``y[:x.shape[0]]`` would be all of ``y``). Other code gets
+    ``reduce_retracing=True``: traced for the first call's shapes (a trace with static shapes
+    runs fastest), and at most once more, with unknown dimensions, for all other batch sizes.
     """
     tf = sys.modules.get("tensorflow")
     if tf is None:  # a staged rewrite calls TensorFlow, which its module imports
         import tensorflow as tf  # noqa: PLC0415
-    if static_shapes:
-        return tf.function(fn)
-    if names and all(k[0] in ("tensor", "ndarray") and k[2] is not None for k in key[0]) \
-            and not any(n.startswith("*") for n in names):
-        specs = [tf.TensorSpec([None] * k[2], tf.as_dtype(k[1] if k[0] == "tensor" else _np_dtype(k[1])))
-                 for k in key[0]]
-        function = tf.function(fn, input_signature=specs)
-        try:
-            function.get_concrete_function()
-        except Exception:  # noqa: BLE001 - needs static shapes: traced per call shape below
-            pass
-        else:
-            return function
-    return tf.function(fn, reduce_retracing=True)
+    return tf.function(fn) if static_shapes else tf.function(fn, reduce_retracing=True)
 
 
 def _mixed_dtypes(names, key) -> str:
@@ -953,7 +950,7 @@ def _mixed_dtypes(names, key) -> str:
     tensor's dtype, while batched code would combine it with the whole array, of its own dtype
     (``float32`` against ``float64`` raises)."""
     np = sys.modules.get("numpy")
-    tensors = {k[1] for k in key[0] if k[0] in ("tensor", "variable")}
+    tensors = {k[1].name for k in key[0] if k[0] in ("tensor", "variable")}
     if not tensors or np is None:
         return ""
     for name, k in zip(names, key[0]):
@@ -972,26 +969,19 @@ def _reads_static_shape(code: str) -> bool:
                for n in ast.walk(ast.parse(code)))
 
 
-def _traceable(names, key, free, values) -> bool:
-    """Whether ``tf.function`` keeps the rewrite's meaning for this signature: every argument
-    is data (a tensor, array, number or None; ``tf.function`` would hash any other object and
-    miss a change to its attributes), except a first argument whose every attribute the
-    function reads is in its ``__dict__`` (so ``StagedFunction._traced_for`` sees a change)."""
-    for position, k in enumerate(key[0]):
-        if k[0] in _DATA and k[0] != "sequence" or k[0] == "none":
-            continue
-        if position == 0 and free is not None and free.owner == names[0] and k[0] == "object":
-            held = getattr(values[0], "__dict__", None)
-            if isinstance(held, dict) and all(stored in held for _, stored in free.attributes):
-                continue
-        return False
-    return True
+def _traceable(key) -> bool:
+    """Whether ``tf.function`` keeps the rewrite's meaning for this signature.
 
-
-def _np_dtype(text):
-    import numpy as np  # noqa: PLC0415 - an ndarray argument: NumPy is loaded
-
-    return np.dtype(text)
+    Every argument must be a tensor, a ``tf.Variable``, a Python number or None: a NumPy array
+    would become a tensor (``x.mean()`` fails, and it would be returned as one), a NumPy scalar
+    a tensor of its own dtype beside float32 ones, and any other object would be hashed, so a
+    change to its attributes (``model.W *= 3``, a counter it keeps) would be missed or happen
+    once. What the function reads from outside must be tensors, variables or numbers too:
+    ``StagedFunction._traced_for`` traces again when one is rebound, but an array changed in
+    place would keep the values of the trace.
+    """
+    allowed = ("tensor", "variable", "number", "none")
+    return all(k[0] in allowed for k in key[0]) and all(k[0] in allowed + ("helper",) for _, k in key[2])
 
 
 def _contents(cell):

@@ -133,7 +133,6 @@ def verify_function(path, func, *, arg_specs=(), seed=0, rtol=1e-4, atol=1e-5, r
                 rewritten = len(entry.rewritten)
                 counts = dict(loops_found=len(plans), loops_vectorized=rewritten, loops_rank_unknown=len(unknown))
                 staged_note = (f"@pforge.vectorize, first call: transpile {entry.transpile_s * 1e3:.0f} ms"
-                               + (f", trace {entry.trace_s * 1e3:.0f} ms" if entry.trace_s else "")
                                if entry.rewritten else f"@pforge.vectorize ran it as written: {entry.reason}")
                 checks = None
             else:

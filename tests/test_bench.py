@@ -168,7 +168,7 @@ def test_bench_real_sample_with_every_backend_there_is(tf):
                         "direct": want_direct, "decorated": "ok", "reference": "ok"}
     assert all(v.max_abs_err < 1e-4 for v in got.variants if v.status == "ok")
     decorated = got.variant("decorated")  # rewritten at its first call, whose cost it reports
-    assert decorated.note.startswith("first call: transpile ") and ", trace " in decorated.note
+    assert decorated.note.startswith("first call: transpile ") and ", then trace and run " in decorated.note
     assert decorated.first_s > decorated.median_s
 
 

@@ -608,3 +608,26 @@ def test_unpacking_rows_checks_their_length():
     for code in (source, result.code):
         with pytest.raises(ValueError, match="too many values to unpack"):
             _run(code, np.arange(9.0).reshape(3, 3))
+
+
+def test_a_value_of_higher_rank_than_its_element_stays_a_loop():
+    """`out[i] = x[i] @ W + b` with a Keras-style bias of shape (1, d): NumPy drops the leading
+    1 element by element; batched, the extra axis would not line up (and a wrong one would)."""
+    source = textwrap.dedent("""\
+        import numpy as np
+
+
+        def f(x, W, b):
+            out = np.zeros((x.shape[0], W.shape[1]))
+            for i in range(x.shape[0]):
+                out[i] = x[i] @ W + b
+            return out
+        """)
+    result = transpile_source(source, "m.py", shapes={"f.x": 2, "f.W": 2, "f.b": 2})
+    assert not result.changed
+    assert "a value of higher rank than the element it is written to" in result.plans[0].remarks[-1].message
+    row = transpile_source(source, "m.py", shapes={"f.x": 2, "f.W": 2, "f.b": 1})
+    assert row.plans[0].rewritten
+    rng = np.random.default_rng(0)
+    x, W, b = rng.random((4, 3)), rng.random((3, 2)), rng.random(2)
+    np.testing.assert_allclose(_run(row.code, x, W, b), _run(source, x, W, b))

@@ -286,7 +286,10 @@ def test_loop_index_used_after_loop_is_refused():
 @pytest.mark.parametrize("after, reason", [
     ("    log.append(1)\n", "mutates `log`"),
     ("    print('done')\n", "print"),
-], ids=["mutates-argument", "prints"])
+    ("    log['calls'] += 1\n", "writes into `log`, which outlives the call"),
+    ("    history = log.history\n    history.append(1)\n", "mutates `history`"),
+    ("    if tf.reduce_any(x < 0):\n        raise ValueError('negative')\n", "it raises"),
+], ids=["mutates-argument", "prints", "writes-into-argument", "mutates-an-alias", "raises"])
 def test_not_staged_when_the_rest_of_the_function_has_effects(after, reason):
     source = ("import tensorflow as tf\n\ndef f(x, log):\n    outs = []\n"
               "    for i in range(x.shape[0]):\n        outs.append(x[i] * 2.0)\n"

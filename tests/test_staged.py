@@ -91,7 +91,7 @@ def test_defaults_and_keywords_give_the_loop_results():
         sp.row_norms(x, 1.0, 2.0)  # raised as the function raises it
 
 
-def test_a_tensorflow_sample_is_traced_once_for_every_batch_size(tf):
+def test_a_tensorflow_sample_is_transpiled_once_and_traced_at_most_twice(tf):
     module = load_module(str(ROOT / "samples" / "dense_per_example.py"))
     fn = pforge.vectorize(module.dense_relu)
     w, b = tf.random.normal([4, 3], seed=1), tf.random.normal([3], seed=2)
@@ -100,8 +100,9 @@ def test_a_tensorflow_sample_is_traced_once_for_every_batch_size(tf):
         assert_same_numbers(module.dense_relu(x, w, b), fn(x, w, b))
     [entry] = fn.signatures
     _rewritten(entry)
-    assert entry.staged and entry.traces == 1
-    assert fn.stats.transpiles == 1 and fn.stats.traces == 1 and fn.stats.trace_s > 0
+    assert entry.staged
+    # traced for the first shape, then once more, with dimensions unknown, for all the others
+    assert fn.stats.transpiles == 1 and fn.stats.traces == 2 and fn.stats.first_call_s > 0
     assert "tf.linalg.matmul(x, w)" in entry.code
 
 
@@ -601,3 +602,29 @@ def test_verify_skips_a_result_that_is_not_data():
     with pytest.warns(PforgeWarning, match="cannot verify rows_in_a_box: it returns a Box"):
         box = sp.rows_in_a_box(x)
     assert_same_numbers(x.sum(axis=1), box.value)
+
+
+def test_numpy_values_in_tensorflow_code_run_eagerly(tf):
+    """`tf.function` would turn an array argument into a tensor (`x.mean()` fails) and a NumPy
+    float64 scalar into a float64 tensor beside float32 ones: the rewrite runs, unstaged."""
+    tp = _tf_programs()
+    x = np.arange(6.0, dtype=np.float32).reshape(3, 2)
+    for temperature in (np.sqrt(4.0), 2.0):
+        want = _undecorated(tp.centred_rows)(x, temperature)
+        got = tp.centred_rows(x, temperature)
+        entry = tp.centred_rows.signatures[-1]
+        assert entry.rewritten and not entry.staged
+        assert_same_numbers(want, got)
+
+
+def test_called_from_a_tf_function_it_is_not_converted_by_autograph(tf, caplog):
+    tp = _tf_programs()
+
+    @tf.function
+    def caller(x):
+        return tp.squared_error(x, x + 1.0)
+
+    assert float(caller(tf.ones((2, 3)))) == 6.0
+    assert not [r for r in caplog.records if "could not transform" in r.getMessage()
+                and "StagedFunction" in r.getMessage()]
+    _rewritten(tp.squared_error.signatures[0])

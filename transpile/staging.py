@@ -63,6 +63,10 @@ def stage_blocker(ctx: ModuleContext, fdef: gast.FunctionDef | None, rewritten: 
                 for n in node.names}
     local_names = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
                    and isinstance(n.ctx, gast.Store)} - params - declared
+    # `log = model.history` makes `log` another name of what outlives the call
+    local_names -= {t.id for node in gast.walk(fdef) if isinstance(node, gast.Assign)
+                    and isinstance(node.value, (gast.Name, gast.Attribute, gast.Subscript))
+                    for t in node.targets if isinstance(t, gast.Name)}
     variable = _module_variable_read(ctx, fdef, local_names | params)
     if variable is not None:
         return (f"it reads the module variable `{variable.id}` (line {variable.lineno}), which "
@@ -135,6 +139,15 @@ def _unsafe(ctx, node, local_names) -> str | None:
         return "it uses try/except"
     if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Store):
         return "it writes an attribute"
+    if isinstance(node, gast.Raise):
+        return "it raises: staged, a `raise` under a tensor condition runs while tracing"
+    if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store):
+        base = node.value
+        while isinstance(base, (gast.Subscript, gast.Attribute)):
+            base = base.value
+        if not (isinstance(base, gast.Name) and base.id in local_names):
+            return (f"it writes into `{gast.unparse(node.value).strip()}`, which outlives the call; "
+                    "staged, the write would run once at trace time")
     if isinstance(node, (gast.Attribute, gast.Name)) and isinstance(node.ctx, gast.Load):
         name = ctx.imports.resolve(node) or ""
         if name.startswith("numpy.") and name not in NEUTRAL_CONSTANTS and \

@@ -202,6 +202,10 @@ class WritesMixin:
             if value.rank is None or (elem_rank is None and value.rank != 0):
                 raise Unsupported(f"line {stmt.lineno}: the rank of the written element is unknown")
             value = lift(self.lib, value, depth)
+            if elem_rank is not None and value.rank > elem_rank:
+                # `out[i] = v` with `v` of shape (1, d) into a row of d: NumPy drops the leading
+                # 1 element by element; batched, the extra axis would not line up
+                raise Unsupported(f"line {stmt.lineno}: a value of higher rank than the element it is written to")
             if elem_rank is not None and value.rank < elem_rank:
                 value = Val(core.insert_axes(self.lib, value, depth, elem_rank - value.rank), value.full, elem_rank)
             missing = [k for k in range(depth) if value.full[k] and not full[k]]
