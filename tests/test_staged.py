@@ -29,13 +29,17 @@ SAMPLES = sorted((ROOT / "samples").glob("*.py"))
 REFUSED_SAMPLES = {"logging_refused", "rnn_refused"}  # their loops are not independent
 
 
-def _programs():
-    """tests/data/staged_programs.py, loaded afresh (each test gets empty caches)."""
-    path = ROOT / "tests" / "data" / "staged_programs.py"
-    spec = importlib.util.spec_from_file_location(f"staged_programs_{id(path)}", path)
+def _load(name):
+    """tests/data/NAME.py, loaded afresh (each test gets empty caches)."""
+    path = ROOT / "tests" / "data" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"{name}_{id(path)}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _programs():
+    return _load("staged_programs")
 
 
 def _undecorated(staged):
@@ -499,11 +503,7 @@ def test_a_staged_rewrite_runs_on_the_gpu_and_in_a_device_scope(tf):
 
 
 def _tf_programs():
-    path = ROOT / "tests" / "data" / "staged_tf_programs.py"
-    spec = importlib.util.spec_from_file_location(f"staged_tf_programs_{id(path)}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return _load("staged_tf_programs")
 
 
 def test_tensorflow_code_that_reads_a_shape_is_traced_per_shape(tf):
