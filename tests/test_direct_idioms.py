@@ -631,3 +631,41 @@ def test_a_value_of_higher_rank_than_its_element_stays_a_loop():
     rng = np.random.default_rng(0)
     x, W, b = rng.random((4, 3)), rng.random((3, 2)), rng.random(2)
     np.testing.assert_allclose(_run(row.code, x, W, b), _run(source, x, W, b))
+
+
+SQUARED_ERROR = textwrap.dedent("""\
+    import numpy as np
+
+
+    def f(pred, target):
+        total = 0.0
+        for i in range(pred.shape[0]):
+            total += np.sum((pred[i] - target[i]) ** 2)
+        return total
+    """)
+
+
+def test_a_converted_array_is_bound_checked_too():
+    """`np.asarray(target)[:pred.shape[0]]` stops at the end of `target`; the loop raises."""
+    result = transpile_source(SQUARED_ERROR, "m.py")
+    assert result.plans[0].rewritten and "pred.shape[0] <= np.shape(target)[0]" in result.code
+    pred, target = np.ones((4, 3)), np.zeros((4, 3)) + np.arange(4.0)[:, None]
+    assert _run(result.code, pred, target) == _run(SQUARED_ERROR, pred, target)
+    for code in (SQUARED_ERROR, result.code):
+        with pytest.raises(IndexError):
+            _run(code, pred, target[:1])
+
+
+def test_tensorflow_reads_past_the_end_raise_as_the_loop_does(tf):
+    """A TensorFlow slice stops at the end too; `tf.debugging.assert_less_equal` raises the
+    loop's InvalidArgumentError instead."""
+    source = SQUARED_ERROR.replace("import numpy as np", "import tensorflow as tf").replace(
+        "total = 0.0", "total = tf.constant(0.0)").replace("np.sum(", "tf.reduce_sum(")
+    result = transpile_source(source, "m.py", shapes={"f.pred": 2, "f.target": 2})
+    assert result.plans[0].rewritten and "tf.debugging.assert_less_equal(pred.shape[0], tf.shape(target)[0]" \
+        in result.code
+    pred, target = tf.ones((4, 3)), tf.zeros((4, 3)) + tf.range(4.0)[:, None]
+    assert float(_run(result.code, pred, target)) == float(_run(source, pred, target))
+    for code in (source, result.code):
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            _run(code, pred, target[:1])

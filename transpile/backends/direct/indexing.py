@@ -457,8 +457,15 @@ class IndexingMixin:
 
     def _bound_check(self, ind: Ind, base_node, axis: int):
         """``stop <= np.shape(base)[axis]`` into ``self.checks``, unless the index visits every
-        row of ``base`` (``range(len(x))``). NumPy only: a TensorFlow read past the end raises."""
-        if self.lib.kind != "np" or self.to_tf or not isinstance(base_node, gast.Name):
+        row of ``base`` (``range(len(x))``). In TensorFlow code, where the loop's read past the
+        end raises ``InvalidArgumentError``, ``tf.debugging.assert_less_equal`` raises it too
+        (for a range from 0, which runs whenever its bound passes the end)."""
+        if isinstance(base_node, gast.Call) and len(base_node.args) == 1 and not base_node.keywords and \
+                (self.ctx.imports.resolve(base_node.func) or "") in _CONVERSIONS:
+            base_node = base_node.args[0]  # `np.asarray(x)[:n]`: as long as `x`
+        if self.to_tf or not isinstance(base_node, gast.Name):
+            return
+        if self.lib.kind == "tf" and not (ind.start is None or constant_int(ind.start) == 0):
             return
         if axis == 0 and (ind.start is None or constant_int(ind.start) == 0) \
                 and self._same_length(ind.length_of, base_node.id):
@@ -473,6 +480,13 @@ class IndexingMixin:
         if any(isinstance(n, gast.Name) and n.id not in written for n in gast.walk(ind.stop)):
             return  # a bound the batched code computes itself (a triangular nest's row lengths)
         length = core.subscript(self.lib.call("shape", copy.deepcopy(base_node)), [const(axis)])
+        if self.lib.kind == "tf":
+            assertion = templates.replace(f"{self.lib.alias}.debugging.assert_less_equal(S, L, message=M)",
+                                          S=copy.deepcopy(ind.stop), L=length,
+                                          M=gast.Constant(value=f"index out of range of {base_node.id}", kind=None))
+            if gast.dump(assertion[0]) not in {gast.dump(st) for st in self.out}:
+                self.out += assertion
+            return
         check = gast.Compare(left=copy.deepcopy(ind.stop), ops=[gast.LtE()], comparators=[length])
         if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
             self.checks.append(check)
@@ -500,6 +514,10 @@ class IndexingMixin:
 
 
 # -- helpers ---------------------------------------------------------------------------------------------
+
+
+#: calls that make an array or tensor of their argument, as long as it
+_CONVERSIONS = {"numpy.asarray", "numpy.asanyarray", "numpy.array", "tensorflow.convert_to_tensor"}
 
 
 def _at_most(bound, length) -> bool:
