@@ -669,3 +669,12 @@ def test_tensorflow_reads_past_the_end_raise_as_the_loop_does(tf):
     for code in (source, result.code):
         with pytest.raises(tf.errors.InvalidArgumentError):
             _run(code, pred, target[:1])
+
+
+def test_indexing_a_zero_dimensional_array_stays_a_loop():
+    """`x[i]` of a 0-d array raises IndexError in the loop; `x[...]` would not."""
+    source = "import numpy as np\n\n\ndef f(x, s):\n    for i in range(3):\n        x[i] = x[i] * s\n    return x\n"
+    result = transpile_source(source, "m.py", shapes={"f.x": 0, "f.s": 0})
+    assert not result.changed
+    assert "more indices than the array has axes" in result.plans[0].remarks[-1].message
+    assert transpile_source(source, "m.py", shapes={"f.x": 1, "f.s": 0}).plans[0].rewritten

@@ -187,6 +187,11 @@ class IndexingMixin:
         if not any(k in ("ind", "val", "window") for k, _ in kinds):
             return None
         base_rank = shape.rank if shape is not None else None
+        if base_rank is not None and base_rank < sum(1 for k, v in kinds if k != "slice" and not (
+                k == "fixed" and (_is_newaxis(v.node, self.ctx) or (
+                    isinstance(v.node, gast.Constant) and v.node.value is Ellipsis)))):
+            # `x[i]` of a 0-d array raises in the loop; a batched `x[...]` would not
+            raise Unsupported("more indices than the array has axes")
         base_name = base_node.id if isinstance(base_node, gast.Name) else None
         if any(k == "window" for k, _ in kinds):
             return self._windowed(base_node, kinds, base_rank)
