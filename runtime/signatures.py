@@ -10,13 +10,10 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import inspect
 import itertools
 import sys
 import types
 import warnings
-
-from pforge.runtime.stage_source import _Mangler, _nth_def
 
 
 class _Helper:
@@ -29,7 +26,6 @@ class _Helper:
 
 
 _MISSING = object()
-
 
 
 def _arg_key(value) -> tuple:
@@ -151,7 +147,8 @@ _DATA = ("number", "ndarray", "npscalar", "tensor", "variable", "sequence", "hel
 
 @dataclasses.dataclass(frozen=True)
 class _FreeNames:
-    """What a function reads without binding it, found once.
+    """What a function reads without binding it, found once (``of``: from its code objects,
+    and from its source for the attributes of its first parameter).
 
     Attributes:
         closure: its closure variables.
@@ -190,16 +187,7 @@ class _FreeNames:
                     stack.append(value.__code__)
         held = tuple(sorted(n for n in named if n in module and not isinstance(module[n], types.ModuleType)
                             and not callable(module[n])))
-        owner, attributes = None, ()
-        params = list(inspect.signature(fn).parameters)
-        if source is not None and params:
-            owner = params[0]
-            node = _nth_def(ast.parse(source.text, source.filename), fn.__name__, source.index)
-            reads = sorted({n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)
-                            and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name)
-                            and n.value.id == owner})
-            mangle = _Mangler(source.mangle)._mangled if source.mangle else (lambda a: a)
-            attributes = tuple((f"{owner}.{a}", mangle(a)) for a in reads)
+        owner, attributes = (source.owner, source.owner_reads) if source is not None else (None, ())
         return cls(frozenset(fn.__code__.co_freevars), held, owner, attributes,
                    tuple(sorted(helpers - {fn.__name__})))
 

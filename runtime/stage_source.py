@@ -22,7 +22,6 @@ class _AsWritten(Exception):
     """The function cannot be staged at all (its source is unreadable, or it is not a plain def)."""
 
 
-
 @dataclasses.dataclass
 class _Source:
     """The module text a decorated function is transpiled in, its decorators blanked out.
@@ -38,6 +37,10 @@ class _Source:
         mangle: the class whose private names (``self.__x``) the method mangles, or None.
         tensorflow: the module imports TensorFlow.
         defined: the first line of each module-level ``def`` (decorators included), by name.
+        top_level: the module's statements (``ast.dump``), to tell the imports a rewrite adds.
+        owner: the function's first parameter (``self``), or None.
+        owner_reads: ``(label, key in __dict__)`` per attribute of ``owner`` the function reads
+            (``("self.__w", "_Model__w")``: mangled as the class body does).
     """
 
     filename: str
@@ -50,6 +53,9 @@ class _Source:
     mangle: str | None
     tensorflow: bool = False
     defined: dict = dataclasses.field(default_factory=dict)
+    top_level: frozenset = frozenset()
+    owner: str | None = None
+    owner_reads: tuple = ()
 
     @classmethod
     def read(cls, fn) -> _Source:
@@ -94,8 +100,15 @@ class _Source:
                          for n in ast.walk(tree))
         defined = {n.name: min([n.lineno] + [d.lineno for d in n.decorator_list]) for n in tree.body
                    if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        positional = node.args.posonlyargs + node.args.args
+        first_param = positional[0].arg if positional else None
+        reads = sorted({n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
+                        and isinstance(n.value, ast.Name) and n.value.id == first_param})
+        mangled = _Mangler(mangle)._mangled if mangle else (lambda a: a)
         return cls(filename, "".join(blanked), node.lineno, node.end_lineno,
-                   range(node.lineno, node.end_lineno + 1), index, original, mangle, tensorflow, defined)
+                   range(node.lineno, node.end_lineno + 1), index, original, mangle, tensorflow, defined,
+                   frozenset(ast.dump(st) for st in tree.body), first_param,
+                   tuple((f"{first_param}.{a}", mangled(a)) for a in reads))
 
     def patched_helpers(self, fn, free) -> str:
         """Why the module's functions that ``fn`` calls are not the ``def``s of this source
@@ -118,10 +131,8 @@ class _Source:
         found = _nth_def(tree, fn.__name__, self.index)
         if found is None:  # the transpiler keeps every def; this would be a bug
             raise RuntimeError(f"pforge.vectorize: {fn.__qualname__} is missing from its rewrite. This is a bug.")
-        original_tree = ast.parse(self.text, self.filename)
-        known = {ast.dump(st) for st in original_tree.body}
-        added = [st for st in tree.body if ast.dump(st) not in known
-                 and isinstance(st, (ast.Import, ast.ImportFrom))]
+        added = [st for st in tree.body if isinstance(st, (ast.Import, ast.ImportFrom))
+                 and ast.dump(st) not in self.top_level]
         lines = code.splitlines(keepends=True)
         first = min([found.lineno] + [d.lineno for d in found.decorator_list])
         source = textwrap.dedent("".join(lines[first - 1:found.end_lineno]))

@@ -12,9 +12,11 @@ relaxes it: dimensions are not in it, so a new batch size reuses the rewrite, wh
 rank, dtype or kind stages again.
 
 Loops the analysis cannot prove independent stay loops; a signature whose arguments share
-memory runs the function as written. TensorFlow code runs under ``tf.function`` when the
-static rewrite would stage it; NumPy code stays NumPy, and this module never imports
-TensorFlow itself.
+memory runs the function as written. A TensorFlow rewrite runs under ``tf.function`` when the
+static rewrite would stage it and every argument and free value is a tensor, variable or
+number (``signatures._traceable``); NumPy code stays NumPy, and this module never imports
+TensorFlow itself. The keys live in ``signatures.py``, the source and compiling in
+``stage_source.py``.
 """
 
 from __future__ import annotations
@@ -76,9 +78,9 @@ class SignatureEntry:
             staged).
         calls: calls so far.
         verified: a ``verify=`` comparison passed for this signature.
-        compiled, identity, captured, retraced: for a staged rewrite, the compiled function
-            before ``tf.function``, the identity of the free values its trace captured (and
-            the values, kept alive), and the entries traced for other values of them (see
+        restage, identity, captured, retraced: for a staged rewrite, what makes another
+            ``tf.function`` of it, the identity of the free values its trace captured (and the
+            values, kept alive), and the entries traced for other values of them (see
             ``StagedFunction._traced_for``).
     """
 
@@ -95,7 +97,7 @@ class SignatureEntry:
     first_call_s: float | None = None
     calls: int = 0
     verified: bool = False
-    compiled: object = None
+    restage: object = None
     identity: tuple | None = None
     captured: tuple = ()
     retraced: dict = dataclasses.field(default_factory=dict)
@@ -187,8 +189,8 @@ class StagedFunction:
 
     Calling it computes the call's relaxed signature (``SignatureEntry.key``), stages the
     function for a new one (transpile with the call's ranks, compile in ``fn``'s globals and
-    closure, wrap in ``tf.function(reduce_retracing=True)`` when the rewrite is staged), and
-    calls what is cached. Staging is thread-safe: two threads never stage one signature twice.
+    closure, put under ``tf.function`` where that keeps its meaning, see ``_staged_function``),
+    and calls what is cached. Staging is thread-safe: two threads never stage one signature twice.
 
     Attributes:
         python_function: the decorated function, as written.
@@ -236,7 +238,7 @@ class StagedFunction:
         if entry.staged and key[2]:
             entry = self._traced_for(entry, free)
         if self._verify == "always" or (self._verify == "first" and not entry.verified):
-            return self._verified(entry, names, values, args, kwargs)
+            return self._verified(entry, names, args, kwargs)
         if entry.first_call_s is None:
             start = time.perf_counter()
             result = entry.fn(*args, **kwargs)
@@ -336,8 +338,7 @@ class StagedFunction:
         with self._lock:
             other = entry.retraced.get(identity)
             if other is None:
-                function = _staged_function(entry.compiled, _reads_static_shape(entry.code))
-                other = dataclasses.replace(entry, fn=function, identity=identity, retraced={},
+                other = dataclasses.replace(entry, fn=entry.restage(), identity=identity, retraced={},
                                             calls=0, first_call_s=None,
                                             captured=tuple(v for _, v in free))
                 entry.retraced[identity] = other
@@ -431,18 +432,18 @@ class StagedFunction:
         result = transpile_source(source.text, source.filename, shapes=shapes, loops=source.lines,
                                   **self._options)
         plans = tuple(p for p in result.plans if source.first <= p.lineno <= source.last)
-        transpiled = dict(transpiled=True)
         rewritten = tuple(p.lineno for p in plans if p.rewritten)
         if not rewritten:
             why = "no loop of the function was rewritten" if plans else "the function has no loop"
-            return dataclasses.replace(self._as_written(key, description, why, source, plans), **transpiled)
+            entry = self._as_written(key, description, why, source, plans)
+            entry.transpiled = True
+            return entry
         compiled, code, staged = source.compile(result.code, fn, len(self._cache))
-        entry = SignatureEntry(key, description, compiled, code, plans, rewritten, staged, **transpiled)
-        if staged and not _traceable(key):
-            entry.staged = False  # the compiled rewrite runs eagerly: tracing would freeze a value
-        if entry.staged:
-            entry.compiled = compiled
-            entry.fn = _staged_function(compiled, _reads_static_shape(code))
+        staged = staged and _traceable(key)  # else the rewrite runs eagerly: a trace would freeze a value
+        entry = SignatureEntry(key, description, compiled, code, plans, rewritten, staged, transpiled=True)
+        if staged:
+            entry.restage = functools.partial(_staged_function, compiled, _reads_static_shape(code))
+            entry.fn = entry.restage()
         return entry
 
     def _as_written(self, key, description, reason, source=None, plans=()):
@@ -461,7 +462,7 @@ class StagedFunction:
 
     # -- verification ---------------------------------------------------------------------------
 
-    def _verified(self, entry, names, values, args, kwargs):
+    def _verified(self, entry, names, args, kwargs):
         fn = self.python_function
         if entry.fn is fn:
             entry.verified = True

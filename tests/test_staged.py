@@ -110,7 +110,7 @@ def test_a_tensorflow_sample_is_transpiled_once_and_traced_at_most_twice(tf):
     assert "tf.linalg.matmul(x, w)" in entry.code
 
 
-def test_a_python_number_argument_still_reuses_the_trace(tf):
+def test_a_sample_with_scalar_arguments_runs_staged(tf):
     module = load_module(str(ROOT / "samples" / "filter_rows.py"))
     fn = pforge.vectorize(module.select_peaked_rows)
     args, kwargs = module.example_inputs(0)["select_peaked_rows"], {}

@@ -53,6 +53,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
 
     def __post_init__(self):
         self.params = ranks.parameter_shapes(self.ctx, self.info.function, self.shapes)
+        # what the function reads without binding it (`k`, `self.w`), as pforge.vectorize saw it
+        self.free = ranks.free_shapes(self.info.function, self.shapes)
         self.env: dict[str, Val | Ind] = {}
         self.snapshot_reads: dict[int, str] = {}  # read node -> the copy it reads (node splitting)
         self.snapshot_used: set[int] = set()
@@ -182,9 +184,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         if fdef is not None and any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)
                                     for n in gast.walk(fdef)):
             return None  # a local of the function, not the module's name
-        given = ranks.free_shapes(fdef, self.shapes).get(name)  # a closure cell or global, as called
-        if given is not None:
-            return given
+        if name in self.free:  # a closure cell or global, as called
+            return self.free[name]
         value = module_value(self.ctx, name)  # bound once, never rebound nor changed in place
         rank = None if value is None else ranks.literal_rank(value)
         if rank is not None:  # a module-level literal (OFFSETS = [(-1, 0), ...])

@@ -114,10 +114,9 @@ class ExpressionsMixin:
         if not base.stacked:  # `x.shape` of an invariant array: a tuple of ints, one per axis
             if node.attr in ("T", "real", "imag") and base.rank is not None:
                 return Val(node, (), base.rank)
-            if isinstance(node.value, gast.Name):
-                given = ranks.free_shapes(self.info.function, self.shapes).get(f"{node.value.id}.{node.attr}")
-                if given is not None and not given.sequence:  # `self.w`, as pforge.vectorize saw it
-                    return Val(node, (), given.rank)
+            given = self.free.get(f"{node.value.id}.{node.attr}") if isinstance(node.value, gast.Name) else None
+            if given is not None and not given.sequence:  # `self.w`, as pforge.vectorize saw it
+                return Val(node, (), given.rank)
             return Val(node, (), {"shape": 1, "ndim": 0, "size": 0}.get(node.attr))
         if node.attr == "T":
             if base.rank is None or base.rank > 2:

@@ -481,8 +481,8 @@ class IndexingMixin:
         if any(_at_most(ind.stop, dim) for dim in self._known_dims(base_node.id, axis)):
             return  # `range(n)` over `np.zeros(n)`, `range(x.shape[1] - 1)` over axis 1 of `x`
         function = self.info.function if self.info.function is not None else self.ctx.tree
-        written = {n.id for n in gast.walk(function) if isinstance(n, gast.Name)} | set(global_names(self.ctx.tree))
-        if any(isinstance(n, gast.Name) and n.id not in written for n in gast.walk(ind.stop)):
+        in_source = {n.id for n in gast.walk(function) if isinstance(n, gast.Name)} | global_names(self.ctx.tree)
+        if any(isinstance(n, gast.Name) and n.id not in in_source for n in gast.walk(ind.stop)):
             return  # a bound the batched code computes itself (a triangular nest's row lengths)
         length = core.subscript(self.lib.call("shape", copy.deepcopy(base_node)), [const(axis)])
         if self.lib.kind == "tf":
