@@ -989,3 +989,20 @@ def test_rule_examples_are_what_the_analysis_reports(code):
     assert [r.code for p in flagged for r in p.remarks if r.code.startswith("PF1")] == [code]
     accepted = analyze_source(HEADER + f"def f({params}):\n" + textwrap.indent(rule.example_good, "    "), "t.py")
     assert not any(p.vectorizable for p in accepted)
+
+
+@pytest.mark.parametrize("imports, call, hint", [
+    ("import numpy as np\n", "np.tanh", "np.cumsum"),
+    ("import tensorflow as tf\n", "tf.tanh", "consider tf.scan"),
+    ("from numpy import tanh\n", "tanh", "np.cumsum"),
+])
+def test_a_recurrence_remark_suggests_the_loops_own_library(imports, call, hint):
+    source = imports + textwrap.dedent(f"""
+        def f(x, h):
+            for i in range(10):
+                h = {call}(h + x[i])
+            return h
+        """)
+    messages = [r.message for p in analyze_source(source, "m.py") for r in p.remarks if r.code == "PF201"]
+    assert messages and hint in messages[0], messages
+    assert ("tf.scan" in messages[0]) == ("tensorflow" in imports)

@@ -678,3 +678,140 @@ def test_indexing_a_zero_dimensional_array_stays_a_loop():
     assert not result.changed
     assert "more indices than the array has axes" in result.plans[0].remarks[-1].message
     assert transpile_source(source, "m.py", shapes={"f.x": 1, "f.s": 0}).plans[0].rewritten
+
+
+DENSITY = textwrap.dedent("""\
+    import numpy as np
+
+
+    def log_density(x, mean, var):
+        n = len(mean)
+        a = n * np.log(2 * np.pi)
+        d = x - mean
+        return -0.5 * (a + np.sum(np.log(var)) + np.sum(d * d / var))
+
+
+    def f(X, means, variances):
+        \"\"\"Args:
+            X: [n, d].
+            means: [k, d].
+            variances: [k, d].
+        \"\"\"
+        out = np.zeros((X.shape[0], means.shape[0]))
+        for i in range(X.shape[0]):
+            for c in range(means.shape[0]):
+                out[i, c] = log_density(X[i], means[c], variances[c])
+        return out
+    """)
+
+
+def test_an_inlined_helper_reads_the_length_of_a_per_iteration_row():
+    """`n = len(mean)` of a row `means[c]` is one number for every iteration,
+    `means.shape[1]`: an expression built on it (`n * np.log(2 * np.pi)`) is respelled
+    around that, not kept naming the loop's variables."""
+    result = transpile_source(DENSITY, "m.py")
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    body = result.code.split("def f(")[1]
+    assert "log_density(" not in body and "for i in" not in body
+    rng = np.random.default_rng(2)
+    X, means, variances = rng.random((5, 3)), rng.random((4, 3)), rng.random((4, 3)) + 0.5
+    np.testing.assert_allclose(_run(result.code, X, means, variances), _run(DENSITY, X, means, variances),
+                               rtol=1e-12)
+
+
+TUPLE_REDUCTIONS = textwrap.dedent("""\
+    import numpy as np
+
+
+    def f(x, y):
+        \"\"\"Args:
+            x: [n, d].
+            y: [n].
+        \"\"\"
+        total, weight = np.zeros(x.shape[1]), 0.0
+        for i in range(x.shape[0]):
+            total, weight = total + x[i] * y[i], weight + y[i]
+        return total, weight
+    """)
+
+
+def test_reductions_assigned_as_a_tuple_are_two_reductions():
+    """`a, b = a + u, b + v`: neither value reads the other name, so the statement is the two
+    reductions it spells."""
+    result = transpile_source(TUPLE_REDUCTIONS, "m.py", unsafe=True)
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    assert "for i in" not in result.code
+    rng = np.random.default_rng(3)
+    x, y = rng.random((6, 3)), rng.random(6)
+    got, want = _run(result.code, x, y), _run(TUPLE_REDUCTIONS, x, y)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-12)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("body", [
+    "a, b = b, a + x[i]",          # b's new value reads a's old one: a second-order recurrence
+    "a, b = a + x[i], a * 2.0",    # b reads a after a is rebound in the split order
+])
+def test_a_tuple_assignment_whose_order_matters_stays_a_loop(body):
+    source = textwrap.dedent(f"""\
+        import numpy as np
+
+
+        def f(x):
+            \"\"\"Args:
+                x: [n].
+            \"\"\"
+            a, b = 0.0, 1.0
+            for i in range(x.shape[0]):
+                {body}
+            return a, b
+        """)
+    result = transpile_source(source, "m.py", unsafe=True)
+    assert not result.plans[0].rewritten and result.code == source
+
+
+@pytest.mark.parametrize("consumer, item", [
+    ("np.stack(parts, axis=1)", "m[i] * 2.0"),
+    ("np.stack(parts, axis=-1)", "m[i] * 2.0"),
+    ("np.concatenate(parts, axis=1)", "m[i] + 1.0"),
+    ("np.concatenate(parts, axis=-1)", "m[i] - m[i, 0]"),
+])
+def test_numpy_stacks_and_joins_along_another_axis(consumer, item):
+    """NumPy's `stack`/`concatenate` stays after the loop and takes the batched array, whose
+    rows are the items the list held: the same call on either gives the same array."""
+    source = textwrap.dedent(f"""\
+        import numpy as np
+
+
+        def f(m):
+            \"\"\"Args:
+                m: [n, a, b].
+            \"\"\"
+            parts = []
+            for i in range(m.shape[0]):
+                parts.append({item})
+            return {consumer}
+        """)
+    result = transpile_source(source, "m.py")
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    assert "for i in" not in result.code and consumer in result.code
+    m = np.random.default_rng(4).random((5, 2, 3))
+    got, want = _run(result.code, m), _run(source, m)
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+def test_tensorflow_stacks_along_another_axis_stay_loops():
+    """`tf.stack(rows, axis=1)` would be replaced by the batched value, stacked on axis 0."""
+    source = textwrap.dedent("""\
+        import tensorflow as tf
+
+
+        def f(m):
+            parts = []
+            for i in range(m.shape[0]):
+                parts.append(m[i] * 2.0)
+            return tf.stack(parts, axis=1)
+        """)
+    result = transpile_source(source, "m.py")
+    assert not any(p.rewritten for p in result.plans)

@@ -535,3 +535,74 @@ def test_a_straight_line_helper_binds_its_arguments():
     guess = _guess(straight.replace("sd = math.sqrt(variance)",
                                     "sd = math.sqrt(variance) if np.ndim(variance) == 0 else np.sqrt(variance)"))
     assert guess is None or guess.ranks.get("var", 0) != 0 or "var" in guess.assumed
+
+
+BUFFER_OF_GIVEN_SHAPE = """
+    import numpy as np
+
+    def f(shape, grid):
+        kept = np.zeros(shape)
+        for r in range(1, shape[0] - 1):
+            for c in range(1, shape[1] - 1):
+                if grid[r, c] > grid[r, c - 1]:
+                    kept[r, c] = grid[r, c]
+        return kept
+    """
+
+
+def test_a_buffer_made_from_a_shape_argument_takes_the_rank_its_writes_show():
+    """`np.zeros(shape)` has as many axes as `shape` has entries, which the code does not
+    show; the writes `kept[r, c] = <scalar>` suggest two. That rank is checked at run time,
+    and a buffer of another rank runs the loop."""
+    guess = _guess(BUFFER_OF_GIVEN_SHAPE)
+    assert guess is not None and guess.ranks.get("kept") == 2 and guess.assumed.get("kept") == 2
+    result = transpile_source(textwrap.dedent(BUFFER_OF_GIVEN_SHAPE), "m.py")
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    assert "kept.ndim == 2" in result.code
+    rng = np.random.default_rng(1)
+    grid = rng.random((6, 7))
+    np.testing.assert_array_equal(_run(result.code, (6, 7), grid),
+                                  _run(textwrap.dedent(BUFFER_OF_GIVEN_SHAPE), (6, 7), grid))
+    # a 3-D buffer: `kept[r, c] = v` fills a row of it, as the loop does
+    np.testing.assert_array_equal(_run(result.code, (6, 7, 2), grid),
+                                  _run(textwrap.dedent(BUFFER_OF_GIVEN_SHAPE), (6, 7, 2), grid))
+
+
+def test_a_buffer_whose_binding_gives_its_rank_is_no_variable():
+    """`np.zeros_like(x)` has the rank of `x`: only `x` is inferred."""
+    guess = _guess("""
+        import numpy as np
+
+        def f(x):
+            out = np.zeros_like(x)
+            for i in range(x.shape[0]):
+                out[i] = x[i] * 2.0
+            return out
+        """)
+    assert guess is not None and set(guess.ranks) == {"x"}
+
+
+def test_a_buffer_bound_after_a_loop_is_not_checked_in_front_of_it():
+    """Two loops; the second one's buffer is made between them. The first loop's run-time check
+    must not read it (it is unbound there), and the second checks it where it starts."""
+    source = textwrap.dedent("""
+        import numpy as np
+
+        def f(shape, grid):
+            total = np.zeros(grid.shape[1])
+            for r in range(grid.shape[0]):
+                total += grid[r] * 2.0
+            kept = np.zeros(shape)
+            for r in range(shape[0]):
+                for c in range(shape[1]):
+                    kept[r, c] = grid[r, c] + 1.0
+            return total, kept
+        """)
+    result = transpile_source(source, "m.py")
+    assert all(p.rewritten for p in result.plans), [r.message for p in result.plans for r in p.remarks]
+    first = result.code.split("kept = np.zeros(shape)")[0]
+    assert "kept" not in first.split("def f(")[1]
+    grid = np.random.default_rng(5).random((4, 3))
+    got, want = _run(result.code, (4, 3), grid), _run(source, (4, 3), grid)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-12)
+    np.testing.assert_array_equal(got[1], want[1])

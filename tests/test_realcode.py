@@ -42,6 +42,7 @@ REWRITTEN = {
     "python_acoustics/008_turbulence_field_modes",
     "scipy_cookbook/004_waveform_copy",
     "thealgorithms_python/001_convert_to_negative",
+    "thealgorithms_python/003_canny_non_max_suppression",
     "thealgorithms_python/004_canny_double_threshold",
     "thealgorithms_python/006_bilateral_spatial_kernel",
     "thealgorithms_python/007_bilateral_filter",

@@ -6,7 +6,9 @@ usually shows it: ``weights[r, c]`` indexes at least two axes, a value tested by
 ``if`` is a scalar, ``grid = np.zeros((n, m))`` has rank 2 so the value stored into
 ``grid[r, c]`` is a scalar, ``np.sum(xs[a] * ys[b])`` sums something that is not a scalar.
 
-Each parameter of unknown rank is a variable. A candidate assignment of ranks is evaluated
+Each parameter of unknown rank is a variable, and so is a buffer made from what the code does
+not size (``kept = np.zeros(shape)`` then ``kept[r, c] = v``), once the parameters' ranks leave
+its own unknown. A candidate assignment of ranks is evaluated
 over the function body, statement by statement (a small abstract interpretation over the
 lattice "rank or unknown"), against two kinds of constraints:
 
@@ -106,6 +108,7 @@ class _Eval:
     flow: bool = False  # loop bodies run until the ranks they bind settle (local_ranks)
     returns: list = field(default_factory=list)  # ranks of the returned values
     busy: set = field(default_factory=set)  # module names being evaluated (no recursion)
+    loose: frozenset = frozenset()  # variables that are locals: a binding of unknown rank keeps theirs
 
     # -- constraints -------------------------------------------------------------------------
     def hard(self, ok: bool):
@@ -218,6 +221,8 @@ class _Eval:
     def _bind(self, target, value):
         name = target.id
         if name in self.params:  # a rebound parameter keeps the rank it was given
+            if value is None and name in self.loose:
+                value = self.env.get(name)  # `kept = np.zeros(shape)`: the rank is the variable's
             self.hard(value is not None and value == self.env.get(name))
         self.env[name] = value
         self.bound.setdefault(name, []).append(value)
@@ -799,6 +804,27 @@ def _parameters(fdef) -> list[str]:
     return [a.id for a in args.posonlyargs + args.args + args.kwonlyargs if isinstance(a, gast.Name)]
 
 
+def _loose(fdef, names) -> frozenset:
+    return frozenset(names) - set(_parameters(fdef))
+
+
+def _buffers(fdef, known) -> list[str]:
+    """Locals that are inference variables like parameters: bound once, by a call at the top
+    of the function body (``kept = np.zeros(shape)``, the rank of ``shape`` unknown), and
+    written through a subscript (``kept[r, c] = ...``). The writes bound their rank as a
+    parameter's uses do; where the binding itself gives a rank, it must agree."""
+    counts = _stores(fdef)
+    params = set(_parameters(fdef))
+    written = {t.value.id for n in gast.walk(fdef) if isinstance(n, (gast.Assign, gast.AugAssign))
+               for t in (n.targets if isinstance(n, gast.Assign) else [n.target])
+               if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name)}
+    return [st.targets[0].id for st in fdef.body
+            if isinstance(st, gast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], gast.Name)
+            and isinstance(st.value, gast.Call) and st.targets[0].id in written
+            and st.targets[0].id not in params and st.targets[0].id not in known
+            and counts.get(st.targets[0].id) == 1]
+
+
 def _stores(fdef) -> dict[str, int]:
     counts: dict[str, int] = {}
     for node in gast.walk(fdef):
@@ -811,7 +837,7 @@ def _evaluate(ctx, fdef, known: dict[str, int], assignment: dict[str, int]) -> _
     """The evaluation of ``fdef`` under ``assignment``; None when a hard constraint fails, or a
     parameter given a rank is rebound where the evaluation does not see it (a comprehension)."""
     env = {**known, **assignment}
-    ev = _Eval(ctx, dict(env), set(assignment))
+    ev = _Eval(ctx, dict(env), set(assignment), loose=_loose(fdef, assignment))
     try:
         ev.run(fdef.body)
     except _Conflict:
@@ -838,7 +864,7 @@ def local_ranks(ctx, fdef, known: dict[str, ranks.Shape], assignment: dict[str, 
     fixed = {name: shape.rank for name, shape in known.items()}
     if _evaluate(ctx, fdef, fixed, assignment) is None:
         return {}
-    ev = _Eval(ctx, {**fixed, **assignment}, set(assignment), flow=True)
+    ev = _Eval(ctx, {**fixed, **assignment}, set(assignment), flow=True, loose=_loose(fdef, assignment))
     try:
         ev.run(fdef.body)
     except _Conflict:
@@ -875,7 +901,25 @@ def infer_ranks(ctx, fdef, known: dict[str, ranks.Shape]) -> RankGuess | None:
     guess = _infer(ctx, fdef, fixed, unknown)
     if guess is None and any(p in stored for p in unknown):
         guess = _infer(ctx, fdef, fixed, [p for p in unknown if p not in stored])
+    if guess is not None:
+        buffers = [b for b in _buffers(fdef, fixed) if _unranked(ctx, fdef, {**fixed, **guess.ranks}, b)]
+        if buffers:
+            widened = _infer(ctx, fdef, fixed, [p for p in unknown if p in guess.ranks] + buffers)
+            if widened is not None and all(widened.ranks.get(p) == r for p, r in guess.ranks.items()):
+                guess = widened
     return guess
+
+
+def _unranked(ctx, fdef, fixed, name) -> bool:
+    """Whether the binding of the local ``name`` has no rank under ``fixed`` (the known ranks
+    and those inferred for the parameters): its rank does not follow from theirs
+    (``np.zeros(shape)``), so only such locals become variables."""
+    ev = _Eval(ctx, dict(fixed), set())
+    try:
+        ev.run(fdef.body)
+    except _Conflict:
+        return False
+    return bool(ev.bound.get(name)) and all(r is None for r in ev.bound[name])
 
 
 def _infer(ctx, fdef, fixed, unknown) -> RankGuess | None:
@@ -885,7 +929,7 @@ def _infer(ctx, fdef, fixed, unknown) -> RankGuess | None:
     indexed = _indexed_names(fdef)
     # Raise lower bounds until the hard "at least" constraints hold (a fixpoint: bounds only rise).
     for _ in range(_MAX_RANK * len(unknown) + 1):
-        ev = _Eval(ctx, {**fixed, **lower}, set(unknown))
+        ev = _Eval(ctx, {**fixed, **lower}, set(unknown), loose=_loose(fdef, unknown))
         try:
             ev.run(fdef.body)
         except _Conflict:

@@ -92,6 +92,14 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     # Every inferred rank is checked, the proven ones too: the code proves a rank only for inputs
     # the loop runs on without raising, and for the others the loop must run, and raise, as written.
     found = {name: accepted.get(name, {rank}) for name, rank in guess.ranks.items()}
+    # A local given a rank (`kept = np.zeros(shape)`) is checked where the loop starts: only
+    # if this loop uses it, and then it must be bound there already.
+    params = set(fdef_parameters(fdef))
+    found = {name: f for name, f in found.items() if name in params or name in in_loop}
+    unbound = sorted(name for name in found if name not in params and name not in checked_locals)
+    if unbound:
+        return None, (f"`{unbound[0]}`, whose rank the code only suggests, may not be bound where "
+                      "the loop starts, so no run-time check can cover it")
     arrays = _needs_an_array(ctx, info, {name: max(f) for name, f in found.items()}) | written
     evident = {name for name in found if _evidently_array(ctx, fdef, templates.name(name))}  # `x.shape` is read
     # Values the batched code converts (`np.asarray(x)`) compute with NumPy's numbers; the others
@@ -111,7 +119,6 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     tests += [_kind_check(np_alias, name, [rank], rank >= 2, True) for name, rank in sorted(local.items())]
     # Two arguments may be one array (`f(a, a)`): the batched code reads all of it before it
     # writes, the loop reads what earlier iterations wrote.
-    params = set(fdef_parameters(fdef))
     tests += [f"not {np_alias}.may_share_memory({w}, {r})" for w in sorted(written & params)
               for r in sorted(n for n, f in found.items() if n != w and n in params and max(f) >= 1 and n in in_loop)]
     why = guard(info, result, _parsed(tests))

@@ -110,7 +110,7 @@ def _classify_scalars(ctx, info, body, stored, targets, node_ids):
             info.classes[name] = CARRIED
             info.dependences.append(f"{name}: read at line {read.lineno} before it is written "
                                     f"at line {write.lineno} (loop-carried)")
-            hint = " (a recurrence: consider tf.scan)" if info.library != "numpy" else ""
+            hint = _recurrence_hint(ctx, info)
             info.block("PF201", f"`{name}` is read at line {read.lineno} before it is written at "
                        f"line {write.lineno}, so each iteration needs the previous one's value"
                        f"{hint}", read)
@@ -129,3 +129,17 @@ def read_outside(info: LoopInfo, node: gast.AST) -> set[str]:
     inside = {id(n) for n in gast.walk(node)}
     return {n.id for s in info.body for n in gast.walk(s)
             if id(n) not in inside and isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+
+
+def _recurrence_hint(ctx, info) -> str:
+    """What a remark on a carried scalar suggests, in the loop's own library: the library is
+    decided after the classes, so the module's imports (and the loop's calls) stand for it."""
+    modules = {target.split(".")[0] for target in ctx.imports.aliases.values()}
+    calls = {(ctx.imports.resolve(n.func) or "").split(".")[0] for n in gast.walk(info.node)
+             if isinstance(n, gast.Call)}
+    if "tensorflow" in calls or ("tensorflow" in modules and "numpy" not in calls):
+        return " (a recurrence: consider tf.scan)"
+    if "numpy" in modules:
+        return (" (a recurrence: np.cumsum, np.cumprod and np.maximum.accumulate compute running "
+                "sums, products and maxima)")
+    return ""

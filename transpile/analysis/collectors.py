@@ -121,7 +121,11 @@ def _consumer_kind(ctx, call, arg) -> str | None:
         return "array" if callee in ARRAY_READERS else None
     axis = call.args[1] if len(call.args) > 1 else next(
         (k.value for k in call.keywords if k.arg == "axis"), None)
-    if axis is not None and not (isinstance(axis, gast.Constant) and axis.value == 0):
+    if axis is not None and not (isinstance(axis, gast.Constant) and axis.value == 0) and not (
+            callee.startswith("numpy.") and _int_literal(axis)):
+        # NumPy's consumer stays, applied to the batched array, whose rows are the items the
+        # list held: `np.stack(rows, axis=1)` is the same call on either. TensorFlow's is
+        # replaced by the batched value, which is stacked on axis 0.
         return None
     if kind == "concat" and axis is None and (ctx.imports.resolve(call.func) or "").startswith("tensorflow"):
         return None
@@ -129,6 +133,13 @@ def _consumer_kind(ctx, call, arg) -> str | None:
     if any(k.arg not in allowed for k in call.keywords):
         return None
     return kind
+
+
+def _int_literal(node) -> bool:
+    """``1`` or ``-1``: an axis written as an integer."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        node = node.operand
+    return isinstance(node, gast.Constant) and type(node.value) is int
 
 
 def _append_counts(stmts, calls) -> tuple[int, int]:

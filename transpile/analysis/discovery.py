@@ -23,6 +23,9 @@ def discover(ctx: ModuleContext) -> list[LoopInfo]:
     """All loop nests of the module, outermost first, in source order; each level analysed."""
     roots: list[LoopInfo] = []
     _normalise_continue(ctx.tree)
+    if _split_tuple_assignments(ctx.tree):
+        from pforge.transpile.analysis.facts import _parents
+        ctx.parents = _parents(ctx.tree)  # the new statements hold the old targets and values
 
     def visit_block(stmts, qualname, function, parent_loop, sink):
         previous = None
@@ -228,6 +231,61 @@ def _normalise_continue(tree: gast.Module) -> None:
     for node in list(_statements(tree)):
         if isinstance(node, (gast.For, gast.While)):
             node.body = _guard_rest(node.body)
+
+
+def _split_tuple_assignments(tree: gast.Module) -> bool:
+    """``a, b = a + x, b + y`` in a loop body becomes ``a = a + x`` then ``b = b + y``, so each
+    name is seen as the reduction, or the private value, it is. Only where the order makes no
+    difference: the targets are distinct plain names, no value reads a target bound before it
+    (``a, b = b, a`` stays), and nothing else can see the names between the two bindings (no
+    ``global``/``nonlocal`` of them, no nested function or lambda in the enclosing function).
+    Returns whether anything changed."""
+    changed = False
+    for function in [tree] + [n for n in gast.walk(tree) if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef))]:
+        own = list(_scope_nodes(function.body))
+        if any(isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
+                              gast.Global, gast.Nonlocal)) for n in own):
+            continue
+        for loop in own:
+            if isinstance(loop, (gast.For, gast.While)):
+                for node in _statements(loop):
+                    for field in ("body", "orelse", "finalbody"):
+                        block = getattr(node, field, None)
+                        if isinstance(block, list) and any(_independent_parts(st) for st in block):
+                            setattr(node, field, [part for st in block for part in _split(st)])
+                            changed = True
+    return changed
+
+
+def _independent_parts(stmt) -> bool:
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], (gast.Tuple, gast.List))
+            and isinstance(stmt.value, (gast.Tuple, gast.List))
+            and len(stmt.targets[0].elts) == len(stmt.value.elts) > 1):
+        return False
+    targets = stmt.targets[0].elts
+    if not all(isinstance(t, gast.Name) for t in targets) or len({t.id for t in targets}) != len(targets):
+        return False
+    if any(isinstance(n, (gast.Starred, gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await))
+           for v in stmt.value.elts for n in gast.walk(v)):
+        return False
+    for k, value in enumerate(stmt.value.elts):
+        earlier = {t.id for t in targets[:k]}
+        if any(isinstance(n, gast.Name) and n.id in earlier for n in gast.walk(value)):
+            return False
+    return True
+
+
+def _split(stmt):
+    if not _independent_parts(stmt):
+        return [stmt]
+    parts = []
+    for target, value in zip(stmt.targets[0].elts, stmt.value.elts):
+        part = gast.Assign(targets=[target], value=value, type_comment=None)
+        gast.copy_location(part, stmt)
+        part.end_lineno, part.end_col_offset = stmt.end_lineno, stmt.end_col_offset
+        parts.append(part)
+    return parts
 
 
 def _guard_rest(body):

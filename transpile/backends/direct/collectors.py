@@ -75,7 +75,7 @@ class CollectorsMixin:
                 m = mask.node if all(mask.full) else lib.call(
                     "broadcast_to", mask.node, templates.expr(f"V.shape[:{depth}]", V=value.node))
                 node = core.subscript(value.node, [m])
-        elif depth == 1 and col.kind in ("stack", "array", "list"):
+        elif depth == 1 and (col.kind in ("stack", "array", "list") or (col.kind == "concat" and lib.kind == "np")):
             node = value.node
         else:
             # NumPy consumers stay (np.concatenate(rows) concatenates the rows); TensorFlow's are

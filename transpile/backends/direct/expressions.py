@@ -139,7 +139,7 @@ class ExpressionsMixin:
             rank = None if left.rank is None or right.rank is None else max(left.rank, right.rank)
             if isinstance(node.op, gast.MatMult):
                 rank = None
-            return Val(node, (), rank, left.python and right.python)
+            return Val(_respelled(node, left=left, right=right), (), rank, left.python and right.python)
         if isinstance(node.op, gast.MatMult):
             return convert_matmul_operator(self.lib, left, right, node)
         if type(node.op) not in _BINOPS:
@@ -155,7 +155,7 @@ class ExpressionsMixin:
     def _ev_UnaryOp(self, node):
         operand = self.ev(node.operand)
         if not operand.stacked:
-            return Val(node, (), operand.rank, operand.python)
+            return Val(_respelled(node, operand=operand), (), operand.rank, operand.python)
         if isinstance(node.op, gast.Not):
             return self._not(self._test(node.operand))
         return Val(gast.UnaryOp(op=copy.deepcopy(node.op), operand=operand.node), operand.full, operand.rank)
@@ -166,7 +166,7 @@ class ExpressionsMixin:
         left, right = self.ev(node.left), self.ev(node.comparators[0])
         if not left.stacked and not right.stacked:
             rank = None if left.rank is None or right.rank is None else max(left.rank, right.rank)
-            return Val(node, (), rank)
+            return Val(_respelled(node, left=left, comparators=[right]), (), rank)
         if isinstance(node.ops[0], (gast.Is, gast.IsNot, gast.In, gast.NotIn)):
             raise Unsupported("`is`/`in` on a per-iteration value")
         (a, b), full, rank = align(self.lib, [left, right], f"`{gast.unparse(node).strip()}`")
@@ -175,14 +175,14 @@ class ExpressionsMixin:
     def _ev_BoolOp(self, node):
         vals = [self.ev(v) for v in node.values]
         if not any(v.stacked for v in vals):
-            return Val(node, (), None)
+            return Val(_respelled(node, values=vals), (), None)
         return self._test(node)
 
     def _ev_IfExp(self, node):
         test = self.ev(node.test)
         body, orelse = self.ev(node.body), self.ev(node.orelse)
         if not (test.stacked or body.stacked or orelse.stacked):
-            return Val(node, (), None)
+            return Val(_respelled(node, test=test, body=body, orelse=orelse), (), None)
         if not test.stacked:
             raise Unsupported("a conditional expression with an invariant test and per-iteration branches")
         test = self._test(node.test)
@@ -392,6 +392,26 @@ _MATH_NOT_SCALAR = {"math.frexp", "math.modf"}
 
 
 # -- helpers ---------------------------------------------------------------------------------------------
+
+
+def _respelled(node, **parts):
+    """``node`` as written, or a copy with the children that the batched code spells otherwise
+    (an invariant `len(x[i])` is `x.shape[1]`): ``parts`` maps each field to the evaluated
+    child (or list of children) it holds."""
+    fields = {}
+    for field, value in parts.items():
+        written = getattr(node, field)
+        if isinstance(value, list):
+            if any(v.node is not w for v, w in zip(value, written)):
+                fields[field] = [v.node for v in value]
+        elif value.node is not written:
+            fields[field] = value.node
+    if not fields:
+        return node
+    new = copy.copy(node)
+    for field, value in fields.items():
+        setattr(new, field, value)
+    return new
 
 
 def _constructor_rank(rw, node, name):

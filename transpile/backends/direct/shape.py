@@ -11,8 +11,8 @@ from __future__ import annotations
 import gast
 
 from pforge.transpile import templates
-from pforge.transpile.backends.direct.core import (Val, axis_const, batch_axis, const, lift, register,
-                                                   subscript)
+from pforge.transpile.backends.direct.core import (Val, align, axis_const, batch_axis, const, lift,
+                                                   register, subscript)
 
 
 def _elements(b, what):
@@ -263,3 +263,29 @@ def _convert_last_axis(b):
     if given:
         kws["axis"] = const(batch_axis(axis, x.depth))
     return Val(b.emit([x.node] + rest, kws), x.full, x.rank)
+
+
+@register("numpy.linspace", family="shape", sample=None)
+def _convert_linspace(b):
+    """``np.linspace(start, stop, num)`` with per-iteration bounds: NumPy takes arrays of
+    bounds and puts the new axis at ``axis`` (0 by default), so the stacked call puts it past
+    the loop axes. Each element is computed by the same formula as with scalar bounds
+    (``start + k * step``, ``stop`` at the end), so the numbers are the loop's. ``num`` stays
+    invariant; ``retstep=True`` (a tuple) is not batched."""
+    start, stop = b.get(0, "start"), b.get(1, "stop")
+    if start is None or stop is None:
+        raise b.unsupported("needs `start` and `stop`")
+    rest = [v for k, v in enumerate(b.pos) if k >= 2] + [v for k, v in b.kw.items() if k not in ("start", "stop")]
+    if any(v.stacked for v in rest):
+        raise b.unsupported("a per-iteration `num`, `endpoint`, `dtype` or `axis`")
+    if len(b.pos) > 3 or "retstep" in b.kw:
+        raise b.unsupported("`endpoint`, `retstep`, `dtype` or `axis` given by position, or `retstep`")
+    (lo, hi), full, rank = align(b.lib, [start, stop], "`linspace` bounds")
+    depth = len(full)
+    axis = b.const(None, "axis", 0)
+    if type(axis) is not int:
+        raise b.unsupported("`axis` must be an integer literal")
+    kws = {k: v.node for k, v in b.kw.items() if k not in ("start", "stop", "axis")}
+    kws["axis"] = const(batch_axis(axis, depth))
+    num = [b.pos[2].node] if len(b.pos) > 2 else []
+    return Val(b.emit([lo.node, hi.node] + num, kws), full, None if rank is None else rank + 1)
