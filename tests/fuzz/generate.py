@@ -224,6 +224,8 @@ class _Builder:
 
     def _out(self, k):
         if self.np:
+            if self.rng.random() < 0.25:  # sized by a shape the code does not show the length of
+                return (f"o{k} = np.zeros(np.shape(x))",), f"o{k}"
             return (f"o{k} = np.zeros(len(x))",), f"o{k}"
         return (f"o{k} = []",), f"o{k}"
 
@@ -306,6 +308,28 @@ class _Builder:
             template = template.replace("max(", "tf.maximum(").replace("min(", "tf.minimum(")
         stmt = template.format(s=f"s{k}", a=a, b=b)
         return Fragment(f"reduction {form}", VECTORIZE, (stmt,), (f"s{k} = {start}",), outputs=(f"s{k}",))
+
+    def _tuple_reduction(self, k):
+        """``s, q = s + a, q + b``: two reductions in one statement; or a look-alike whose
+        values read each other's names (a second-order recurrence)."""
+        a, b = self.expr(1), self.expr(1)
+        if self.rng.random() < 0.3:
+            return Fragment("tuple recurrence", REFUSE, (f"s{k}, q{k} = q{k} + {a}, s{k} * 0.5",),
+                            (f"s{k}, q{k} = 0.0, 1.0",), outputs=(f"s{k}", f"q{k}"))
+        return Fragment("tuple reductions", VECTORIZE, (f"s{k}, q{k} = s{k} + {a}, {b} + q{k}",),
+                        (f"s{k}, q{k} = 0.0, 1.0",), outputs=(f"s{k}", f"q{k}"))
+
+    def _stack_axis(self, k):
+        """NumPy rows collected and stacked or joined along another axis (linspace rows or pairs)."""
+        if not self.np:
+            return self._map(k)
+        a, b = self.expr(1), self.expr(1)
+        item = self.rng.choice((f"np.linspace({a}, {b}, 3)", f"np.stack([{a}, {b}])",
+                                f"np.linspace({a}, 1.5, 4, endpoint=False)"))
+        consumer = self.rng.choice((f"np.stack(c{k}, axis=1)", f"np.stack(c{k}, axis=-1)",
+                                    f"np.concatenate(c{k}, axis=0)", f"np.stack(c{k})"))
+        return Fragment("rows stacked on another axis", VECTORIZE, (f"c{k}.append({item})",),
+                        (f"c{k} = []",), outputs=(consumer,))
 
     def _count(self, k):
         return Fragment("count", VECTORIZE, (f"if {self.test()}:", f"    n{k} += 1"), (f"n{k} = 0",),
@@ -540,7 +564,7 @@ class _Builder:
 INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2), ("branch-inplace", 3),
                ("reduction", 5), ("count", 1), ("argmax", 2), ("gather", 2), ("scatter-add", 2),
                ("nest-carried", 2), ("pair", 2), ("prefix", 1), ("filter", 2), ("window", 2),
-               ("selection", 2), ("masked-write", 1))
+               ("selection", 2), ("masked-write", 1), ("tuple-reduction", 2), ("stack-axis", 2))
 DEPENDENT = (("carried", 2), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1))
