@@ -11,7 +11,7 @@ from pforge.transpile.analysis.classes import _classify_scalars, _find_derived
 from pforge.transpile.analysis.collectors import (_comprehension_collector, _consumer_kind,
                                                   _find_collectors, _find_tensorarrays)
 from pforge.transpile.analysis.facts import (COMPREHENSION, INVARIANT, TRY_STATEMENTS, LoopInfo,
-                                             ModuleContext)
+                                             ModuleContext, _parents)
 from pforge.transpile.analysis.nodes import _scope_nodes, _statements, _stored_names
 from pforge.transpile.analysis.reductions import _find_arg_reductions, _find_reductions
 from pforge.transpile.analysis.structure import _structural_blockers, _trip_count_notes
@@ -23,8 +23,7 @@ def discover(ctx: ModuleContext) -> list[LoopInfo]:
     """All loop nests of the module, outermost first, in source order; each level analysed."""
     roots: list[LoopInfo] = []
     _normalise_continue(ctx.tree)
-    if _split_tuple_assignments(ctx.tree):
-        from pforge.transpile.analysis.facts import _parents
+    if _split_tuple_assignments(ctx):
         ctx.parents = _parents(ctx.tree)  # the new statements hold the old targets and values
 
     def visit_block(stmts, qualname, function, parent_loop, sink):
@@ -233,28 +232,40 @@ def _normalise_continue(tree: gast.Module) -> None:
             node.body = _guard_rest(node.body)
 
 
-def _split_tuple_assignments(tree: gast.Module) -> bool:
+def _split_tuple_assignments(ctx) -> bool:
     """``a, b = a + x, b + y`` in a loop body becomes ``a = a + x`` then ``b = b + y``, so each
     name is seen as the reduction, or the private value, it is. Only where the order makes no
     difference: the targets are distinct plain names, no value reads a target bound before it
     (``a, b = b, a`` stays), and nothing else can see the names between the two bindings (no
     ``global``/``nonlocal`` of them, no nested function or lambda in the enclosing function).
+    Statements are walked, not expressions, except in a function that holds such an assignment.
     Returns whether anything changed."""
     changed = False
-    for function in [tree] + [n for n in gast.walk(tree) if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef))]:
-        own = list(_scope_nodes(function.body))
-        if any(isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
-                              gast.Global, gast.Nonlocal)) for n in own):
+    private: dict[int, bool] = {}  # per enclosing function: nothing else sees its names
+    for loop in list(_statements(ctx.tree)):
+        if not isinstance(loop, (gast.For, gast.While)):
             continue
-        for loop in own:
-            if isinstance(loop, (gast.For, gast.While)):
-                for node in _statements(loop):
-                    for field in ("body", "orelse", "finalbody"):
-                        block = getattr(node, field, None)
-                        if isinstance(block, list) and any(_independent_parts(st) for st in block):
-                            setattr(node, field, [part for st in block for part in _split(st)])
-                            changed = True
+        for node in _statements(loop):
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(node, field, None)
+                if not isinstance(block, list) or not any(_independent_parts(st) for st in block):
+                    continue
+                scope = _enclosing_scope(ctx, loop)
+                if id(scope) not in private:
+                    private[id(scope)] = not any(
+                        isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
+                                       gast.Global, gast.Nonlocal)) for n in _scope_nodes(scope.body))
+                if private[id(scope)]:
+                    setattr(node, field, [part for st in block for part in _split(st)])
+                    changed = True
     return changed
+
+
+def _enclosing_scope(ctx, node):
+    """The function (or module) whose body holds ``node``."""
+    while not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Module)):
+        node = ctx.parents[id(node)]
+    return node
 
 
 def _independent_parts(stmt) -> bool:
