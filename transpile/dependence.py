@@ -21,14 +21,19 @@ import gast
 
 @dataclass(frozen=True)
 class Affine:
-    """``sum(coeffs[name] * name) + const`` over integer coefficients."""
+    """``sum(coeffs[key] * key) + const`` over integer coefficients.
+
+    A key is a name, or with ``products`` a product of names spelled ``"N*i"`` (the names
+    sorted): ``i * N + j`` is ``{"N*i": 1, "j": 1}``, affine in ``i`` for an invariant ``N``
+    and the form a linearized nest indexes with (see :func:`separating_dim`).
+    """
 
     coeffs: tuple[tuple[str, int], ...]
     const: int
 
     @staticmethod
-    def of(node: gast.AST) -> "Affine | None":
-        terms = _affine(node)
+    def of(node: gast.AST, products: bool = False) -> "Affine | None":
+        terms = _affine(node, products)
         if terms is None:
             return None
         coeffs, const = terms
@@ -38,7 +43,12 @@ class Affine:
         return dict(self.coeffs).get(name, 0)
 
     def symbols(self) -> set[str]:
-        return {k for k, _ in self.coeffs}
+        """Every name the form reads, those inside products and ``x.shape[k]`` included."""
+        return {factor.split(".")[0] for k, _ in self.coeffs for factor in k.split("*")}
+
+    def products(self) -> dict[tuple[str, ...], int]:
+        """The terms that multiply two or more names, as ``{(names...): coefficient}``."""
+        return {tuple(k.split("*")): v for k, v in self.coeffs if "*" in k}
 
     def minus(self, other: "Affine") -> "Affine":
         merged = dict(self.coeffs)
@@ -47,19 +57,23 @@ class Affine:
         return Affine(tuple(sorted((k, v) for k, v in merged.items() if v)), self.const - other.const)
 
 
-def _affine(node):
+def _affine(node, products=False):
     if isinstance(node, gast.Constant) and type(node.value) is int:
         return {}, node.value
     if isinstance(node, gast.Name):
         return {node.id: 1}, 0
+    if products and isinstance(node, gast.Subscript) and isinstance(node.value, gast.Attribute) \
+            and node.value.attr == "shape" and isinstance(node.value.value, gast.Name) \
+            and isinstance(node.slice, gast.Constant) and type(node.slice.value) is int:
+        return {f"{node.value.value.id}.shape[{node.slice.value}]": 1}, 0  # one symbol: an array's extent
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
-        inner = _affine(node.operand)
+        inner = _affine(node.operand, products)
         if inner is None:
             return None
         sign = -1 if isinstance(node.op, gast.USub) else 1
         return {k: sign * v for k, v in inner[0].items()}, sign * inner[1]
     if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub)):
-        left, right = _affine(node.left), _affine(node.right)
+        left, right = _affine(node.left, products), _affine(node.right, products)
         if left is None or right is None:
             return None
         sign = 1 if isinstance(node.op, gast.Add) else -1
@@ -68,13 +82,23 @@ def _affine(node):
             coeffs[k] = coeffs.get(k, 0) + sign * v
         return coeffs, left[1] + sign * right[1]
     if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
-        left, right = _affine(node.left), _affine(node.right)
+        left, right = _affine(node.left, products), _affine(node.right, products)
         if left is None or right is None:
             return None
         if not left[0]:
             left, right = right, left
         if right[0]:
-            return None  # product of two symbols: not affine
+            if not products:
+                return None  # product of two symbols: not affine
+            # (a + b*x + ...) * (c + d*y + ...), term by term: products of names are keys
+            coeffs: dict[str, int] = {}
+            for lk, lv in list(left[0].items()) + [("", left[1])]:
+                for rk, rv in list(right[0].items()) + [("", right[1])]:
+                    if not lk and not rk:
+                        continue
+                    key = "*".join(sorted(filter(None, lk.split("*") + rk.split("*"))))
+                    coeffs[key] = coeffs.get(key, 0) + lv * rv
+            return coeffs, left[1] * right[1]
         c = right[1]
         return {k: c * v for k, v in left[0].items()}, c * left[1]
     return None
@@ -126,28 +150,92 @@ class Conflict:
     detail: str
 
 
-def separating_dim(access: Access, induction: str, variant: set[str]) -> tuple[int, Affine] | None:
-    """The first dimension of ``access`` of the form ``c*induction + invariant``."""
+def separating_dim(access: Access, induction: str, variant: set[str],
+                   nest: "Nest | None" = None) -> tuple[int, Affine] | None:
+    """The first dimension of ``access`` that gives each iteration elements of its own.
+
+    Either ``c*induction + invariant`` (the strong SIV form), or a linearized nest: the
+    dimension is ``c*(induction*N + j)`` plus a non-negative constant, where ``j`` is the
+    index of an inner loop over ``range(N)`` (an ``N`` the loop does not change, a name or a
+    constant), so iteration ``induction`` owns the block ``[c*induction*N, c*(induction + 1)*N)``
+    (the division algorithm; delinearization, Maslov, "Delinearization: an efficient way to
+    break multiloop dependence equations", PLDI 1992).
+
+    Args:
+        nest: what the linearized form needs to know of the loop nest; None: no such form.
+    """
     for d, index in enumerate(access.dims):
         if isinstance(index, gast.Slice):
             continue
-        form = Affine.of(index)
-        if form is None or form.coeff(induction) == 0:
+        form = Affine.of(index, products=True)
+        if form is None:
             continue
-        if (form.symbols() - {induction}) & variant:
-            continue
-        return d, form
+        if _strong(form, induction, variant):
+            return d, form
+        if nest is not None and _linearized(form, access, induction, variant, nest):
+            return d, form
     return None
 
 
+def _strong(form: Affine, induction: str, variant: set[str]) -> bool:
+    """``c*induction + invariant``, ``c != 0``: no other name that varies, no product with one."""
+    return form.coeff(induction) != 0 and not (form.symbols() - {induction}) & variant and not any(
+        set(names) & (variant | {induction}) for names in form.products())
+
+
+@dataclass(frozen=True)
+class Nest:
+    """What :func:`separating_dim` needs to know of a loop nest for the linearized form.
+
+    Attributes:
+        lowest: the least value of the level's index, when a known constant.
+        inner: the inner loops' indices that run over ``range(stop)`` (from 0, step 1): name ->
+            ``(stop, ids of the nodes inside that loop)``, an access outside the loop seeing
+            the index's last value, not every value.
+    """
+
+    lowest: int | None
+    inner: dict[str, tuple[gast.AST, frozenset[int]]]
+
+
+def _linearized(form: Affine, access: Access, induction: str, variant: set[str], nest: Nest) -> bool:
+    """Whether ``form`` is ``c*((induction - s)*N + j) + k``, ``j`` over ``range(N)`` around
+    ``access``, ``c > 0``, ``k >= 0`` a constant, ``s`` 0 or the least index, and that index
+    never negative: then the index is never negative either (a negative one would wrap
+    around). ``N <= 0`` runs no inner iteration, so writes nothing."""
+    if nest.lowest is None or nest.lowest < 0:
+        return False
+    for j, (stop, inside) in nest.inner.items():
+        c = form.coeff(j)
+        if c <= 0 or id(access.node) not in inside:
+            continue
+        if {n.id for n in gast.walk(stop) if isinstance(n, gast.Name)} & (variant | {induction}):
+            continue
+        for start in {0, nest.lowest}:  # `i * n + j`, or `(i - s) * n + j` from the first index `s`
+            offset = gast.BinOp(left=_load(induction), op=gast.Sub(), right=gast.Constant(value=start, kind=None))
+            block = Affine.of(gast.BinOp(left=gast.BinOp(left=offset, op=gast.Mult(), right=stop),
+                                         op=gast.Add(), right=_load(j)), products=True)
+            if block is None:
+                continue
+            rest = form.minus(Affine(tuple((k, c * v) for k, v in block.coeffs), c * block.const))
+            if not rest.coeffs and rest.const >= 0:
+                return True
+    return False
+
+
+def _load(name: str) -> gast.Name:
+    return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
 def test_pair(write: Access, other: Access, induction: str | None, variant: set[str],
-              step_sign: int | None) -> Conflict | None:
+              step_sign: int | None, nest: Nest | None = None) -> Conflict | None:
     """Whether ``other`` (a read or a second write) depends on ``write`` across iterations.
 
     Args:
         induction: the level's induction variable (None for a rows loop: no index to test).
         variant: names whose value changes between iterations (other than ``induction``).
         step_sign: +1/-1 for the direction of the iteration, None when unknown.
+        nest: the loop nest, as :func:`separating_dim` takes it.
     Returns:
         None when no cross-iteration dependence exists, else the conflict.
     """
@@ -155,7 +243,7 @@ def test_pair(write: Access, other: Access, induction: str | None, variant: set[
     if induction is None:
         return Conflict("unknown", write.base, write, other,
                         "the written element does not depend on a loop index")
-    sep = separating_dim(write, induction, variant)
+    sep = separating_dim(write, induction, variant, nest)
     if sep is None:
         return Conflict("unknown", write.base, write, other,
                         f"the index of `{label}` is not an injective affine function of `{induction}`")
@@ -164,7 +252,13 @@ def test_pair(write: Access, other: Access, induction: str | None, variant: set[
         return Conflict("unknown", write.base, write, other,
                         "another access reads a whole slice along the dimension that "
                         f"`{induction}` indexes")
-    rform = Affine.of(other.dims[d])
+    rform = Affine.of(other.dims[d], products=True)
+    if rform is not None and not _strong(wform, induction, variant):
+        # a linearized nest: only the very same element (the same iteration's) is safe
+        if rform == wform:
+            return None
+        return Conflict("unknown", write.base, write, other,
+                        "another access indexes the linearized nest otherwise")
     if rform is None or rform.coeff(induction) != wform.coeff(induction) or \
             (rform.symbols() - {induction}) & variant:
         return Conflict("unknown", write.base, write, other,

@@ -61,7 +61,8 @@ def units(roots: list[LoopInfo]) -> list[LoopInfo]:
     found = []
 
     def visit(info):
-        found.append(info)
+        if not getattr(info.node, "pforge_synthetic", False):  # the inner levels of a product loop
+            found.append(info)
         if not info.vectorizable:
             for child in info.children:
                 visit(child)
@@ -325,8 +326,9 @@ def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias
         comment = f"# pforge: vectorized loop (was {span}: {result.pattern}) {marker}"
         if getattr(result, "guard", None) is not None:
             comment += f", {CHECKED_MARKER}"
+            kept = unparse_lines([info.node]) if getattr(info.node, "pforge_fallback_unparsed", False) else None
             splicer.replace_statement_guarded(info.node, comment, _conjunction(result.guard),
-                                              unparse_lines(result.stmts))
+                                              unparse_lines(result.stmts), kept)
         elif getattr(result, "anchor", None) is None:
             splicer.replace_statement(info.node, [comment] + unparse_lines(result.stmts))
         elif result.stmts:  # a comprehension: its statement is rebuilt around the batched value

@@ -64,15 +64,19 @@ class Splicer:
         self.edits.append(Edit(self.line_start(stmt.lineno), self.line_end(stmt.end_lineno), text))
 
     def replace_statement_guarded(self, stmt: gast.stmt, comment: str, test: str,
-                                  code_lines: list[str]) -> None:
+                                  code_lines: list[str], kept_lines: list[str] | None = None) -> None:
         """Replaces ``stmt`` by ``if test: code_lines else: stmt``, the statement's own text
-        (comments and all) indented one level under ``else:``."""
+        (comments and all) indented one level under ``else:``, or ``kept_lines`` when given
+        (a loop pforge put in another form first)."""
         indent = self.indentation(stmt.lineno)
         unit = self.indent_unit
         nl = self.source.newline
         body = [indent + unit + self._reindent(line) if line else "" for line in code_lines] or [indent + unit + "pass"]
-        kept = [unit + line.rstrip("\r\n") if line.strip() else ""
-                for line in self.lines[stmt.lineno - 1:stmt.end_lineno]]
+        if kept_lines is not None:
+            kept = [indent + unit + self._reindent(line) if line else "" for line in kept_lines]
+        else:
+            kept = [unit + line.rstrip("\r\n") if line.strip() else ""
+                    for line in self.lines[stmt.lineno - 1:stmt.end_lineno]]
         text = nl.join([indent + comment, f"{indent}if {test}:", *body, f"{indent}else:", *kept])
         self.edits.append(Edit(self.line_start(stmt.lineno), self.line_end(stmt.end_lineno), text))
 

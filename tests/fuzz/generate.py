@@ -486,6 +486,36 @@ class _Builder:
                         (f"a{k} = np.array(x, dtype=float)", f"b{k} = np.zeros(len(x))"),
                         outputs=(f"a{k}", f"b{k}"), back=1 if off == -1 else 0, ahead=1 if off == 1 else 0)
 
+    def _linearized(self, k):
+        """A nest writing a flat buffer at ``i * w + j``, ``j`` over ``range(w)``: each ``i``
+        owns a block (delinearization). Spelled with the product in any order, through a
+        private index, or with a counter ``t += 1`` (induction-variable substitution; it
+        stays a recurrence where the loop counts down); one time in five the blocks overlap
+        (``i * (w - 1) + j``), a planted output dependence."""
+        if not self.np:
+            return self._map(k)
+        width = self.rng.choice(("m2.shape[1]", f"w{k}"))
+        setup = [f"q{k} = np.zeros(len(x) * m2.shape[1] + 1)"]
+        if width == f"w{k}":
+            setup.insert(0, f"w{k} = m2.shape[1]")
+        value = f"m2[i, j] * {self.expr(1)}"
+        head = f"for j in range({width}):"
+        if self.rng.random() < 0.2:
+            return Fragment("linearized, overlapping blocks", REFUSE, (head, f"    q{k}[i * ({width} - 1) + j] = {value}"),
+                            tuple(setup), outputs=(f"q{k}",), reads=frozenset({"m2"}))
+        how = self.rng.choice(("i * W + j", "W * i + j", "j + i * W", "private", "counter"))
+        if how == "counter":
+            setup.append(f"t{k} = 0")
+            body = (head, f"    q{k}[t{k}] = {value}", f"    t{k} += 1")
+            return Fragment("linearized, counter", EITHER, body, tuple(setup), outputs=(f"q{k}",),
+                            reads=frozenset({"m2"}))
+        if how == "private":
+            body = (head, f"    t{k} = i * {width} + j", f"    q{k}[t{k}] = {value}")
+        else:
+            body = (head, f"    q{k}[{how.replace('W', width)}] = {value}")
+        return Fragment(f"linearized, {how}", VECTORIZE, body, tuple(setup), outputs=(f"q{k}",),
+                        reads=frozenset({"m2"}))
+
     # -- planted dependences ------------------------------------------------------------------
 
     def _carried(self, k):
@@ -564,7 +594,8 @@ class _Builder:
 INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2), ("branch-inplace", 3),
                ("reduction", 5), ("count", 1), ("argmax", 2), ("gather", 2), ("scatter-add", 2),
                ("nest-carried", 2), ("pair", 2), ("prefix", 1), ("filter", 2), ("window", 2),
-               ("selection", 2), ("masked-write", 1), ("tuple-reduction", 2), ("stack-axis", 2))
+               ("selection", 2), ("masked-write", 1), ("tuple-reduction", 2), ("stack-axis", 2),
+               ("linearized", 2))
 DEPENDENT = (("carried", 2), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1))

@@ -12,6 +12,7 @@ from pforge.transpile.analysis.collectors import (_comprehension_collector, _con
                                                   _find_collectors, _find_tensorarrays)
 from pforge.transpile.analysis.facts import (COMPREHENSION, INVARIANT, TRY_STATEMENTS, LoopInfo,
                                              ModuleContext, _parents)
+from pforge.transpile.analysis.linearized import unflatten_nests
 from pforge.transpile.analysis.nodes import _scope_nodes, _statements, _stored_names
 from pforge.transpile.analysis.reductions import _find_arg_reductions, _find_reductions
 from pforge.transpile.analysis.structure import _structural_blockers, _trip_count_notes
@@ -25,6 +26,7 @@ def discover(ctx: ModuleContext) -> list[LoopInfo]:
     _normalise_continue(ctx.tree)
     if _split_tuple_assignments(ctx):
         ctx.parents = _parents(ctx.tree)  # the new statements hold the old targets and values
+    unflatten_nests(ctx)
 
     def visit_block(stmts, qualname, function, parent_loop, sink):
         previous = None

@@ -3,6 +3,8 @@ indexed outputs, scatter updates, whole-array uses and negative indices that wra
 
 from __future__ import annotations
 
+import copy
+
 import gast
 
 from pforge.transpile import dependence
@@ -57,6 +59,10 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
                 dims = [node.args[0]] if node.func.attr == "read" and node.args else [gast.Slice(None, None, None)]
                 reads.setdefault(name, []).append(dependence.Access(name, dims, node))
 
+    defs = _affine_definitions(ctx, info, stored)
+    if defs:
+        for access in [a for accesses in (writes, reads) for group in accesses.values() for a in group]:
+            access.dims = [_forward_substituted(ctx, d, defs, access.node) for d in access.dims]
     for name in {w.base for ws in writes.values() for w in ws if id(w) in shared} & set(reads):
         reads[name] = [_through_shared_rows(ctx, r, r.node, shared) for r in reads[name]]
     _merge_aliases(ctx, info, nodes, writes, reads, stored)
@@ -64,6 +70,7 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
                | _inner_targets(info))
     induction = info.space.induction if info.space and info.space.kind != "rows" else None
     step_sign = info.space.step_sign() if info.space else None
+    nest = _nest(info) if induction is not None else None
     for name, wlist in sorted(writes.items()):
         cls = info.classes.get(name)
         if cls in (PRIVATE, ITEM, INDUCTION) or name in stored and cls is None:
@@ -93,7 +100,7 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
         only_aug = all(w.aug in ("add", "mul", "or", "and") for w in wlist) and not rlist \
             and len({w.aug for w in wlist}) == 1
         for w in wlist:
-            if only_aug and dependence.separating_dim(w, induction or "", variant) is None:
+            if only_aug and dependence.separating_dim(w, induction or "", variant, nest) is None:
                 info.scatter_add = True
                 info.dependences.append(f"{name}: `{w.aug}` updates may collide; a scatter-"
                                         f"{w.aug} is order-independent")
@@ -101,7 +108,7 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
             for other in rlist + [o for o in wlist if o is not w]:
                 if only_aug and other.write:
                     continue
-                conflict = dependence.test_pair(w, other, induction, variant, step_sign)
+                conflict = dependence.test_pair(w, other, induction, variant, step_sign, nest)
                 if conflict is None or conflict.kind == "anti" and (
                         other.write or runs_before(ctx, other.node, w.node)):
                     continue
@@ -129,7 +136,7 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
                 break
             else:
                 if not rlist and len(wlist) == 1 and w.aug is None and \
-                        dependence.separating_dim(w, induction or "", variant) is None:
+                        dependence.separating_dim(w, induction or "", variant, nest) is None:
                     varies = {n.id for d in w.dims for n in _loaded_names(d)} & (variant | {induction})
                     if varies:
                         info.block("PF203", f"`{name}`: the written index (line {w.node.lineno}) "
@@ -170,6 +177,88 @@ def runs_before(ctx, read, write) -> bool:
     if r is w:
         return True
     return (r.lineno, r.col_offset) < (w.lineno, w.col_offset)
+
+
+#: the operators of an index a private value may stand for in the dependence test
+_INDEX_OPS = (gast.Add, gast.Sub, gast.Mult, gast.USub, gast.UAdd)
+
+
+def _affine_definitions(ctx, info, stored) -> dict[str, tuple[gast.Assign, list]]:
+    """Private names bound once in the loop, by ``k = <sum of products of names and ints>`` at
+    the top of a loop body, from names that do not change between that statement and the end
+    of its body's iteration (``k = i * n + j`` in the inner body of a nest): name ->
+    ``(statement, the body list holding it)``. The dependence test reads a subscript ``x[k]``
+    after it as ``x[i * n + j]`` (scalar forward substitution; Allen & Kennedy, "Optimizing
+    Compilers for Modern Architectures", section 4.3)."""
+    bodies = [(level.body if level is info else level.node.body, level) for level in info.walk()
+              if isinstance(level.node, (gast.For, gast.While))]
+    defs = {}
+    for body, level in bodies:
+        for stmt in body:
+            if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+                    and isinstance(stmt.targets[0], gast.Name)):
+                continue
+            name = stmt.targets[0].id
+            if len(stored.get(name, ())) != 1 or not all(
+                    isinstance(n, (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Load) + _INDEX_OPS)
+                    for n in gast.walk(stmt.value)):
+                continue
+            if any(isinstance(n, gast.Constant) and type(n.value) is not int for n in gast.walk(stmt.value)):
+                continue
+            fixed = set()  # the indices of the loops around the statement, inside this level
+            up = level
+            while up is not None and up is not info.parent:
+                if up.space is not None:
+                    fixed |= up.space.target_names()
+                up = up.parent
+            if any(n.id in stored and n.id not in fixed for n in _loaded_names(stmt.value)):
+                continue
+            defs[name] = (stmt, body)
+    return defs
+
+
+def _forward_substituted(ctx, index, defs, user):
+    """``index`` with each name of ``defs`` replaced by its value, where the defining statement
+    runs before ``user`` in the same iteration (it comes earlier in a body that holds ``user``)."""
+    if isinstance(index, gast.Slice) or not any(isinstance(n, gast.Name) and n.id in defs
+                                                 for n in gast.walk(index)):
+        return index
+
+    def runs_first(stmt, body):
+        node = user
+        while node is not None:
+            if any(node is st for st in body):
+                return body.index(node) > next(k for k, st in enumerate(body) if st is stmt)
+            node = ctx.parents.get(id(node))
+        return False
+
+    class _Substitute(gast.NodeTransformer):
+        def visit_Name(self, node):
+            found = defs.get(node.id)
+            if isinstance(node.ctx, gast.Load) and found is not None and runs_first(*found):
+                return copy.deepcopy(found[0].value)
+            return node
+
+    return _Substitute().visit(copy.deepcopy(index))
+
+
+def _nest(info) -> dependence.Nest:
+    """The level's least index and its inner loops over ``range(stop)`` from 0 by 1 (an index
+    name two inner loops share with different stops is left out)."""
+    inner: dict[str, tuple | None] = {}
+    for child in info.walk():
+        space = child.space
+        if child is info or space is None or not space.induction:
+            continue
+        if space.kind != "range" or space.induction in inner or (
+                space.start is not None and constant_int(space.start) != 0) or \
+                (space.step is not None and constant_int(space.step) != 1):
+            inner[space.induction] = None  # another kind of loop, or a second one, binds it too
+            continue
+        inside = frozenset(id(n) for st in child.node.body for n in gast.walk(st))
+        inner[space.induction] = (space.stop, inside)
+    return dependence.Nest(_lowest_index(info.space),
+                           {name: found for name, found in inner.items() if found is not None})
 
 
 def _inner_targets(info):
