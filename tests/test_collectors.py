@@ -46,7 +46,9 @@ def test_a_list_read_by_a_numpy_function_is_the_batched_array():
             scores.append(row @ w)
         return np.argmax(scores)
         """)
-    assert "for row in x" not in code and "    return np.argmax(scores)\n" in code
+    # batched where the loop runs: with no rows, `np.array([])` is (0,) floats, not the batch's shape
+    assert "if len(x) > 0:" in code and "for row in x" not in code.split("else:")[0]
+    assert "    return np.argmax(scores)\n" in code
     assert _run(code, *ARGS) == _run(source, *ARGS)
 
 
@@ -64,14 +66,28 @@ def test_a_list_of_python_numbers_used_as_a_list_is_rebuilt():
     np.testing.assert_allclose(got, want)
 
 
-@pytest.mark.parametrize("value", ["row.dot(w)", "row * w", "1 if row[0] > 0 else 0"])
-def test_a_list_whose_items_would_change_type_is_left(value):
-    """NumPy scalars, rows, or Python ints merged by `np.where`: the batched value's items would
-    not be the objects the loop appended."""
+@pytest.mark.parametrize("value, why", [("row.dot(w)", "would come back as NumPy values"),
+                                        ("row * w", "would come back as NumPy values"),
+                                        ("1 if row[0] > 0 else 0.5", "gets values of two types")])
+def test_a_list_whose_items_would_change_type_is_left(value, why):
+    """NumPy scalars, rows, or an int on some iterations and a float on others (`np.where` gives
+    floats): the batched value's items would not be the objects the loop appended."""
     source = HEAD + f"    labels = []\n    for row in x:\n        labels.append({value})\n    return labels\n"
     result = transpile_source(source, "m.py")
     assert not result.changed
-    assert "would come back as NumPy values" in " ".join(r.message for r in result.plans[0].remarks)
+    assert why in " ".join(r.message for r in result.plans[0].remarks)
+
+
+def test_python_ints_merged_by_a_test_come_back_as_python_ints():
+    source, code = _rewrite("""\
+        labels = []
+        for row in x:
+            labels.append(1 if row[0] > 0 else 0)
+        return labels
+        """)
+    assert ".tolist()" in code
+    want, got = _run(source, *ARGS), _run(code, *ARGS)
+    assert got == want and [type(v) for v in got] == [type(v) for v in want] == [int] * 5
 
 
 def test_a_filtered_list_used_as_a_list():

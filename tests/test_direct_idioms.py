@@ -794,7 +794,8 @@ def test_numpy_stacks_and_joins_along_another_axis(consumer, item):
         """)
     result = transpile_source(source, "m.py")
     assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
-    assert "for i in" not in result.code and consumer in result.code
+    assert "if m.shape[0] > 0:" in result.code and "for i in" not in result.code.split("else:")[0]
+    assert consumer in result.code
     m = np.random.default_rng(4).random((5, 2, 3))
     got, want = _run(result.code, m), _run(source, m)
     assert got.shape == want.shape
@@ -815,3 +816,138 @@ def test_tensorflow_stacks_along_another_axis_stay_loops():
         """)
     result = transpile_source(source, "m.py")
     assert not any(p.rewritten for p in result.plans)
+
+
+REVERSED = """\
+import numpy as np
+
+
+def f(x, n):
+    out = np.zeros(n)
+    for i in reversed(range(1, n)):
+        out[i] = x[i] - x[i - 1]
+    return out
+
+
+def g(x, n):
+    out = np.zeros(n + 1)
+    for i in reversed(range(n)):
+        out[i] = out[i + 1] * 0.5 + x[i]
+    return out
+"""
+
+
+def test_reversed_range_is_a_range_counting_down():
+    """``reversed(range(1, n))`` is ``range(n - 1, 0, -1)``: a map over it is batched, and a
+    recurrence that reads the element written one step before (``out[i + 1]``, counting down)
+    stays a loop."""
+    result = transpile_source(REVERSED, "m.py")
+    f_plan, g_plan = result.plans
+    assert f_plan.rewritten, [r.message for r in f_plan.remarks]
+    assert "range(n - 1, 0, -1)" in f_plan.remarks[0].message
+    assert not g_plan.vectorizable
+    namespace, original = {}, {}
+    exec(compile(result.code, "<code>", "exec"), namespace)
+    exec(compile(REVERSED, "<code>", "exec"), original)
+    for n in (0, 1, 2, 6):
+        x = np.arange(6.0) ** 2
+        np.testing.assert_array_equal(namespace["f"](x, n), original["f"](x, n))
+
+
+HELPERS = """\
+import numpy as np
+
+SPEED = 343.0
+
+
+def conj_t(a, **kwargs):
+    return np.transpose(a, **kwargs).conj()
+
+
+def response(points, centre, f, source, attn=True, ff=False):
+    x = np.array(source)
+    if x.ndim == 1:
+        x = source[:, np.newaxis]
+    if ff:
+        p = x - centre
+        p /= np.linalg.norm(p)
+        d = -np.dot(points.T, p)
+    else:
+        d = np.sqrt(np.sum((points[:, :, np.newaxis] - x[:, np.newaxis, :]) ** 2, axis=0))
+    if type(x) is float or type(x) is int:
+        return 0.0
+    phase = np.exp(-1j * 2 * np.pi * f * d / SPEED)
+    if attn:
+        return phase / d
+    return phase
+
+
+def f(targets, weights, points, centre):
+    out = np.zeros(targets.shape[1], dtype=complex)
+    for k, t in enumerate(targets.T):
+        r = np.dot(conj_t(weights[:, k]), response(points, centre, 500.0, t, attn=True, ff=False))
+        out[k] = r[0]
+    return out
+"""
+
+
+def test_a_helper_with_flags_and_rank_tests_is_evaluated_for_the_call():
+    """The helper's `if ff:` (passed False), `if x.ndim == 1:` (a row: 1-D) and `type(x) is
+    float` (an array: never) are decided for this call and only the branches taken are
+    batched; `**kwargs` that the call leaves empty passes nothing on. `centre`, read only in a
+    branch the call does not take, needs no run-time check."""
+    result = transpile_source(HELPERS, "m.py")
+    (plan,) = result.plans
+    assert plan.rewritten, [r.message for r in plan.remarks]
+    batched = result.code.split("# pforge: vectorized loop")[1].split("else:")[0].split("\n", 1)[1]
+    assert "np.linalg.norm" not in batched and "centre" not in batched
+    rng = np.random.default_rng(5)
+    targets, points = rng.uniform(1, 3, (2, 4)), rng.uniform(-0.1, 0.1, (2, 3))
+    weights = rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))
+    centre = points.mean(axis=1, keepdims=True)
+    namespace, original = {}, {}
+    exec(compile(result.code, "<code>", "exec"), namespace)
+    exec(compile(HELPERS, "<code>", "exec"), original)
+    np.testing.assert_allclose(namespace["f"](targets, weights, points, centre),
+                               original["f"](targets, weights, points, centre), rtol=1e-12)
+
+
+@pytest.mark.parametrize("change", [
+    ("response(points, centre, 500.0, t, attn=True, ff=False)", "response(points, centre, 500.0, t, True, centre[0, 0] > 0)"),
+    ("    if x.ndim == 1:\n        x = source[:, np.newaxis]\n", "    if x.shape[0] == 2:\n        x = source[:, np.newaxis]\n"),
+])
+def test_a_helper_branch_decided_only_by_the_data_is_not_inlined(change):
+    source = HELPERS.replace(*change)
+    assert source != HELPERS
+    result = transpile_source(source, "m.py")
+    assert not result.plans[0].rewritten
+    assert "no batching rule for `response`" in " ".join(r.message for r in result.plans[0].remarks)
+
+
+TUPLE_HELPER = """\
+import numpy as np
+
+
+def scaled(x, mean):
+    d, s = x - mean, np.sum(x * x)
+    s += 1.0
+    return d * s
+
+
+def f(X, mean):
+    out = np.zeros(X.shape)
+    for i in range(X.shape[0]):
+        out[i] = scaled(X[i], mean)
+    return out
+"""
+
+
+def test_a_helper_unpacking_a_tuple_and_updating_a_name_is_one_expression():
+    result = transpile_source(TUPLE_HELPER, "m.py")
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    rng = np.random.default_rng(6)
+    X, mean = rng.standard_normal((5, 3)), rng.standard_normal(3)
+    namespace, original = {}, {}
+    exec(compile(result.code, "<code>", "exec"), namespace)
+    exec(compile(TUPLE_HELPER, "<code>", "exec"), original)
+    np.testing.assert_allclose(namespace["f"](X, mean), original["f"](X, mean), rtol=1e-12)

@@ -13,7 +13,7 @@ from pforge.transpile import transpile_source
 PROGRAMS = {
     'step': ('\ndef f(x):\n    """Args:\n      x: [n, d].\n    """\n    out = []\n    for i in range(1, x.shape[0], 2):\n        out.append(x[i] * 2 + x[i - 1])\n    return np.stack(out)\n', True),
     'negstep': ('\ndef f(x):\n    """Args:\n      x: [n, d].\n    """\n    out = []\n    for i in range(x.shape[0] - 1, -1, -1):\n        out.append(x[i] + 1)\n    return np.stack(out)\n', True),
-    'enum_start': ('\ndef f(x):\n    """Args:\n      x: [n, d].\n    """\n    out = []\n    for k, r in enumerate(x, 1):\n        out.append(r * k)\n    return np.stack(out)\n', False),
+    'enum_start': ('\ndef f(x):\n    """Args:\n      x: [n, d].\n    """\n    out = []\n    for k, r in enumerate(x, 1):\n        out.append(r * k)\n    return np.stack(out)\n', True),
     'col_read': ('\ndef f(x):\n    """Args:\n      x: [n, d].\n    """\n    out = []\n    for j in range(x.shape[1]):\n        out.append(np.sum(x[:, j]))\n    return np.array(out)\n', True),
     'row_fill': ('\ndef f(x):\n    """Args:\n      x: [n, d].\n    """\n    out = np.zeros(x.shape)\n    for i in range(x.shape[0]):\n        out[i] = np.mean(x[i])\n    return out\n', True),
     'nested_flat': ('\ndef f(x, y):\n    """Args:\n      x: [n].\n      y: [m].\n    """\n    out = []\n    for i in range(x.shape[0]):\n        for j in range(y.shape[0]):\n            out.append(x[i] * y[j])\n    return np.array(out)\n', True),
@@ -21,7 +21,8 @@ PROGRAMS = {
     'mask_max': ('\ndef f(x):\n    """Args:\n      x: [n].\n    """\n    best = -1.0\n    for i in range(x.shape[0]):\n        if x[i] > 0:\n            best = np.maximum(best, x[i])\n    return best\n', True),
     'ifexp': ('\ndef f(x):\n    """Args:\n      x: [n, d].\n    """\n    out = []\n    for i in range(x.shape[0]):\n        s = np.sum(x[i])\n        out.append(x[i] if s > 0 else x[i] * s)\n    return np.stack(out)\n', True),
     'gather': ('\ndef f(x, idx):\n    """Args:\n      x: [n, d].\n      idx: [k].\n    """\n    out = []\n    for i in range(idx.shape[0]):\n        out.append(x[idx[i]] - x[0])\n    return np.stack(out)\n', True),
-    'elif_assign': ('\ndef f(x):\n    """Args:\n      x: [n].\n    """\n    out = []\n    for i in range(x.shape[0]):\n        if x[i] > 1:\n            v = x[i] * 2\n        elif x[i] < -1:\n            v = -x[i]\n        else:\n            v = 0.0\n        out.append(v)\n    return np.array(out)\n', True),
+    'elif_assign': ('\ndef f(x):\n    """Args:\n      x: [n].\n    """\n    out = []\n    for i in range(x.shape[0]):\n        if x[i] > 1:\n            v = x[i] * 2\n        elif x[i] < -1:\n            v = -x[i]\n        else:\n            v = x[i] * 0.0\n        out.append(v)\n    return np.array(out)\n', True),
+    'elif_assign_number': ('\ndef f(x):\n    """Args:\n      x: [n].\n    """\n    out = []\n    for i in range(x.shape[0]):\n        if x[i] > 1:\n            v = x[i] * 2\n        elif x[i] < -1:\n            v = -x[i]\n        else:\n            v = 0.0\n        out.append(v)\n    return np.array(out)\n', False),  # np.array's dtype would depend on which branches run
     'count': ('\ndef f(x):\n    """Args:\n      x: [n].\n    """\n    c = 0\n    for i in range(x.shape[0]):\n        if x[i] > 0:\n            c += 1\n    return c\n', True),
     'zip_rows': ('\ndef f(x, y):\n    """Args:\n      x: [n, d].\n      y: [n, d].\n    """\n    out = []\n    for a, b in zip(x, y):\n        out.append(np.dot(a, b))\n    return np.array(out)\n', True),
     'scatter_hist': ('\ndef f(v, bins):\n    """Args:\n      v: [n].\n    """\n    h = np.zeros(bins)\n    for i in range(v.shape[0]):\n        h[v[i]] += 1\n    return h\n', True),

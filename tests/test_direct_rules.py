@@ -80,6 +80,9 @@ _WRITTEN_OUT = {
     "numpy.fft.ifft": ["np.fft.ifft(x[i]).imag", "np.fft.ifft(m[i], axis=0).real"],
     "numpy.fft.rfft": ["np.abs(np.fft.rfft(x[i], n=6))", "np.fft.rfft(m[i], axis=1).real"],
     "numpy.fft.irfft": ["np.fft.irfft(x[i])", "np.fft.irfft(m[i], n=4, axis=0)"],
+    "numpy.array": ["np.array(x[i]) * 2.0", "np.array([x[i], x[i] * 2.0])", "np.array([s[i], 1.5 * s[i]])[1]",
+                    "np.array(m[i], dtype=float)"],
+    "numpy.asarray": ["np.asarray(x[i] * 2.0)", "np.asarray([m[i], m[i] - 1.0])"],
     "numpy.linspace": ["np.linspace(s[i], x[i, 0], 5)", "np.linspace(x[i], v, 4, axis=1)",
                        "np.linspace(0.0, s[i], 3, endpoint=False)", "np.linspace(x[i], 1.0, num=3, axis=-1)"],
 }

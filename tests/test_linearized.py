@@ -279,3 +279,38 @@ def test_a_product_whose_nest_would_differ_stays_as_written(change):
     assert [p.lineno for p in result.plans] == [9, 16]
     assert not _plan(result, 16).rewritten
     assert "for i, j in product(range(n), range(m)" in result.code
+
+
+ROWS_COUNTER = textwrap.dedent("""\
+    import numpy as np
+
+
+    def f(X):
+        out = np.zeros((len(X) + 2, X.shape[1]))
+        k = 2
+        for row in X:
+            out[k] = row * 2
+            k += 1
+        return out
+
+
+    def g(X):
+        out = np.zeros(len(X) + 1)
+        k = 0
+        for row in X:
+            k += 1
+            out[k] = row.sum()
+        return out
+    """)
+
+
+def test_a_counter_over_rows_is_the_enumerate_index():
+    """``k = 2; for row in X: ...; k += 1`` is ``for k, row in enumerate(X, 2)``; read after
+    its increment, the counter stays a recurrence."""
+    result = transpile_source(ROWS_COUNTER, "m.py")
+    f_plan, g_plan = result.plans
+    assert f_plan.rewritten, [r.message for r in f_plan.remarks]
+    assert not g_plan.vectorizable
+    for n in (1, 4):
+        X = np.arange(3.0 * n).reshape(n, 3)
+        np.testing.assert_array_equal(_run(result.code, "f", X), _run(ROWS_COUNTER, "f", X))

@@ -606,3 +606,34 @@ def test_a_buffer_bound_after_a_loop_is_not_checked_in_front_of_it():
     got, want = _run(result.code, (4, 3), grid), _run(source, (4, 3), grid)
     np.testing.assert_allclose(got[0], want[0], rtol=1e-12)
     np.testing.assert_array_equal(got[1], want[1])
+
+
+def test_a_helper_branch_its_constant_flag_takes_constrains_the_caller():
+    """`helper(m, v, ff=False)`: only the `else:` branch runs for this call, and there `m`
+    takes two indices and a new axis, so `m` has two axes (a hard constraint of the caller);
+    the `ff` branch, which would read `m` as a vector, does not run. `x.ndim == 1` of a local
+    of known rank is decided too."""
+    source = """\
+        import numpy as np
+
+
+        def helper(m, v, ff=False):
+            x = np.array(v)
+            if x.ndim == 1:
+                x = v[:, np.newaxis]
+            if ff:
+                return np.dot(m, 2.0)
+            else:
+                return np.sum((m[:, :, np.newaxis] - x[:, np.newaxis, :]) ** 2, axis=0)
+
+
+        def f(m, vs):
+            out = np.zeros((vs.shape[1], 3, 1))
+            for k, v in enumerate(vs.T):
+                out[k] = helper(m, v, ff=False)
+            return out
+        """
+    guess = _guess(source)
+    assert guess.ranks["m"] == 2 and "m" not in guess.assumed  # proven, not suggested
+    either = _guess(source.replace("helper(m, v, ff=False)", "helper(m, v, ff=v[0] > 0)"))
+    assert "m" in either.assumed  # the flag is data: either branch may run

@@ -35,7 +35,6 @@ REWRITTEN = {
     "numpy_ml/010_viterbi_first_column",
     "pyroomacoustics/001_binning",
     "pyroomacoustics/003_cosine_band_magnitudes",
-    "pyroomacoustics/006_octave_bandwidths",
     "pyroomacoustics/011_mel_filterbank",
     "pyroomacoustics/015_filters_from_weights_lstsq",
     "pyroomacoustics/016_weights_from_filters",

@@ -431,7 +431,7 @@ def test_an_instance_attribute_read_in_the_loop():
     layer, xs = sp.Layer(rng.random((3, 4))), rng.random((6, 4))
     assert_same_numbers(np.tanh(xs @ layer.w.T), layer.forward(xs))
     entry = _rewritten(layer.forward.entry(xs))
-    assert "self.w" in entry.code and "for x in xs" not in entry.code
+    assert "self.w" in entry.code and "for x in xs" not in entry.code.split("else:")[0]  # kept for no rows
     assert entry.description.endswith("; reads self.w: <f8 ndarray rank 2")
     other = sp.Layer(rng.random((2, 4)))  # another instance, same kinds: the same rewrite
     assert_same_numbers(np.tanh(xs @ other.w.T), other.forward(xs))

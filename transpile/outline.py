@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import gast
 
 from pforge.transpile.analysis import ModuleContext, WholeModuleNeeded
+from pforge.transpile.consumers import ARRAY_READERS, BUILTIN_READERS, CONSUMERS
 from pforge.transpile.errors import SourceError
 from pforge.transpile.frontend import ImportMap, SourceText, parse_ast, position, to_gast
 
@@ -299,6 +300,9 @@ def _holds_implicit_loop(stmt: ast.AST, lines: list[str]) -> bool:
         for part in value if isinstance(value, list) else [value]:
             if not isinstance(part, ast.AST):
                 continue
+            if isinstance(stmt, ast.Assign) and part is stmt.value and isinstance(part, ast.ListComp) \
+                    and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                return True  # `rows = [...]`, perhaps read as an array later
             for node in ast.walk(part):
                 if isinstance(node, ast.DictComp):
                     return True
@@ -312,9 +316,8 @@ def _holds_implicit_loop(stmt: ast.AST, lines: list[str]) -> bool:
     return False
 
 
-#: Names of the calls whose list argument becomes an array (``analysis.CONSUMERS``, unresolved).
-_ARRAY_CONSUMERS = {"stack", "convert_to_tensor", "constant", "concat", "array", "asarray",
-                    "concatenate", "vstack"}
+#: Names of the calls whose list argument becomes an array (``consumers``, unresolved).
+_ARRAY_CONSUMERS = {name.rsplit(".", 1)[-1] for name in CONSUMERS.keys() | ARRAY_READERS | BUILTIN_READERS}
 
 
 def outline(source: SourceText) -> Outline:

@@ -208,10 +208,10 @@ def _rewrite_unit(ctx, info, namer, backend, tf_alias, np_alias, shapes, rewrite
     naming the op.
     """
     why_not_direct = None
-    if info.form != "loop" and info.library != "tensorflow":
+    if info.form not in ("loop", "list comprehension") and info.library != "tensorflow":
         notes[id(info)] = f"a {info.form} over NumPy values is not rewritten (only TensorFlow ones are)"
         return
-    if info.form != "loop" and backend != "pfor":
+    if info.form != "loop" and backend != "pfor" and info.library == "tensorflow":
         why_not_direct = f"a {info.form} is rewritten with tf.vectorized_map"
     elif backend in ("auto", "direct"):
         from pforge.transpile.backends import direct  # the rule registry loads on first use
@@ -327,7 +327,7 @@ def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias
         if getattr(result, "guard", None) is not None:
             comment += f", {CHECKED_MARKER}"
             kept = unparse_lines([info.node]) if getattr(info.node, "pforge_fallback_unparsed", False) else None
-            splicer.replace_statement_guarded(info.node, comment, _conjunction(result.guard),
+            splicer.replace_statement_guarded(result.anchor or info.node, comment, _conjunction(result.guard),
                                               unparse_lines(result.stmts), kept)
         elif getattr(result, "anchor", None) is None:
             splicer.replace_statement(info.node, [comment] + unparse_lines(result.stmts))

@@ -93,6 +93,10 @@ class _Conflict(Exception):
     """A hard constraint does not hold."""
 
 
+class _BranchConflict(_Conflict):
+    """A hard constraint does not hold in a branch of a helper that a call may not take."""
+
+
 @dataclass
 class _Eval:
     """One evaluation of the function body under an assignment of ranks."""
@@ -109,6 +113,7 @@ class _Eval:
     returns: list = field(default_factory=list)  # ranks of the returned values
     busy: set = field(default_factory=set)  # module names being evaluated (no recursion)
     loose: frozenset = frozenset()  # variables that are locals: a binding of unknown rank keeps theirs
+    static: dict | None = None  # a helper's parameters passed as constants: its `if`s on them are decided
 
     # -- constraints -------------------------------------------------------------------------
     def hard(self, ok: bool):
@@ -181,9 +186,18 @@ class _Eval:
         elif isinstance(node, gast.AnnAssign) and node.value is not None:
             self.store(node.target, self.rank(node.value), node.value)
         elif isinstance(node, gast.If):
-            self.need_scalar(node.test)
-            self.run(node.body)
-            self.run(node.orelse)
+            decided = self._decide(node.test) if self.static is not None else None
+            if decided is not None:  # a helper's `if ff:` with `ff=False` passed: one branch runs
+                self.run(node.body if decided else node.orelse)
+                return
+            try:
+                self.need_scalar(node.test)
+                self.run(node.body)
+                self.run(node.orelse)
+            except _Conflict as exc:
+                if self.static is not None and not isinstance(exc, _BranchConflict):
+                    raise _BranchConflict() from exc  # the call may take the other branch
+                raise
         elif isinstance(node, gast.While):
             self.need_scalar(node.test)
             self._loop_body(node.body)
@@ -202,6 +216,42 @@ class _Eval:
                 self.run(handler.body)
             self.run(getattr(node, "orelse", []))
             self.run(getattr(node, "finalbody", []))
+
+    def _decide(self, test) -> bool | None:
+        """The truth of a helper's ``if`` test for this call, when the ranks and constants
+        decide it: a flag passed as a constant, ``x.ndim == 1`` of a value of known rank,
+        ``type(x) is int`` of an array, and ``not``/``and``/``or`` of those; else None."""
+        if isinstance(test, gast.Constant):
+            return bool(test.value)
+        if isinstance(test, gast.Name) and test.id in self.static:
+            return bool(self.static[test.id])
+        if isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not):
+            inner = self._decide(test.operand)
+            return None if inner is None else not inner
+        if isinstance(test, gast.BoolOp):
+            parts = [self._decide(v) for v in test.values]
+            decisive = False if isinstance(test.op, gast.And) else True
+            if decisive in parts and None not in parts[:parts.index(decisive)]:
+                return decisive
+            return None if None in parts else not decisive
+        if isinstance(test, gast.Compare) and len(test.ops) == 1:
+            left, op, right = test.left, test.ops[0], test.comparators[0]
+            if isinstance(op, (gast.Is, gast.IsNot)) and isinstance(left, gast.Call) and len(left.args) == 1 \
+                    and self.ctx.imports.resolve(left.func) == "builtins.type" and isinstance(right, gast.Name) \
+                    and self.ctx.imports.resolve(right) in ("builtins.int", "builtins.float", "builtins.bool"):
+                rank = self.env.get(left.args[0].id) if isinstance(left.args[0], gast.Name) else None
+                if rank is None or rank < 1:
+                    return None  # a number could be either
+                return isinstance(op, gast.IsNot)  # an array is never exactly a Python number
+            if isinstance(left, gast.Attribute) and left.attr == "ndim" and isinstance(left.value, gast.Name) \
+                    and isinstance(right, gast.Constant) and type(right.value) is int:
+                rank = self.env.get(left.value.id)
+                compare = {gast.Eq: int.__eq__, gast.NotEq: int.__ne__, gast.Lt: int.__lt__, gast.LtE: int.__le__,
+                           gast.Gt: int.__gt__, gast.GtE: int.__ge__}.get(type(op))
+                if rank is None or compare is None:
+                    return None
+                return compare(rank, right.value)
+        return None
 
     def _loop_body(self, body):
         """One run of a loop body; in ``flow`` mode, runs until no binding takes a new rank, so
@@ -316,14 +366,17 @@ class _Eval:
             return None
         return self._aside({}, lambda ev: ev.rank(value), name)
 
-    def _aside(self, env, compute, name, binding: bool = False):
+    def _aside(self, env, compute, name, binding: bool = False, static: dict | None = None):
         """``compute`` run on a separate evaluation (module code, a helper's body): its
         constraints are not this function's, and one it breaks gives no rank; with ``binding``
-        (a helper whose body always runs whole: no branch, no loop) a broken hard constraint
-        means the call would raise, so it is this function's too."""
-        ev = _Eval(self.ctx, env, set(), busy=self.busy | {name})
+        (a helper whose body runs whole: no loop, and only the branches its constant
+        arguments and ranks decide) a broken hard constraint means the call would raise, so
+        it is this function's too. ``static``: the helper's parameters passed as constants."""
+        ev = _Eval(self.ctx, env, set(), busy=self.busy | {name}, static=static)
         try:
             return compute(ev)
+        except _BranchConflict:
+            return None  # in a branch the call may not take
         except _Conflict:
             if binding:
                 raise
@@ -333,29 +386,36 @@ class _Eval:
         """The rank a module-level helper returns for these arguments (``from_mel(b)`` with
         ``b`` 1-D returns 1-D), when every ``return`` agrees; else None."""
         found = [self.rank(a) for a in node.args]
-        for k in node.keywords:
-            self.rank(k.value)
+        keywords = {k.arg: self.rank(k.value) for k in node.keywords}
         helper = _module_function(self.ctx, node.func.id)
-        if helper is None or node.func.id in self.busy or node.keywords or any(
+        if helper is None or node.func.id in self.busy or None in keywords or any(
                 isinstance(a, gast.Starred) for a in node.args):
             return None
         params = _parameters(helper)
-        if len(node.args) > len(params) or helper.args.vararg or helper.args.kwarg or helper.args.kwonlyargs:
+        if len(node.args) > len(params) or helper.args.vararg or helper.args.kwonlyargs \
+                or helper.args.kwarg and keywords.keys() - set(params) or set(keywords) - set(params) \
+                or set(keywords) & set(params[:len(node.args)]):
             return None
-        env = dict(zip(params, found))
+        env = dict(zip(params, found)) | keywords
+        nodes = dict(zip(params, node.args)) | {k.arg: k.value for k in node.keywords}
         defaults = helper.args.defaults
         for p, d in zip(params[len(params) - len(defaults):], defaults):
             env.setdefault(p, ranks.literal_rank(d))
+            nodes.setdefault(p, d)
+        static = {p: v.value for p, v in nodes.items() if isinstance(v, gast.Constant)}
 
         def returned(ev):
             ev.run(helper.body)
             found = set(ev.returns)
             return found.pop() if len(found) == 1 else None
-        straight = all(isinstance(st, (gast.Assign, gast.AugAssign, gast.Return, gast.Expr)) for st in helper.body) \
-            and not any(isinstance(n, (gast.IfExp, gast.BoolOp, gast.Lambda, gast.ListComp, gast.GeneratorExp))
-                        for n in gast.walk(helper))  # every part of it runs
+        straight = all(isinstance(st, (gast.Assign, gast.AugAssign, gast.Return, gast.Expr, gast.If))
+                       for st in gast.walk(helper) if isinstance(st, gast.stmt) and st is not helper) \
+            and not any(isinstance(n, (gast.IfExp, gast.Lambda, gast.ListComp, gast.GeneratorExp))
+                        for n in gast.walk(helper)) \
+            and not any(isinstance(n, gast.BoolOp) for st in gast.walk(helper) if not isinstance(st, gast.If)
+                        for n in gast.iter_child_nodes(st))  # every part of it runs, but undecided branches
         known = all(r is not None for r in env.values())
-        return self._aside(env, returned, node.func.id, binding=straight and known)
+        return self._aside(env, returned, node.func.id, binding=straight and known, static=static)
 
     def rank_BinOp(self, node):
         left, right = self.rank(node.left), self.rank(node.right)
@@ -429,16 +489,29 @@ class _Eval:
         return None if element is None or len(node.generators) != 1 else element + 1
 
     def _bind_comprehension(self, target, iterable):
+        """As :meth:`bind_iteration` (rows need an axis, ``enumerate`` and ``zip`` unpacked),
+        binding the comprehension's own names only, never a local of the function."""
         callee = self.ctx.imports.resolve(iterable.func) if isinstance(iterable, gast.Call) else None
         if callee in ("builtins.range", "numpy.arange") and isinstance(target, gast.Name):
             for arg in iterable.args:
                 self.need_scalar(arg)
             self.env[target.id] = 0
+        elif callee == "builtins.enumerate" and len(iterable.args) == 1 and isinstance(target, gast.Tuple) \
+                and len(target.elts) == 2 and isinstance(target.elts[0], gast.Name):
+            self.env[target.elts[0].id] = 0
+            self._bind_comprehension(target.elts[1], iterable.args[0])
+        elif callee == "builtins.zip" and isinstance(target, gast.Tuple) and len(target.elts) == len(iterable.args):
+            for t, arg in zip(target.elts, iterable.args):
+                self._bind_comprehension(t, arg)
         else:
             rank = self.rank(iterable)
+            self.need_at_least(iterable, rank, 2 if isinstance(target, gast.Tuple) else 1, hard=True)
             for n in gast.walk(target):
                 if isinstance(n, gast.Name):
-                    self.env[n.id] = rank - 1 if isinstance(target, gast.Name) and rank else None
+                    if isinstance(target, gast.Name):
+                        self.env[n.id] = rank - 1 if rank else None
+                    else:
+                        self.env[n.id] = 0 if rank == 2 else None
 
     def rank_Attribute(self, node):
         if node.attr == "shape":  # a tuple: `x.shape != (4, 3)` is one bool

@@ -89,11 +89,11 @@ def for_space(loop: gast.For, imports: ImportMap) -> Space | None:
                 return Space("range", target.id, start=args[0], stop=args[1],
                              step=args[2] if len(args) == 3 else None)
             return None
-        if callee == "builtins.enumerate" and len(it.args) == 1:
+        if callee == "builtins.enumerate" and len(it.args) in (1, 2):
             if not (isinstance(target, gast.Tuple) and len(target.elts) == 2
                     and isinstance(target.elts[0], gast.Name)):
                 return None
-            start = next((k.value for k in it.keywords if k.arg == "start"), None)
+            start = next((k.value for k in it.keywords if k.arg == "start"), it.args[1] if len(it.args) == 2 else None)
             if any(k.arg != "start" for k in it.keywords):
                 return None
             inner = for_space(gast.For(target=target.elts[1], iter=it.args[0], body=[], orelse=[],
@@ -107,6 +107,16 @@ def for_space(loop: gast.For, imports: ImportMap) -> Space | None:
             if not all(_row_target(t) for t in target.elts):
                 return None
             return Space("rows", items=list(zip(target.elts, it.args)))
+        if callee == "builtins.reversed" and len(it.args) == 1 and not it.keywords and isinstance(target, gast.Name):
+            inner = it.args[0]
+            if isinstance(inner, gast.Call) and imports.resolve(inner.func) == "builtins.range" \
+                    and 1 <= len(inner.args) <= 2 and not inner.keywords \
+                    and not any(isinstance(a, gast.Starred) for a in inner.args):
+                # reversed(range(a, b)) is range(b - 1, a - 1, -1), from b - 1 down to a
+                low = inner.args[0] if len(inner.args) == 2 else gast.Constant(value=0, kind=None)
+                high = inner.args[-1]
+                return Space("range", target.id, start=_minus_one(high), stop=_minus_one(low),
+                             step=gast.UnaryOp(op=gast.USub(), operand=gast.Constant(value=1, kind=None)))
         if callee in ("builtins.reversed", "builtins.sorted", "builtins.iter", "builtins.map",
                       "builtins.filter") or (callee or "").endswith(".items"):
             return None
@@ -117,6 +127,15 @@ def for_space(loop: gast.For, imports: ImportMap) -> Space | None:
         if _row_target(target):
             return Space("rows", items=[(target, it)])
     return None
+
+
+def _minus_one(node: gast.AST) -> gast.AST:
+    """``node - 1`` (a constant folded)."""
+    value = constant_int(node)
+    if value is not None:
+        return gast.Constant(value=value - 1, kind=None) if value >= 1 else \
+            gast.UnaryOp(op=gast.USub(), operand=gast.Constant(value=1 - value, kind=None))
+    return gast.BinOp(left=node, op=gast.Sub(), right=gast.Constant(value=1, kind=None))
 
 
 def _row_target(target: gast.AST) -> bool:

@@ -96,6 +96,11 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     # if this loop uses it, and then it must be bound there already.
     params = set(fdef_parameters(fdef))
     found = {name: f for name, f in found.items() if name in params or name in in_loop}
+    # A name the batched code never reads (passed to a helper's branch the call does not take)
+    # needs no check, unless its rank decided which branch that is.
+    read = {n.id for st in result.stmts for n in gast.walk(st) if isinstance(n, gast.Name)} | {
+        n.id for c in result.checks for n in gast.walk(c) if isinstance(n, gast.Name)} | result.consulted
+    found = {name: f for name, f in found.items() if name in _flowing_into(fdef, read, info.node)}
     unbound = sorted(name for name in found if name not in params and name not in checked_locals)
     if unbound:
         return None, (f"`{unbound[0]}`, whose rank the code only suggests, may not be bound where "
@@ -131,6 +136,42 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
                         for name, found in sorted(accepted.items()))
     return result, (f"every op has a batching rule for the ranks the code suggests, checked at run "
                     f"time: {assumed}; other ranks run the loop")
+
+
+def _flowing_into(fdef, names: set[str], loop) -> set[str]:
+    """``names`` and every name whose value can flow into one of them through the function's
+    statements outside ``loop`` (whose batched code is what reads ``names``): ``h =
+    np.asarray(w)`` makes ``w`` flow into ``h``. A compound statement binds through its
+    header (``for t in xs``), a nested function through anything it reads."""
+    inside = {id(n) for n in gast.walk(loop)}
+    binders: dict[str, set[str]] = {}
+
+    def names_in(nodes, ctx):
+        return {n.id for node in nodes for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, ctx)}
+
+    for stmt in gast.walk(fdef):
+        if not isinstance(stmt, gast.stmt) or stmt is fdef or id(stmt) in inside:
+            continue
+        if isinstance(stmt, (gast.For, gast.AsyncFor)):
+            parts = [stmt.target, stmt.iter]
+        elif isinstance(stmt, (gast.With, gast.AsyncWith)):
+            parts = stmt.items
+        elif isinstance(stmt, (gast.If, gast.While, gast.Try, gast.Match)):
+            continue  # their blocks' statements are walked on their own
+        else:
+            parts = [stmt]
+        stored = names_in(parts, gast.Store) | ({stmt.name} if isinstance(stmt, (gast.FunctionDef, gast.ClassDef,
+                                                                                 gast.AsyncFunctionDef)) else set())
+        loaded = names_in(parts, gast.Load)
+        for name in stored:
+            binders.setdefault(name, set()).update(loaded)
+    found, todo = set(names), list(names)
+    while todo:
+        for source in binders.get(todo.pop(), ()):
+            if source not in found:
+                found.add(source)
+                todo.append(source)
+    return found
 
 
 def _checkable_locals(info) -> set[str]:
@@ -179,30 +220,42 @@ def guard(info, result, checks: list) -> str | None:
     for test in [*checks, *result.checks]:  # each once
         if gast.dump(test) not in {gast.dump(t) for t in tests}:
             tests.append(test)
-    if not tests:
+    if not tests and not result.nonempty:
         return None
-    if result.replace or result.anchor is not None:
+    if result.replace or result.anchor is not None and info.form != "list comprehension":
         return "the rewrite edits code outside the loop, which a run-time check cannot cover"
-    if _multiline_strings(info.node):
+    if _multiline_strings(result.anchor or info.node):
         return "the loop holds a string over several lines, which the guarded copy would change"
-    result.drop = []  # a collector's `out = []` stays for the loop; the batched code rebinds it
     # A loop that runs no iteration checks nothing; its batched code might (shapes that do
     # not broadcast, an empty reduction): each level whose bounds are invariant must run.
     outer: set[str] = set()
     for level in info.walk():
         trips = _runs_at_all(level)
-        if trips is not None and not any(isinstance(n, gast.Name) and n.id in outer for n in gast.walk(trips)) \
-                and gast.dump(trips) not in {gast.dump(t) for t in tests}:
+        invariant = trips is not None and not any(isinstance(n, gast.Name) and n.id in outer for n in gast.walk(trips))
+        if trips is RUNS:
+            pass
+        elif invariant and gast.dump(trips) not in {gast.dump(t) for t in tests}:
             tests.append(trips)
+        elif not invariant and result.nonempty:
+            return ("the loop may run no iteration, and then the list it builds, read as an array, "
+                    "has a shape and dtype the batched code cannot know")
         if level.space is not None:
             outer |= level.space.target_names()
+    if not tests:
+        return None  # every level runs whatever the inputs
+    result.drop = []  # a collector's `out = []` stays for the loop; the batched code rebinds it
     result.guard = tests[0] if len(tests) == 1 else gast.BoolOp(op=gast.And(), values=tests)
     return None
 
 
+#: what :func:`_runs_at_all` gives for a loop that runs whatever the inputs (``range(1, 256)``)
+RUNS = gast.Constant(value=True, kind=None)
+
+
 def _runs_at_all(info) -> gast.expr | None:
-    """``stop > start`` (or ``len(x) > 0``): the loop runs at least one iteration; None when the
-    space is not one this can say simply (a step other than 1)."""
+    """``stop > start`` (``start > stop`` counting down, or ``len(x) > 0``): the loop runs at
+    least one iteration; :data:`RUNS` when it always does; None when the space is not one
+    this can say simply (a step that is no integer literal, bounds with calls)."""
     space = info.space
     if space is None:
         return None
@@ -210,12 +263,14 @@ def _runs_at_all(info) -> gast.expr | None:
     if any(isinstance(n, gast.Call) and not (isinstance(n.func, gast.Name) and n.func.id == "len")
            for b in bounds for n in gast.walk(b)):
         return None  # evaluated twice, a call could do its work (or its effect) twice
-    if space.kind == "range" and (space.step is None or constant_int(space.step) == 1) and space.stop is not None:
+    step = 1 if space.step is None else constant_int(space.step)
+    if space.kind == "range" and step and space.stop is not None:
         low, high = (constant_int(space.start) if space.start is not None else 0), constant_int(space.stop)
-        if low is not None and high is not None and high > low:
-            return None  # `range(1, 256)` runs
+        if low is not None and high is not None and (high - low) * step > 0:
+            return RUNS  # `range(1, 256)` runs
         start = copy.deepcopy(space.start) if space.start is not None else gast.Constant(value=0, kind=None)
-        return gast.Compare(left=copy.deepcopy(space.stop), ops=[gast.Gt()], comparators=[start])
+        first, last = (copy.deepcopy(space.stop), start) if step > 0 else (start, copy.deepcopy(space.stop))
+        return gast.Compare(left=first, ops=[gast.Gt()], comparators=[last])
     if space.kind in ("rows", "enumerate") and space.items:
         seq = space.items[0][1]
         return gast.Compare(left=gast.Call(func=gast.Name(id="len", ctx=gast.Load(), annotation=None, type_comment=None),

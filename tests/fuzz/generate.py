@@ -57,6 +57,7 @@ class Fragment:
         lists_ok: the fragment still runs when ``x`` and ``y`` are Python lists.
         first: the fragment must be the first of the body (a ``continue`` guard).
         globals: module-level names the function declares ``global``.
+        helpers: module-level lines before ``def f`` (a helper function it calls).
     """
 
     kind: str
@@ -71,6 +72,7 @@ class Fragment:
     lists_ok: bool = True
     first: bool = False
     globals: tuple[str, ...] = ()
+    helpers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,8 @@ class Program:
         seed: the number it was generated from.
         library: ``numpy`` or ``tensorflow``.
         fragments: the body, in order.
-        descending: the loop counts down (``range(hi, lo - 1, -1)``).
+        descending: the loop counts down (``range(hi, lo - 1, -1)``, or ``reversed(range(lo, hi + 1))``
+            with ``spelled_reversed``).
         by_len: the trip count is ``len(x)`` (always for NumPy), not ``x.shape[0]``, so the loop
             accepts Python lists.
     """
@@ -91,6 +94,7 @@ class Program:
     fragments: tuple[Fragment, ...]
     descending: bool = False
     by_len: bool = True
+    spelled_reversed: bool = False
 
     @property
     def expect(self) -> str:
@@ -120,6 +124,9 @@ class Program:
         lines += [f"{g} = 0" for g in globals_]
         if globals_:
             lines.append("")
+        for frag in self.fragments:
+            if frag.helpers:
+                lines += list(frag.helpers) + ["", ""]
         lines.append(f"def f({', '.join(self.params)}):")
         if globals_:
             lines.append(f"    global {', '.join(globals_)}")
@@ -129,7 +136,9 @@ class Program:
         ahead = max(f.ahead for f in self.fragments)
         length = "len(x)" if np or self.by_len else "x.shape[0]"
         stop = f"{length} - {ahead}" if ahead else length
-        if self.descending:
+        if self.descending and self.spelled_reversed:
+            lines.append(f"    for i in reversed(range({back}, {stop})):" if back else f"    for i in reversed(range({stop})):")
+        elif self.descending:
             lines.append(f"    for i in range({stop} - 1, {back - 1}, -1):")
         else:
             lines.append(f"    for i in range({back}, {stop}):" if back else f"    for i in range({stop}):")
@@ -503,7 +512,10 @@ class _Builder:
         if self.rng.random() < 0.2:
             return Fragment("linearized, overlapping blocks", REFUSE, (head, f"    q{k}[i * ({width} - 1) + j] = {value}"),
                             tuple(setup), outputs=(f"q{k}",), reads=frozenset({"m2"}))
-        how = self.rng.choice(("i * W + j", "W * i + j", "j + i * W", "private", "counter"))
+        how = self.rng.choice(("i * W + j", "W * i + j", "j + i * W", "private", "counter", "flat counter"))
+        if how == "flat counter":  # one level: t is i minus the first index
+            return Fragment("linearized, flat counter", EITHER, (f"q{k}[t{k}] = {self.expr(1)}", f"t{k} += 1"),
+                            tuple(setup[-1:]) + (f"t{k} = 0",), outputs=(f"q{k}",), reads=frozenset({"m2"}))
         if how == "counter":
             setup.append(f"t{k} = 0")
             body = (head, f"    q{k}[t{k}] = {value}", f"    t{k} += 1")
@@ -515,6 +527,62 @@ class _Builder:
             body = (head, f"    q{k}[{how.replace('W', width)}] = {value}")
         return Fragment(f"linearized, {how}", VECTORIZE, body, tuple(setup), outputs=(f"q{k}",),
                         reads=frozenset({"m2"}))
+
+    def _comprehension(self, k):
+        """A map in the loop, and after it a list comprehension over the inputs read as an array
+        (``np.array``, ``np.sum``, ``sum``, ``max``, ``np.stack``): rewritten where the batched
+        value reads as the list would. Look-alikes it must not change: items that are Python
+        numbers on some iterations and NumPy values on others (``np.array``'s dtype then depends
+        on the data), and an index name the function uses for something else."""
+        frag = self._map(k)
+        if not self.np:
+            return frag
+        name = "j" if self.rng.random() < 0.4 else f"j{k}"
+        form = self.rng.choice(("range", "rows", "enumerate"))
+        scale = self.rng.choice(("2.0", "0.5", "c"))
+        if scale == "c":
+            self.reads.add("c")
+        item = self.rng.choice((f"x[{name}] * {scale}", f"np.tanh(x[{name}]) + 1.0",
+                                f"x[{name}] if x[{name}] > 0 else 0", f"abs(x[{name}]) * 2.0",
+                                f"m2[{name}] * 2.0", f"float(x[{name}] > 0.5)"))
+        if "m2" in item:
+            self.reads.add("m2")
+        if form == "range":
+            head = f"for {name} in range(len(x))"
+        elif form == "rows":
+            source = "m2" if "m2" in item else "x"
+            item = item.replace(f"{source}[{name}]", f"r{k}").replace(f"x[{name}]", f"x[0]")
+            head = f"for r{k} in {source}"
+        else:
+            head = f"for {name}, r{k} in enumerate(x)"
+            item = f"({item}) + r{k}"
+        consumer = self.rng.choice(("np.array({})", "np.sum({})", "sum({})", "max({})", "np.mean({}, axis=0)",
+                                    "np.stack({})", "np.asarray({})"))
+        if "m2" in item and consumer == "max({})":
+            consumer = "np.max({})"
+        after = (f"c{k} = {consumer.format(f'[{item} {head}]')}",)
+        return replace(frag, after=frag.after + after, outputs=frag.outputs + (f"c{k}",), lists_ok=False)
+
+    def _helper(self, k):
+        """A module-level helper called on each element: its ``if``s on a flag passed as a
+        constant, on ``v.ndim`` and on ``type(v)``, a tuple assignment and an update are
+        decided or bound for the call (partial evaluation); a flag computed from the data
+        leaves the call as it is."""
+        if not self.np:
+            return self._map(k)
+        flag = self.rng.choice(("True", "False", "x[i] > 0"))
+        test = self.rng.choice(("flag", "not flag", "v.ndim == 0 and flag", "type(v) is float or flag"))
+        helper = (f"def h{k}(v, w, flag=False):",
+                  f"    a, b = v * 2.0, w + 1.0",
+                  f"    b += 0.5",
+                  f"    if {test}:",
+                  f"        return np.tanh(a) * b",
+                  f"    return a - b")
+        setup, _ = self._out(k)
+        call = f"h{k}(x[i], {self.expr(0)}, flag={flag})" if self.rng.random() < 0.7 else f"h{k}(x[i], c, {flag})"
+        self.reads.add("c")
+        return Fragment(f"helper, flag {flag}", VECTORIZE, (self._write(k, call),), setup, outputs=self._result(k),
+                        lists_ok=False, helpers=helper)
 
     # -- planted dependences ------------------------------------------------------------------
 
@@ -595,7 +663,7 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("reduction", 5), ("count", 1), ("argmax", 2), ("gather", 2), ("scatter-add", 2),
                ("nest-carried", 2), ("pair", 2), ("prefix", 1), ("filter", 2), ("window", 2),
                ("selection", 2), ("masked-write", 1), ("tuple-reduction", 2), ("stack-axis", 2),
-               ("linearized", 2))
+               ("linearized", 2), ("comprehension", 2), ("helper", 2))
 DEPENDENT = (("carried", 2), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1))
@@ -622,4 +690,5 @@ def generate(seed: int) -> Program:
     if rng.random() < 0.25:
         frags.insert(0, b.fragment("guard"))
     return Program(seed, library, tuple(frags), descending=descending,
-                   by_len=library == "numpy" or rng.random() < 0.5)
+                   by_len=library == "numpy" or rng.random() < 0.5,
+                   spelled_reversed=random.Random(seed * 31 + 7).random() < 0.5)

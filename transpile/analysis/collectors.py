@@ -5,17 +5,9 @@ from __future__ import annotations
 
 import gast
 
-from pforge.transpile.analysis.facts import COLLECTOR, COMPREHENSION, INDEXED, Collector
+from pforge.transpile.analysis.facts import COLLECTOR, COMPREHENSION, INDEXED, Collector, WholeModuleNeeded
 from pforge.transpile.analysis.nodes import _binding, _scope_nodes
-
-#: Consumers of a collector after the loop: resolved callee -> kind of result.
-CONSUMERS = {
-    "tensorflow.stack": "stack", "tensorflow.convert_to_tensor": "stack",
-    "tensorflow.constant": "stack", "tensorflow.concat": "concat",
-    "numpy.stack": "stack", "numpy.array": "stack", "numpy.asarray": "stack",
-    "numpy.concatenate": "concat", "numpy.vstack": "concat",
-}
-
+from pforge.transpile.consumers import ARRAY_READERS, BUILTIN_READERS, CONSUMERS
 
 def _find_tensorarrays(info, body, stored):
     for node in _scope_nodes(body):
@@ -84,11 +76,42 @@ def _comprehension_collector(ctx, info, nodes):
              and isinstance(n.func.value, gast.Name) and n.func.value.id == COMPREHENSION]
     parent = ctx.parents.get(id(info.node))
     kind = _consumer_kind(ctx, parent, info.node) if isinstance(parent, gast.Call) else None
-    kind = kind if kind in ("stack", "concat") else None
+    if kind == "array" and info.form != "list comprehension":
+        kind = None  # `np.sum(v for v in x)` does not read a generator as an array
+    kind = kind if kind in ("stack", "concat", "array") else None
+    if kind is None and _read_as_an_array_later(ctx, info, parent):
+        kind = "array"  # `rows = [f(x) for x in X]`, then only `np.array(rows)` and the like
+        info.array_consumer = True
     low, high = _append_counts(info.body, {id(c) for c in calls})
     info.collectors[COMPREHENSION] = Collector(COMPREHENSION, None, calls, parent if kind else None,
                                                kind or "", low != high)
     info.classes[COMPREHENSION] = COLLECTOR
+
+
+def _read_as_an_array_later(ctx, info, parent) -> bool:
+    """``name = [comprehension]`` where every read of that binding takes it as an array: the
+    first argument of a call of :data:`CONSUMERS`, :data:`ARRAY_READERS` or ``len``/``sum``/
+    ``max``/``min`` (def-use chains; a method call, an index, a second binding reaching a read
+    all keep the list)."""
+    if info.form != "list comprehension" or not isinstance(parent, gast.Assign) or len(parent.targets) != 1 \
+            or not isinstance(parent.targets[0], gast.Name) or parent.value is not info.node:
+        return False
+    try:
+        users = ctx.users_of(parent.targets[0])
+        if not users:
+            return False
+        for use in users:
+            call = ctx.parents.get(id(use))
+            if not isinstance(use, gast.Name) or ctx.definitions_of(use) and \
+                    [d.node for d in ctx.definitions_of(use)] != [parent.targets[0]]:
+                return False
+            if not (isinstance(call, gast.Call) and call.args and call.args[0] is use
+                    and (_consumer_kind(ctx, call, use) in ("stack", "concat", "array")
+                         or ctx.imports.resolve(call.func) == "builtins.len" and len(call.args) == 1)):
+                return False
+    except WholeModuleNeeded:
+        return False
+    return True
 
 
 def _is_empty_list(ctx, value) -> bool:
@@ -96,15 +119,6 @@ def _is_empty_list(ctx, value) -> bool:
         return True
     return (isinstance(value, gast.Call) and ctx.imports.resolve(value.func) == "builtins.list"
             and not value.args)
-
-
-#: NumPy functions that read their first argument as an array (``np.asarray`` of it): a list
-#: of per-iteration values and the array stacking them give the same result.
-ARRAY_READERS = frozenset(f"numpy.{name}" for name in (
-    "argmax", "argmin", "max", "min", "amax", "amin", "sum", "mean", "std", "var", "median", "prod",
-    "any", "all", "sort", "argsort", "unique", "cumsum", "cumprod", "percentile", "quantile",
-    "average", "ptp", "nanmax", "nanmin", "nansum", "nanmean", "hstack", "column_stack",
-    "linalg.norm", "count_nonzero", "flatnonzero", "nonzero", "isnan", "isfinite", "round", "abs"))
 
 
 def _consumer_kind(ctx, call, arg) -> str | None:
@@ -118,6 +132,8 @@ def _consumer_kind(ctx, call, arg) -> str | None:
     callee = ctx.imports.resolve(call.func) or ""
     kind = CONSUMERS.get(callee)
     if kind is None:
+        if callee in BUILTIN_READERS:
+            return "array" if len(call.args) == 1 and not call.keywords else None
         return "array" if callee in ARRAY_READERS else None
     axis = call.args[1] if len(call.args) > 1 else next(
         (k.value for k in call.keywords if k.arg == "axis"), None)

@@ -84,11 +84,19 @@ def _rank_checked(ctx, stmt) -> bool:
 
 def _array_building(info: LoopInfo) -> bool:
     """Which loops written as expressions are worth a remark: ``tf.map_fn``; a list
-    comprehension whose list becomes an array (``tf.stack([...])``, ``np.array([...])``); a
-    dict comprehension of array values over a range. Others build Python values from Python
+    comprehension whose list becomes an array (``tf.stack([...])``, ``np.array([...])``) or is
+    reduced (``np.sum([...])``, ``sum([...])``, a plain-Python one only where it indexes by
+    its index); a dict comprehension of array values over a range. Others build Python values from Python
     values (``[t.name for t in tensors]``), idiomatic as they are, and are not reported."""
     if info.form == "tf.map_fn":
         return True
+    if info.form == "list comprehension" and info.library == "python" and info.array_consumer:
+        # `sum([w[i] * x[i] for i in range(n)])`: no library call, but it indexes by its index
+        space = info.space
+        return space is not None and space.kind in ("range", "enumerate") and any(
+            isinstance(n, gast.Subscript) and any(isinstance(m, gast.Name) and m.id == space.induction
+                                                  for m in gast.walk(n.slice))
+            for n in gast.walk(info.node.elt))
     if info.library == "python":
         return False
     if info.form == "list comprehension":
@@ -139,6 +147,9 @@ def _may_build_array(ctx, node) -> bool:
         return isinstance(it, gast.Call) and ctx.imports.resolve(it.func) in (
             "builtins.range", "numpy.arange", "tensorflow.range")
     parent = ctx.parents.get(id(node))
+    if isinstance(node, gast.ListComp) and isinstance(parent, gast.Assign) and parent.value is node \
+            and len(parent.targets) == 1 and isinstance(parent.targets[0], gast.Name):
+        return True  # `rows = [...]`: the analysis asks how `rows` is read
     return isinstance(node, gast.ListComp) and isinstance(parent, gast.Call) and \
         _consumer_kind(ctx, parent, node) is not None
 

@@ -3,7 +3,8 @@ the loop indices: ``for k, (i, j) in enumerate(product(range(a), range(b)))`` an
 (``k = 0`` before a nest of ranges, ``k += 1`` in its innermost body) both become a nest of
 ranges whose innermost body starts with ``k = i * b + j``.
 
-Induction-variable substitution replaces a counter by a closed form of the loop indices
+Induction-variable substitution replaces a counter by a closed form of the loop indices (a
+single loop over rows counts with ``enumerate``)
 (Allen & Kennedy, "Optimizing Compilers for Modern Architectures" (2001), section 4.5);
 :func:`pforge.transpile.dependence.separating_dim` then reads ``x[i * b + j]`` as a
 linearized index. Both rewrites are exact: the new nest runs the same iterations in the
@@ -207,6 +208,9 @@ def _substitute_counter(ctx, innermost: gast.For, step: gast.AugAssign) -> bool:
         return False
     outer = levels[-1]
     levels.reverse()
+    rows = len(levels) == 1 and _range_args(ctx, outer.iter, outermost=True) is None
+    if rows:  # `for x in xs:` counting its iterations: `for k, x in enumerate(xs, k0)` (c == 1)
+        return _counter_as_enumerate(ctx, outer, step)
     bounds = []
     for level in levels:
         bound = _range_args(ctx, level.iter, outermost=level is outer)
@@ -219,27 +223,11 @@ def _substitute_counter(ctx, innermost: gast.For, step: gast.AugAssign) -> bool:
     read = [part for b in bounds[1:] for part in b if part is not None] + [p for p in bounds[0][:1] if p is not None]
     if any(isinstance(n, gast.Name) and n.id in stored for part in read for n in gast.walk(part)):
         return False
-    scope = ctx.parents.get(id(outer))
-    while not isinstance(scope, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Module)):
-        scope = ctx.parents[id(scope)]
-    if any(isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef, gast.Global,
-                          gast.Nonlocal)) for n in _scope_nodes(scope.body)):
+    statement = _counted(ctx, outer, innermost, step)
+    if statement is None:
         return False
     body = innermost.body
     position = next(k for k, st in enumerate(body) if st is step)
-    before = {id(n) for st in body[:position] for n in gast.walk(st)}
-    reads = [n for n in gast.walk(outer) if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)]
-    if not reads or any(id(n) not in before for n in reads):
-        return False
-    inside = {id(n) for n in gast.walk(outer)}
-    try:
-        if any(id(user) not in inside for user in ctx.users_of(step.target)):
-            return False  # `k` is read after the nest
-    except WholeModuleNeeded:
-        return False
-    statement = _binding_before(ctx, outer, name)
-    if statement is None:
-        return False
     k0, c = constant_int(statement.value), constant_int(step.value)
     value = _linear_index([level.target.id for level in levels], bounds)
     if c != 1:
@@ -252,6 +240,49 @@ def _substitute_counter(ctx, innermost: gast.For, step: gast.AugAssign) -> bool:
         # Rewritten alone, a level inside the nest keeps the nested form where its checks fail:
         # the loop as written would count on from a `k` its batched code did not leave.
         level.pforge_fallback_unparsed = True
+    return True
+
+
+def _counted(ctx, outer, innermost, step) -> gast.Assign | None:
+    """``k = k0``, when ``k`` counts the runs of ``step`` as :func:`_substitute_counter` needs:
+    nothing else in the function can see it, it is read only in ``innermost``'s body before
+    the increment and never after ``outer``, and ``k = k0`` starts every run of ``outer``."""
+    name = step.target.id
+    scope = ctx.parents.get(id(outer))
+    while not isinstance(scope, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Module)):
+        scope = ctx.parents[id(scope)]
+    if any(isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef, gast.Global,
+                          gast.Nonlocal)) for n in _scope_nodes(scope.body)):
+        return None
+    body = innermost.body
+    position = next(k for k, st in enumerate(body) if st is step)
+    before = {id(n) for st in body[:position] for n in gast.walk(st)}
+    reads = [n for n in gast.walk(outer) if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)]
+    if not reads or any(id(n) not in before for n in reads):
+        return None
+    inside = {id(n) for n in gast.walk(outer)}
+    try:
+        if any(id(user) not in inside for user in ctx.users_of(step.target)):
+            return None  # `k` is read after the nest
+    except WholeModuleNeeded:
+        return None
+    return _binding_before(ctx, outer, name)
+
+
+def _counter_as_enumerate(ctx, loop: gast.For, step: gast.AugAssign) -> bool:
+    """``k = k0; for x in xs: ...; k += 1`` as ``for k, x in enumerate(xs, k0)``: ``enumerate``
+    gives ``k`` the value the counter has before its increment, iteration by iteration."""
+    if loop.orelse or _jumps_out(loop) or constant_int(step.value) != 1 or \
+            ctx.imports.resolve(_name("enumerate")) != "builtins.enumerate":
+        return False
+    statement = _counted(ctx, loop, loop, step)
+    if statement is None:
+        return False
+    k0 = constant_int(statement.value)
+    args = [loop.iter] + ([gast.Constant(value=k0, kind=None)] if k0 else [])
+    loop.iter = _at(gast.Call(func=_name("enumerate"), args=args, keywords=[]), loop.iter)
+    loop.target = _at(gast.Tuple(elts=[step.target, loop.target], ctx=gast.Store()), loop.target)
+    loop.body = [st for st in loop.body if st is not step]
     return True
 
 

@@ -30,6 +30,12 @@ class LoopRewrite:
             statement that ``stmts`` replace (None: they replace the loop statement itself).
         guard: a run-time test of the ranks the rewrite assumed (``np.ndim(x) == 1``): when
             set, ``stmts`` run only where it holds and the loop, as written, runs elsewhere.
+        checks: run-time conditions the batched code needs (a sliding window inside its array).
+        consulted: names whose rank or type decided an ``if`` of an inlined helper: their ranks
+            matter even where the batched code does not read them.
+        nonempty: the batched code is right only where every level runs at least once: a
+            list NumPy reads as an array has no rows to give its shape and dtype when empty
+            (``np.array([])`` is ``(0,)`` floats, the batch of rows of ``m`` ``(0, d)``).
     """
 
     stmts: list[gast.stmt]
@@ -39,6 +45,8 @@ class LoopRewrite:
     anchor: gast.stmt | None = None
     guard: gast.expr | None = None
     checks: list[gast.expr] = field(default_factory=list)
+    consulted: set[str] = field(default_factory=set)  # names whose rank or type decided a helper's `if`
+    nonempty: bool = False  # right only where every level runs (a list NumPy reads as an array)
 
 
 def _loads(node) -> set[str]:

@@ -66,7 +66,11 @@ def rewrite_loop(ctx: ModuleContext, info: LoopInfo, namer: Namer, tf: str | Non
         lib = Lib("np", np)
     else:
         raise Unsupported("the loop mixes NumPy and TensorFlow")
-    return DirectRewriter(ctx, info, namer, lib, shapes or {}).run()
+    rewriter = DirectRewriter(ctx, info, namer, lib, shapes or {})
+    result = rewriter.run()
+    result.consulted = set(rewriter.consulted)
+    result.nonempty = rewriter.nonempty
+    return result
 
 
 def _check_semantics(ctx: ModuleContext, info: LoopInfo) -> None:

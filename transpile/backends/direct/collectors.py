@@ -13,6 +13,12 @@ from pforge.transpile.backends.direct.core import Unsupported, const, lift
 from pforge.transpile.backends.direct.shared import _Pending, _loads
 
 
+def lib_infers_dtype(lib, col) -> bool:
+    """Whether the NumPy call that reads the list takes its dtype from the items (no
+    ``dtype=``): ``np.array([0, 0])`` holds ints, ``np.array([0, 0.5])`` floats."""
+    return lib.kind == "np" and not any(k.arg == "dtype" for k in getattr(col.consumer, "keywords", ()))
+
+
 class CollectorsMixin:
     """Appends to collectors and writes to TensorArrays."""
 
@@ -54,13 +60,20 @@ class CollectorsMixin:
             return
         self.pending.setdefault(name, []).append(_Pending(self.mask, value))
 
-    def _emit_collector(self, name, col, entries):
+    def _emit_collector(self, name, col, entries, label=None):
+        label = label or f"`{name}`"
         if len(entries) != 1:
-            raise Unsupported(f"`{name}` gets {'no' if not entries else 'more than one'} value per iteration")
+            raise Unsupported(f"{label} gets {'no' if not entries else 'more than one'} value per iteration")
         entry = entries[0]
         value = entry.value
         if not value.stacked or not all(value.full):
-            raise Unsupported(f"appends to `{name}` a value that does not vary along every loop axis")
+            raise Unsupported(f"appends to {label} a value that does not vary along every loop axis")
+        if self.lib.kind == "np" and col.kind != "list":
+            self.nonempty = True  # no rows: `np.array([])` is `(0,)` floats, whatever the rows were
+        if value.mixed and lib_infers_dtype(self.lib, col):
+            raise Unsupported(f"{label} gets values of two types (a Python number on some iterations and a "
+                              "NumPy value on others, or an int and a float), so the array it becomes has "
+                              "a dtype that depends on which occur")
         depth = value.depth
         lib = self.lib
         if entry.mask is not None:
@@ -87,14 +100,14 @@ class CollectorsMixin:
             else:
                 node = templates.expr(f"V.reshape((-1,) + V.shape[{flat}:])", V=value.node)
         if col.kind == "concat" and entry.mask is not None:
-            raise Unsupported(f"a filtered collector `{name}` consumed by concatenation")
+            raise Unsupported(f"a filtered collector {label} consumed by concatenation")
         if col.kind == "list":
             # The list itself is used: rebuilt from the batched value, Python numbers as
             # Python numbers (`tolist`), arrays and NumPy scalars as they were appended.
             if name in self.listed or not (value.python and value.rank == 0):
                 # Only Python numbers come back exactly (`tolist`): NumPy scalars, rows of a
                 # list of lists or arrays would come back as other types.
-                raise Unsupported(f"`{name}` is used as a list after the loop, and its items would "
+                raise Unsupported(f"{label} is used as a list after the loop, and its items would "
                                   "come back as NumPy values")
             node = templates.expr("V.tolist()", V=node)
         self.out += templates.replace(f"{name} = V", V=node)

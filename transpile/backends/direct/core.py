@@ -32,6 +32,11 @@ class Val:
             axis has the trip count), False where it has size 1. ``()`` means unstacked.
         rank: the per-iteration rank (the rank of the value in one iteration), None if unknown.
         python: the value is a Python scalar or other non-array value (rank 0, no dtype).
+        mixed: on some iterations a Python number and on others a NumPy value (``x[i] if c
+            else 0``), or Python numbers of two types (``1 if c else 0.5``), or computed from
+            such a value: a list of them becomes an array whose dtype depends on which occur
+            (``np.array([0, 0])`` holds ints), where the batched value has one dtype.
+        pytype: the type of a Python number, when known (a literal, ``len()``, ``float()``).
     """
 
     node: gast.expr
@@ -39,6 +44,8 @@ class Val:
     rank: int | None = None
     python: bool = False
     fused: tuple | None = None  # (reduction, call over every axis) when this is a whole reduction
+    mixed: bool = False
+    pytype: str | None = None  # for a Python number: `int`, `float`, `bool` or `complex` when known
 
     @property
     def depth(self) -> int:
@@ -112,7 +119,34 @@ def lift(lib: Lib, val: Val, depth: int) -> Val:
     if not val.stacked or val.depth >= depth:
         return val
     node = insert_axes(lib, val, val.depth, depth - val.depth)
-    return Val(node, val.full + (False,) * (depth - val.depth), val.rank, val.python)
+    return Val(node, val.full + (False,) * (depth - val.depth), val.rank, val.python, mixed=val.mixed,
+               pytype=val.pytype)
+
+
+def mixes(a: Val, b: Val) -> bool:
+    """Whether the value that is ``a`` on some iterations and ``b`` on others is
+    :attr:`Val.mixed`: a Python number on some and a NumPy value on others, or Python
+    numbers of two types (or of a type not known)."""
+    both = a.python and b.python
+    return a.python != b.python or both and (a.pytype is None or a.pytype != b.pytype) or a.mixed or b.mixed
+
+
+def merged(node, full, rank, a: Val, b: Val) -> Val:
+    """The value that is ``a`` on some iterations and ``b`` on others (``node``, a ``where``):
+    a Python number of one type when both are that, else (a NumPy value) perhaps mixed."""
+    same = a.python and b.python and a.pytype is not None and a.pytype == b.pytype
+    return Val(node, full, rank, same, mixed=mixes(a, b), pytype=a.pytype if same else None)
+
+
+def python_result(op, a: str | None, b: str | None) -> str | None:
+    """The type of ``a op b`` for Python numbers of types ``a`` and ``b``, when known."""
+    if a is None or b is None or type(op).__name__ in ("BitAnd", "BitOr", "BitXor", "LShift", "RShift", "Pow"):
+        return None
+    if "complex" in (a, b):
+        return "complex"
+    if "float" in (a, b) or type(op).__name__ == "Div":
+        return "float"
+    return "int"
 
 
 def align(lib: Lib, vals: list[Val], what: str) -> tuple[list[Val], tuple[bool, ...], int]:

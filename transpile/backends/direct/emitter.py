@@ -16,12 +16,13 @@ The class is assembled from one mixin per construct (:mod:`.levels`, :mod:`.stat
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 
 import gast
 
-from pforge.transpile import ranks, templates
-from pforge.transpile.analysis import LoopInfo, ModuleContext
+from pforge.transpile import analysis, ranks, templates
+from pforge.transpile.analysis import COMPREHENSION, LoopInfo, ModuleContext
 from pforge.transpile.backends.direct.collectors import CollectorsMixin
 from pforge.transpile.backends.direct.conditionals import ConditionalsMixin
 from pforge.transpile.backends.direct.core import Lib, Unsupported, Val
@@ -79,6 +80,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.checks: list[gast.expr] = []  # run-time conditions the batched code needs (window bounds)
         self.listed: set[str] = set()  # collectors that get Python lists appended
         self.inlining: set[str] = set()  # helpers being inlined (never into themselves)
+        self.consulted: set[str] = set()  # names whose rank or type decided an inlined helper's `if`
+        self.nonempty = False  # a list NumPy reads as an array: right only where the loop runs
         self._local_shapes()
         # A parameter bound again in the function no longer has its declared shape: the one
         # rebinding before the loop (`x = tf.reshape(x, [-1])`) gives it, else nothing does.
@@ -97,6 +100,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
             raise Unsupported("internal: a read to take from a copy before the loop was not lowered. "
                               "This is a bug.")
         drop, replace = [], {}
+        if COMPREHENSION in info.collectors:
+            return self._comprehension(info.collectors[COMPREHENSION])
         for name, col in info.collectors.items():
             entries = self.pending.get(name, [])
             if self.to_tf and (col.kind != "stack" or len(entries) != 1 or entries[0].mask is not None
@@ -122,6 +127,67 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         if self.to_tf:
             self.out = [_ToTensorFlow(self.ctx, self.lib.alias).visit(stmt) for stmt in self.out]
         return LoopRewrite(self.out, drop, replace, self._pattern(), checks=list(self.checks))
+
+    def _comprehension(self, col) -> LoopRewrite:
+        """A NumPy list comprehension read as an array (``np.array([...])``, ``np.sum([...])``, or
+        bound to a name that only such calls read): the statement holding it runs after the
+        batched code, the comprehension replaced by the batched value, whose rows are the
+        items the list held.
+
+        Only where that keeps the statement's meaning: the consumer is the statement's whole
+        value (nothing else runs before the comprehension), its other arguments are names and
+        constants, and the comprehension's own names (which the batched code binds) are used
+        nowhere else in the function.
+        """
+        info = self.info
+        if self.lib.kind != "np" or self.to_tf or info.form != "list comprehension":
+            raise Unsupported(f"a {info.form} is rewritten with tf.vectorized_map")
+        if col.consumer is None:
+            raise Unsupported("the list comprehension is not read as an array (np.array, np.sum, ...), "
+                              "so its result stays a Python list")
+        if isinstance(col.consumer, gast.Assign):  # `rows = [...]`, read only as an array later
+            entries = self.pending.get(COMPREHENSION, [])
+            self._emit_collector("items", col, entries, label="the list comprehension")
+            stmt = copy.deepcopy(col.consumer)
+            batched = self.out.pop().value
+            if len(entries) == 1 and entries[0].value.python and entries[0].value.rank == 0:
+                stmt.value = templates.expr("V.tolist()", V=batched)  # the list itself, of Python numbers
+            else:  # a new array, as the list was: the batched value may be an argument itself
+                stmt.value = self.lib.call("array", batched)
+            return LoopRewrite(self.out + [stmt], [], {}, self._pattern(), anchor=col.consumer,
+                               checks=list(self.checks))
+        anchor = analysis._statement_of(self.ctx, col.consumer)
+        value = getattr(anchor, "value", None)
+        if not isinstance(anchor, (gast.Assign, gast.AugAssign, gast.Return, gast.Expr)) or value is not col.consumer:
+            raise Unsupported("the comprehension's consumer is part of a larger expression; assign it "
+                              "to a name first")
+        others = col.consumer.args[1:] + [k.value for k in col.consumer.keywords]
+        if not all(isinstance(n, (gast.Name, gast.Constant, gast.UnaryOp, gast.USub, gast.Load))
+                   for a in others for n in gast.walk(a)):
+            raise Unsupported("the comprehension's consumer takes computed arguments, which would run "
+                              "after the comprehension")
+        own = {n.id for n in gast.walk(info.node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        inside = {id(n) for n in gast.walk(info.node)}
+        scope = info.function if info.function is not None else self.ctx.tree
+        clash = sorted({n.id for n in gast.walk(scope) if isinstance(n, gast.Name) and n.id in own
+                        and id(n) not in inside})
+        if clash:
+            raise Unsupported(f"`{clash[0]}` names the comprehension's variable and a value of the "
+                              "function too; the batched code would bind it")
+        entries = self.pending.get(COMPREHENSION, [])
+        callee = self.ctx.imports.resolve(col.consumer.func) or ""
+        python = callee.startswith("builtins.") and len(entries) == 1 and entries[0].value.python
+        if COMPREHENSION in self.listed:
+            self.listed.add("items")
+        self._emit_collector("items", col, entries, label="the list comprehension")
+        batched = self.out.pop().value  # `items = V`: V goes where the list was
+        if python and entries[0].value.rank == 0:
+            batched = templates.expr("V.tolist()", V=batched)  # Python's numbers, as the list held
+        stmt = copy.deepcopy(anchor)
+        stmt.value.args[0] = batched
+        if callee == "numpy.asarray":  # the batched value may be an argument itself (`[r for r in x]`)
+            stmt.value.func = self.lib.fn("array")
+        return LoopRewrite(self.out + [stmt], [], {}, self._pattern(), anchor=anchor, checks=list(self.checks))
 
     def _snapshots(self):
         """Node splitting, as the analysis decided it (``LoopInfo.snapshots``): one copy of each
@@ -226,6 +292,9 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         info = self.info
         parts = [f"map over {', '.join(self.labels) if self.labels else info.space.describe()}"]
         for name, col in info.collectors.items():
+            if name == COMPREHENSION:
+                parts.append("list comprehension")
+                continue
             entries = self.pending.get(name, [])
             parts.append(f"{'filter' if entries and entries[0].mask is not None else 'collector'} {name}")
         for name, red in info.reductions.items():

@@ -9,12 +9,13 @@ import gast
 
 from pforge.transpile import ranks, templates
 from pforge.transpile.backends.direct import core
-from pforge.transpile.backends.direct.core import Args, Unsupported, Val, align, const
+from pforge.transpile.backends.direct.core import Args, Unsupported, Val, align, const, merged, python_result
 from pforge.transpile.backends.direct.linalg import convert_matmul_operator
 from pforge.transpile.backends.direct.shared import Ind
 from pforge.transpile.rank_inference import rebound_in_module
 
-_LIST_ARG_RULES = {"tensorflow.stack", "numpy.stack", "tensorflow.concat", "numpy.concatenate"}
+_LIST_ARG_RULES = {"tensorflow.stack", "numpy.stack", "tensorflow.concat", "numpy.concatenate", "numpy.array",
+                   "numpy.asarray"}
 _BINOPS = {gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow,
            gast.BitAnd, gast.BitOr, gast.BitXor, gast.LShift, gast.RShift}
 
@@ -36,7 +37,15 @@ class ExpressionsMixin:
                 raise Unsupported(f"`{gast.unparse(node).strip()}`: a `{type(node).__name__}` on "
                                   "per-iteration values")
             return Val(node, (), None)
-        result = method(node)
+        outer, self.mixing = getattr(self, "mixing", False), False
+        try:
+            result = method(node)
+        finally:
+            mixed, self.mixing = self.mixing, outer
+        if mixed or result.mixed:  # a value computed from a mixed one is mixed too
+            self.mixing = True
+            if not result.mixed:
+                result = result.with_node(result.node, mixed=True)
         if not result.stacked and result.node is node and any(
                 isinstance(n, gast.Name) and self._is_stacked_name(n.id) for n in gast.walk(node)):
             # An invariant result kept as written would still name the loop's variables
@@ -61,7 +70,7 @@ class ExpressionsMixin:
 
     def _ev_Constant(self, node):
         if isinstance(node.value, (int, float, bool, complex)):
-            return Val(node, (), 0, True)
+            return Val(node, (), 0, True, pytype=type(node.value).__name__)
         return Val(node, (), None, True)
 
     def _ev_Name(self, node):
@@ -105,7 +114,7 @@ class ExpressionsMixin:
                 if inner.out_start >= at:
                     inner.out_start += len(stmts)
             level.bound = True
-        return Val(templates.name(ind.name), full, 0, python=True)
+        return Val(templates.name(ind.name), full, 0, python=True, pytype="int")
 
     def _ev_Attribute(self, node):
         if (self.ctx.imports.resolve(node) or "") in _CONSTANTS:  # np.pi, math.inf: one number
@@ -139,7 +148,8 @@ class ExpressionsMixin:
             rank = None if left.rank is None or right.rank is None else max(left.rank, right.rank)
             if isinstance(node.op, gast.MatMult):
                 rank = None
-            return Val(_respelled(node, left=left, right=right), (), rank, left.python and right.python)
+            return Val(_respelled(node, left=left, right=right), (), rank, left.python and right.python,
+                       mixed=left.mixed or right.mixed, pytype=python_result(node.op, left.pytype, right.pytype))
         if isinstance(node.op, gast.MatMult):
             return convert_matmul_operator(self.lib, left, right, node)
         if type(node.op) not in _BINOPS:
@@ -150,12 +160,12 @@ class ExpressionsMixin:
             raise Unsupported(f"`{gast.unparse(node).strip()}`: a power with the loop index as exponent")
         (a, b), full, rank = align(self.lib, [left, right], f"`{gast.unparse(node).strip()}`")
         return Val(gast.BinOp(left=a.node, op=copy.deepcopy(node.op), right=b.node), full, rank,
-                   left.python and right.python)
+                   left.python and right.python, pytype=python_result(node.op, left.pytype, right.pytype))
 
     def _ev_UnaryOp(self, node):
         operand = self.ev(node.operand)
         if not operand.stacked:
-            return Val(_respelled(node, operand=operand), (), operand.rank, operand.python)
+            return Val(_respelled(node, operand=operand), (), operand.rank, operand.python, pytype=operand.pytype)
         if isinstance(node.op, gast.Not):
             return self._not(self._test(node.operand))
         return Val(gast.UnaryOp(op=copy.deepcopy(node.op), operand=operand.node), operand.full, operand.rank)
@@ -187,7 +197,7 @@ class ExpressionsMixin:
             raise Unsupported("a conditional expression with an invariant test and per-iteration branches")
         test = self._test(node.test)
         (c, a, b), full, rank = align(self.lib, [test, body, orelse], "a conditional expression")
-        return Val(self.lib.call("where", c.node, a.node, b.node), full, rank)
+        return merged(self.lib.call("where", c.node, a.node, b.node), full, rank, body, orelse)
 
     def _ev_List(self, node):
         vals = [self.ev(e) for e in node.elts]
@@ -254,6 +264,8 @@ class ExpressionsMixin:
                 except (Unsupported, IndexError, KeyError, AttributeError, TypeError):
                     rank = None
             rank = _constructor_rank(self, node, name) if rank is None else rank
+            if rank is None and name is None and isinstance(node.func, gast.Name):
+                rank = self._helper_rank(node)
             if name is not None and name.startswith("math.") and name not in _MATH_NOT_SCALAR:
                 # `math.*` returns a Python number: `scale = 1.0 / math.sqrt(q.shape[1])`
                 return Val(node, (), 0, True)
@@ -287,13 +299,18 @@ class ExpressionsMixin:
         self.out += templates.replace(f"{tmp} = V", V=node)
         return templates.name(tmp)
 
-    def _inlined(self, node):
+    def _inlined(self, node, invariant: bool = False):
         """A call of a small helper defined at module level, on per-iteration values, as the
         expression it returns (``_mu(a, r, k) -> a * np.cos(r * k)``), or None.
 
-        The helper's body must be ``name = expr`` statements and one ``return expr``, with
-        plain parameters; its other names (``np``, module constants) must mean the same in the
-        caller (not bound there). The analysis has already found it pure.
+        The helper's body is read as a partial evaluator would: ``name = expr`` and
+        ``a, b = ...`` bind expressions, ``x += v`` rebinds, an ``if`` whose test is decided
+        here (a flag passed as a constant, ``x.ndim == 1`` of a value whose rank is known,
+        ``type(x) is int`` of an array) keeps its one branch, and the first ``return`` gives
+        the expression. Parameters are plain or have constant defaults; ``**kwargs`` is
+        accepted where the call passes none. The helper's other names (``np``, module
+        constants) must mean the same in the caller (not bound there). The analysis has
+        already found it pure.
         """
         functions = getattr(self.ctx, "functions", {})
         fname = node.func.id
@@ -302,40 +319,63 @@ class ExpressionsMixin:
             return None
         fdef = functions[fname]
         args = fdef.args
-        if fdef.col_offset != 0 or fdef.decorator_list or args.vararg or args.kwarg or args.kwonlyargs \
+        if fdef.col_offset != 0 or fdef.decorator_list or args.vararg or args.kwonlyargs \
                 or args.posonlyargs or any(isinstance(a, gast.Starred) for a in node.args):
             return None
-        if not any(isinstance(n, gast.Name) and self._is_stacked_name(n.id)
-                   for a in node.args + [k.value for k in node.keywords] for n in gast.walk(a)):
-            return None  # an invariant call stays a call
+        if not invariant and not any(isinstance(n, gast.Name) and self._is_stacked_name(n.id)
+                                     for a in node.args + [k.value for k in node.keywords] for n in gast.walk(a)):
+            return None  # an invariant call stays a call (``invariant``: to learn its rank)
         params = [a.id for a in args.args]
         bound = dict(zip(params, node.args))
+        if len(node.args) > len(params):
+            return None
         for k in node.keywords:
             if k.arg not in params or k.arg in bound:
-                return None
+                return None  # also `**extra` at the call, and a keyword for `**kwargs`
             bound[k.arg] = k.value
         for p, default in zip(params[len(params) - len(args.defaults):], args.defaults):
             if p not in bound and isinstance(default, gast.Constant):
                 bound[p] = default
         if set(bound) != set(params):
             return None
-        body = fdef.body[1:] if fdef.body and isinstance(fdef.body[0], gast.Expr) \
-            and isinstance(fdef.body[0].value, gast.Constant) else fdef.body
-        if not body or not isinstance(body[-1], gast.Return) or body[-1].value is None or not all(
-                isinstance(st, gast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], gast.Name)
-                for st in body[:-1]):
-            return None
-        local = {st.targets[0].id for st in body[:-1]} | set(params)
         caller = self.info.function
         taken = set() if caller is None else {n.id for n in gast.walk(caller) if isinstance(n, gast.Name)
                                               and isinstance(n.ctx, (gast.Store, gast.Param))}
-        free = {n.id for st in body for n in gast.walk(st) if isinstance(n, gast.Name)
+        local = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)} \
+            | set(params) | ({args.kwarg.id} if args.kwarg else set())
+        free = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
                 and isinstance(n.ctx, gast.Load) and n.id not in local}
         if free & taken - {fname}:
             return None  # a name the caller binds too would change meaning
         if fname in taken or rebound_in_module(self.ctx.tree, fname):
             return None  # `_f` is not (only) the `def`: a local, a parameter, `_f = ...` after it
-        values = dict(bound)
+        if any(isinstance(n, (gast.Lambda, gast.FunctionDef, gast.ListComp, gast.GeneratorExp, gast.DictComp,
+                              gast.SetComp, gast.Global, gast.Nonlocal)) for n in gast.walk(fdef) if n is not fdef):
+            return None  # names bound by an inner scope are not the helper's
+        return self._partial_evaluation(fdef.body, dict(bound), args.kwarg.id if args.kwarg else None)
+
+    def _helper_rank(self, node) -> int | None:
+        """The rank of an invariant call of a module helper (the call stays as written), read
+        from the expression it returns; None when unknown. Nothing it evaluates is kept."""
+        expr = self._inlined(node, invariant=True)
+        if expr is None:
+            return None
+        saved = (list(self.out), list(self.checks), list(self.labels))
+        self.inlining.add(node.func.id)
+        try:
+            value = self.ev(expr)
+            return None if value.stacked else value.rank
+        except Unsupported:
+            return None
+        finally:
+            self.inlining.discard(node.func.id)
+            self.out[:], self.checks[:], self.labels[:] = saved
+
+    def _partial_evaluation(self, stmts, values, kwarg, depth=0):
+        """The expression ``stmts`` return, with the names in ``values`` replaced; None where
+        it depends on what only the run can decide, or the body does other things."""
+        if depth > 20:
+            return None
 
         class _Substitute(gast.NodeTransformer):
             def visit_Name(self, name_node):
@@ -343,9 +383,120 @@ class ExpressionsMixin:
                     return copy.deepcopy(values[name_node.id])
                 return name_node
 
-        for st in body[:-1]:
-            values[st.targets[0].id] = _Substitute().visit(copy.deepcopy(st.value))
-        return _Substitute().visit(copy.deepcopy(body[-1].value))
+            def visit_Call(self, call):
+                self.generic_visit(call)
+                # `f(x, **kwargs)` with no keywords passed: `f(x)`
+                call.keywords = [k for k in call.keywords if not (k.arg is None and isinstance(k.value, gast.Name)
+                                                                    and k.value.id == kwarg)]
+                return call
+
+        def subst(expr):
+            out = _Substitute().visit(copy.deepcopy(expr))
+            if kwarg is not None and any(isinstance(n, gast.Name) and n.id == kwarg for n in gast.walk(out)):
+                raise _NotStatic  # `kwargs` used otherwise than passed on
+            return out
+
+        try:
+            for k, st in enumerate(stmts):
+                if isinstance(st, gast.Expr) and isinstance(st.value, gast.Constant):
+                    continue  # a docstring
+                if isinstance(st, gast.Return):
+                    return None if st.value is None else subst(st.value)
+                if isinstance(st, gast.Assign) and len(st.targets) == 1:
+                    target = st.targets[0]
+                    if isinstance(target, gast.Name):
+                        values[target.id] = subst(st.value)
+                        continue
+                    if isinstance(target, (gast.Tuple, gast.List)) and all(isinstance(t, gast.Name) for t in target.elts):
+                        if isinstance(st.value, (gast.Tuple, gast.List)):
+                            if len(st.value.elts) != len(target.elts):
+                                return None
+                            parts = [subst(v) for v in st.value.elts]
+                        else:  # `_, b = f(...)`: each name is its item of the (pure) call
+                            whole = subst(st.value)
+                            parts = [gast.Subscript(value=copy.deepcopy(whole), slice=gast.Constant(value=i, kind=None),
+                                                    ctx=gast.Load()) for i in range(len(target.elts))]
+                        for t, part in zip(target.elts, parts):
+                            values[t.id] = part
+                        continue
+                    return None
+                if isinstance(st, gast.AugAssign) and isinstance(st.target, gast.Name) and st.target.id in values:
+                    values[st.target.id] = gast.BinOp(left=copy.deepcopy(values[st.target.id]), op=copy.deepcopy(st.op),
+                                                      right=subst(st.value))
+                    continue
+                if isinstance(st, gast.If):
+                    truth = self._static_truth(subst(st.test))
+                    if truth is None:
+                        return None
+                    return self._partial_evaluation((st.body if truth else st.orelse) + stmts[k + 1:], values, kwarg,
+                                                    depth + 1)
+                return None
+        except _NotStatic:
+            return None
+        return None  # falls off the end: returns None
+
+    def _static_truth(self, test) -> bool | None:
+        """Whether ``test`` holds on every iteration, when that is known before the loop runs:
+        constants, ``x.ndim`` and ``len(x.shape)`` of a value whose rank is known, ``type(x) is
+        int`` (or ``float``) of an array value, and ``not``/``and``/``or``/comparisons of those."""
+        value = self._static_value(test)
+        return None if value is _UNKNOWN else bool(value)
+
+    def _static_value(self, node):
+        if isinstance(node, gast.Constant):
+            return node.value
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
+            inner = self._static_value(node.operand)
+            return _UNKNOWN if inner is _UNKNOWN else not inner
+        if isinstance(node, gast.BoolOp):
+            parts = [self._static_value(v) for v in node.values]
+            stop = (lambda v: not v) if isinstance(node.op, gast.And) else bool
+            for part in parts:  # the first decisive operand, as Python's short circuit
+                if part is _UNKNOWN:
+                    return _UNKNOWN
+                if stop(part):
+                    return part
+            return parts[-1]
+        if isinstance(node, gast.Attribute) and node.attr == "ndim":
+            return self._static_rank(node.value)
+        if isinstance(node, gast.Compare) and len(node.ops) == 1:
+            op, right = node.ops[0], node.comparators[0]
+            if isinstance(op, (gast.Is, gast.IsNot)) and isinstance(node.left, gast.Call) \
+                    and self.ctx.imports.resolve(node.left.func) == "builtins.type" and len(node.left.args) == 1 \
+                    and isinstance(right, gast.Name) and self.ctx.imports.resolve(right) in (
+                        "builtins.int", "builtins.float", "builtins.bool", "builtins.complex"):
+                self.consulted |= {n.id for n in gast.walk(node.left.args[0]) if isinstance(n, gast.Name)}
+                try:
+                    v = self.ev(node.left.args[0])
+                except Unsupported:
+                    return _UNKNOWN
+                if v.python:
+                    if v.pytype is None:
+                        return _UNKNOWN
+                    same = v.pytype == right.id
+                elif v.rank is not None:
+                    same = False  # an array, or a NumPy scalar: never exactly a Python type
+                else:
+                    return _UNKNOWN
+                return same if isinstance(op, gast.Is) else not same
+            left, right = self._static_value(node.left), self._static_value(right)
+            if left is _UNKNOWN or right is _UNKNOWN or not all(type(v) in (int, bool) for v in (left, right)):
+                return _UNKNOWN
+            compare = {gast.Eq: int.__eq__, gast.NotEq: int.__ne__, gast.Lt: int.__lt__, gast.LtE: int.__le__,
+                       gast.Gt: int.__gt__, gast.GtE: int.__ge__}.get(type(op))
+            return _UNKNOWN if compare is None else compare(int(left), int(right))
+        return _UNKNOWN
+
+    def _static_rank(self, node):
+        """The per-iteration rank of ``node`` when it is known for certain here."""
+        self.consulted |= {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+        try:
+            v = self.ev(node)
+        except Unsupported:
+            return _UNKNOWN
+        if v.rank is None or v.python:
+            return _UNKNOWN
+        return v.rank
 
     def _builtin(self, node, name):
         vals = [self.ev(a) for a in node.args]
@@ -354,7 +505,7 @@ class ExpressionsMixin:
                 raise Unsupported(f"`{name[9:]}` with keywords on per-iteration values")
             rank = 0 if name in ("builtins.len", "builtins.int", "builtins.float", "builtins.bool") else (
                 max((v.rank for v in vals), default=None) if all(v.rank is not None for v in vals) else None)
-            return Val(node, (), rank, True)
+            return Val(node, (), rank, True, pytype=_CONVERSION_TYPES.get(name))
         short = name[9:]
         if short in ("min", "max"):
             if len(vals) != 2:
@@ -364,20 +515,31 @@ class ExpressionsMixin:
             # `a` is kept, where np.maximum would give NaN. `where` keeps Python's meaning.
             test = gast.Compare(left=copy.deepcopy(b.node), ops=[gast.Gt() if short == "max" else gast.Lt()],
                                 comparators=[copy.deepcopy(a.node)])
-            return Val(self.lib.call("where", test, b.node, a.node), full, rank)
+            return merged(self.lib.call("where", test, b.node, a.node), full, rank, vals[1], vals[0])
         if short == "abs":
-            return Val(gast.Call(func=copy.deepcopy(node.func), args=[vals[0].node], keywords=[]), vals[0].full, vals[0].rank)
+            return Val(gast.Call(func=copy.deepcopy(node.func), args=[vals[0].node], keywords=[]), vals[0].full,
+                       vals[0].rank, mixed=vals[0].mixed)
         if short == "len":
             v = vals[0]
-            return Val(templates.expr(f"V.shape[{v.depth}]", V=v.node), (), 0, True)  # an int, as len()
+            return Val(templates.expr(f"V.shape[{v.depth}]", V=v.node), (), 0, True, pytype="int")  # an int, as len()
         if self.lib.kind == "tf" or self.to_tf:
             raise Unsupported(f"`{short}()` of a tensor")
         if vals[0].rank != 0:
             raise Unsupported(f"`{short}()` of a per-iteration array")
         if short == "round":
             raise Unsupported("`round()` (Python rounds halves to even like NumPy, but returns an int)")
-        return Val(templates.expr(f"V.astype({short})", V=vals[0].node), vals[0].full, 0, True)
+        return Val(templates.expr(f"V.astype({short})", V=vals[0].node), vals[0].full, 0, True, pytype=short)
 
+
+class _NotStatic(Exception):
+    """A helper's body does what the partial evaluation does not model."""
+
+
+#: a value the partial evaluation cannot know before the loop runs
+_UNKNOWN = object()
+
+#: the type of the Python number a conversion returns
+_CONVERSION_TYPES = {"builtins.len": "int", "builtins.int": "int", "builtins.float": "float", "builtins.bool": "bool"}
 
 #: NumPy's scalar types, called as conversions
 _SCALAR_TYPES = {f"numpy.{t}" for t in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",

@@ -284,7 +284,7 @@ class ReductionsMixin:
             elts=[const(depth + k) for k in range(mask.rank)], ctx=gast.Load())
         count = lib.call("sum", mask.node, axis=axes)
         if how == "len" and not args and not node.keywords:
-            return Val(count, mask.full, 0, python=True)
+            return Val(count, mask.full, 0, python=True, pytype="int")
         axis = node.keywords[0].value if len(node.keywords) == 1 and node.keywords[0].arg == "axis" else (
             args[0] if len(args) == 1 and not node.keywords else None)
         given = constant_int(axis)

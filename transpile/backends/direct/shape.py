@@ -78,6 +78,38 @@ def _convert_stack(b):
     return _stack_like(b, b.evaluate, concat=False)
 
 
+@register("numpy.array", "numpy.asarray", family="shape", sample=None)
+def _convert_array(b):
+    """``np.array(v)`` of a per-iteration value: the call on the batched value (a copy of the
+    batch, as the loop's call copies each value); ``np.array([a, b])`` of per-iteration values
+    of one rank and one kind: their stack after the loop axes. A Python number beside a NumPy
+    value (or numbers of two Python types) would make the array's dtype depend on which one
+    each iteration holds, and is left."""
+    if any(k != "dtype" for k in b.kw) or len(b.call.args) != 1:
+        raise b.unsupported("only `dtype=` is batched")
+    first = b.call.args[0]
+    if not isinstance(first, (gast.List, gast.Tuple)):
+        x = b.evaluate(first)
+        if not x.stacked:
+            return Val(b.call, (), x.rank)  # asked for its rank only
+        return Val(b.emit([x.node], {k: v.node for k, v in b.kw.items()}), x.full, x.rank)
+    if b.kw or any(isinstance(e, (gast.List, gast.Tuple, gast.Starred)) for e in first.elts) or not first.elts:
+        raise b.unsupported("a nested, empty or typed list of per-iteration values")
+    vals = [b.evaluate(e) for e in first.elts]
+    kinds = {(v.python, v.pytype if v.python else None) for v in vals}
+    if len(kinds) != 1 or (True, None) in kinds or any(v.mixed for v in vals):
+        raise b.unsupported("items of two kinds (a Python number beside a NumPy value), whose array's dtype "
+                            "depends on which occur")
+    ranks = {v.rank for v in vals}
+    if None in ranks or len(ranks) != 1:
+        raise b.unsupported("items of unknown or different per-iteration ranks")
+    depth = max(v.depth for v in vals)
+    lifted = [lift(b.lib, v, depth) for v in vals]
+    spread = b.lib.call("broadcast_arrays", *[v.node for v in lifted])
+    full = tuple(any(v.full[k] for v in lifted if v.stacked) for k in range(depth))
+    return Val(b.lib.call("stack", spread, axis=const(depth)), full, ranks.pop() + 1)
+
+
 @register("tensorflow.concat", "numpy.concatenate", family="shape", sample=("concat", None))
 def _convert_concat(b):
     return _stack_like(b, b.evaluate, concat=True)

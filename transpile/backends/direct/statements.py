@@ -118,7 +118,7 @@ class StatementsMixin:
                 self.env[name] = Val(copy.deepcopy(stmt.value), (), val.rank, val.python)  # merged by the `if`
                 return
             self.out.append(copy.deepcopy(stmt))  # invariant: computed once, as written
-            self.env[name] = Val(templates.name(name), (), val.rank, val.python)
+            self.env[name] = Val(templates.name(name), (), val.rank, val.python, mixed=val.mixed)
             return
         if isinstance(target, gast.Tuple) and isinstance(stmt.value, gast.Tuple) \
                 and len(target.elts) == len(stmt.value.elts) and all(isinstance(e, gast.Name) for e in target.elts):
