@@ -360,16 +360,12 @@ class ExpressionsMixin:
         expr = self._inlined(node, invariant=True)
         if expr is None:
             return None
-        saved = (list(self.out), list(self.checks), list(self.labels))
         self.inlining.add(node.func.id)
         try:
-            value = self.ev(expr)
-            return None if value.stacked else value.rank
-        except Unsupported:
-            return None
+            value = self._aside(expr)
         finally:
             self.inlining.discard(node.func.id)
-            self.out[:], self.checks[:], self.labels[:] = saved
+        return None if value is None or value.stacked else value.rank
 
     def _partial_evaluation(self, stmts, values, kwarg, depth=0):
         """The expression ``stmts`` return, with the names in ``values`` replaced; None where
@@ -466,9 +462,8 @@ class ExpressionsMixin:
                     and isinstance(right, gast.Name) and self.ctx.imports.resolve(right) in (
                         "builtins.int", "builtins.float", "builtins.bool", "builtins.complex"):
                 self.consulted |= {n.id for n in gast.walk(node.left.args[0]) if isinstance(n, gast.Name)}
-                try:
-                    v = self.ev(node.left.args[0])
-                except Unsupported:
+                v = self._aside(node.left.args[0])
+                if v is None:
                     return _UNKNOWN
                 if v.python:
                     if v.pytype is None:
@@ -490,13 +485,21 @@ class ExpressionsMixin:
     def _static_rank(self, node):
         """The per-iteration rank of ``node`` when it is known for certain here."""
         self.consulted |= {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
-        try:
-            v = self.ev(node)
-        except Unsupported:
-            return _UNKNOWN
-        if v.rank is None or v.python:
+        v = self._aside(node)
+        if v is None or v.rank is None or v.python:
             return _UNKNOWN
         return v.rank
+
+    def _aside(self, node) -> Val | None:
+        """``node`` evaluated for what it is (rank, kind), nothing it emits kept; None when it
+        has no batched form."""
+        saved = (list(self.out), list(self.checks), list(self.labels))
+        try:
+            return self.ev(node)
+        except Unsupported:
+            return None
+        finally:
+            self.out[:], self.checks[:], self.labels[:] = saved
 
     def _builtin(self, node, name):
         vals = [self.ev(a) for a in node.args]
