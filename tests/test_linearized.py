@@ -314,3 +314,55 @@ def test_a_counter_over_rows_is_the_enumerate_index():
     for n in (1, 4):
         X = np.arange(3.0 * n).reshape(n, 3)
         np.testing.assert_array_equal(_run(result.code, "f", X), _run(ROWS_COUNTER, "f", X))
+
+
+FIRST_ASSIGN = textwrap.dedent("""\
+    import numpy as np
+
+
+    def f(x, n):
+        s = 7.0
+        for i in range(n):
+            if i == 0:
+                s = x[i] * 2.0
+            else:
+                s += x[i] * 2.0
+        return s
+
+
+    def g(X):
+        for k, row in enumerate(X):
+            if k == 0:
+                total = row * row
+            else:
+                total = total * (row * row)
+        return total
+    """)
+
+
+def test_a_reduction_whose_first_iteration_assigns_is_the_terms_alone():
+    """`if i == 0: s = t else: s += t` is the sum of the terms, whatever `s` held (7.0 here);
+    with no iteration the loop leaves `s` as it was, so the batched code runs only where the
+    loop runs."""
+    result = transpile_source(FIRST_ASSIGN, "m.py")
+    f_plan, g_plan = result.plans
+    assert f_plan.rewritten and g_plan.rewritten, [r.message for p in result.plans for r in p.remarks]
+    assert "s = np.sum(" in result.code and "n > 0" in result.code
+    x = np.array([0.5, -1.0, 2.0])
+    for n in (0, 1, 3):
+        assert _run(result.code, "f", x, n) == _run(FIRST_ASSIGN, "f", x, n)
+    X = np.arange(6.0).reshape(3, 2) + 1.0
+    np.testing.assert_array_equal(_run(result.code, "g", X), _run(FIRST_ASSIGN, "g", X))
+
+
+@pytest.mark.parametrize("change", [
+    ("if i == 0:", "if i == 1:"),  # not the first iteration
+    ("s += x[i] * 2.0", "s += x[i] * 3.0"),  # another term
+    ("s = x[i] * 2.0", "s = x[i] * 2.0 * s"),  # the first term reads s (and scales it)
+    ("            s += x[i] * 2.0", "            s += x[i] * 2.0\n        s = s * 0.5"),  # bound again
+])
+def test_a_first_iteration_that_is_not_the_reduction_stays(change):
+    source = FIRST_ASSIGN.replace(*change)
+    assert source != FIRST_ASSIGN
+    result = transpile_source(source, "m.py")
+    assert not result.plans[0].rewritten

@@ -563,6 +563,16 @@ class _Builder:
         after = (f"c{k} = {consumer.format(f'[{item} {head}]')}",)
         return replace(frag, after=frag.after + after, outputs=frag.outputs + (f"c{k}",), lists_ok=False)
 
+    def _first_assign(self, k):
+        """``if i == 0: s = t`` / ``else: s += t``: a reduction of the terms alone where the loop
+        starts at 0; where it starts elsewhere or counts down, ``i == 0`` is no first iteration
+        and ``s`` restarts mid-loop (a recurrence)."""
+        term = self.expr(1)
+        op = self.rng.choice(("+=", "*="))
+        update = f"s{k} {op} {term}" if self.rng.random() < 0.7 else f"s{k} = s{k} {op[0]} ({term})"
+        return Fragment(f"first-assign {op}", EITHER, ("if i == 0:", f"    s{k} = {term}", "else:", f"    {update}"),
+                        (f"s{k} = 0.5",), outputs=(f"s{k}",))
+
     def _helper(self, k):
         """A module-level helper called on each element: its ``if``s on a flag passed as a
         constant, on ``v.ndim`` and on ``type(v)``, a tuple assignment and an update are
@@ -663,7 +673,7 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("reduction", 5), ("count", 1), ("argmax", 2), ("gather", 2), ("scatter-add", 2),
                ("nest-carried", 2), ("pair", 2), ("prefix", 1), ("filter", 2), ("window", 2),
                ("selection", 2), ("masked-write", 1), ("tuple-reduction", 2), ("stack-axis", 2),
-               ("linearized", 2), ("comprehension", 2), ("helper", 2))
+               ("linearized", 2), ("comprehension", 2), ("helper", 2), ("first-assign", 2))
 DEPENDENT = (("carried", 2), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1))

@@ -14,7 +14,7 @@ from pforge.transpile.analysis.facts import (COMPREHENSION, INVARIANT, TRY_STATE
                                              ModuleContext, _parents)
 from pforge.transpile.analysis.linearized import unflatten_nests
 from pforge.transpile.analysis.nodes import _scope_nodes, _statements, _stored_names
-from pforge.transpile.analysis.reductions import _find_arg_reductions, _find_reductions
+from pforge.transpile.analysis.reductions import _find_arg_reductions, _find_reductions, first_iteration_reductions
 from pforge.transpile.analysis.structure import _structural_blockers, _trip_count_notes
 from pforge.transpile.analysis.subscripts import _check_subscripts
 from pforge.transpile.spaces import Space, for_space, while_space
@@ -27,6 +27,9 @@ def discover(ctx: ModuleContext) -> list[LoopInfo]:
     if _split_tuple_assignments(ctx):
         ctx.parents = _parents(ctx.tree)  # the new statements hold the old targets and values
     unflatten_nests(ctx)
+    if first_iteration_reductions(ctx):
+        ctx.parents = _parents(ctx.tree)
+        ctx._chains = ctx._use_def = None  # `s = t` is gone
 
     def visit_block(stmts, qualname, function, parent_loop, sink):
         previous = None

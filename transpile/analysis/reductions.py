@@ -1,5 +1,7 @@
-"""Reductions (``s ⊕= term`` in every store of ``s``) and arg-reductions (``if v > best:
-best, idx = v, i``); :func:`reduction_term` and :func:`contribution` answer the backends."""
+"""Reductions (``s ⊕= term`` in every store of ``s``), those whose first iteration assigns
+(``if i == 0: s = t`` / ``else: s += t``, put in the first form by
+:func:`first_iteration_reductions`) and arg-reductions (``if v > best: best, idx = v, i``);
+:func:`reduction_term` and :func:`contribution` answer the backends."""
 
 from __future__ import annotations
 
@@ -8,8 +10,14 @@ import gast
 from pforge.transpile.analysis.aliasing import _alias_source, _view_base
 from pforge.transpile.analysis.facts import (ARG_REDUCTION, REDUCTION, ArgReduction,
                                              Reduction)
-from pforge.transpile.analysis.nodes import _binding, _loaded_names, _scope_nodes, _statement_of
+from pforge.transpile.analysis.nodes import (_binding, _loaded_names, _scope_nodes, _statement_of, _statements,
+                                             _stored_names)
 from pforge.transpile.operators import AUG_OPS, BINOPS, BOOLOPS, CALLS
+from pforge.transpile.spaces import constant_int
+
+#: what the start of a range the loop compares its index with may hold: names and arithmetic
+_PLAIN = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Load, gast.Add, gast.Sub, gast.Mult,
+          gast.FloorDiv, gast.USub, gast.UAdd)
 
 
 
@@ -226,3 +234,93 @@ def _pairs_assigned(stmts) -> dict[str, gast.expr] | None:
                 return None
             found[name.id] = expr
     return found
+
+
+# -- if i == 0: s = t / else: s += t ---------------------------------------------------------------
+
+def first_iteration_reductions(ctx) -> bool:
+    """``if i == 0: s = t`` / ``else: s += t`` at the top of a loop body is the reduction
+    ``s += t`` whose first iteration assigns: the loop's result is the sum (or product) of
+    the terms alone, whatever ``s`` held before. The ``if`` becomes the update and the loop
+    is marked (``pforge_first_assign``): the direct printer assigns the reduced terms to
+    ``s``, where the loop runs at all; the other printers leave it.
+
+    Only where exact: ``i`` is the loop's index (a range, or ``enumerate``) and the test
+    names its first value, the two terms are the same expression and do not read ``s``, and
+    nothing else in the loop binds ``s`` or the index, or the start the test compares with.
+    """
+    changed = False
+    for loop in list(_statements(ctx.tree)):
+        if not isinstance(loop, gast.For):
+            continue
+        first = _first_value(ctx, loop)
+        if first is None:
+            continue
+        index, start = first
+        for position, stmt in enumerate(loop.body):
+            found = _first_assigned(stmt, index, start)
+            if found is None:
+                continue
+            name, update = found
+            stored = _stored_names(loop.body)
+            if len(stored.get(name, ())) != 2 or index in stored or any(
+                    isinstance(n, gast.Name) and n.id in stored for n in gast.walk(start)):
+                continue
+            loop.body = loop.body[:position] + [update] + loop.body[position + 1:]
+            loop.pforge_first_assign = getattr(loop, "pforge_first_assign", set()) | {name}
+            changed = True
+            break
+    return changed
+
+
+def _first_value(ctx, loop) -> tuple[str, gast.expr] | None:
+    """The loop's index and the expression of its first value (``range(a, b)``: ``a``), or None."""
+    it = loop.iter
+    if not isinstance(it, gast.Call) or it.keywords:
+        return None
+    callee = ctx.imports.resolve(it.func)
+    if callee == "builtins.range" and isinstance(loop.target, gast.Name) and 1 <= len(it.args) <= 3:
+        start = it.args[0] if len(it.args) > 1 else gast.Constant(value=0, kind=None)
+        if not all(isinstance(n, _PLAIN) for n in gast.walk(start)):
+            return None
+        return loop.target.id, start
+    if callee == "builtins.enumerate" and 1 <= len(it.args) <= 2 and isinstance(loop.target, gast.Tuple) \
+            and isinstance(loop.target.elts[0], gast.Name):
+        start = it.args[1] if len(it.args) == 2 else gast.Constant(value=0, kind=None)
+        return (loop.target.elts[0].id, start) if constant_int(start) is not None else None
+    return None
+
+
+def _first_assigned(stmt, index: str, start) -> tuple[str, gast.stmt] | None:
+    """``(s, s += t)`` for ``if index == start: s = t else: s += t`` (or ``s = s + t``, ``*``)."""
+    if not (isinstance(stmt, gast.If) and len(stmt.body) == 1 and len(stmt.orelse) == 1):
+        return None
+    test = stmt.test
+    if not (isinstance(test, gast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], gast.Eq)):
+        return None
+    sides = [test.left, test.comparators[0]]
+    names = [isinstance(side, gast.Name) and side.id == index for side in sides]
+    if names.count(True) != 1 or gast.dump(sides[names.index(False)]) != gast.dump(start):
+        return None
+    assign, update = stmt.body[0], stmt.orelse[0]
+    if not (isinstance(assign, gast.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0], gast.Name)):
+        return None
+    name, term = assign.targets[0].id, assign.value
+    if isinstance(update, gast.AugAssign) and isinstance(update.target, gast.Name) and update.target.id == name \
+            and isinstance(update.op, (gast.Add, gast.Mult)):
+        other = update.value
+    elif isinstance(update, gast.Assign) and len(update.targets) == 1 and isinstance(update.targets[0], gast.Name) \
+            and update.targets[0].id == name and isinstance(update.value, gast.BinOp) \
+            and isinstance(update.value.op, (gast.Add, gast.Mult)):
+        left, right = update.value.left, update.value.right
+        if isinstance(left, gast.Name) and left.id == name:
+            other = right
+        elif isinstance(right, gast.Name) and right.id == name:
+            other = left
+        else:
+            return None
+    else:
+        return None
+    if gast.dump(other) != gast.dump(term) or any(isinstance(n, gast.Name) and n.id == name for n in gast.walk(term)):
+        return None
+    return name, update

@@ -81,6 +81,15 @@ class ReductionsMixin:
             # Python numbers summed give a Python number (`count += 1`), not a NumPy scalar
             reduced = gast.Call(func=gast.Attribute(value=reduced, attr="item", ctx=gast.Load()), args=[], keywords=[])
         new = _replace_term(copy.deepcopy(stmt), red.name, reduced)
+        first_assign = red.name in getattr(self.levels[k].info.node, "pforge_first_assign", ())
+        if first_assign:
+            # `if i == 0: s = t else: s += t`: the terms alone, where the loop runs at all
+            if k != 0 or self.mask is not None or red.op not in ("add", "mul"):
+                raise Unsupported(f"`{red.name}`: a reduction whose first iteration assigns, inside "
+                                  "another loop or an `if`")
+            new = gast.copy_location(gast.Assign(targets=[templates.name(red.name, store=True)], value=reduced,
+                                                 type_comment=None), stmt)
+            self.nonempty = True
         if k == 0:
             if self.in_branch and self.mask is None:
                 raise Unsupported("internal: a branch without a mask. This is a bug.")

@@ -42,6 +42,9 @@ def rewrite_loop(ctx: ModuleContext, info: LoopInfo, namer: Namer, tf: str) -> L
     if info.library != "tensorflow":
         raise Unsupported("a NumPy or plain-Python loop; tf.vectorized_map cannot run it, it needs "
                           "the direct backend (--backend auto or direct)")
+    if any(getattr(level.node, "pforge_first_assign", None) for level in info.walk()):
+        raise Unsupported("a reduction whose first iteration assigns (`if i == 0: s = t`) has no "
+                          "tf.vectorized_map form here; the direct backend writes it")
     if info.form == "tf.map_fn":
         return _map_fn(ctx, info, tf)
     if info.form != "loop" and info.form != "list comprehension":
