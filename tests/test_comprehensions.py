@@ -173,3 +173,16 @@ def test_no_rows_leave_the_list_as_numpy_makes_it():
     for m2 in (np.zeros((0, 0)), np.ones((2, 2))):
         want, got = _run(source, "f", m2), _run(result.code, "f", m2)
         assert got.shape == want.shape and got.dtype == want.dtype
+
+
+@pytest.mark.parametrize("kept", ["x.sum() > 0", "x[0] > 100"])
+def test_a_filtered_comprehension_that_keeps_nothing_is_numpys_empty_list(kept):
+    """Adversarial review: with no item kept the list is `[]`, which NumPy reads as `(0,)`
+    floats, not as the filtered batch's `(0, 2)`."""
+    source = f"import numpy as np\n\n\ndef f(X):\n    return np.array([x * 2 for x in X if {kept}])\n"
+    result = transpile_source(source, "m.py")
+    assert _only_plan(result).rewritten
+    for X in (np.array([[-1.0, -2.0], [-3.0, -4.0]]), np.array([[1.0, 2.0], [-3.0, 4.0]])):
+        want, got = _run(source, "f", X), _run(result.code, "f", X)
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)

@@ -211,7 +211,8 @@ def test_filter_and_reduction_under_if():
     ''')
     code = _loop_code(result.code)
     assert "total += np.sum(np.where(np.max(x, axis=-1) > t, np.sum(x, axis=-1), 0), axis=0)" in code
-    assert "kept = (x * 2)[np.max(x, axis=-1) > t]" in code
+    assert "kept_selected = (x * 2)[np.max(x, axis=-1) > t]" in code
+    assert "kept = kept_selected if len(kept_selected) else np.array([])" in code  # none kept: NumPy's `[]`
 
 
 def test_generated_numpy_code_matches_the_loop(tf):

@@ -951,3 +951,50 @@ def test_a_helper_unpacking_a_tuple_and_updating_a_name_is_one_expression():
     exec(compile(result.code, "<code>", "exec"), namespace)
     exec(compile(TUPLE_HELPER, "<code>", "exec"), original)
     np.testing.assert_allclose(namespace["f"](X, mean), original["f"](X, mean), rtol=1e-12)
+
+
+IN_PLACE_HELPER = """\
+import numpy as np
+
+
+def bump(v, flag):
+    t = v
+    t += 1
+    if flag:
+        t *= 3
+    return t
+
+
+def kind(v):
+    if type(v) is float:
+        return v * 10
+    return v * 2
+
+
+def f(X):
+    out = np.zeros(X.shape)
+    for i in range(X.shape[0]):
+        out[i] = bump(X[i], False)
+    return out
+
+
+def g(X):
+    out = np.zeros(len(X))
+    for i in range(len(X)):
+        out[i] = kind(X[i])
+    return out
+"""
+
+
+def test_a_helper_that_updates_its_argument_in_place_or_tests_a_number_s_type_stays():
+    """Adversarial review: `t = v; t += 1` writes into the caller's row (the loop changes `X`),
+    and `type(v) is float` holds for the items of a list of floats, which the checks accept:
+    neither helper is inlined."""
+    result = transpile_source(IN_PLACE_HELPER, "m.py")
+    assert not any(p.rewritten for p in result.plans)
+    X = np.array([[1.0, 2.0], [3.0, 4.0]])
+    _run_named = {}
+    exec(compile(result.code, "<code>", "exec"), _run_named)
+    _run_named["f"](X)
+    np.testing.assert_array_equal(X, [[2.0, 3.0], [4.0, 5.0]])
+    np.testing.assert_array_equal(_run_named["g"]([1.0, 2.0]), [10.0, 20.0])

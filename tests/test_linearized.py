@@ -366,3 +366,39 @@ def test_a_first_iteration_that_is_not_the_reduction_stays(change):
     assert source != FIRST_ASSIGN
     result = transpile_source(source, "m.py")
     assert not result.plans[0].rewritten
+
+
+FIRST_ASSIGN_KINDS = textwrap.dedent("""\
+    import numpy as np
+
+
+    def f(X):
+        for i in range(len(X)):
+            if i == 0:
+                s = X[i]
+            else:
+                s += X[i]
+        return s
+    """)
+
+
+@pytest.mark.parametrize("X", [np.array([100, 100], dtype=np.int8), np.array([True, True]),
+                               np.array([2, 3], dtype=np.int32), np.array([0.5, 1.5], dtype=np.float32)],
+                         ids=["int8 wraps", "bools or", "int32", "float32"])
+def test_a_first_iteration_reduction_keeps_the_terms_dtype(X):
+    """Adversarial review: `s = X[0]; s += X[i]` adds in `X`'s dtype (int8 wraps, bools `or`),
+    where `np.sum` would widen to int64."""
+    result = transpile_source(FIRST_ASSIGN_KINDS, "m.py")
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    want, got = _run(FIRST_ASSIGN_KINDS, "f", X.copy()), _run(result.code, "f", X.copy())
+    assert type(got) is type(want) and got == want
+
+
+def test_a_first_iteration_reduction_of_rows_updated_in_place_stays():
+    """`s = X[0]` is a row of `X`, and `s += X[i]` then writes into `X` itself: the loop must run."""
+    source = FIRST_ASSIGN_KINDS.replace("def f(X):", "def f(X):\n    X = np.asarray(X)\n    _ = X[:, 0]")
+    result = transpile_source(source, "m.py")
+    assert not result.plans[0].rewritten
+    X = np.array([[1.0, 2.0], [3.0, 4.0]])
+    _run(result.code, "f", X)
+    np.testing.assert_array_equal(X, [[4.0, 6.0], [3.0, 4.0]])

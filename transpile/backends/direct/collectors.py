@@ -88,6 +88,12 @@ class CollectorsMixin:
                 m = mask.node if all(mask.full) else lib.call(
                     "broadcast_to", mask.node, templates.expr(f"V.shape[:{depth}]", V=value.node))
                 node = core.subscript(value.node, [m])
+                if col.kind != "list":
+                    # no item kept: the list is `[]`, which NumPy reads as `(0,)` floats, whatever
+                    # the items' shape and dtype would have been
+                    kept = self.namer.new(f"{name}_selected")
+                    self.out += templates.replace(f"{kept} = V", V=node)
+                    node = templates.expr(f"K if len(K) else {lib.alias}.array([])", K=templates.name(kept))
         elif depth == 1 and (col.kind in ("stack", "array", "list") or (col.kind == "concat" and lib.kind == "np")):
             node = value.node
         else:

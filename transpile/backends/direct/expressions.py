@@ -12,6 +12,7 @@ from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Args, Unsupported, Val, align, const, merged, python_result
 from pforge.transpile.backends.direct.linalg import convert_matmul_operator
 from pforge.transpile.backends.direct.shared import Ind
+from pforge.transpile.consumers import ARRAY_READERS
 from pforge.transpile.rank_inference import rebound_in_module
 
 _LIST_ARG_RULES = {"tensorflow.stack", "numpy.stack", "tensorflow.concat", "numpy.concatenate", "numpy.array",
@@ -417,6 +418,8 @@ class ExpressionsMixin:
                         continue
                     return None
                 if isinstance(st, gast.AugAssign) and isinstance(st.target, gast.Name) and st.target.id in values:
+                    if not self._fresh(values[st.target.id]):
+                        return None  # `t += 1` on what may be the caller's array (a row) writes into it
                     values[st.target.id] = gast.BinOp(left=copy.deepcopy(values[st.target.id]), op=copy.deepcopy(st.op),
                                                       right=subst(st.value))
                     continue
@@ -430,6 +433,13 @@ class ExpressionsMixin:
         except _NotStatic:
             return None
         return None  # falls off the end: returns None
+
+    def _fresh(self, expr) -> bool:
+        """Whether ``expr`` makes a new value (arithmetic, a NumPy reduction or constructor),
+        never one of its operands: an update in place of it writes into nothing else."""
+        if isinstance(expr, (gast.BinOp, gast.UnaryOp, gast.Constant)):
+            return True
+        return isinstance(expr, gast.Call) and (self.ctx.imports.resolve(expr.func) or "") in _FRESH_CALLS
 
     def _static_truth(self, test) -> bool | None:
         """Whether ``test`` holds on every iteration, when that is known before the loop runs:
@@ -469,8 +479,8 @@ class ExpressionsMixin:
                     if v.pytype is None:
                         return _UNKNOWN
                     same = v.pytype == right.id
-                elif v.rank is not None:
-                    same = False  # an array, or a NumPy scalar: never exactly a Python type
+                elif v.rank is not None and v.rank >= 1:
+                    same = False  # an array per iteration: never exactly a Python number
                 else:
                     return _UNKNOWN
                 return same if isinstance(op, gast.Is) else not same
@@ -532,6 +542,11 @@ class ExpressionsMixin:
         if short == "round":
             raise Unsupported("`round()` (Python rounds halves to even like NumPy, but returns an int)")
         return Val(templates.expr(f"V.astype({short})", V=vals[0].node), vals[0].full, 0, True, pytype=short)
+
+
+#: NumPy calls whose result is a new array, never their argument (``np.asarray`` may be it)
+_FRESH_CALLS = ARRAY_READERS | {"numpy.array", "numpy.stack", "numpy.concatenate", "numpy.vstack", "numpy.zeros",
+                                "numpy.ones", "numpy.full", "numpy.zeros_like", "numpy.ones_like", "numpy.copy"}
 
 
 class _NotStatic(Exception):

@@ -67,6 +67,21 @@ class ReductionsMixin:
             term = Val(self.lib.call("maximum" if red.op == "max" else "minimum", t.node, s.node), full, rank)
         fn = _REDUCE_FN[self.lib.kind][red.op]
         fused = term.fused
+        first_assign = red.name in getattr(self.levels[k].info.node, "pforge_first_assign", ())
+        if first_assign:
+            # `if i == 0: s = t else: s += t`: the terms alone, where the loop runs at all. `s`
+            # starts as the first term itself: an array row taken as it is (`s = x[i]`) would be
+            # written into by `s += ...`, and its dtype is kept (int8 terms wrap, bools `or`).
+            if k != 0 or self.mask is not None or red.op not in ("add", "mul") or term.rank is None \
+                    or self.lib.kind != "np" or self.to_tf:
+                raise Unsupported(f"`{red.name}`: a reduction whose first iteration assigns, inside "
+                                  "another loop or an `if`, or of terms of unknown rank")
+            if isinstance(stmt, gast.AugAssign) and term.rank > 0 and not isinstance(term_node, (gast.BinOp,
+                                                                                                gast.UnaryOp)):
+                raise Unsupported(f"`{red.name}` starts as a row it then updates in place (`+=` writes "
+                                  "into the array the row belongs to)")
+            fused = None
+            term = term.with_node(self._hoist(term.node, f"{red.name}_terms"))
         if fused is not None and fused[0] == fn and k == 0:
             reduced = fused[1]
         else:
@@ -81,12 +96,9 @@ class ReductionsMixin:
             # Python numbers summed give a Python number (`count += 1`), not a NumPy scalar
             reduced = gast.Call(func=gast.Attribute(value=reduced, attr="item", ctx=gast.Load()), args=[], keywords=[])
         new = _replace_term(copy.deepcopy(stmt), red.name, reduced)
-        first_assign = red.name in getattr(self.levels[k].info.node, "pforge_first_assign", ())
         if first_assign:
-            # `if i == 0: s = t else: s += t`: the terms alone, where the loop runs at all
-            if k != 0 or self.mask is not None or red.op not in ("add", "mul"):
-                raise Unsupported(f"`{red.name}`: a reduction whose first iteration assigns, inside "
-                                  "another loop or an `if`")
+            if not python_term:
+                reduced.keywords.append(gast.keyword(arg="dtype", value=templates.expr("T.dtype", T=term.node)))
             new = gast.copy_location(gast.Assign(targets=[templates.name(red.name, store=True)], value=reduced,
                                                  type_comment=None), stmt)
             self.nonempty = True
