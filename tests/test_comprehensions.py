@@ -186,3 +186,21 @@ def test_a_filtered_comprehension_that_keeps_nothing_is_numpys_empty_list(kept):
         want, got = _run(source, "f", X), _run(result.code, "f", X)
         assert got.shape == want.shape and got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
+
+
+def test_a_bound_comprehension_whose_variable_the_function_uses_otherwise_stays():
+    """Review: `rows = [w[i] * i for i in range(n)]` batched binds `i = np.arange(n)`, which
+    the function's own `i` (3) would then be."""
+    source = textwrap.dedent("""\
+        import numpy as np
+
+
+        def f(n, w):
+            i = 3
+            rows = [w[i] * i for i in range(n)]
+            return np.array(rows) + i
+        """)
+    result = transpile_source(source, "m.py")
+    assert not _only_plan(result).rewritten
+    w = np.arange(4.0)
+    np.testing.assert_array_equal(_run(result.code, "f", 4, w), _run(source, "f", 4, w))

@@ -145,48 +145,48 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         if col.consumer is None:
             raise Unsupported("the list comprehension is not read as an array (np.array, np.sum, ...), "
                               "so its result stays a Python list")
-        if isinstance(col.consumer, gast.Assign):  # `rows = [...]`, read only as an array later
-            entries = self.pending.get(COMPREHENSION, [])
-            self._emit_collector("items", col, entries, label="the list comprehension")
-            stmt = copy.deepcopy(col.consumer)
-            batched = self.out.pop().value
-            if len(entries) == 1 and entries[0].value.python and entries[0].value.rank == 0:
-                stmt.value = templates.expr("V.tolist()", V=batched)  # the list itself, of Python numbers
-            else:  # a new array, as the list was: the batched value may be an argument itself
-                stmt.value = self.lib.call("array", batched)
-            return LoopRewrite(self.out + [stmt], [], {}, self._pattern(), anchor=col.consumer,
-                               checks=list(self.checks))
-        anchor = analysis._statement_of(self.ctx, col.consumer)
-        value = getattr(anchor, "value", None)
-        if not isinstance(anchor, (gast.Assign, gast.AugAssign, gast.Return, gast.Expr)) or value is not col.consumer:
-            raise Unsupported("the comprehension's consumer is part of a larger expression; assign it "
-                              "to a name first")
-        others = col.consumer.args[1:] + [k.value for k in col.consumer.keywords]
-        if not all(isinstance(n, (gast.Name, gast.Constant, gast.UnaryOp, gast.USub, gast.Load))
-                   for a in others for n in gast.walk(a)):
-            raise Unsupported("the comprehension's consumer takes computed arguments, which would run "
-                              "after the comprehension")
+        assigned = isinstance(col.consumer, gast.Assign)  # `rows = [...]`, read only as an array later
+        anchor = col.consumer if assigned else analysis._statement_of(self.ctx, col.consumer)
+        if not assigned:
+            if not isinstance(anchor, (gast.Assign, gast.AugAssign, gast.Return, gast.Expr)) \
+                    or getattr(anchor, "value", None) is not col.consumer:
+                raise Unsupported("the comprehension's consumer is part of a larger expression; assign it "
+                                  "to a name first")
+            others = col.consumer.args[1:] + [k.value for k in col.consumer.keywords]
+            if not all(isinstance(n, (gast.Name, gast.Constant, gast.UnaryOp, gast.USub, gast.Load))
+                       for a in others for n in gast.walk(a)):
+                raise Unsupported("the comprehension's consumer takes computed arguments, which would run "
+                                  "after the comprehension")
         own = {n.id for n in gast.walk(info.node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-        inside = {id(n) for n in gast.walk(info.node)}
         scope = info.function if info.function is not None else self.ctx.tree
+        inside = {id(n) for n in gast.walk(info.node)}
+        for other in gast.walk(scope):  # another comprehension's own `x` is not the function's
+            if isinstance(other, (gast.ListComp, gast.SetComp, gast.GeneratorExp, gast.DictComp)):
+                bound = {n.id for g in other.generators for n in gast.walk(g.target) if isinstance(n, gast.Name)}
+                inside |= {id(n) for n in gast.walk(other) if isinstance(n, gast.Name) and n.id in bound}
         clash = sorted({n.id for n in gast.walk(scope) if isinstance(n, gast.Name) and n.id in own
                         and id(n) not in inside})
         if clash:
             raise Unsupported(f"`{clash[0]}` names the comprehension's variable and a value of the "
                               "function too; the batched code would bind it")
         entries = self.pending.get(COMPREHENSION, [])
-        callee = self.ctx.imports.resolve(col.consumer.func) or ""
-        python = callee.startswith("builtins.") and len(entries) == 1 and entries[0].value.python
         if COMPREHENSION in self.listed:
             self.listed.add("items")
         self._emit_collector("items", col, entries, label="the list comprehension")
         batched = self.out.pop().value  # `items = V`: V goes where the list was
-        if python and entries[0].value.rank == 0:
-            batched = templates.expr("V.tolist()", V=batched)  # Python's numbers, as the list held
+        numbers = len(entries) == 1 and entries[0].value.python and entries[0].value.rank == 0
         stmt = copy.deepcopy(anchor)
-        stmt.value.args[0] = batched
-        if callee == "numpy.asarray":  # the batched value may be an argument itself (`[r for r in x]`)
-            stmt.value.func = self.lib.fn("array")
+        if assigned:
+            # the list itself, of Python numbers; else a new array, as the list was (the batched
+            # value may be an argument itself)
+            stmt.value = templates.expr("V.tolist()", V=batched) if numbers else self.lib.call("array", batched)
+        else:
+            callee = self.ctx.imports.resolve(col.consumer.func) or ""
+            if numbers and callee.startswith("builtins."):
+                batched = templates.expr("V.tolist()", V=batched)  # Python's numbers, as the list held
+            stmt.value.args[0] = batched
+            if callee == "numpy.asarray":  # the batched value may be an argument itself (`[r for r in x]`)
+                stmt.value.func = self.lib.fn("array")
         return LoopRewrite(self.out + [stmt], [], {}, self._pattern(), anchor=anchor, checks=list(self.checks))
 
     def _snapshots(self):
