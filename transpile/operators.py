@@ -98,3 +98,8 @@ def pfor_formula(op: ReductionOp, running: str, terms: str, tf: str) -> str:
     inner = op.tf_guard.format(t=terms, s=running, tf=tf) if op.tf_guard else terms
     reduced = f"{tf}.{op.tf_reduce}({inner}, axis=0)"
     return op.tf_fold.format(s=running, r=reduced, tf=tf)
+
+
+#: comparison operators on two known integers (a rank, a constant): ``if x.ndim == 1`` decided
+INT_COMPARISONS = {gast.Eq: int.__eq__, gast.NotEq: int.__ne__, gast.Lt: int.__lt__, gast.LtE: int.__le__,
+                   gast.Gt: int.__gt__, gast.GtE: int.__ge__}

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 import gast
 
 from pforge.transpile import ranks
+from pforge.transpile.operators import INT_COMPARISONS
 
 #: ranks above this are not considered
 _MAX_RANK = 6
@@ -246,8 +247,7 @@ class _Eval:
             if isinstance(left, gast.Attribute) and left.attr == "ndim" and isinstance(left.value, gast.Name) \
                     and isinstance(right, gast.Constant) and type(right.value) is int:
                 rank = self.env.get(left.value.id)
-                compare = {gast.Eq: int.__eq__, gast.NotEq: int.__ne__, gast.Lt: int.__lt__, gast.LtE: int.__le__,
-                           gast.Gt: int.__gt__, gast.GtE: int.__ge__}.get(type(op))
+                compare = INT_COMPARISONS.get(type(op))
                 if rank is None or compare is None:
                     return None
                 return compare(rank, right.value)

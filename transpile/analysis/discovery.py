@@ -13,7 +13,8 @@ from pforge.transpile.analysis.collectors import (_comprehension_collector, _con
 from pforge.transpile.analysis.facts import (COMPREHENSION, INVARIANT, TRY_STATEMENTS, LoopInfo,
                                              ModuleContext, _parents)
 from pforge.transpile.analysis.linearized import unflatten_nests
-from pforge.transpile.analysis.nodes import _scope_nodes, _statements, _stored_names
+from pforge.transpile.analysis.nodes import (_enclosing_scope, _private_names, _scope_nodes, _statements,
+                                             _stored_names)
 from pforge.transpile.analysis.reductions import _find_arg_reductions, _find_reductions, first_iteration_reductions
 from pforge.transpile.analysis.structure import _structural_blockers, _trip_count_notes
 from pforge.transpile.analysis.subscripts import _check_subscripts
@@ -268,20 +269,11 @@ def _split_tuple_assignments(ctx) -> bool:
                     continue
                 scope = _enclosing_scope(ctx, loop)
                 if id(scope) not in private:
-                    private[id(scope)] = not any(
-                        isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
-                                       gast.Global, gast.Nonlocal)) for n in _scope_nodes(scope.body))
+                    private[id(scope)] = _private_names(scope)
                 if private[id(scope)]:
                     setattr(node, field, [part for st in block for part in _split(st)])
                     changed = True
     return changed
-
-
-def _enclosing_scope(ctx, node):
-    """The function (or module) whose body holds ``node``."""
-    while not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Module)):
-        node = ctx.parents[id(node)]
-    return node
 
 
 def _independent_parts(stmt) -> bool:

@@ -20,13 +20,9 @@ import copy
 import gast
 
 from pforge.transpile.analysis.facts import WholeModuleNeeded, _parents
-from pforge.transpile.analysis.nodes import _scope_nodes, _statements, _stored_names
+from pforge.transpile.analysis.nodes import (PLAIN_ARITHMETIC, _enclosing_scope, _private_names, _statements,
+                                             _stored_names)
 from pforge.transpile.spaces import constant_int
-
-#: what a range bound the nest re-evaluates may hold: names, integers and arithmetic
-_BOUND_NODES = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Load, gast.Add, gast.Sub,
-                gast.Mult, gast.FloorDiv, gast.USub, gast.UAdd)
-
 
 def unflatten_nests(ctx) -> bool:
     """Rewrites the product loops and counted nests of ``ctx.tree`` in nested form.
@@ -75,7 +71,7 @@ def _range_args(ctx, node, outermost: bool = False) -> tuple[gast.expr | None, g
             and not node.keywords and 1 <= len(node.args) <= 2):
         return None
     plain = node.args[:-1] if outermost else node.args
-    if not all(isinstance(n, _BOUND_NODES) for a in plain for n in gast.walk(a)):
+    if not all(isinstance(n, PLAIN_ARITHMETIC) for a in plain for n in gast.walk(a)):
         return None
     if any(isinstance(n, gast.Constant) and type(n.value) is not int for a in plain for n in gast.walk(a)):
         return None
@@ -248,11 +244,7 @@ def _counted(ctx, outer, innermost, step) -> gast.Assign | None:
     nothing else in the function can see it, it is read only in ``innermost``'s body before
     the increment and never after ``outer``, and ``k = k0`` starts every run of ``outer``."""
     name = step.target.id
-    scope = ctx.parents.get(id(outer))
-    while not isinstance(scope, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Module)):
-        scope = ctx.parents[id(scope)]
-    if any(isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef, gast.Global,
-                          gast.Nonlocal)) for n in _scope_nodes(scope.body)):
+    if not _private_names(_enclosing_scope(ctx, outer)):
         return None
     body = innermost.body
     position = next(k for k, st in enumerate(body) if st is step)

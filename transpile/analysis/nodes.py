@@ -71,3 +71,22 @@ def _statement_of(ctx, node):
     while node is not None and not isinstance(node, gast.stmt):
         node = ctx.parents.get(id(node))
     return node
+
+
+#: what an expression the analysis evaluates again may hold: names, integers' arithmetic
+PLAIN_ARITHMETIC = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Load, gast.Add, gast.Sub, gast.Mult,
+                    gast.FloorDiv, gast.USub, gast.UAdd)
+
+
+def _enclosing_scope(ctx, node):
+    """The function (or module) whose body holds ``node``."""
+    while not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Module)):
+        node = ctx.parents[id(node)]
+    return node
+
+
+def _private_names(scope) -> bool:
+    """Nothing but ``scope``'s own statements can see its names: no nested function, lambda or
+    class, no ``global`` or ``nonlocal``."""
+    return not any(isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
+                                  gast.Global, gast.Nonlocal)) for n in _scope_nodes(scope.body))

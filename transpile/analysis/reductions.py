@@ -10,15 +10,10 @@ import gast
 from pforge.transpile.analysis.aliasing import _alias_source, _view_base
 from pforge.transpile.analysis.facts import (ARG_REDUCTION, REDUCTION, ArgReduction,
                                              Reduction)
-from pforge.transpile.analysis.nodes import (_binding, _loaded_names, _scope_nodes, _statement_of, _statements,
-                                             _stored_names)
+from pforge.transpile.analysis.nodes import (PLAIN_ARITHMETIC, _binding, _loaded_names, _scope_nodes,
+                                             _statement_of, _statements, _stored_names)
 from pforge.transpile.operators import AUG_OPS, BINOPS, BOOLOPS, CALLS
 from pforge.transpile.spaces import constant_int
-
-#: what the start of a range the loop compares its index with may hold: names and arithmetic
-_PLAIN = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Load, gast.Add, gast.Sub, gast.Mult,
-          gast.FloorDiv, gast.USub, gast.UAdd)
-
 
 
 def _reduction_update(ctx, stmt, name):
@@ -281,7 +276,7 @@ def _first_value(ctx, loop) -> tuple[str, gast.expr] | None:
     callee = ctx.imports.resolve(it.func)
     if callee == "builtins.range" and isinstance(loop.target, gast.Name) and 1 <= len(it.args) <= 3:
         start = it.args[0] if len(it.args) > 1 else gast.Constant(value=0, kind=None)
-        if not all(isinstance(n, _PLAIN) for n in gast.walk(start)):
+        if not all(isinstance(n, PLAIN_ARITHMETIC) for n in gast.walk(start)):
             return None
         return loop.target.id, start
     if callee == "builtins.enumerate" and 1 <= len(it.args) <= 2 and isinstance(loop.target, gast.Tuple) \

@@ -13,6 +13,7 @@ from pforge.transpile.backends.direct.core import Args, Unsupported, Val, align,
 from pforge.transpile.backends.direct.linalg import convert_matmul_operator
 from pforge.transpile.backends.direct.shared import Ind
 from pforge.transpile.consumers import ARRAY_READERS
+from pforge.transpile.operators import INT_COMPARISONS
 from pforge.transpile.rank_inference import rebound_in_module
 
 _LIST_ARG_RULES = {"tensorflow.stack", "numpy.stack", "tensorflow.concat", "numpy.concatenate", "numpy.array",
@@ -487,8 +488,7 @@ class ExpressionsMixin:
             left, right = self._static_value(node.left), self._static_value(right)
             if left is _UNKNOWN or right is _UNKNOWN or not all(type(v) in (int, bool) for v in (left, right)):
                 return _UNKNOWN
-            compare = {gast.Eq: int.__eq__, gast.NotEq: int.__ne__, gast.Lt: int.__lt__, gast.LtE: int.__le__,
-                       gast.Gt: int.__gt__, gast.GtE: int.__ge__}.get(type(op))
+            compare = INT_COMPARISONS.get(type(op))
             return _UNKNOWN if compare is None else compare(int(left), int(right))
         return _UNKNOWN
 
