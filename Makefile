@@ -3,6 +3,7 @@
 #               make bench  (set up, then time loop, tf.function, pfor, direct and reference per sample)
 #               make fuzz   (set up, then run the differential fuzzer: COUNT=1000 SEED=0 JOBS=2)
 #               make realcode (set up, then print the rewrite rate on the real-code set)
+#               make mutate (set up, then mutation-test the semantic modules: MODULES=dependence ...)
 PYTHON ?= python3
 COUNT ?= 1000
 SEED ?= 0
@@ -10,7 +11,7 @@ JOBS ?= 2
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test bench fuzz realcode clean
+.PHONY: demo test bench fuzz realcode mutate clean
 
 $(BIN)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -34,6 +35,9 @@ fuzz: $(BIN)/.installed
 
 realcode: $(BIN)/.installed
 	$(BIN)/python -m tests.realcode -v
+
+mutate: $(BIN)/.installed
+	$(BIN)/python -m tests.mutation $(MODULES)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

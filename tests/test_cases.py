@@ -274,7 +274,7 @@ def test_decisive_remark_at_the_right_line(path):
     assert any(words in t for t in texts), texts
 
 
-def test_jacobian_case_gets_one_tape_with_probed_ranks():
+def test_jacobian_case_gets_one_tape_with_probed_ranks(tf):
     """Case 019 differentiates each entry of a Gram matrix in a nest: with ranks, one tape
     and ``tape.jacobian`` of the whole matrix, sliced to the two loops' ranges."""
     path = next(p for p in TF_CASES if p.stem.startswith("019"))

@@ -115,6 +115,15 @@ NUMPY_REWRITES = {
     "scatter-subtract": (
         "def f(h, v, x):\n    for i in range(len(v)):\n        h[v[i]] -= x[i]\n    return h\n",
         {"h": 1, "v": 1, "x": 1}, {"h": np.zeros(3), "v": np.array([2, 0, 2, -1]), "x": np.array([1.0, 2.0, 3.0, 4.0])}),
+    # `s -= t` and `s = s - t` sum the negated terms (summed as written, the sign is wrong)
+    "subtract-reduction": (
+        "def f(x, y):\n    s = 1.0\n    t = np.zeros(2)\n    for i in range(len(x)):\n        s -= x[i] * 2.0\n"
+        "        t = t - y[i]\n    return s, t\n",
+        {"x": 1, "y": 2}, {"x": np.array([1.0, 2.0, 4.0]), "y": np.arange(6.0).reshape(3, 2)}),
+    "add-and-subtract-reduction": (
+        "def f(x, y):\n    s = 0.0\n    for i in range(len(x)):\n        s += x[i]\n        s -= 3.0 * y[i]\n"
+        "    return s\n",
+        {"x": 1, "y": 1}, {"x": np.array([1.0, 2.0, 4.0]), "y": np.array([0.5, -1.0, 2.0])}),
     # a reduction over every axis of a matrix is a scalar per iteration (rank - 2, not rank - 1)
     "rank-of-a-full-reduction": (
         "def f(x, m):\n    out = np.zeros_like(x)\n    for i in range(x.shape[0]):\n"

@@ -1,6 +1,7 @@
 """Wrong rewrites an independent tester found (tests/data/regressions/, one file per bug class,
-each with the calls that showed it): the rewrite must return what the loop returns, of the
-same type, or raise where it raises."""
+each with the calls that showed it): the functions a file lists in ``REWRITTEN`` are rewritten
+and no other (the file says why each other loop is left), and the rewrite must return what the
+loop returns, of the same type, or raise where it raises."""
 
 from __future__ import annotations
 
@@ -50,6 +51,8 @@ def test_the_rewrite_returns_what_the_loop_returns(path):
     result = transpile_source(source, path.name)
     assert transpile_source(result.code, path.name).code == result.code  # idempotent
     before, after = _module(source), _module(result.code)
+    rewritten = {plan.function for plan in result.plans if plan.rewritten}
+    assert rewritten == set(before.REWRITTEN), [r.message for p in result.plans for r in p.remarks]
     for name, args in before.CALLS:
         want, got = _outcome(before, name, args), _outcome(after, name, args)
         if want[0] == "raised":

@@ -57,7 +57,7 @@ class Affine:
         return Affine(tuple(sorted((k, v) for k, v in merged.items() if v)), self.const - other.const)
 
 
-def _affine(node, products=False):
+def _affine(node, products):
     if isinstance(node, gast.Constant) and type(node.value) is int:
         return {}, node.value
     if isinstance(node, gast.Name):
@@ -144,9 +144,6 @@ class Conflict:
     in whole-array order, see :func:`pforge.transpile.analysis.runs_before`)."""
 
     kind: str
-    base: str
-    write: Access
-    other: Access
     detail: str
 
 
@@ -239,50 +236,42 @@ def test_pair(write: Access, other: Access, induction: str | None, variant: set[
     Returns:
         None when no cross-iteration dependence exists, else the conflict.
     """
-    label = gast.unparse(write.node).strip().splitlines()[0]
     if induction is None:
-        return Conflict("unknown", write.base, write, other,
-                        "the written element does not depend on a loop index")
+        return Conflict("unknown", "the written element does not depend on a loop index")
     sep = separating_dim(write, induction, variant, nest)
     if sep is None:
-        return Conflict("unknown", write.base, write, other,
-                        f"the index of `{label}` is not an injective affine function of `{induction}`")
+        label = gast.unparse(write.node).strip().splitlines()[0]
+        return Conflict("unknown", f"the index of `{label}` is not an injective affine function "
+                        f"of `{induction}`")
     d, wform = sep
     if d >= len(other.dims) or isinstance(other.dims[d], gast.Slice):
-        return Conflict("unknown", write.base, write, other,
-                        "another access reads a whole slice along the dimension that "
+        return Conflict("unknown", "another access reads a whole slice along the dimension that "
                         f"`{induction}` indexes")
     rform = Affine.of(other.dims[d], products=True)
     if rform is not None and not _strong(wform, induction, variant):
         # a linearized nest: only the very same element (the same iteration's) is safe
         if rform == wform:
             return None
-        return Conflict("unknown", write.base, write, other,
-                        "another access indexes the linearized nest otherwise")
+        return Conflict("unknown", "another access indexes the linearized nest otherwise")
     if rform is None or rform.coeff(induction) != wform.coeff(induction) or \
             (rform.symbols() - {induction}) & variant:
-        return Conflict("unknown", write.base, write, other,
-                        "the distance between the accesses is not a constant")
+        return Conflict("unknown", "the distance between the accesses is not a constant")
     delta = rform.minus(wform)
     if delta.coeffs:
-        return Conflict("unknown", write.base, write, other,
-                        "the distance between the accesses depends on "
-                        + ", ".join(f"`{s}`" for s in delta.symbols()))
+        return Conflict("unknown", "the distance between the accesses depends on "
+                        + ", ".join(f"`{s}`" for s in sorted(delta.symbols())))
     if delta.const == 0:
         return None
     distance = Fraction(delta.const, wform.coeff(induction))
     if distance.denominator != 1:
         return None  # GCD test: no integer iteration touches both
     if other.write:
-        return Conflict("output", write.base, write, other,
-                        f"two iterations write the same element (distance {abs(distance)})")
+        return Conflict("output", f"two iterations write the same element (distance {abs(distance)})")
     if step_sign is None:
-        return Conflict("unknown", write.base, write, other, "the direction of the loop is unknown")
+        return Conflict("unknown", "the direction of the loop is unknown")
     if distance * step_sign < 0:
-        return Conflict("flow", write.base, write, other,
-                        f"reads the element written {abs(distance)} iteration(s) earlier")
+        return Conflict("flow", f"reads the element written {abs(distance)} iteration(s) earlier")
     # An anti-dependence: the read sees the element before a later iteration overwrites it,
     # which whole-array execution keeps only when the read runs first (the caller checks the
     # statement order).
-    return Conflict("anti", write.base, write, other,
-                    f"reads the element that an iteration {abs(distance)} later overwrites")
+    return Conflict("anti", f"reads the element that an iteration {abs(distance)} later overwrites")

@@ -24,3 +24,8 @@ def box3(img):
     return out
 
 CALLS = [("pair_sums", "np.arange(6.0).reshape(2, 3)"), ("pair_sums_j_bound", "np.arange(6.0).reshape(2, 3)"), ("box3", "np.arange(16.0).reshape(4, 4)")]
+
+
+#: the functions whose loop pforge rewrites; every other loop here is left as it is:
+#: box3: a window of a window (`img[y:y + 3][:, x:x + 3]`) has no batched form
+REWRITTEN = ('pair_sums', 'pair_sums_j_bound')

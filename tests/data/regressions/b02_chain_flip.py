@@ -8,3 +8,7 @@ def hflip(img):
     return out
 
 CALLS = [("hflip", "np.arange(9.0).reshape(3, 3)"), ("hflip", "np.arange(6.0).reshape(2, 3)"), ("hflip", "[[1.0, 2.0], [3.0, 4.0]]")]
+
+
+#: the functions whose loop pforge rewrites; every other loop here is left as it is:
+REWRITTEN = ('hflip',)

@@ -13,3 +13,7 @@ def col_totals(x):
     return out
 
 CALLS = [("row_totals", "np.array([1.0, 2.0, 3.0])"), ("row_totals", "[1.0, 2.0, 3.0]"), ("col_totals", "np.array([1.0, 2.0, 3.0])")]
+
+
+#: the functions whose loop pforge rewrites; every other loop here is left as it is:
+REWRITTEN = ('col_totals', 'row_totals')

@@ -23,3 +23,9 @@ def doubled(x):
     return res
 
 CALLS = [("classify", "np.array([0.2, 0.9]), 0.5"), ("flags", "[1.0, -1.0]"), ("doubled", "[1.0, 2.5]")]
+
+
+#: the functions whose loop pforge rewrites; every other loop here is left as it is:
+#: doubled: the collected list is used as a list after the loop: its items would be NumPy values
+#: flags: the collected list is used as a list after the loop: its items would be NumPy values
+REWRITTEN = ('classify',)

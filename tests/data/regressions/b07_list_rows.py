@@ -13,3 +13,8 @@ def reversed_doubled(x):
     return res
 
 CALLS = [("tripled_sorted", "[[1, 2], [3, 4]]"), ("reversed_doubled", "[[1.0, 2.0], [3.0, 4.0]]")]
+
+
+#: the functions whose loop pforge rewrites; every other loop here is left as it is:
+#: reversed_doubled: the collected list is used as a list after the loop: its items would be NumPy values
+REWRITTEN = ('tripled_sorted',)

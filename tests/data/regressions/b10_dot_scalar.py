@@ -13,3 +13,7 @@ def project(a, v):
     return out
 
 CALLS = [("affine", "np.array([1.0, 2.0, 3.0]), 2.0, 1.0"), ("affine", "np.array([1.0, 2.0]), np.array(3.0), 0.0")]
+
+
+#: the functions whose loop pforge rewrites; every other loop here is left as it is:
+REWRITTEN = ('affine', 'project')

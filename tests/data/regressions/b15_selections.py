@@ -34,3 +34,7 @@ CALLS = [("means_above", "np.full(6, 1_700_000_000_000_000_000), np.array([0])")
          ("count_below", "np.array([1.0, 2.0, 3.0]), np.array([0, 2, 5])"),
          ("sums_where", "np.array([5.0]), np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.5])"),
          ("sums_where", "np.array([5.0, 1.0, 2.0]), np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.5])")]
+
+
+#: the functions whose loop pforge rewrites; every other loop here is left as it is:
+REWRITTEN = ('count_below', 'means_above', 'sums_where', 'total_mean')

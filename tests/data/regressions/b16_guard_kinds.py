@@ -71,3 +71,8 @@ CALLS = [("cubes", "[2 ** 22, 1]"), ("reciprocals", "[2, 4]"),
          ("first_best", "[-1.0, 0.1, np.float32(0.1)]"),
          ("win_means", "np.ma.masked_greater(np.arange(6.0), 3.0), np.array([0, 2]), np.array([3, 6])"),
          ("call_add_prev_on_itself", "np.array([5.0, 1.0, 2.0, 3.0, 4.0, 5.0])")]
+
+
+#: the functions whose loop pforge rewrites; every other loop here is left as it is:
+#: fill_in_order: the masked write stores a row at each selected position, not one number
+REWRITTEN = ('add_prev', 'cubes', 'diffs', 'even_means', 'first_best', 'reciprocals', 'win_means')

@@ -1,0 +1,193 @@
+"""Mutation testing of the transpiler: ``python -m tests.mutation [MODULE ...] [--jobs N]``.
+
+mutmut (https://github.com/boxed/mutmut) changes one small thing at a time in the modules that
+decide semantics (a ``+`` becomes ``-``, ``<`` becomes ``<=``, a constant, a keyword argument or
+a returned value changes) and runs the tests that reach the changed function; a mutant that no
+test fails *survived*. The score of a module is ``killed / (mutants - equivalent)``, where an
+equivalent mutant is one listed in ``tests/mutation/equivalent.txt`` with the one-line reason it
+cannot change what pforge does (a remark's wording is not equivalent: users read remarks).
+
+The repository installs ``transpile/`` as ``pforge.transpile``, a layout mutmut cannot map, so
+the run happens in ``build/mutation/``: a copy laid out as ``pforge/transpile``, ``pforge/cli``,
+``pforge/runtime``, with the tests and the samples. Tests that run TensorFlow are left out (the
+plugin ``no_tensorflow`` makes them skip), as are the pre-commit tests (they need a git
+repository); the rest of the suite is what kills mutants. A full run of one 300-line module
+takes about an hour on two cores; ``--only PATTERN`` runs the mutants whose names match.
+
+Prints one line per module (mutants, killed, equivalent, survived, score) and every survivor
+not listed as equivalent; exit status 1 when a module scores below ``--min-score``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+EQUIVALENT = HERE / "equivalent.txt"
+
+#: the modules that decide semantics: the analyses, the plan and the printers' lowering
+SEMANTIC = (
+    "dependence", "spaces", "effects", "plan", "versioning", "ranks",
+    "analysis/aliasing", "analysis/collectors", "analysis/discovery", "analysis/facts",
+    "analysis/linearized", "analysis/reductions", "analysis/subscripts",
+    "vplan/build", "vplan/conditionals", "vplan/recipes",
+    "backends/direct/core", "backends/direct/writes", "backends/direct/reductions",
+    "backends/direct/lower_reductions", "backends/direct/indexing", "backends/direct/shape",
+    "backends/direct/collectors", "backends/direct/levels",
+)
+
+#: the tests a mutant need not fail: the command-line, runtime, staging and pre-commit tests
+#: reach the analyses only through ``pforge check`` and ``transpile``, which the other tests
+#: exercise directly, and they take most of the time (pre-commit needs a git repository);
+#: every other ``tests/test_*.py`` is run, the real-code set included
+NOT_KILLERS = {
+    "test_bench.py", "test_check.py", "test_cli.py", "test_doc.py", "test_mutation.py",
+    "test_precommit.py", "test_robustness.py", "test_runtime.py", "test_staged.py",
+    "test_verify_ranks.py",
+}
+
+#: mutmut's exit codes per mutant (mutmut/stats.py, status_by_exit_code): a failed test, a
+#: timeout (a mutant that loops forever is caught) or an internal pytest error kill; no test
+#: failing, or no test reaching the mutant, is survival
+KILLED, SURVIVED = {1, 3, 24, -24, 152, 255, 36, 37}, {0, 5, 33}
+
+
+def _workspace(work: Path, modules: list[str]) -> None:
+    """Lays out ``work`` as mutmut expects it (see the module docstring); a previous run's
+    ``mutants/`` is kept when the sources are unchanged, so mutmut resumes where it stopped."""
+    work.mkdir(parents=True, exist_ok=True)
+    package = work / "pforge"
+    if package.exists():
+        shutil.rmtree(package)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    shutil.copytree(ROOT / "pforge", package, ignore=ignore)
+    for folder, name in (("transpile", "transpile"), ("cli", "cli"), ("runtime", "runtime")):
+        shutil.copytree(ROOT / folder, package / name, ignore=ignore)
+    for folder in ("tests", "samples"):
+        if (work / folder).exists():
+            shutil.rmtree(work / folder)
+        shutil.copytree(ROOT / folder, work / folder, ignore=shutil.ignore_patterns("__pycache__", "golden"))
+    shutil.copytree(ROOT / "tests" / "golden", work / "tests" / "golden")
+    only = ", ".join(f'"pforge/transpile/{m}.py"' for m in modules)
+    selection = ", ".join(f'"tests/{t.name}"' for t in sorted((ROOT / "tests").glob("test_*.py"))
+                          if t.name not in NOT_KILLERS)
+    (work / "pyproject.toml").write_text(f"""\
+[tool.mutmut]
+source_paths = ["pforge"]
+only_mutate = [{only}]
+also_copy = ["samples/"]
+pytest_add_cli_args = ["-p", "no_tensorflow", "-q", "-p", "no:cacheprovider"]
+pytest_add_cli_args_test_selection = [{selection}]
+use_git_change_detection = false
+
+[tool.pytest.ini_options]
+testpaths = ["tests"]
+markers = ["tf: runs TensorFlow", "gpu: needs a GPU"]
+""")
+
+
+def equivalents() -> dict[str, str]:
+    """``tests/mutation/equivalent.txt``: mutant name, two spaces or more, the reason."""
+    listed = {}
+    for line in EQUIVALENT.read_text().splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            name, _, reason = line.partition("  ")
+            if not reason.strip():
+                raise ValueError(f"{EQUIVALENT}: {name} has no reason")
+            listed[name.strip()] = reason.strip()
+    return listed
+
+
+@dataclass
+class Score:
+    """One module's outcome: mutant names by status."""
+
+    module: str
+    killed: list[str] = field(default_factory=list)
+    equivalent: list[str] = field(default_factory=list)
+    survived: list[str] = field(default_factory=list)
+    other: list[str] = field(default_factory=list)  # not run, no tests, timeout
+
+    @property
+    def score(self) -> float:
+        counted = len(self.killed) + len(self.survived) + len(self.other)
+        return len(self.killed) / counted if counted else 1.0
+
+
+def scores(work: Path, modules: list[str], pattern: str | None) -> list[Score]:
+    """Reads mutmut's per-file results (``mutants/<path>.meta``) for ``modules``."""
+    listed = equivalents()
+    out = []
+    for module in modules:
+        meta = work / "mutants" / "pforge" / "transpile" / f"{module}.py.meta"
+        score = Score(module)
+        if not meta.exists():
+            out.append(score)
+            continue
+        for name, code in json.loads(meta.read_text())["exit_code_by_key"].items():
+            if pattern and not fnmatch.fnmatch(name, pattern):
+                continue
+            if code in KILLED:
+                score.killed.append(name)
+            elif name in listed:
+                score.equivalent.append(name)
+            elif code in SURVIVED:
+                score.survived.append(name)
+            else:
+                score.other.append(f"{name} (exit code {code})")
+        out.append(score)
+    return out
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.mutation", description=__doc__.split("\n\n")[0])
+    parser.add_argument("modules", nargs="*", help="modules under transpile/, e.g. dependence or "
+                        "analysis/reductions (default: every semantic module)")
+    parser.add_argument("--jobs", type=int, default=2, help="mutants run at once")
+    parser.add_argument("--only", help="run only the mutants whose names match this glob")
+    parser.add_argument("--min-score", type=float, default=0.9)
+    parser.add_argument("--work", type=Path, default=ROOT / "build" / "mutation")
+    parser.add_argument("--report", action="store_true", help="print the last run's scores only")
+    args = parser.parse_args(argv)
+    modules = args.modules or list(SEMANTIC)
+    unknown = [m for m in modules if not (ROOT / "transpile" / f"{m}.py").exists()]
+    if unknown:
+        parser.error(f"no module transpile/{unknown[0]}.py")
+    mutmut = Path(sys.executable).with_name("mutmut")
+    if not args.report:
+        _workspace(args.work, modules)
+        env = dict(os.environ, PYTHONPATH=str(HERE / "plugins"))
+        command = [str(mutmut), "run", "--max-children", str(args.jobs)]
+        if args.only:
+            command.append(args.only)
+        run = subprocess.run(command, cwd=args.work, env=env,
+                             stdout=None if sys.stdout.isatty() else subprocess.DEVNULL)
+        if run.returncode:
+            print(f"mutmut stopped with exit status {run.returncode}; see `mutmut run` in {args.work}")
+            return 2
+    results = scores(args.work, modules, args.only)
+    print(f"{'module':36} {'mutants':>7} {'killed':>7} {'equiv.':>7} {'survived':>8} {'other':>6} {'score':>6}")
+    for s in results:
+        total = len(s.killed) + len(s.equivalent) + len(s.survived) + len(s.other)
+        print(f"{s.module:36} {total:7} {len(s.killed):7} {len(s.equivalent):7} "
+              f"{len(s.survived):8} {len(s.other):6} {s.score:6.1%}")
+    for s in results:
+        for name in s.survived + s.other:
+            print(f"survived: {name}")
+    if any(s.survived or s.other for s in results):
+        print(f"(cd {args.work} && {mutmut} show NAME) prints a mutant's diff")
+    return int(any(s.score < args.min_score for s in results))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
