@@ -111,7 +111,9 @@ def _convert_math(b):
     # `math` computes in double precision whatever it is given (a uint8 or float32 element):
     # the ufunc would compute in float16/float32 without the cast.
     nodes = [b.lib.call("asarray", v.node, dtype=b.lib.fn("float64")) if v.stacked else v.node for v in aligned]
-    return Val(b.lib.call(ufunc, *nodes), full, rank)
+    # what `math` returns is a Python number, weak where it meets an array (NEP 50)
+    pytype = "bool" if short in ("isnan", "isinf", "isfinite") else "float"
+    return Val(b.lib.call(ufunc, *nodes), full, rank, True, pytype=pytype)
 
 
 @register("tensorflow.where", "tensorflow.experimental.numpy.where", "numpy.where",

@@ -18,6 +18,12 @@ from pforge.transpile.rank_inference import rebound_in_module
 
 _LIST_ARG_RULES = {"tensorflow.stack", "numpy.stack", "tensorflow.concat", "numpy.concatenate", "numpy.array",
                    "numpy.asarray"}
+#: the zero of each Python number type, for NumPy's rule for a weak Python number
+_WEAK_ZEROS = {"int": "0", "float": "0.0", "complex": "0j", "bool": "False"}
+#: the nodes of an expression cheap enough to spell twice
+_PLAIN_READS = (gast.Name, gast.Attribute, gast.Subscript, gast.Constant, gast.Slice, gast.Tuple,
+                gast.Load, gast.expr_context, gast.UnaryOp, gast.USub)
+
 _BINOPS = {gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow,
            gast.BitAnd, gast.BitOr, gast.BitXor, gast.LShift, gast.RShift}
 
@@ -161,8 +167,41 @@ class ExpressionsMixin:
             # Python's `2 ** i` never overflows and gives a float for i < 0; int64 arrays do neither.
             raise Unsupported(f"`{gast.unparse(node).strip()}`: a power with the loop index as exponent")
         (a, b), full, rank = align(self.lib, [left, right], f"`{gast.unparse(node).strip()}`")
+        if left.python != right.python:
+            a, b = self._weak(a, b, left.pytype) if left.python else self._weak(b, a, right.pytype)[::-1]
         return Val(gast.BinOp(left=a.node, op=copy.deepcopy(node.op), right=b.node), full, rank,
                    left.python and right.python, pytype=python_result(node.op, left.pytype, right.pytype))
+
+    def _weak(self, number: Val, other: Val, pytype: str | None) -> tuple[Val, Val]:
+        """A Python number that is a stacked array (``i`` as ``np.arange``) meeting a NumPy value:
+        in the loop, the number was *weak* and took the array's dtype (``x[i] * i`` is float32
+        for a float32 ``x``, NEP 50), where an int64 or float64 array would widen the result.
+        It is cast to ``np.result_type(other, 0)`` (``0.0``, ``0j`` or ``False`` by its type),
+        NumPy's own rule for a Python number of that type. ``other`` is read twice, so unless it
+        is a name, an element of one or ``np.asarray`` of one (or arithmetic on those, when it
+        is the same on every iteration), it is bound to a temporary first.
+        An unstacked number stays weak.
+
+        Args:
+            number, other: the operands as aligned (``number`` is :attr:`Val.python`).
+            pytype: the number's Python type (:attr:`Val.pytype`, which alignment drops).
+        Returns:
+            ``(number, other)`` as the operation reads them.
+        """
+        if not number.stacked or self.lib.kind != "np":
+            return number, other
+        if pytype not in _WEAK_ZEROS:
+            raise Unsupported(f"`{gast.unparse(number.node).strip()}`: a Python number of unknown type, "
+                              "batched as an array, meets an array whose dtype it would take")
+        cheap = _PLAIN_READS if other.stacked else _PLAIN_READS + (gast.BinOp, gast.operator)
+        if any(not isinstance(n, cheap) and not (
+                isinstance(n, gast.Call) and self.ctx.imports.resolve(n.func) == "numpy.asarray")
+                for n in gast.walk(other.node)):
+            tmp = self.namer.new("operand")
+            self.out += templates.replace(f"{tmp} = V", V=other.node)
+            other = other.with_node(templates.name(tmp))
+        dtype = self.lib.call("result_type", other.node, templates.expr(_WEAK_ZEROS[pytype]))
+        return number.with_node(templates.expr("N.astype(D)", N=number.node, D=dtype)), other
 
     def _ev_UnaryOp(self, node):
         operand = self.ev(node.operand)
@@ -283,8 +322,14 @@ class ExpressionsMixin:
         if rule is None:
             what = name or gast.unparse(node.func).strip()
             raise Unsupported(f"no batching rule for `{what}`")
-        result = rule.convert(self._args(node, name, pos, kw, is_method))
-        return result
+        if (rule.family == "elementwise" and not name.startswith("math.") or name == "numpy.linspace") \
+                and not is_method and len(pos) >= 2 and pos[0].python != pos[1].python:
+            # `np.maximum(x[i], i)`, `np.linspace(x[i], i, n)`: NumPy's rule for a Python number,
+            # as for `x[i] * i` (`math` converts every operand to a Python float)
+            number, other = (0, 1) if pos[0].python else (1, 0)
+            pos = list(pos)
+            pos[number], pos[other] = self._weak(pos[number], pos[other], pos[number].pytype)
+        return rule.convert(self._args(node, name, pos, kw, is_method))
 
     def _args(self, node, name, pos, kw, is_method):
         args = Args(node, self.lib, name, pos, kw, method=is_method)
