@@ -778,9 +778,9 @@ def test_gradient_tape_rows_become_one_jacobian(name, tf):
 
 
 def test_parameter_bound_again_loses_its_declared_rank():
-    """``x = x.reshape(-1)`` makes the docstring's ``x: [n, d]`` wrong: ``x[i]`` is a scalar, its
-    rank unknown to pforge, so the loop stays. Without that line the declared rank holds and the
-    same loop is rewritten."""
+    """``x = np.squeeze(x)`` makes the docstring's ``x: [n, d]`` wrong and gives no rank of its
+    own (it depends on the sizes), so the loop stays; ``x = x.reshape(-1)`` gives rank 1 (the
+    reshape rule's), and the loop is rewritten for it. Without that line the declared rank holds."""
     import numpy as np
 
     from pforge.runtime.loader import load_module
@@ -798,11 +798,19 @@ def test_parameter_bound_again_loses_its_declared_rank():
                 out.append(x[i] + b)
             return np.stack(out)
     ''')
-    source = declared.replace("    out = []\n", "    x = x.reshape(-1)\n    out = []\n")
+    source = declared.replace("    out = []\n", "    x = np.squeeze(x)\n    out = []\n")
     result = transpile_source(source, "m.py")
     assert not result.changed and not result.plans[0].rewritten, result.code
     notes = [r.message for r in result.plans[0].remarks if r.code == "PF301"]
     assert notes and "the per-iteration rank of an operand is unknown" in notes[0], result.remarks
+
+    flat = declared.replace("    out = []\n", "    x = x.reshape(-1)\n    out = []\n")
+    rebound = transpile_source(flat, "m.py")
+    assert rebound.changed and rebound.plans[0].backend == "direct", rebound.remarks
+    assert "x[:, np.newaxis] + b" in rebound.code
+    x, b = np.arange(6.0).reshape(2, 3), np.linspace(0.0, 1.0, 4)
+    np.testing.assert_array_equal(load_module("m.py", source=rebound.code).f(x, b),
+                                  load_module("m.py", source=flat).f(x, b), err_msg=rebound.code)
 
     kept = transpile_source(declared, "m.py")
     assert kept.changed and kept.plans[0].backend == "direct", kept.remarks

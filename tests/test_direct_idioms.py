@@ -998,3 +998,40 @@ def test_a_helper_that_updates_its_argument_in_place_or_tests_a_number_s_type_st
     _run_named["f"](X)
     np.testing.assert_array_equal(X, [[2.0, 3.0], [4.0, 5.0]])
     np.testing.assert_array_equal(_run_named["g"]([1.0, 2.0]), [10.0, 20.0])
+
+
+INVARIANT_METHOD = textwrap.dedent('''\
+    import numpy as np
+
+
+    def distance(x, y):
+        return np.sqrt(np.sum((x[:, :, np.newaxis] - y[:, np.newaxis, :]) ** 2, axis=0))
+
+
+    def f(freqs, mics, angles):
+        """Args:
+          freqs: [n].
+          mics: [2, m].
+          angles: [a].
+        """
+        resp = np.zeros((freqs.shape[0], angles.shape[0]))
+        for i in range(freqs.shape[0]):
+            grid = np.array([np.cos(angles), np.sin(angles)]).reshape(2, angles.size) + METHOD
+            resp[i, :] = np.sum(freqs[i] * distance(mics, grid), axis=0)
+        return resp
+    ''')
+
+
+@pytest.mark.parametrize("method", ["mics.mean(axis=1, keepdims=True)", "mics.sum(axis=1).reshape(2, 1)",
+                                    "mics.T.copy().mean(axis=0)[:, None]"])
+def test_the_rank_of_an_invariant_method_call_is_its_rule_s(method):
+    """`a.reshape(...)`, `m.mean(axis=1, keepdims=True)` on invariant arrays of known rank have
+    the rank their batching rule gives, so a helper taking them has a known rank too (without
+    it the loop was left: "the rank of `distance(mics, grid)` is unknown")."""
+    source = INVARIANT_METHOD.replace("METHOD", method)
+    result = transpile_source(source, "m.py")
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    assert "for i in range" not in result.code
+    rng = np.random.default_rng(3)
+    args = (rng.standard_normal(5), rng.standard_normal((2, 4)), np.linspace(0.0, 3.0, 7))
+    np.testing.assert_allclose(_run(result.code, *args), _run(source, *args))

@@ -3,6 +3,7 @@ rely on them: proven ranks used as they are, suggested ones checked at run time.
 
 from __future__ import annotations
 
+import itertools
 import textwrap
 
 import gast
@@ -134,22 +135,24 @@ def f(x, w):
 
 
 def test_suggested_ranks_are_checked_and_widened_to_those_with_the_same_code():
-    """`x * w` is the batched code for x a vector or a matrix, w a scalar or a row: the check
-    accepts each such pair, and the loop runs for other ranks."""
+    """`x * w` is the batched code for x of any rank from 1, w a scalar or a row: the check
+    accepts each such pair (x raised past its neighbour while the code stays the same, every
+    pair of the box checked), and the loop runs for other ranks."""
     result = transpile_source(SCALE, "m.py")
     assert result.plans[0].rewritten
     assert ("    # pforge: vectorized loop (was lines 6-7: map over x, indexed output out) with "
             "batched ops, where its run-time checks hold\n"
-            "    if " + FLAT_W + "np.ndim(w) <= 1 and type(x) is np.ndarray and 1 <= x.ndim <= 2 and x.shape[0] > 0:\n"
+            "    if " + FLAT_W + "np.ndim(w) <= 1 and type(x) is np.ndarray and 1 <= x.ndim <= 6 and x.shape[0] > 0:\n"
             "        out[:x.shape[0]] = np.tanh(x * w)\n"
             "    else:\n"
             "        for i in range(x.shape[0]):\n"
             "            out[i] = np.tanh(x[i] * w)\n") in result.code
-    assert "checked at run time: `w` a scalar or 1-D" in result.plans[0].backend_note
+    assert "checked at run time: `w` a scalar or 1-D (line 7: `w`), `x` 1-D to 6-D" in result.plans[0].backend_note
     checked = instrument_rank_checks(result.code)
     rng = np.random.default_rng(0)
     for x, w, held in [(rng.random(5), 2.0, True), (rng.random((4, 3)), rng.random(3), True),
-                       (rng.random((4, 3)), 0.5, True), (rng.random((2, 3, 4)), rng.random(4), False)]:
+                       (rng.random((4, 3)), 0.5, True), (rng.random((2, 3, 4)), rng.random(4), True),
+                       (rng.random((2, 3, 4)), rng.random((3, 4)), False)]:
         namespace: dict = {}
         exec(compile(checked, "<code>", "exec"), namespace)
         np.testing.assert_allclose(namespace["f"](x, w), _run(SCALE, x, w))
@@ -637,3 +640,39 @@ def test_a_helper_branch_its_constant_flag_takes_constrains_the_caller():
     assert guess.ranks["m"] == 2 and "m" not in guess.assumed  # proven, not suggested
     either = _guess(source.replace("helper(m, v, ff=False)", "helper(m, v, ff=v[0] > 0)"))
     assert "m" in either.assumed  # the flag is data: either branch may run
+
+
+def _assumed_guess(ranks, valid=lambda a: True):
+    """A guess whose every rank is assumed, with its valid neighbours (each rank -1, 0, +1)."""
+    from pforge.transpile.rank_inference import RankGuess
+    names = sorted(ranks)
+    spans = [range(max(0, ranks[n] - 1), ranks[n] + 2) for n in names]
+    neighbours = tuple(c for c in (dict(zip(names, combo)) for combo in itertools.product(*spans))
+                       if c != ranks and valid(c))
+    return RankGuess(dict(ranks), dict(ranks), {}, neighbours)
+
+
+def test_accepted_ranks_rise_past_the_neighbour_while_the_rewrite_stays():
+    """`x` is raised while the rewrite is the same text and the code can run (here up to 3)."""
+    from pforge.transpile.versioning import _accepted_ranks
+    valid = lambda a: a["x"] <= 3  # noqa: E731
+    guess = _assumed_guess({"x": 1, "w": 0}, valid)
+    got = _accepted_ranks(guess, lambda a: a["w"] <= 1, valid)
+    assert got == {"x": {0, 1, 2, 3}, "w": {0, 1}}
+    # without the hard constraints, no rank rises past its neighbour
+    assert _accepted_ranks(guess, lambda a: a["w"] <= 1) == {"x": {0, 1, 2}, "w": {0, 1}}
+
+
+def test_accepted_ranks_are_not_raised_when_two_raised_ranks_together_rewrite_otherwise():
+    """Each rank alone keeps the rewrite, `x` 3-D with `w` a row does not: only the neighbours
+    are accepted (a check accepting the pair would run batched code written for other ranks)."""
+    from pforge.transpile.versioning import _accepted_ranks
+    same = lambda a: not (a["x"] >= 3 and a["w"] == 1) and a["w"] <= 1  # noqa: E731
+    got = _accepted_ranks(_assumed_guess({"x": 1, "w": 0}), same, lambda a: True)
+    assert got == {"x": {0, 1, 2}, "w": {0, 1}}
+
+
+def test_accepted_ranks_stop_at_the_first_rank_with_another_rewrite():
+    from pforge.transpile.versioning import _accepted_ranks
+    got = _accepted_ranks(_assumed_guess({"c": 0}), lambda a: a["c"] != 4, lambda a: True)
+    assert got == {"c": {0, 1, 2, 3}}

@@ -108,7 +108,7 @@ def test_verify_says_when_the_rank_check_failed_and_the_loop_ran():
     """Inputs of other ranks than the code suggests: the check fails, the loop runs, and verify
     does not call that a tested rewrite."""
     target = f"{SAMPLE}::scale_rows"
-    got = invoke("verify", target, "--no-probe", "--arg", "x=float64[4,3,2]", "--arg", "w=float64[2]",
+    got = invoke("verify", target, "--no-probe", "--arg", "x=float64[4,3,2]", "--arg", "w=float64[3,2]",
                  "--repeats", "3", "--json")
     assert_exit(got, 0)
     row = _json(got)["scale_rows"]
@@ -262,7 +262,7 @@ def test_bench_numpy_sample_with_and_without_ranks():
     (row,) = json.loads(bare.stdout)["results"]
     status, note = next((v["status"], v["note"]) for v in row["variants"] if v["name"] == "direct")
     assert status == "ok", note  # the ranks the code suggests hold for these inputs
-    other = ["--arg", "x=float64[4,3,2]", "--arg", "w=float64[2]"]  # they do not hold for these
+    other = ["--arg", "x=float64[4,3,2]", "--arg", "w=float64[3,2]"]  # they do not hold for these
     bare = invoke("bench", f"{SAMPLE}::scale_rows", "--no-probe", *other, "--repeats", "3",
                   "--warmup", "0", "--format", "json")
     assert_exit(bare, 0)

@@ -23,7 +23,6 @@ class Space:
         items: ``(target, sequence)`` pairs: ``target`` (a name, or a tuple node that unpacks
             the row) takes the rows of ``sequence``.
         start, stop, step: range bounds as expressions (``start``/``step`` may be None: 0, 1).
-        counter_init: for a counted while loop, the ``v = init`` statement before it.
     """
 
     kind: str
@@ -32,7 +31,6 @@ class Space:
     start: gast.AST | None = None
     stop: gast.AST | None = None
     step: gast.AST | None = None
-    counter_init: gast.Assign | None = None
     enumerate_start: gast.AST | None = None
 
     def target_names(self) -> set[str]:
@@ -172,7 +170,7 @@ def while_space(loop: gast.While, previous: gast.stmt | None) -> Space | None:
         return None
     if isinstance(test.ops[0], gast.LtE):
         stop = gast.BinOp(left=stop, op=gast.Add(), right=gast.Constant(value=1, kind=None))
-    return Space("while", counter, start=previous.value, stop=stop, counter_init=previous)
+    return Space("while", counter, start=previous.value, stop=stop)
 
 
 def _is_increment(stmt: gast.stmt, name: str) -> bool:

@@ -11,6 +11,7 @@ which versions a loop on run-time alias checks (docs/architecture.md, "Run-time 
 from __future__ import annotations
 
 import copy
+import itertools
 
 import gast
 
@@ -38,6 +39,7 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     from pforge.transpile import ranks
     from pforge.transpile.backends import direct
     from pforge.transpile.rank_inference import RankGuess, infer_ranks, local_ranks
+    from pforge.transpile.rank_inference import _evaluate as evaluate
     from pforge.transpile.rank_inference import _parameters as fdef_parameters
     fdef = info.function
     if fdef is None or np_alias is None:
@@ -88,7 +90,10 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
         result = direct.rewrite_loop(ctx, info, namer, tf_alias, np_alias, option(guess.ranks))
     except direct.Unsupported as exc:
         return None, f"{exc} (with the ranks inferred from the code: {told})"
-    accepted = _accepted_ranks(guess, lambda assignment: trial(assignment) == text) if guess.assumed else {}
+    fixed = {name: shape.rank for name, shape in known.items()}
+    accepted = _accepted_ranks(guess, lambda assignment: trial(assignment) == text,
+                               lambda assignment: evaluate(ctx, fdef, fixed, assignment) is not None
+                               ) if guess.assumed else {}
     # Every inferred rank is checked, the proven ones too: the code proves a rank only for inputs
     # the loop runs on without raising, and for the others the loop must run, and raise, as written.
     found = {name: accepted.get(name, {rank}) for name, rank in guess.ranks.items()}
@@ -131,7 +136,7 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
         return None, why
     if not guess.assumed:
         return result, f"every op has a batching rule; ranks from the code: {told}" + CHECKS_NOTE * bool(result.checks)
-    assumed = ", ".join(f"`{name}` {' or '.join(_rank_words(r) for r in sorted(found))}"
+    assumed = ", ".join(f"`{name}` {_ranks_words(sorted(found))}"
                         f"{f' ({guess.evidence[name]})' if name in guess.evidence else ''}"
                         for name, found in sorted(accepted.items()))
     return result, (f"every op has a batching rule for the ranks the code suggests, checked at run "
@@ -279,15 +284,18 @@ def _runs_at_all(info) -> gast.expr | None:
     return None
 
 
-def _accepted_ranks(guess, same_rewrite) -> dict[str, set[int]]:
+def _accepted_ranks(guess, same_rewrite, valid=None) -> dict[str, set[int]]:
     """The ranks the run-time check accepts, per name: the assumed ones, widened to every
     neighbouring assignment whose rewrite is the same text (the batched code is then right for
     it too, ``x * w`` being the same for ``w`` a scalar or a row) when the widened ranges, taken
-    together, admit no assignment whose rewrite differs.
+    together, admit no assignment whose rewrite differs; then each widened rank is raised
+    further while the rewrite stays the same (:func:`_raised_ranks`).
 
     Args:
         guess: the inferred ranks and their neighbours.
         same_rewrite: ``assignment -> bool``, whether its rewrite is the chosen one's text.
+        valid: ``assignment -> bool``, whether the code can run with those ranks (the hard
+            constraints of rank inference); without it no rank is raised past a neighbour.
     """
     narrow = {name: {rank} for name, rank in guess.assumed.items()}
     same = [n for n in guess.neighbours if same_rewrite(n)]
@@ -299,7 +307,49 @@ def _accepted_ranks(guess, same_rewrite) -> dict[str, set[int]]:
     for n in guess.neighbours:
         if all(n[k] in wide[k] for k in names) and n not in same:
             return narrow
-    return wide
+    if valid is None:
+        return wide
+    return _raised_ranks(guess, wide, [guess.ranks, *same], same_rewrite, valid) or wide
+
+
+#: assignments checked at most when raising accepted ranks past their neighbours
+_BOX_BUDGET = 81
+
+
+def _raised_ranks(guess, wide, seen, same_rewrite, valid) -> dict[str, set[int]] | None:
+    """``wide`` with each name's ranks raised past the neighbour while the rewrite stays the
+    same (``X = np.array([c, s]) + centre`` is a matrix whether ``centre`` is a scalar, a
+    vector or a ``(2, 1)`` column), the others as guessed; None when no rank rises, when the
+    box of accepted ranks holds more than :data:`_BOX_BUDGET` assignments, or when one of
+    them that the code can run with has another rewrite (ranks accepted one at a time are
+    not accepted together)."""
+    from pforge.transpile.rank_inference import _MAX_RANK
+
+    raised = {name: set(found) for name, found in wide.items()}
+    for name in sorted(wide):
+        rank = max(wide[name]) + 1
+        if rank != guess.ranks[name] + 2:
+            continue  # the neighbour above was not accepted
+        while rank <= _MAX_RANK:
+            candidate = {**guess.ranks, name: rank}
+            if not (valid(candidate) and same_rewrite(candidate)):
+                break
+            raised[name].add(rank)
+            rank += 1
+    if raised == wide:
+        return None
+    names = sorted(raised)
+    spans = [sorted(raised[name]) for name in names]
+    size = 1
+    for span in spans:
+        size *= len(span)
+    if size > _BOX_BUDGET:
+        return None
+    for combo in itertools.product(*spans):
+        candidate = {**guess.ranks, **dict(zip(names, combo))}
+        if candidate not in seen and valid(candidate) and not same_rewrite(candidate):
+            return None
+    return raised
 
 
 def _array_test(np_alias: str, name: str, read_only: bool, number_rows: bool = False) -> str:
@@ -334,6 +384,10 @@ def _kind_check(np_alias: str, name: str, found: list[int], array: bool, read_on
     array lose their unbounded range and their ``x ** -1``, bools add as logical or, float32
     numbers mixed with floats are promoted); with ``python_ints`` (the batched code does not
     convert the value, so Python computes with it as in the loop) also of Python ints."""
+    if array and found[0] == 0 and len(found) > 1:
+        # a number, or an array of one of the other ranks (a list of rows is no array here)
+        return (f"(not isinstance({name}, (list, tuple)) and {_rank_check(np_alias, name, [0])} or "
+                f"{_rank_check(np_alias, name, found[1:], True, read_only, number_rows)})")
     if array:
         return _rank_check(np_alias, name, found, True, read_only, number_rows)
     if found[-1] == 0:
@@ -421,6 +475,13 @@ def _parsed(tests: list[str]) -> list[gast.expr]:
 
 def _rank_words(rank: int) -> str:
     return "a scalar" if rank == 0 else f"{rank}-D"
+
+
+def _ranks_words(found: list[int]) -> str:
+    """``a scalar or 1-D``; three ranks or more in a row as a range, ``a scalar to 6-D``."""
+    if len(found) >= 3 and found == list(range(found[0], found[-1] + 1)):
+        return f"{_rank_words(found[0])} to {_rank_words(found[-1])}"
+    return " or ".join(_rank_words(r) for r in found)
 
 
 def _multiline_strings(node) -> bool:

@@ -73,9 +73,6 @@ class IfConversion:
     flows: frozenset[str]
     outputs: tuple[OutputMerge, ...]
 
-    def blend(self, name: str) -> BlendDecision | None:
-        return next((b for b in self.blends if b.name == name), None)
-
 
 def if_conversion(root: LoopInfo, level: LoopInfo, stmt: gast.If) -> IfConversion:
     """Decides the if-conversion of ``stmt``, an ``if`` in the body of ``level`` (a level of the

@@ -49,7 +49,24 @@ def ramps(x):
     return np.stack(out, axis=-1)
 
 
-CALLS = [("minus_sines", "np.arange(3, dtype=np.float32), np.ones(3, np.float32)"),
+def negated_index(x):
+    out = []
+    for i in range(2, len(x)):
+        out.append(-i - x[i])
+    return np.array(out)
+
+
+def negated_parity(x):
+    # `-(i % 2 == 0)` is the int -1 or 0; a NumPy bool array refuses `-`: left as a loop
+    out = []
+    for i in range(len(x)):
+        out.append(x[i] * -(i % 2 == 0))
+    return np.array(out)
+
+
+CALLS = [("negated_index", "np.arange(5, dtype=np.float32)"), ("negated_index", "np.arange(5, dtype=np.int8)"),
+         ("negated_parity", "np.arange(4, dtype=np.float32)"),
+         ("minus_sines", "np.arange(3, dtype=np.float32), np.ones(3, np.float32)"),
          ("ramps", "np.arange(5, dtype=np.float32)"),("floored_at_index", "np.arange(4, dtype=np.float32) - 1"),
          ("floored_at_index", "np.arange(4, dtype=np.int16)"),("index_weighted", "np.arange(4, dtype=np.float32)"),
          ("index_weighted", "np.arange(4, dtype=np.uint8) * 100"),
@@ -61,4 +78,5 @@ CALLS = [("minus_sines", "np.arange(3, dtype=np.float32), np.ones(3, np.float32)
          ("scaled_rows", "np.zeros((3, 2)), np.ones(2, np.float32)")]
 
 #: the functions whose loop pforge rewrites; every other loop here is left as it is:
-REWRITTEN = ('floored_at_index', 'half_steps', 'index_weighted', 'minus_sines', 'ramps', 'scaled_rows')
+REWRITTEN = ('floored_at_index', 'half_steps', 'index_weighted', 'minus_sines', 'negated_index', 'ramps',
+             'scaled_rows')

@@ -138,8 +138,12 @@ def merged(node, full, rank, a: Val, b: Val) -> Val:
     return Val(node, full, rank, same, mixed=mixes(a, b), pytype=a.pytype if same else None)
 
 
-def python_result(op, a: str | None, b: str | None) -> str | None:
-    """The type of ``a op b`` for Python numbers of types ``a`` and ``b``, when known."""
+def python_result(op, a: str | None, b: str | None, exponent: int | None = None) -> str | None:
+    """The type of ``a op b`` for Python numbers of types ``a`` and ``b``, when known;
+    ``exponent``: the right operand, when it is an integer literal (``i ** 2`` of an int is an
+    int, ``i ** -1`` a float)."""
+    if type(op).__name__ == "Pow" and exponent is not None and exponent >= 0 and a in ("bool", "int", "float"):
+        return "float" if a == "float" else "int"
     if a is None or b is None or type(op).__name__ in ("BitAnd", "BitOr", "BitXor", "LShift", "RShift", "Pow"):
         return None
     if "complex" in (a, b):

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 
 import gast
@@ -15,6 +16,7 @@ from pforge.transpile.backends.direct.shared import Ind
 from pforge.transpile.consumers import ARRAY_READERS
 from pforge.transpile.operators import INT_COMPARISONS
 from pforge.transpile.rank_inference import rebound_in_module
+from pforge.transpile.spaces import constant_int
 
 _LIST_ARG_RULES = {"tensorflow.stack", "numpy.stack", "tensorflow.concat", "numpy.concatenate", "numpy.array",
                    "numpy.asarray"}
@@ -157,7 +159,8 @@ class ExpressionsMixin:
             if isinstance(node.op, gast.MatMult):
                 rank = None
             return Val(_respelled(node, left=left, right=right), (), rank, left.python and right.python,
-                       mixed=left.mixed or right.mixed, pytype=python_result(node.op, left.pytype, right.pytype))
+                       mixed=left.mixed or right.mixed,
+                       pytype=python_result(node.op, left.pytype, right.pytype, constant_int(node.right)))
         if isinstance(node.op, gast.MatMult):
             return convert_matmul_operator(self.lib, left, right, node)
         if type(node.op) not in _BINOPS:
@@ -170,7 +173,8 @@ class ExpressionsMixin:
         if left.python != right.python:
             a, b = self._weak(a, b, left.pytype) if left.python else self._weak(b, a, right.pytype)[::-1]
         return Val(gast.BinOp(left=a.node, op=copy.deepcopy(node.op), right=b.node), full, rank,
-                   left.python and right.python, pytype=python_result(node.op, left.pytype, right.pytype))
+                   left.python and right.python,
+                   pytype=python_result(node.op, left.pytype, right.pytype, constant_int(node.right)))
 
     def _weak(self, number: Val, other: Val, pytype: str | None) -> tuple[Val, Val]:
         """A Python number that is a stacked array (``i`` as ``np.arange``) meeting a NumPy value:
@@ -209,7 +213,14 @@ class ExpressionsMixin:
             return Val(_respelled(node, operand=operand), (), operand.rank, operand.python, pytype=operand.pytype)
         if isinstance(node.op, gast.Not):
             return self._not(self._test(node.operand))
-        return Val(gast.UnaryOp(op=copy.deepcopy(node.op), operand=operand.node), operand.full, operand.rank)
+        if operand.python and _maybe_bool(node.operand, operand):
+            # `-flag`, `+flag`, `~flag` of a Python bool are the ints -1, 1 and -2; a NumPy
+            # bool array refuses `-` and `+` and takes `~` as logical not
+            raise Unsupported(f"`{gast.unparse(node).strip()}` of a per-iteration Python value that may be a bool")
+        # `-i` of the loop index stays a Python number for NumPy's weak rule (`-i - x[i]` is
+        # float32 for a float32 `x`)
+        return Val(gast.UnaryOp(op=copy.deepcopy(node.op), operand=operand.node), operand.full, operand.rank,
+                   operand.python, mixed=operand.mixed, pytype=operand.pytype)
 
     def _ev_Compare(self, node):
         if len(node.ops) > 1:
@@ -221,7 +232,10 @@ class ExpressionsMixin:
         if isinstance(node.ops[0], (gast.Is, gast.IsNot, gast.In, gast.NotIn)):
             raise Unsupported("`is`/`in` on a per-iteration value")
         (a, b), full, rank = align(self.lib, [left, right], f"`{gast.unparse(node).strip()}`")
-        return Val(gast.Compare(left=a.node, ops=[copy.deepcopy(node.ops[0])], comparators=[b.node]), full, rank)
+        # two Python numbers compare to a Python bool (`i % 2 == 0`), anything else to a NumPy one
+        python = left.python and right.python
+        return Val(gast.Compare(left=a.node, ops=[copy.deepcopy(node.ops[0])], comparators=[b.node]), full, rank,
+                   python, pytype="bool" if python else None)
 
     def _ev_BoolOp(self, node):
         vals = [self.ev(v) for v in node.values]
@@ -307,6 +321,8 @@ class ExpressionsMixin:
             rank = _constructor_rank(self, node, name) if rank is None else rank
             if rank is None and name is None and isinstance(node.func, gast.Name):
                 rank = self._helper_rank(node)
+            if rank is None and receiver is not None and receiver.rank is not None and not self.to_tf:
+                rank = self._method_rank(node, receiver, pos, kw)
             if name is not None and name.startswith("math.") and name not in _MATH_NOT_SCALAR:
                 # `math.*` returns a Python number: `scale = 1.0 / math.sqrt(q.shape[1])`
                 return Val(node, (), 0, True)
@@ -413,6 +429,21 @@ class ExpressionsMixin:
         finally:
             self.inlining.discard(node.func.id)
         return None if value is None or value.stacked else value.rank
+
+    def _method_rank(self, node, receiver: Val, pos, kw) -> int | None:
+        """The rank of an invariant NumPy method call whose receiver's rank is known
+        (``np.array([a]).reshape(a.size)`` -> 1, ``m.sum(axis=0)``), read from the method's
+        batching rule as for a function; None when no rule gives it. Nothing the rule emits is
+        kept (the call stays as written)."""
+        mname = f"method.{node.func.attr}"
+        rule = core.lookup(mname)
+        if rule is None:
+            return None
+        with self._discarded():
+            try:
+                return rule.convert(self._args(node, mname, [receiver] + pos, kw, True)).rank
+            except (Unsupported, IndexError, KeyError, AttributeError, TypeError):
+                return None
 
     def _partial_evaluation(self, stmts, values, kwarg, depth=0):
         """The expression ``stmts`` return, with the names in ``values`` replaced; None where
@@ -548,13 +579,24 @@ class ExpressionsMixin:
     def _aside(self, node) -> Val | None:
         """``node`` evaluated for what it is (rank, kind), nothing it emits kept; None when it
         has no batched form."""
+        with self._discarded():
+            try:
+                return self.ev(node)
+            except Unsupported:
+                return None
+
+    @contextlib.contextmanager
+    def _discarded(self):
+        """What the block emits is dropped: the statements, checks and labels, and the loop
+        indices it bound (``i = np.arange(n)``, so a later use binds them again)."""
         saved = (list(self.out), list(self.checks), list(self.labels))
+        levels = [(level.bound, level.out_start) for level in self.levels]
         try:
-            return self.ev(node)
-        except Unsupported:
-            return None
+            yield
         finally:
             self.out[:], self.checks[:], self.labels[:] = saved
+            for level, (bound, start) in zip(self.levels, levels):
+                level.bound, level.out_start = bound, start
 
     def _builtin(self, node, name):
         vals = [self.ev(a) for a in node.args]
@@ -637,6 +679,19 @@ def _respelled(node, **parts):
     for field, value in fields.items():
         setattr(new, field, value)
     return new
+
+
+#: operators whose result is never a bool, whatever Python numbers they take (``True + True`` is 2)
+_NEVER_BOOL = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow, gast.LShift,
+               gast.RShift, gast.USub, gast.UAdd, gast.Invert)
+
+
+def _maybe_bool(node, value: Val) -> bool:
+    """Whether the Python number ``value`` (the value of ``node``) may be a bool: its type says
+    so, or is unknown and ``node`` is no arithmetic (``x ** 2 + y ** 2`` never is)."""
+    if value.pytype is not None:
+        return value.pytype == "bool"
+    return not (isinstance(node, (gast.BinOp, gast.UnaryOp)) and isinstance(node.op, _NEVER_BOOL))
 
 
 def _constructor_rank(rw, node, name):
