@@ -187,6 +187,52 @@ def test_reduction_under_if_is_masked_not_blended():
     assert [(m.name, m.how) for m in found.outputs] == [("s", "masked")]
 
 
+def test_argmax_tracking_under_if_is_masked_not_blended():
+    """`if v > best: best = v; at = t`: the running extreme (a max reduction) and its index
+    (the arg reduction's) are masked by the test; neither is blended."""
+    found = _if_of("""
+        def f(x):
+            best = -1.0
+            at = -1
+            for t in range(len(x)):
+                if x[t] > best:
+                    best = x[t]
+                    at = t
+            return best, at
+        """)
+    assert found.flows == {"best", "at"} and found.blends == ()
+    assert [(m.name, m.how) for m in found.outputs] == [("at", "masked"), ("best", "masked")]
+
+
+def test_a_name_bound_in_one_branch_and_read_there_only_is_not_blended_but_the_next_is():
+    """`p` is private to its branch (skipped, `continue`), and `q` after it in sorted order is
+    still blended: a `break` there would lose it."""
+    found = _if_of("""
+        def f(x, y):
+            q = 0.0
+            for i in range(len(x)):
+                if x[i] > 0:
+                    p = x[i] * 2.0
+                    y[i] = p
+                    q = x[i]
+                y[i] = y[i] + q
+            return y
+        """)
+    assert [b.name for b in found.blends] == ["q"] and found.local == {"p"} and found.outputs == ()
+
+
+def test_a_reduction_updated_in_one_branch_only_is_masked():
+    found = _if_of("""
+        def f(x):
+            s = 0.0
+            for i in range(len(x)):
+                if x[i] > 0:
+                    s += x[i]
+            return s
+        """)
+    assert found.flows == {"s"} and [(m.name, m.how) for m in found.outputs] == [("s", "masked")]
+
+
 def test_plan_orders_mask_branches_then_blends():
     plan = _plan("""
         import numpy as np
