@@ -124,3 +124,98 @@ def test_a_tensorflow_list_used_as_a_list_is_left():
     result = transpile_source(source, "m.py")
     assert not result.changed
     assert "used as a Python list after the loop" in " ".join(r.message for r in result.plans[0].remarks)
+
+
+# -- which lists are collectors, and how they are consumed (analysis/collectors.py) -----------
+
+LOOP = '''\
+import numpy as np
+import tensorflow as tf
+
+
+def f(x, c, buf):
+    out = INIT
+    for r in x:
+        BODY
+    return CONSUMER
+'''
+
+
+def _collectors(init="[]", body="out.append(r * 2.0)", consumer="np.stack(out)"):
+    """``{name: (consumer kind, conditional)}`` of the loop's collectors (the analysis only)."""
+    from pforge.transpile.analysis import discover
+    from pforge.transpile.frontend import decode_source
+    from pforge.transpile.outline import module_context
+
+    source = LOOP.replace("INIT", init).replace("CONSUMER", consumer).replace(
+        "        BODY\n", textwrap.indent(textwrap.dedent(body).rstrip("\n") + "\n", "        "))
+    ctx = module_context(decode_source(source, "m.py"))
+    (root,) = discover(ctx)
+    return {name: (col.kind, col.conditional) for name, col in root.collectors.items()}
+
+
+@pytest.mark.parametrize("init,found", [("[]", True), ("list()", True), ("list(x)", False), ("[0.0]", False)])
+def test_only_an_empty_list_starts_a_collector(init, found):
+    assert bool(_collectors(init=init)) is found
+
+
+@pytest.mark.parametrize("consumer,kind", [
+    ("np.stack(out)", "stack"), ("np.stack(out, 1)", "stack"), ("np.stack(out, axis=-1)", "stack"),
+    ("np.stack(out, dtype=float)", "stack"), ("np.array(out)", "stack"), ("tf.stack(out, axis=0)", "stack"),
+    ("tf.stack(out, name='rows')", "stack"), ("tf.concat(out, 0)", "concat"), ("np.concatenate(out)", "concat"),
+    ("np.mean(out)", "array"), ("sum(out)", "array"), ("max(out)", "array"), ("out", "list"),
+    ("tf.stack(out, 1)", None), ("tf.stack(out, axis=c)", None), ("np.stack(out, axis=c)", None),
+    ("tf.concat(out)", None), ("np.stack(out, out=buf)", None), ("sum(out, 0.0)", None),
+    ("sorted(out)", None), ("np.where(c, out, 0)", None), ("np.clip(out, 0, 1)", None),
+])
+def test_the_use_after_the_loop_decides_the_consumer(consumer, kind):
+    assert _collectors(consumer=consumer) == ({"out": (kind, False)} if kind else {})
+
+
+@pytest.mark.parametrize("body,conditional", [
+    ("out.append(r)", False),
+    ("if r[0] > 0:\n    out.append(r)\nelse:\n    out.append(-r)", False),
+    ("with np.errstate(all='ignore'):\n    out.append(r / 2.0)", False),
+    ("if r[0] > 0:\n    out.append(r)", True),
+    ("if r[0] > 0:\n    if r[1] > 0:\n        out.append(r)\nelse:\n    out.append(-r)", True),
+    ("if r[0] > 0:\n    out.append(r)\nelse:\n    if r[1] > 0:\n        out.append(-r)", True),
+])
+def test_a_collector_appended_on_some_iterations_only_is_a_filter(body, conditional):
+    assert _collectors(body=body) == {"out": ("stack", conditional)}
+
+
+@pytest.mark.parametrize("body", ["for v in r:\n    out.append(v)",
+                                  "out.append(r)\nout.append(-r)\nfor v in r:\n    out.append(v)"])
+def test_appends_in_an_inner_loop_are_not_a_fixed_number_per_iteration(body):
+    """An inner loop may run any number of times: after two appends, still not exactly two."""
+    found = _collectors(body=body)
+    assert all(conditional for _, conditional in found.values())
+
+
+COMPREHENSION = '''\
+import numpy as np
+
+
+def f(x, c):
+    rows = [np.tanh(v) for v in x]
+    AFTER
+'''
+
+
+@pytest.mark.parametrize("after,array", [
+    ("return np.array(rows)", True), ("return len(rows), np.mean(rows)", True),
+    ("return np.stack(rows), sum(rows)", True),
+    ("return rows", False), ("return rows[0]", False), ("rows.append(c)\n    return np.array(rows)", False),
+    ("if c:\n        rows = []\n    return np.array(rows)", False), ("return len(rows, c)", False),
+    ("return sorted(rows)", False), ("return np.where(c, rows, 0)", False), ("return None", False),
+])
+def test_a_bound_comprehension_is_an_array_when_every_read_takes_it_as_one(after, array):
+    """`rows = [f(v) for v in x]` read only as an array (a stacking call, a NumPy reader, `len`,
+    `sum`) is batched as one; any other read keeps the list."""
+    from pforge.transpile.analysis import discover
+    from pforge.transpile.frontend import decode_source
+    from pforge.transpile.outline import module_context
+
+    ctx = module_context(decode_source(COMPREHENSION.replace("AFTER", after), "m.py"))
+    roots = discover(ctx)  # a comprehension no array reads is not a loop pforge reports
+    assert any(root.array_consumer for root in roots) is array
