@@ -78,6 +78,45 @@ def test_a_list_whose_items_would_change_type_is_left(value, why):
     assert why in " ".join(r.message for r in result.plans[0].remarks)
 
 
+@pytest.mark.parametrize("value,dtype", [("1 * (row.dot(w) < 0)", np.int64), ("np.mean(row) - w[0]", np.float64),
+                                         ("-np.max(row * w)", np.float64), ("row[0] > w[0]", np.bool_),
+                                         ("np.argmax(row)", np.int64), ("np.abs(row[0] - w[1])", np.float64),
+                                         ("np.maximum(row[0], 0.0)", np.float64)])
+def test_a_list_of_numpy_scalars_used_as_a_list_is_rebuilt(value, dtype):
+    """An operator's or a whole reduction's result is a NumPy scalar on every iteration (never a
+    0-d array): `list(batched)` gives the loop's items, of the loop's type."""
+    source, code = _rewrite(f"labels = []\nfor row in x:\n    labels.append({value})\nreturn labels\n")
+    assert "labels = list(" in code
+    want, got = _run(source, *ARGS), _run(code, *ARGS)
+    assert isinstance(got, list) and [type(v) for v in got] == [type(v) for v in want] == [dtype] * 5
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_filtered_list_of_numpy_scalars_used_as_a_list():
+    source, code = _rewrite("""\
+        kept = []
+        for row in x:
+            if row[0] > 0:
+                kept.append(row[1] * 2.0)
+        return kept
+        """)
+    want, got = _run(source, *ARGS), _run(code, *ARGS)
+    assert got == want and [type(v) for v in got] == [type(v) for v in want]
+    none = (-np.abs(ARGS[0]), ARGS[1])  # no row kept: an empty list either way
+    assert _run(code, *none) == _run(source, *none) == []
+
+
+@pytest.mark.parametrize("value", ["np.asarray(row[0] * 2.0)", "np.count_nonzero(row)", "row[0]",
+                                   "np.where(row[0] > 0, 1.0, 2.0)", "np.sum(row, keepdims=True)"])
+def test_items_that_may_be_0d_arrays_or_python_ints_are_left(value):
+    """`np.asarray(v)` and `np.where` give 0-d arrays, `np.count_nonzero` a Python int, and an
+    element of `x` is a Python float when `x` is a list: `list(batched)` would change them."""
+    source = HEAD + f"    labels = []\n    for row in x:\n        labels.append({value})\n    return labels\n"
+    result = transpile_source(source, "m.py")
+    assert not result.changed
+    assert "is used as a list after the loop" in " ".join(r.message for r in result.plans[0].remarks)
+
+
 def test_python_ints_merged_by_a_test_come_back_as_python_ints():
     source, code = _rewrite("""\
         labels = []
@@ -219,3 +258,32 @@ def test_a_bound_comprehension_is_an_array_when_every_read_takes_it_as_one(after
     ctx = module_context(decode_source(COMPREHENSION.replace("AFTER", after), "m.py"))
     roots = discover(ctx)  # a comprehension no array reads is not a loop pforge reports
     assert any(root.array_consumer for root in roots) is array
+
+
+def test_the_functions_marked_as_ufuncs_are_numpy_ufuncs():
+    """Only a ufunc returns a NumPy scalar for a 0-d array (`np.where` and `np.clip` need not):
+    every name the backend marks so is one."""
+    from pforge.transpile.backends.direct.expressions import NUMPY_UFUNCS
+
+    assert NUMPY_UFUNCS and all(isinstance(getattr(np, n.split(".", 1)[1]), np.ufunc) for n in NUMPY_UFUNCS)
+
+
+def test_numpy_scalars_from_inputs_that_may_be_lists_are_rebuilt_only_for_arrays():
+    """With no declared ranks `x` may be a list of floats, whose elements are Python floats:
+    the batched code, which would give NumPy scalars, runs only for arrays (fuzz seed 3200621)."""
+    source = textwrap.dedent("""\
+        import numpy as np
+
+
+        def f(x, y):
+            out = []
+            for i in range(len(x)):
+                if y[i] >= -0.5:
+                    out.append(-(x[i] + y[i]))
+            return out
+        """)
+    result = transpile_source(source, "m.py")
+    assert result.plans[0].rewritten and "out = list(" in result.code
+    for x, y in [([1.0, 2.0, 3.0], [0.5, -1.0, 2.0]), (np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 2.0]))]:
+        want, got = _run(source, x, y), _run(result.code, x, y)
+        assert got == want and [type(v) for v in got] == [type(v) for v in want]

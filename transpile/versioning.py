@@ -110,7 +110,8 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     if unbound:
         return None, (f"`{unbound[0]}`, whose rank the code only suggests, may not be bound where "
                       "the loop starts, so no run-time check can cover it")
-    arrays = _needs_an_array(ctx, info, {name: max(f) for name, f in found.items()}) | written
+    arrays = _needs_an_array(ctx, info, {name: max(f) for name, f in found.items()}) | written | \
+        (result.arrays & set(found))
     evident = {name for name in found if _evidently_array(ctx, fdef, templates.name(name))}  # `x.shape` is read
     # Values the batched code converts (`np.asarray(x)`) compute with NumPy's numbers; the others
     # keep Python's (`shape[0] - 1` of a tuple of ints).

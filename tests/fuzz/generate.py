@@ -288,7 +288,12 @@ class _Builder:
                         reads=frozenset({"d"}))
 
     def _filter(self, k):
-        """A collector appended to under a per-iteration test only (a filter)."""
+        """A collector appended to under a per-iteration test only (a filter); in NumPy code
+        also returned as the list itself, whose items must keep the loop's types."""
+        if self.np and self.rng.random() < 0.4:
+            body = (f"if {self.test()}:", f"    f{k}.append({self.expr()})") if self.rng.random() < 0.5 \
+                else (f"f{k}.append({self.expr()})",)
+            return Fragment("list used as a list", VECTORIZE, body, (f"f{k} = []",), outputs=(f"f{k}",))
         consumer = "np.array" if self.np else "tf.stack"
         return Fragment("filter", VECTORIZE, (f"if {self.test()}:", f"    f{k}.append({self.expr()})"),
                         (f"f{k} = []",), outputs=(f"{consumer}(f{k})",))

@@ -140,6 +140,17 @@ def _differs(want, got, rtol, atol, dtypes=False) -> str | None:
         return None
     if want is None or got is None:
         return None if want is got else f"{want!r} vs {got!r}"
+    if dtypes and (isinstance(want, list) or isinstance(got, list)):
+        # a list returned as a list: its items must be the loop's, of the loop's types
+        if not (isinstance(want, list) and isinstance(got, list) and len(want) == len(got)):
+            return f"{type(want).__name__} of {len(want)} vs {type(got).__name__} of {len(got)}" \
+                if hasattr(want, "__len__") and hasattr(got, "__len__") else f"{want!r} vs {got!r}"
+        for k, (a, b) in enumerate(zip(want, got)):
+            if type(a) is not type(b):
+                return f"item {k}: {type(a).__name__} vs {type(b).__name__}"
+            if (why := _differs(a, b, rtol, atol, dtypes)) is not None:
+                return f"item {k}: {why}"
+        return None
     try:
         a, b = np.asarray(want, dtype=float), np.asarray(got, dtype=float)
     except (TypeError, ValueError):

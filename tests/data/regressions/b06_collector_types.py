@@ -22,10 +22,12 @@ def doubled(x):
         res.append(v * 2)
     return res
 
-CALLS = [("classify", "np.array([0.2, 0.9]), 0.5"), ("flags", "[1.0, -1.0]"), ("doubled", "[1.0, 2.5]")]
+CALLS = [("classify", "np.array([0.2, 0.9]), 0.5"), ("flags", "[1.0, -1.0]"), ("doubled", "[1.0, 2.5]"),
+         ("flags", "np.array([1.0, -1.0])"), ("doubled", "np.array([1.0, 2.5])"),
+         ("doubled", "np.array([1, 2], np.int8)")]
 
 
 #: the functions whose loop pforge rewrites; every other loop here is left as it is:
-#: doubled: the collected list is used as a list after the loop: its items would be NumPy values
-#: flags: the collected list is used as a list after the loop: its items would be NumPy values
-REWRITTEN = ('classify',)
+#: doubled, flags: the list is used as a list: rebuilt from the batch (`list(v)`, NumPy scalars)
+#: only where `x` is an array; a list's items are Python numbers, so for a list the loop runs
+REWRITTEN = ('classify', 'doubled', 'flags')

@@ -12,9 +12,11 @@ def reversed_doubled(x):
         res.append(x[i] * 2)
     return res
 
-CALLS = [("tripled_sorted", "[[1, 2], [3, 4]]"), ("reversed_doubled", "[[1.0, 2.0], [3.0, 4.0]]")]
+CALLS = [("tripled_sorted", "[[1, 2], [3, 4]]"), ("reversed_doubled", "[[1.0, 2.0], [3.0, 4.0]]"),
+         ("reversed_doubled", "np.array([1.0, 2.0, 3.0])"), ("reversed_doubled", "[1.0, 2.0]")]
 
 
 #: the functions whose loop pforge rewrites; every other loop here is left as it is:
-#: reversed_doubled: the collected list is used as a list after the loop: its items would be NumPy values
-REWRITTEN = ('tripled_sorted',)
+#: reversed_doubled: rebuilt from the batch (NumPy scalars) only where `x` is an array: a list
+#: of rows (`x[i] * 2` repeats it) or of numbers runs the loop
+REWRITTEN = ('reversed_doubled', 'tripled_sorted')

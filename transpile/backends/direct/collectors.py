@@ -109,13 +109,17 @@ class CollectorsMixin:
             raise Unsupported(f"a filtered collector {label} consumed by concatenation")
         if col.kind == "list":
             # The list itself is used: rebuilt from the batched value, Python numbers as
-            # Python numbers (`tolist`), arrays and NumPy scalars as they were appended.
-            if name in self.listed or not (value.python and value.rank == 0):
-                # Only Python numbers come back exactly (`tolist`): NumPy scalars, rows of a
-                # list of lists or arrays would come back as other types.
+            # Python numbers (`tolist`), NumPy scalars as NumPy scalars (`list`).
+            if name in self.listed or value.rank != 0 or not (value.python or value.scalar):
+                # Rows of a list of lists, arrays (the loop's are separate objects) and values
+                # that may be 0-d arrays would come back as other types.
                 raise Unsupported(f"{label} is used as a list after the loop, and its items would "
-                                  "come back as NumPy values")
-            node = templates.expr("V.tolist()", V=node)
+                                  "come back as NumPy values of another type (only numbers and "
+                                  "NumPy scalars come back as they were appended)")
+            if not value.python:
+                # NumPy scalars only when what they are computed from is no list of numbers
+                self.arrays |= {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+            node = templates.expr("V.tolist()" if value.python else "list(V)", V=node)
         self.out += templates.replace(f"{name} = V", V=node)
 
     def _tf_consumer(self, col):

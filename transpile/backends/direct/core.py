@@ -37,6 +37,14 @@ class Val:
             such a value: a list of them becomes an array whose dtype depends on which occur
             (``np.array([0, 0])`` holds ints), where the batched value has one dtype.
         pytype: the type of a Python number, when known (a literal, ``len()``, ``float()``).
+        scalar: a NumPy scalar on every iteration, never a 0-d array: the result of an
+            operator on a NumPy value of rank 0 (NumPy returns scalars from operators even on
+            0-d arrays) or of a whole reduction. A list of them is ``list(batched)``.
+        witness: for a value that is a Python number on every iteration when an invariant
+            scalar is one, and a NumPy scalar when it is one (``i + c``): an expression of the
+            batched code that is a number of that kind (``c * 0``). Where the value meets a
+            NumPy array it is cast to ``np.result_type(array, witness)``, NumPy's own rule for
+            either kind (NEP 50).
     """
 
     node: gast.expr
@@ -46,6 +54,8 @@ class Val:
     fused: tuple | None = None  # (reduction, call over every axis) when this is a whole reduction
     mixed: bool = False
     pytype: str | None = None  # for a Python number: `int`, `float`, `bool` or `complex` when known
+    scalar: bool = False
+    witness: gast.expr | None = None
 
     @property
     def depth(self) -> int:
@@ -120,7 +130,7 @@ def lift(lib: Lib, val: Val, depth: int) -> Val:
         return val
     node = insert_axes(lib, val, val.depth, depth - val.depth)
     return Val(node, val.full + (False,) * (depth - val.depth), val.rank, val.python, mixed=val.mixed,
-               pytype=val.pytype)
+               pytype=val.pytype, scalar=val.scalar, witness=val.witness)
 
 
 def mixes(a: Val, b: Val) -> bool:
@@ -135,7 +145,8 @@ def merged(node, full, rank, a: Val, b: Val) -> Val:
     """The value that is ``a`` on some iterations and ``b`` on others (``node``, a ``where``):
     a Python number of one type when both are that, else (a NumPy value) perhaps mixed."""
     same = a.python and b.python and a.pytype is not None and a.pytype == b.pytype
-    return Val(node, full, rank, same, mixed=mixes(a, b), pytype=a.pytype if same else None)
+    return Val(node, full, rank, same, mixed=mixes(a, b), pytype=a.pytype if same else None,
+               scalar=a.scalar and b.scalar)
 
 
 def python_result(op, a: str | None, b: str | None, exponent: int | None = None) -> str | None:

@@ -81,6 +81,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.listed: set[str] = set()  # collectors that get Python lists appended
         self.inlining: set[str] = set()  # helpers being inlined (never into themselves)
         self.consulted: set[str] = set()  # names whose rank or type decided an inlined helper's `if`
+        self.arrays: set[str] = set()  # names that must be arrays (`RewriteResult.arrays`)
         self.nonempty = False  # a list NumPy reads as an array: right only where the loop runs
         self._local_shapes()
         # A parameter bound again in the function no longer has its declared shape: the one

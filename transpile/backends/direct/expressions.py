@@ -170,13 +170,47 @@ class ExpressionsMixin:
             # Python's `2 ** i` never overflows and gives a float for i < 0; int64 arrays do neither.
             raise Unsupported(f"`{gast.unparse(node).strip()}`: a power with the loop index as exponent")
         (a, b), full, rank = align(self.lib, [left, right], f"`{gast.unparse(node).strip()}`")
+        witness = None
         if left.python != right.python:
             a, b = self._weak(a, b, left.pytype) if left.python else self._weak(b, a, right.pytype)[::-1]
-        return Val(gast.BinOp(left=a.node, op=copy.deepcopy(node.op), right=b.node), full, rank,
-                   left.python and right.python,
-                   pytype=python_result(node.op, left.pytype, right.pytype, constant_int(node.right)))
+            number, other = (left, right) if left.python else (right, left)
+            if other.witness is not None:
+                witness = other.witness  # `(i + c) * 2` is what `i + c` is
+            elif number.stacked and not other.stacked and other.rank == 0 and self._np:
+                # `i + c`: a Python number where `c` is one, else a NumPy scalar
+                witness = self._kind_witness(node.op, templates.expr(_WEAK_ZEROS.get(number.pytype, "0")),
+                                             other.node)
+        elif left.witness is not None or right.witness is not None:
+            if left.witness is not None and right.witness is not None:
+                witness = self._kind_witness(node.op, left.witness, right.witness)
+            else:
+                (seen, w), (plain, p) = ((a, left), (b, right)) if left.witness is not None else ((b, right), (a, left))
+                if not p.stacked and p.rank == 0:
+                    witness = self._kind_witness(node.op, w.witness, plain.node)  # `(i + c) * d`
+                else:  # a NumPy value: the cast `i + c` would have taken in the loop
+                    seen, plain = self._weak(seen, plain, None, zero=w.witness)
+                    a, b = (seen, plain) if left.witness is not None else (plain, seen)
+        python = left.python and right.python
+        return Val(gast.BinOp(left=a.node, op=copy.deepcopy(node.op), right=b.node), full, rank, python,
+                   pytype=python_result(node.op, left.pytype, right.pytype, constant_int(node.right)),
+                   scalar=rank == 0 and not python and witness is None, witness=witness)
 
-    def _weak(self, number: Val, other: Val, pytype: str | None) -> tuple[Val, Val]:
+    @property
+    def _np(self) -> bool:
+        return self.lib.kind == "np" and not self.to_tf
+
+    def _kind_witness(self, op, a: gast.expr, b: gast.expr) -> gast.expr:
+        """A number of the kind ``x op y`` has for numbers of the kinds of ``a`` and ``b``
+        (:attr:`Val.witness`): ``a * b``, which is a float for a true division (``* 0.0``);
+        a power's kind depends on its values, so it is refused."""
+        if isinstance(op, gast.Pow):
+            raise Unsupported("a power of a value that is a Python number or a NumPy scalar as an argument is")
+        product = gast.BinOp(left=copy.deepcopy(a), op=gast.Mult(), right=copy.deepcopy(b))
+        if isinstance(op, gast.Div):
+            product = gast.BinOp(left=product, op=gast.Mult(), right=gast.Constant(value=0.0, kind=None))
+        return product
+
+    def _weak(self, number: Val, other: Val, pytype: str | None, zero: gast.expr | None = None) -> tuple[Val, Val]:
         """A Python number that is a stacked array (``i`` as ``np.arange``) meeting a NumPy value:
         in the loop, the number was *weak* and took the array's dtype (``x[i] * i`` is float32
         for a float32 ``x``, NEP 50), where an int64 or float64 array would widen the result.
@@ -189,12 +223,14 @@ class ExpressionsMixin:
         Args:
             number, other: the operands as aligned (``number`` is :attr:`Val.python`).
             pytype: the number's Python type (:attr:`Val.pytype`, which alignment drops).
+            zero: for a value whose kind only the run knows, its :attr:`Val.witness`, in
+                place of the zero of ``pytype``.
         Returns:
             ``(number, other)`` as the operation reads them.
         """
         if not number.stacked or self.lib.kind != "np":
             return number, other
-        if pytype not in _WEAK_ZEROS:
+        if zero is None and pytype not in _WEAK_ZEROS:
             raise Unsupported(f"`{gast.unparse(number.node).strip()}`: a Python number of unknown type, "
                               "batched as an array, meets an array whose dtype it would take")
         cheap = _PLAIN_READS if other.stacked else _PLAIN_READS + (gast.BinOp, gast.operator)
@@ -204,7 +240,7 @@ class ExpressionsMixin:
             tmp = self.namer.new("operand")
             self.out += templates.replace(f"{tmp} = V", V=other.node)
             other = other.with_node(templates.name(tmp))
-        dtype = self.lib.call("result_type", other.node, templates.expr(_WEAK_ZEROS[pytype]))
+        dtype = self.lib.call("result_type", other.node, zero if zero is not None else templates.expr(_WEAK_ZEROS[pytype]))
         return number.with_node(templates.expr("N.astype(D)", N=number.node, D=dtype)), other
 
     def _ev_UnaryOp(self, node):
@@ -220,7 +256,9 @@ class ExpressionsMixin:
         # `-i` of the loop index stays a Python number for NumPy's weak rule (`-i - x[i]` is
         # float32 for a float32 `x`)
         return Val(gast.UnaryOp(op=copy.deepcopy(node.op), operand=operand.node), operand.full, operand.rank,
-                   operand.python, mixed=operand.mixed, pytype=operand.pytype)
+                   operand.python, mixed=operand.mixed, pytype=operand.pytype,
+                   scalar=operand.rank == 0 and not operand.python and operand.witness is None,
+                   witness=operand.witness)
 
     def _ev_Compare(self, node):
         if len(node.ops) > 1:
@@ -235,7 +273,7 @@ class ExpressionsMixin:
         # two Python numbers compare to a Python bool (`i % 2 == 0`), anything else to a NumPy one
         python = left.python and right.python
         return Val(gast.Compare(left=a.node, ops=[copy.deepcopy(node.ops[0])], comparators=[b.node]), full, rank,
-                   python, pytype="bool" if python else None)
+                   python, pytype="bool" if python else None, scalar=rank == 0 and not python)
 
     def _ev_BoolOp(self, node):
         vals = [self.ev(v) for v in node.values]
@@ -345,7 +383,10 @@ class ExpressionsMixin:
             number, other = (0, 1) if pos[0].python else (1, 0)
             pos = list(pos)
             pos[number], pos[other] = self._weak(pos[number], pos[other], pos[number].pytype)
-        return rule.convert(self._args(node, name, pos, kw, is_method))
+        value = rule.convert(self._args(node, name, pos, kw, is_method))
+        if name in NUMPY_UFUNCS and value.rank == 0 and not value.python and self.lib.kind == "np":
+            value = value.with_node(value.node, scalar=True)  # a ufunc returns scalars for 0-d input
+        return value
 
     def _args(self, node, name, pos, kw, is_method):
         args = Args(node, self.lib, name, pos, kw, method=is_method)
@@ -679,6 +720,18 @@ def _respelled(node, **parts):
     for field, value in fields.items():
         setattr(new, field, value)
     return new
+
+
+#: NumPy ufuncs with a batching rule: on numbers and 0-d arrays they return NumPy scalars
+NUMPY_UFUNCS = frozenset(f"numpy.{name}" for name in (
+    "abs", "absolute", "sqrt", "exp", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan",
+    "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "floor", "ceil",
+    "rint", "trunc", "sign", "square", "negative", "reciprocal", "isnan", "isinf", "isfinite",
+    "logical_not", "logical_and", "logical_or", "logical_xor", "conj", "conjugate", "radians", "degrees",
+    "deg2rad", "rad2deg", "fabs", "cbrt", "exp2", "maximum", "minimum", "fmax", "fmin", "add", "subtract",
+    "multiply", "divide", "true_divide", "floor_divide", "power", "mod", "remainder", "hypot", "arctan2",
+    "logaddexp", "logaddexp2", "greater", "less", "equal", "not_equal", "greater_equal", "less_equal",
+    "copysign", "heaviside", "float_power", "fmod"))
 
 
 #: operators whose result is never a bool, whatever Python numbers they take (``True + True`` is 2)

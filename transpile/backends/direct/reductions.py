@@ -86,7 +86,9 @@ def convert_reduction(b, *, axis_key="axis", default=_ALL, keep_key="keepdims",
                                                "any", "all")):
         fused = (b.name.rsplit(".", 1)[-1], b.emit([x.node], kws))
     kws = {axis_key: axis_const(b.lib, new_axis), **kws}
-    return Val(b.emit([x.node], kws), x.full, rank, fused=fused)
+    # NumPy's reductions to one number return a NumPy scalar (count_nonzero a Python int)
+    scalar = rank == 0 and not keep and b.lib.kind == "np" and not b.name.endswith("count_nonzero")
+    return Val(b.emit([x.node], kws), x.full, rank, fused=fused, scalar=scalar)
 
 
 def _family(names, **options):
