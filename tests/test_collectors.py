@@ -287,3 +287,24 @@ def test_numpy_scalars_from_inputs_that_may_be_lists_are_rebuilt_only_for_arrays
     for x, y in [([1.0, 2.0, 3.0], [0.5, -1.0, 2.0]), (np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 2.0]))]:
         want, got = _run(source, x, y), _run(result.code, x, y)
         assert got == want and [type(v) for v in got] == [type(v) for v in want]
+
+
+@pytest.mark.parametrize("module,says", [
+    ("import numpy as np\n", "np.stack / np.concatenate / np.array, or returned as the list"),
+    ("import tensorflow as tf\n", "tf.stack / tf.concat"),
+])
+def test_an_append_to_what_is_no_collector_says_what_would_be_one_in_the_loop_s_library(module, says):
+    source = module + textwrap.dedent("""\
+
+
+        def f(x):
+            edges = [x[0]]
+            for i in range(1, len(x)):
+                edges.append(x[i] * 2.0)
+            return edges
+        """)
+    plan = transpile_source(source, "m.py").plans[0]
+    assert not plan.vectorizable
+    (message,) = [r.message for r in plan.remarks if r.code == "PF205"]
+    assert message == ("appends to `edges`, which is not a collector (an empty list before the loop, consumed "
+                       f"once after it by {says})")

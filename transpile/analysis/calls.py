@@ -6,9 +6,9 @@ from __future__ import annotations
 import gast
 
 from pforge.transpile import effects
+from pforge.transpile.analysis.classes import likely_library
 from pforge.transpile.analysis.facts import (ARG_REDUCTION, CARRIED, COLLECTOR, INDEXED, PRIVATE,
                                              REDUCTION)
-
 
 def _check_calls(ctx, info, nodes):
     private = {n for n, c in info.classes.items() if c == PRIVATE}
@@ -46,9 +46,11 @@ def _check_calls(ctx, info, nodes):
             continue
         if effect.kind == effects.EFFECT:
             if isinstance(func, gast.Attribute) and func.attr == "append":
+                stacking = "tf.stack / tf.concat" if likely_library(ctx, info) == "tensorflow" else \
+                    "np.stack / np.concatenate / np.array, or returned as the list"
                 info.block("PF205", f"appends to `{gast.unparse(func.value).strip()}`, which is not a "
-                           "collector (an empty list before the loop, consumed once after it by "
-                           "tf.stack / tf.concat / np.array)", node)
+                           f"collector (an empty list before the loop, consumed once after it by "
+                           f"{stacking})", node)
             else:
                 info.block("PF205", f"calls {effect.what}, a side effect whose order the loop "
                            "fixes", node)

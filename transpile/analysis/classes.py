@@ -131,15 +131,24 @@ def read_outside(info: LoopInfo, node: gast.AST) -> set[str]:
             if id(n) not in inside and isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
 
 
-def _recurrence_hint(ctx, info) -> str:
-    """What a remark on a carried scalar suggests, in the loop's own library: the library is
-    decided after the classes, so the module's imports (and the loop's calls) stand for it."""
+def likely_library(ctx, info) -> str | None:
+    """The library a loop's remarks should speak, before the analysis decides it (it is decided
+    after the classes): ``tensorflow`` when the loop calls it, or the module imports it and the
+    loop calls no NumPy; else ``numpy`` when the module imports NumPy; else None."""
     modules = {target.split(".")[0] for target in ctx.imports.aliases.values()}
     calls = {(ctx.imports.resolve(n.func) or "").split(".")[0] for n in gast.walk(info.node)
              if isinstance(n, gast.Call)}
     if "tensorflow" in calls or ("tensorflow" in modules and "numpy" not in calls):
+        return "tensorflow"
+    return "numpy" if "numpy" in modules else None
+
+
+def _recurrence_hint(ctx, info) -> str:
+    """What a remark on a carried scalar suggests, in the loop's own library."""
+    library = likely_library(ctx, info)
+    if library == "tensorflow":
         return " (a recurrence: consider tf.scan)"
-    if "numpy" in modules:
+    if library == "numpy":
         return (" (a recurrence: np.cumsum, np.cumprod and np.maximum.accumulate compute running "
                 "sums, products and maxima)")
     return ""
