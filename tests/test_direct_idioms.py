@@ -1035,3 +1035,48 @@ def test_the_rank_of_an_invariant_method_call_is_its_rule_s(method):
     rng = np.random.default_rng(3)
     args = (rng.standard_normal(5), rng.standard_normal((2, 4)), np.linspace(0.0, 3.0, 7))
     np.testing.assert_allclose(_run(result.code, *args), _run(source, *args))
+
+
+NOT_INLINED = '''import numpy as np
+
+
+HELPER
+
+
+def f(x):
+    """Args:
+      x: [n, d].
+    """
+    scale = 1.0
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = h(x[i]) * scale
+    return out
+'''
+
+
+@pytest.mark.parametrize("helper,why", [
+    ("def h(v):\n    try:\n        return np.sum(v)\n    except ValueError:\n        return 0.0",
+     "`h` has a `try` statement at line 5"),
+    ("def h(v):\n    t = 0.0\n    for e in v:\n        t = t + e\n    return t", "`h` has a `for` loop at line 6"),
+    ("def h(v):\n    return sum(t * 2.0 for t in v)", "`h` has a generator expression at line 5"),
+    ("def h(v):\n    w = v * 1.0\n    w[0] = 0.0\n    return np.sum(w)",
+     "`h` has an assignment to a subscript or an attribute at line 6"),
+    ("def h(v):\n    if v[0] > 0:\n        return np.sum(v)\n    return 0.0",
+     "`h` has an `if` at line 5 that only the data decide"),
+    ("def deco(fn):\n    return fn\n\n\n@deco\ndef h(v):\n    return np.sum(v)",
+     "`h` is nested or decorated, or takes `*args`, keyword-only or positional-only parameters"),
+    ("def h(v, s=np.pi * 2):\n    return np.sum(v) * s",
+     "`h` has a parameter the call leaves to a default that is not a constant"),
+    ("scale = 2.0\n\n\ndef h(v):\n    return np.sum(v) * scale",
+     "`h` reads `scale`, which the calling function binds too"),
+])
+def test_a_helper_that_is_not_inlined_says_why(helper, why):
+    """The remark names what in the helper keeps it a call, with its line: what to change to
+    have the loop rewritten."""
+    result = transpile_source(NOT_INLINED.replace("HELPER", helper), "m.py", backend="direct")
+    plan = next(p for p in result.plans if p.function == "f")
+    assert plan.vectorizable and not plan.rewritten
+    message = " ".join(r.message for r in plan.remarks)
+    assert ("no batching rule for `h` (a module function is inlined when its body binds names and returns "
+            f"one expression; {why})") in message, message

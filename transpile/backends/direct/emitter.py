@@ -82,6 +82,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.inlining: set[str] = set()  # helpers being inlined (never into themselves)
         self.consulted: set[str] = set()  # names whose rank or type decided an inlined helper's `if`
         self.arrays: set[str] = set()  # names that must be arrays (`RewriteResult.arrays`)
+        self.not_inlined: dict[str, str] = {}  # module function -> why it was not inlined
+        self._declined: str | None = None  # why the last partial evaluation gave no expression
         self.nonempty = False  # a list NumPy reads as an array: right only where the loop runs
         self._local_shapes()
         # A parameter bound again in the function no longer has its declared shape: the one

@@ -375,7 +375,10 @@ class ExpressionsMixin:
             return Val(node, (), rank)
         if rule is None:
             what = name or gast.unparse(node.func).strip()
-            raise Unsupported(f"no batching rule for `{what}`")
+            why = self.not_inlined.get(what) if name is None else None
+            raise Unsupported(f"no batching rule for `{what}`" + (
+                f" (a module function is inlined when its body binds names and returns one expression; "
+                f"`{what}` {why})" if why else ""))
         if (rule.family == "elementwise" and not name.startswith("math.") or name == "numpy.linspace") \
                 and not is_method and len(pos) >= 2 and pos[0].python != pos[1].python:
             # `np.maximum(x[i], i)`, `np.linspace(x[i], i, n)`: NumPy's rule for a Python number,
@@ -423,8 +426,12 @@ class ExpressionsMixin:
             return None
         fdef = functions[fname]
         args = fdef.args
+        declined = self.not_inlined.setdefault
+
         if fdef.col_offset != 0 or fdef.decorator_list or args.vararg or args.kwonlyargs \
                 or args.posonlyargs or any(isinstance(a, gast.Starred) for a in node.args):
+            declined(fname, "is nested or decorated, or takes `*args`, keyword-only or positional-only "
+                     "parameters")
             return None
         if not invariant and not any(isinstance(n, gast.Name) and self._is_stacked_name(n.id)
                                      for a in node.args + [k.value for k in node.keywords] for n in gast.walk(a)):
@@ -441,6 +448,7 @@ class ExpressionsMixin:
             if p not in bound and isinstance(default, gast.Constant):
                 bound[p] = default
         if set(bound) != set(params):
+            declined(fname, "has a parameter the call leaves to a default that is not a constant")
             return None
         caller = self.info.function
         taken = set() if caller is None else {n.id for n in gast.walk(caller) if isinstance(n, gast.Name)
@@ -449,14 +457,26 @@ class ExpressionsMixin:
             | set(params) | ({args.kwarg.id} if args.kwarg else set())
         free = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
                 and isinstance(n.ctx, gast.Load) and n.id not in local}
-        if free & taken - {fname}:
-            return None  # a name the caller binds too would change meaning
+        if free & taken - {fname}:  # a name the caller binds too would change meaning
+            declined(fname, f"reads `{sorted(free & taken - {fname})[0]}`, which the calling function "
+                     "binds too")
+            return None
         if fname in taken or rebound_in_module(self.ctx.tree, fname):
-            return None  # `_f` is not (only) the `def`: a local, a parameter, `_f = ...` after it
-        if any(isinstance(n, (gast.Lambda, gast.FunctionDef, gast.ListComp, gast.GeneratorExp, gast.DictComp,
-                              gast.SetComp, gast.Global, gast.Nonlocal)) for n in gast.walk(fdef) if n is not fdef):
-            return None  # names bound by an inner scope are not the helper's
-        return self._partial_evaluation(fdef.body, dict(bound), args.kwarg.id if args.kwarg else None)
+            # `_f` is not (only) the `def`: a local, a parameter, `_f = ...` after it
+            declined(fname, "is bound again, in the calling function or the module")
+            return None
+        inner = next((n for n in gast.walk(fdef) if n is not fdef and isinstance(n, (
+            gast.Lambda, gast.FunctionDef, gast.ListComp, gast.GeneratorExp, gast.DictComp, gast.SetComp,
+            gast.Global, gast.Nonlocal))), None)
+        if inner is not None:  # names bound by an inner scope are not the helper's
+            declined(fname, f"has {_STATEMENT_WORDS.get(type(inner).__name__, 'an inner scope')} at line "
+                     f"{getattr(inner, 'lineno', '?')}")
+            return None
+        self._declined = None
+        expr = self._partial_evaluation(fdef.body, dict(bound), args.kwarg.id if args.kwarg else None)
+        if expr is None and self._declined is not None:
+            declined(fname, self._declined)
+        return expr
 
     def _helper_rank(self, node) -> int | None:
         """The rank of an invariant call of a module helper (the call stays as written), read
@@ -534,6 +554,7 @@ class ExpressionsMixin:
                         for t, part in zip(target.elts, parts):
                             values[t.id] = part
                         continue
+                    self._declined = f"has an assignment to a subscript or an attribute at line {st.lineno}"
                     return None
                 if isinstance(st, gast.AugAssign) and isinstance(st.target, gast.Name) and st.target.id in values:
                     if not self._fresh(values[st.target.id]):
@@ -544,9 +565,12 @@ class ExpressionsMixin:
                 if isinstance(st, gast.If):
                     truth = self._static_truth(subst(st.test))
                     if truth is None:
+                        self._declined = f"has an `if` at line {st.lineno} that only the data decide"
                         return None
                     return self._partial_evaluation((st.body if truth else st.orelse) + stmts[k + 1:], values, kwarg,
                                                     depth + 1)
+                self._declined = (f"has {_STATEMENT_WORDS.get(type(st).__name__, 'a statement of another kind')} "
+                                  f"at line {st.lineno}")
                 return None
         except _NotStatic:
             return None
@@ -732,6 +756,18 @@ NUMPY_UFUNCS = frozenset(f"numpy.{name}" for name in (
     "multiply", "divide", "true_divide", "floor_divide", "power", "mod", "remainder", "hypot", "arctan2",
     "logaddexp", "logaddexp2", "greater", "less", "equal", "not_equal", "greater_equal", "less_equal",
     "copysign", "heaviside", "float_power", "fmod"))
+
+
+#: what a helper holds that keeps it from being inlined, in the words of a remark
+_STATEMENT_WORDS = {
+    "Try": "a `try` statement", "For": "a `for` loop", "While": "a `while` loop", "With": "a `with` statement",
+    "Raise": "a `raise` statement", "Assert": "an `assert`", "Expr": "a statement that is a bare call",
+    "AugAssign": "an update of a name it did not bind, or of an argument", "Delete": "a `del` statement",
+    "Assign": "an assignment to a subscript or an attribute", "AnnAssign": "an annotated assignment",
+    "Lambda": "a lambda", "FunctionDef": "a nested function", "ListComp": "a list comprehension",
+    "GeneratorExp": "a generator expression", "DictComp": "a dict comprehension",
+    "SetComp": "a set comprehension", "Global": "a `global` statement", "Nonlocal": "a `nonlocal` statement",
+}
 
 
 #: operators whose result is never a bool, whatever Python numbers they take (``True + True`` is 2)
