@@ -308,3 +308,64 @@ def test_an_append_to_what_is_no_collector_says_what_would_be_one_in_the_loop_s_
     (message,) = [r.message for r in plan.remarks if r.code == "PF205"]
     assert message == ("appends to `edges`, which is not a collector (an empty list before the loop, consumed "
                        f"once after it by {says})")
+
+
+# -- what the direct printer says when a collector cannot be batched (backends/direct/collectors.py)
+
+NEST = '''\
+import numpy as np
+
+
+def f(x, m):
+    """Args:
+      x: [n, d].
+      m: [n, d, k].
+    """
+    out = []
+    for i in range(x.shape[0]):
+        BODY
+    return CONSUMER(out)
+'''
+
+
+def _direct(body: str, consumer: str = "np.stack"):
+    source = NEST.replace("CONSUMER", consumer).replace(
+        "        BODY\n", textwrap.indent(textwrap.dedent(body).rstrip("\n") + "\n", "        "))
+    return source, transpile_source(source, "m.py", backend="direct")
+
+
+@pytest.mark.parametrize("body,consumer,why", [
+    ("out.append(x[i])\nout.append(x[i] * 2.0)", "np.stack", "`out` gets more than one value per iteration"),
+    ("for j in range(x.shape[1]):\n    out.append(x[i])", "np.stack",
+     "appends to `out` a value that does not vary along every loop axis"),
+    ("out.append(1 if x[i, 0] > 0 else 0.5)", "np.array",
+     "`out` gets values of two types (a Python number on some iterations and a NumPy value on others, or "
+     "an int and a float), so the array it becomes has a dtype that depends on which occur"),
+])
+def test_a_collector_the_direct_printer_cannot_batch_says_why(body, consumer, why):
+    _, result = _direct(body, consumer)
+    assert not result.changed
+    assert why in " ".join(r.message for r in result.plans[0].remarks)
+
+
+def test_values_of_two_types_are_batched_when_the_array_s_dtype_is_given():
+    """`np.array(out, dtype=float)` does not take its dtype from the items: the mixed ints and
+    floats make the same array either way."""
+    _, result = _direct("out.append(1 if x[i, 0] > 0 else 0.5)", "np.array")
+    assert not result.changed  # the dtype comes from the items
+    typed = NEST.replace("CONSUMER(out)", "np.array(out, dtype=float)").replace(
+        "        BODY\n", "        out.append(1 if x[i, 0] > 0 else 0.5)\n")
+    result = transpile_source(typed, "m.py", backend="direct")
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    x = np.array([[1.0, 2.0], [-1.0, 0.0], [3.0, 1.0]])
+    want, got = _run(typed, x, np.zeros((3, 2, 1))), _run(result.code, x, np.zeros((3, 2, 1)))
+    assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_a_filter_on_the_outer_index_in_a_nest_keeps_the_inner_values():
+    """`if x[i, 0] > 0` decides for every `j`: the mask, one per row, is broadcast along `j`."""
+    source, result = _direct("for j in range(x.shape[1]):\n    if x[i, 0] > 0:\n        out.append(x[i, j] * 2.0)",
+                             "np.array")
+    assert result.plans[0].rewritten and "broadcast_to" in result.code, result.code
+    x = np.array([[1.0, 2.0], [-1.0, 5.0], [3.0, 4.0]])
+    np.testing.assert_array_equal(_run(result.code, x, None), _run(source, x, None))

@@ -55,6 +55,8 @@ CASES = {
               "    ta = ta.scatter(tf.range(1, n), tf.tanh(x[1:n]))\n    return ta.stack()\n"),
     "step": ({"RANGE": "range(0, n, 2)"},
              "    ta = ta.scatter(tf.range(0, n, 2), tf.tanh(x[::2]))\n    return ta.stack()\n"),
+    "after-a-local": ({"WRITE": "v = tf.tanh(x[i])\n        ta = ta.write(i, v * 2.0)"},
+                      "    v = tf.tanh(x)\n    ta = v * 2.0\n    return ta\n"),
 }
 
 
@@ -66,7 +68,7 @@ def test_tensorarray_writes_are_batched(name):
     assert plan.rewritten and plan.backend == "direct", [r.message for r in plan.remarks]
     assert result.code.endswith("with batched ops\n" + tail), result.code
     kept_init = "ta = tf.TensorArray(" in result.code
-    assert kept_init == (tail != WHOLE)  # the TensorArray is made only when it is filled
+    assert kept_init == ("scatter" in tail)  # the TensorArray is made only when it is filled
 
 
 @pytest.mark.parametrize("write,why", [
@@ -93,3 +95,12 @@ def test_batched_tensorarray_values_match_the_loop(name, tf):
     got = load_module("m.py", source=result.code).f(x, 6)
     for a, b in zip(want if isinstance(want, tuple) else (want,), got if isinstance(got, tuple) else (got,)):
         np.testing.assert_allclose(np.asarray(b), np.asarray(a), rtol=1e-6, err_msg=result.code)
+
+
+def test_a_value_the_same_on_every_iteration_is_left_to_pfor():
+    """`ta.write(i, tf.tanh(x[0]))`: the direct printer has no batched value to scatter and says
+    so; the pfor printer maps the body."""
+    result = transpile_source(_source(WRITE="ta = ta.write(i, tf.tanh(x[0]))"), "m.py", backend="direct")
+    (plan,) = result.plans
+    assert plan.backend == "pfor"
+    assert plan.backend_note == "direct backend: TensorArray `ta` gets a value that does not depend on the loop"
