@@ -1080,3 +1080,55 @@ def test_a_helper_that_is_not_inlined_says_why(helper, why):
     message = " ".join(r.message for r in plan.remarks)
     assert ("no batching rule for `h` (a module function is inlined when its body binds names and returns "
             f"one expression; {why})") in message, message
+
+
+ELLIPSIS = '''\
+import numpy as np
+
+
+def f(x, w):
+    """Args:
+      x: [n, a, b].
+      w: [b, k].
+    """
+    out = np.zeros((x.shape[0], x.shape[1]))
+    for i in range(x.shape[0]):
+        out[i] = x[i][..., 0] * w[..., 1].sum() + x[i, ..., 1]
+    return out
+
+
+def g(x, w):
+    """Args:
+      x: [n, a, b].
+      w: [b, k].
+    """
+    out = []
+    for i in range(x.shape[1]):
+        out.append(x[..., i, 0] + w[0, ...][None, :1])
+    return np.stack(out)
+'''
+
+
+def test_an_ellipsis_of_a_value_of_known_rank_is_its_slices():
+    """`x[i][..., 0]`, `x[i, ..., 1]`, `x[..., i, 0]`: the ellipsis stands for the axes the other
+    indices leave, so the loop index finds its axis (it was refused: "the rank of `...` is
+    unknown")."""
+    result = transpile_source(ELLIPSIS, "m.py")
+    assert [p.rewritten for p in result.plans] == [True, True], [r.message for p in result.plans for r in p.remarks]
+    assert "out[:x.shape[0]] = x[:, :, 0] * w[..., 1].sum() + x[:, :, 1]" in result.code
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((3, 4, 2)), rng.standard_normal((2, 5))
+    before, after = {}, {}
+    exec(compile(ELLIPSIS, "<loop>", "exec"), before)
+    exec(compile(result.code, "<rewrite>", "exec"), after)
+    for name in "fg":
+        np.testing.assert_allclose(after[name](x, w), before[name](x, w))
+
+
+def test_an_ellipsis_beside_a_mask_is_left_as_written():
+    """A boolean mask takes as many axes as it has: the ellipsis is not expanded."""
+    source = ELLIPSIS.replace("x[i][..., 0] * w[..., 1].sum() + x[i, ..., 1]", "np.sum(x[i][..., x[i, 0] > 0])")
+    result = transpile_source(source, "m.py")
+    assert not result.plans[0].rewritten
+    assert "`x[i][..., x[i, 0] > 0]`: a per-iteration index into a per-iteration value" in \
+        result.plans[0].remarks[-1].message

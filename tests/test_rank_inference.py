@@ -676,3 +676,20 @@ def test_accepted_ranks_stop_at_the_first_rank_with_another_rewrite():
     from pforge.transpile.versioning import _accepted_ranks
     got = _accepted_ranks(_assumed_guess({"c": 0}), lambda a: a["c"] != 4, lambda a: True)
     assert got == {"c": {0, 1, 2, 3}}
+
+
+@pytest.mark.parametrize("index,least", [("m[i, ..., 0]", 2), ("m[..., i]", 1), ("m[i, ..., 0, None]", 2),
+                                         ("m[..., i, 1:]", 2)])
+def test_an_ellipsis_takes_the_axes_no_other_index_takes(index, least):
+    """`m[i, ..., 0]` needs at least two axes (the ellipsis may stand for none): the rank is
+    bounded by the other indices, not left unknown."""
+    guess = _guess(f"""
+        import numpy as np
+
+        def f(x, m):
+            out = []
+            for i in range(len(x)):
+                out.append({index} * x[i])
+            return np.array(out)
+        """)
+    assert guess.ranks["m"] == least

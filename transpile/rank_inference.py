@@ -553,7 +553,7 @@ class _Eval:
                     self.ctx.imports.resolve(entry) == "numpy.newaxis":
                 added = None if added is None else added + 1
             elif isinstance(entry, gast.Constant) and entry.value is Ellipsis:
-                return None
+                continue  # the axes no other entry takes, kept: `x[i, ..., 0]` needs two
             else:
                 index = self.rank(entry)
                 used += 1

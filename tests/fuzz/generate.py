@@ -195,6 +195,10 @@ class _Builder:
             return "c"
         if r < 0.82 and self.np:
             return "i"
+        if r < 0.86 and self.np:  # an element of the matrix through an ellipsis
+            self.reads.add("m2")
+            return self.rng.choice(("m2[i, ..., 0]", "m2[i][..., -1]", "m2[..., 0][i]", "m2[i, ...][-1]",
+                                    "m2[..., i, 0]"))
         return self.rng.choice(("2.0", "0.5", "1.5", "3.0"))
 
     def expr(self, depth: int = 2) -> str:

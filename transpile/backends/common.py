@@ -36,6 +36,9 @@ class LoopRewrite:
         nonempty: the batched code is right only where every level runs at least once: a
             list NumPy reads as an array has no rows to give its shape and dtype when empty
             (``np.array([])`` is ``(0,)`` floats, the batch of rows of ``m`` ``(0, d)``).
+        needs_trip: the batched code reads an element at a fixed index (``w[0]``, ``m[i, 0]``),
+            which raises where that axis is empty; the loop reads it only when it runs, so the
+            batched code runs only where every level runs at least once.
         arrays: names the batched code is right for only when they are arrays, not lists: a
             list of NumPy scalars rebuilt from the batch (``list(v)``) holds Python floats in
             the loop when its items were computed from a list's elements.
@@ -51,6 +54,7 @@ class LoopRewrite:
     consulted: set[str] = field(default_factory=set)  # names whose rank or type decided a helper's `if`
     nonempty: bool = False  # right only where every level runs (a list NumPy reads as an array)
     arrays: set[str] = field(default_factory=set)  # read as arrays: their elements are NumPy scalars
+    needs_trip: bool = False  # reads an element at a fixed index: runs only where the loop runs
 
 
 def _loads(node) -> set[str]:

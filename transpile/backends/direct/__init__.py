@@ -70,6 +70,7 @@ def rewrite_loop(ctx: ModuleContext, info: LoopInfo, namer: Namer, tf: str | Non
     result = rewriter.run()
     result.consulted = set(rewriter.consulted)
     result.nonempty = rewriter.nonempty
+    result.needs_trip = rewriter.needs_trip
     result.arrays = set(rewriter.arrays)
     return result
 

@@ -85,6 +85,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.not_inlined: dict[str, str] = {}  # module function -> why it was not inlined
         self._declined: str | None = None  # why the last partial evaluation gave no expression
         self.nonempty = False  # a list NumPy reads as an array: right only where the loop runs
+        self.needs_trip = False  # an element at a fixed index: read only where the loop runs
+        self._outside: set[int] | None = None  # ids of the function's nodes outside the loop
         self._local_shapes()
         # A parameter bound again in the function no longer has its declared shape: the one
         # rebinding before the loop (`x = tf.reshape(x, [-1])`) gives it, else nothing does.

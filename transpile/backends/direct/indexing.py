@@ -65,11 +65,20 @@ class IndexingMixin:
         merged = self._merged_chain(node)
         if merged is not node:
             return self.ev(merged)
+        expanded = self._without_ellipsis(node)
+        if expanded is not node:
+            return self.ev(expanded)
         solved = self._lstsq_solution(node)
         if solved is not None:
             return solved
         comps = _components(node.slice)
         base = self.ev(node.value)
+        if not self.needs_trip and self.lib.kind == "np" and not self.to_tf and self._in_batched_code(node) \
+                and not _is_shape(self.ctx, node.value) and self._fixed_index(comps):
+            # `w[0]`, `m[i, 0]`: an element at a fixed index raises where that axis is empty, and
+            # the loop reads it only when it runs, so the batched code runs only then (NumPy
+            # code; TensorFlow's, whose consumers outside the loop are replaced, is not guarded)
+            self.needs_trip = True
         if base.stacked:
             return self._stacked_subscript(node, base, comps)
         shape = self._shape_of(node.value.id) if isinstance(node.value, gast.Name) else None
@@ -84,6 +93,60 @@ class IndexingMixin:
             return Val(node, (), rank)
         sub, full, rank, _ = index
         return Val(sub, tuple(full), rank)
+
+    def _in_batched_code(self, node) -> bool:
+        """Whether ``node`` is code the batched loop runs: in the loop, or in a helper inlined
+        there (a copy), not a binding before the loop read for its rank."""
+        if self._outside is None:
+            fdef = self.info.function
+            inside = {id(n) for n in gast.walk(self.info.node)}
+            self._outside = set() if fdef is None else {id(n) for n in gast.walk(fdef) if id(n) not in inside}
+        return id(node) not in self._outside
+
+    def _fixed_index(self, comps) -> bool:
+        """Whether an index of ``comps`` is one number the same on every iteration."""
+        for c in comps:
+            if isinstance(c, gast.Slice) or isinstance(c, gast.Constant) and c.value is Ellipsis \
+                    or _is_newaxis(c, self.ctx) or isinstance(self.env.get(getattr(c, "id", None)), Ind):
+                continue
+            value = self._aside(c)
+            if value is not None and not value.stacked and value.rank == 0:
+                return True
+        return False
+
+    def _without_ellipsis(self, node):
+        """``x[..., i]`` as ``x[:, i]`` when the rank of ``x`` (per iteration, for a value of the
+        loop) is known and every other index takes one axis or adds one (``None``): the same
+        view, in the form the printer batches; else ``node``."""
+        comps = _components(node.slice)
+        if sum(isinstance(c, gast.Constant) and c.value is Ellipsis for c in comps) != 1:
+            return node
+        base = self._aside(node.value)
+        if base is None or base.rank is None:
+            return node
+        taken = 0
+        for c in comps:
+            if isinstance(c, gast.Constant) and c.value is Ellipsis or _is_newaxis(c, self.ctx):
+                continue
+            if not isinstance(c, gast.Slice):
+                value = self._aside(c)
+                if value is None or value.rank != 0:
+                    return node  # an array index (a mask takes several axes)
+            taken += 1
+        fill = base.rank - taken
+        if fill < 0:
+            return node
+        parts = []
+        for c in comps:
+            if isinstance(c, gast.Constant) and c.value is Ellipsis:
+                parts += [gast.Slice(lower=None, upper=None, step=None) for _ in range(fill)]
+            else:
+                parts.append(c)
+        if not parts:
+            return node.value
+        index = parts[0] if len(parts) == 1 and not isinstance(parts[0], gast.Slice) else \
+            gast.Tuple(elts=parts, ctx=gast.Load())
+        return gast.copy_location(gast.Subscript(value=node.value, slice=index, ctx=node.ctx), node)
 
     def _lstsq_solution(self, node):
         """``np.linalg.lstsq(A, b)[0]`` with ``A`` the same matrix on every iteration and ``b``
@@ -554,6 +617,13 @@ def _substitute(node, values: dict) -> gast.expr:
 
 def _is_colon(part):
     return isinstance(part, gast.Slice) and part.lower is None and part.upper is None and part.step is None
+
+
+def _is_shape(ctx, node) -> bool:
+    """``x.shape``, ``np.shape(x)``, ``tf.shape(x)``: a shape, one entry per axis."""
+    if isinstance(node, gast.Attribute) and node.attr == "shape":
+        return True
+    return isinstance(node, gast.Call) and ctx.imports.resolve(node.func) in ("numpy.shape", "tensorflow.shape")
 
 
 def _is_newaxis(node, ctx):
