@@ -247,3 +247,42 @@ def test_rule_matches_loop(name, expr, request):
     np.testing.assert_allclose(got.astype(float) if got.dtype != bool else got,
                                want.astype(float) if want.dtype != bool else want,
                                rtol=1e-4, atol=1e-5, equal_nan=True, err_msg=result.code)
+
+
+REDUCE = '''\
+import numpy as np
+
+
+def f(m):
+    """Args:
+      m: [n, a, b].
+    """
+    out = []
+    for i in range(m.shape[0]):
+        out.append(EXPR)
+    return np.stack(out)
+'''
+
+
+@pytest.mark.parametrize("expr", ["np.sum(a=m[i], axis=0)", "np.mean(a=m[i])", "np.max(a=m[i], axis=-1)"])
+def test_a_reduction_s_operand_given_by_keyword(expr):
+    import numpy as np
+
+    from pforge.runtime.loader import load_module
+
+    source = REDUCE.replace("EXPR", expr)
+    result = transpile_source(source, "m.py", backend="direct")
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    m = np.random.default_rng(2).standard_normal((3, 4, 5))
+    np.testing.assert_allclose(load_module("m.py", source=result.code).f(m), load_module("m.py", source=source).f(m))
+
+
+@pytest.mark.parametrize("expr,why", [
+    ("np.sum(m[i], axis=2)", "`numpy.sum`: axis 2 is out of range for rank 2"),
+    ("np.sum(m[i], axis=-3)", "`numpy.sum`: axis -3 is out of range for rank 2"),
+    ("np.sum(m[i], axis=1.0)", "`numpy.sum`: `axis` must be an integer or a list of integers"),
+])
+def test_a_reduction_over_an_axis_the_value_lacks_says_so(expr, why):
+    result = transpile_source(REDUCE.replace("EXPR", expr), "m.py", backend="direct")
+    assert not result.plans[0].rewritten or result.plans[0].backend != "direct"
+    assert why in (result.plans[0].backend_note or "") + " ".join(r.message for r in result.plans[0].remarks)
