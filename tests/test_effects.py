@@ -28,6 +28,8 @@ def _remarks(call: str):
     ("push(obj, x[i])", "calls push (calls .append() at line 37)"),
     ("relay(y, x[i])", "calls relay (calls poke (mutates its input at line 16) at line 42)"),
     ("tag(obj, x[i])", "calls tag (mutates its input at line 46)"),
+    # a local list appended to first: the walk goes on to the write after it
+    ("kept_then_stashed(x[i])", "calls kept_then_stashed (writes `TOTAL`, state outside it, at line 53)"),
 ])
 def test_a_helper_with_an_effect_keeps_the_loop_and_says_which(call, why):
     plan, remarks = _remarks(call)
@@ -35,9 +37,10 @@ def test_a_helper_with_an_effect_keeps_the_loop_and_says_which(call, why):
     assert ("PF205", f"{why}, a side effect whose order the loop fixes") in remarks, remarks
 
 
-@pytest.mark.parametrize("call", ["keep(x[i])", "again(x[i], 3)"])
+@pytest.mark.parametrize("call", ["keep(x[i])", "again(x[i], 3)", "grid_local(x[i])"])
 def test_a_helper_touching_only_its_locals_is_pure(call):
-    """`tmp.append(v)` on its own list, or calling itself: no effect outside it."""
+    """`tmp.append(v)` on its own list, `t[0][1] = v` into its own array, or calling itself: no
+    effect outside it."""
     plan, remarks = _remarks(call)
     assert plan.vectorizable, remarks
     assert not any(code == "PF205" for code, _ in remarks)

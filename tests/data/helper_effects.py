@@ -47,6 +47,19 @@ def tag(o, v):
     return v
 
 
+def kept_then_stashed(v):
+    tmp = []
+    tmp.append(v)
+    TOTAL[0] = v
+    return tmp[0]
+
+
+def grid_local(v):
+    t = np.zeros((2, 2))
+    t[0][1] = v
+    return t.sum()
+
+
 def again(v, k):
     return v if k <= 0 else again(v * 0.5, k - 1)
 
