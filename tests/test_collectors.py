@@ -228,7 +228,7 @@ def test_a_collector_appended_on_some_iterations_only_is_a_filter(body, conditio
 def test_appends_in_an_inner_loop_are_not_a_fixed_number_per_iteration(body):
     """An inner loop may run any number of times: after two appends, still not exactly two."""
     found = _collectors(body=body)
-    assert all(conditional for _, conditional in found.values())
+    assert found and all(conditional for _, conditional in found.values())
 
 
 COMPREHENSION = '''\

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import math
 
 import gast
 
@@ -316,18 +317,15 @@ def _accepted_ranks(guess, same_rewrite, valid=None) -> dict[str, set[int]]:
     return _raised_ranks(guess, wide, [guess.ranks, *same], same_rewrite, valid) or wide
 
 
-#: assignments checked at most when raising accepted ranks past their neighbours
-_BOX_BUDGET = 81
-
-
 def _raised_ranks(guess, wide, seen, same_rewrite, valid) -> dict[str, set[int]] | None:
     """``wide`` with each name's ranks raised past the neighbour while the rewrite stays the
     same (``X = np.array([c, s]) + centre`` is a matrix whether ``centre`` is a scalar, a
     vector or a ``(2, 1)`` column), the others as guessed; None when no rank rises, when the
-    box of accepted ranks holds more than :data:`_BOX_BUDGET` assignments, or when one of
+    box of accepted ranks holds more assignments than rank inference tries as neighbours
+    (each costs a trial rewrite), or when one of
     them that the code can run with has another rewrite (ranks accepted one at a time are
     not accepted together)."""
-    from pforge.transpile.rank_inference import _MAX_RANK
+    from pforge.transpile.rank_inference import _MAX_RANK, _NEIGHBOURS
 
     raised = {name: set(found) for name, found in wide.items()}
     for name in sorted(wide):
@@ -344,10 +342,7 @@ def _raised_ranks(guess, wide, seen, same_rewrite, valid) -> dict[str, set[int]]
         return None
     names = sorted(raised)
     spans = [sorted(raised[name]) for name in names]
-    size = 1
-    for span in spans:
-        size *= len(span)
-    if size > _BOX_BUDGET:
+    if math.prod(len(span) for span in spans) > _NEIGHBOURS:
         return None
     for combo in itertools.product(*spans):
         candidate = {**guess.ranks, **dict(zip(names, combo))}

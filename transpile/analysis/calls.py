@@ -10,6 +10,7 @@ from pforge.transpile.analysis.classes import likely_library
 from pforge.transpile.analysis.facts import (ARG_REDUCTION, CARRIED, COLLECTOR, INDEXED, PRIVATE,
                                              REDUCTION)
 
+
 def _check_calls(ctx, info, nodes):
     private = {n for n, c in info.classes.items() if c == PRIVATE}
     written = set(info.arrays) | {n for n, c in info.classes.items()

@@ -427,7 +427,6 @@ class ExpressionsMixin:
         fdef = functions[fname]
         args = fdef.args
         declined = self.not_inlined.setdefault
-
         if fdef.col_offset != 0 or fdef.decorator_list or args.vararg or args.kwonlyargs \
                 or args.posonlyargs or any(isinstance(a, gast.Starred) for a in node.args):
             declined(fname, "is nested or decorated, or takes `*args`, keyword-only or positional-only "

@@ -73,8 +73,8 @@ class IndexingMixin:
             return solved
         comps = _components(node.slice)
         base = self.ev(node.value)
-        if not self.needs_trip and self.lib.kind == "np" and not self.to_tf and self._in_batched_code(node) \
-                and not _is_shape(self.ctx, node.value) and self._fixed_index(comps):
+        if not self.needs_trip and self._np and self._in_batched_code(node) and not _is_shape(self.ctx, node.value) \
+                and self._fixed_index(comps):
             # `w[0]`, `m[i, 0]`: an element at a fixed index raises where that axis is empty, and
             # the loop reads it only when it runs, so the batched code runs only then (NumPy
             # code; TensorFlow's, whose consumers outside the loop are replaced, is not guarded)
@@ -106,8 +106,8 @@ class IndexingMixin:
     def _fixed_index(self, comps) -> bool:
         """Whether an index of ``comps`` is one number the same on every iteration."""
         for c in comps:
-            if isinstance(c, gast.Slice) or isinstance(c, gast.Constant) and c.value is Ellipsis \
-                    or _is_newaxis(c, self.ctx) or isinstance(self.env.get(getattr(c, "id", None)), Ind):
+            if isinstance(c, gast.Slice) or _is_ellipsis(c) or _is_newaxis(c, self.ctx) \
+                    or isinstance(self.env.get(getattr(c, "id", None)), Ind):
                 continue
             value = self._aside(c)
             if value is not None and not value.stacked and value.rank == 0:
@@ -119,14 +119,14 @@ class IndexingMixin:
         loop) is known and every other index takes one axis or adds one (``None``): the same
         view, in the form the printer batches; else ``node``."""
         comps = _components(node.slice)
-        if sum(isinstance(c, gast.Constant) and c.value is Ellipsis for c in comps) != 1:
+        if sum(map(_is_ellipsis, comps)) != 1:
             return node
         base = self._aside(node.value)
         if base is None or base.rank is None:
             return node
         taken = 0
         for c in comps:
-            if isinstance(c, gast.Constant) and c.value is Ellipsis or _is_newaxis(c, self.ctx):
+            if _is_ellipsis(c) or _is_newaxis(c, self.ctx):
                 continue
             if not isinstance(c, gast.Slice):
                 value = self._aside(c)
@@ -138,7 +138,7 @@ class IndexingMixin:
             return node
         parts = []
         for c in comps:
-            if isinstance(c, gast.Constant) and c.value is Ellipsis:
+            if _is_ellipsis(c):
                 parts += [gast.Slice(lower=None, upper=None, step=None) for _ in range(fill)]
             else:
                 parts.append(c)
@@ -617,6 +617,10 @@ def _substitute(node, values: dict) -> gast.expr:
 
 def _is_colon(part):
     return isinstance(part, gast.Slice) and part.lower is None and part.upper is None and part.step is None
+
+
+def _is_ellipsis(node) -> bool:
+    return isinstance(node, gast.Constant) and node.value is Ellipsis
 
 
 def _is_shape(ctx, node) -> bool:
