@@ -502,7 +502,7 @@ def test_writes_at_the_positions_a_mask_selects():
 
 
 BOUNDS = {
-    "sum": ("s = 0.0\nfor i in range(n):\n    s += x[i]\nreturn s", "np.sum(x[:"),
+    "sum": ("s = 0.0\nfor i in range(n):\n    s += x[i]\nreturn s", "s_terms = x[:"),
     "copy": ("out = np.zeros(x.shape[0])\nfor i in range(n):\n    out[i] = x[i]\nreturn out", "out[:"),
     "fill": ("out = np.zeros(x.shape[0])\nfor i in range(n):\n    out[i] = 1.0\nreturn out", "out[:"),
     "column": ("out = np.zeros((x.shape[0], 1))\nfor i in range(x.shape[0]):\n"

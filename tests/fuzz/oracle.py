@@ -220,12 +220,12 @@ def judge(program: Program, backend: str, ranks_known: bool, draws: int = 3) -> 
         n = (0, 1, 5, 7)[draw % 4] if draw < 2 else int(rng.integers(2, 8))
         as_lists = program.lists_ok and not ranks_known and draw % 2 == 1
         base = _inputs(program, rng, n, as_lists)
-        # the last draw of a NumPy program in float32: Python numbers in the loop take an
-        # array's dtype (NEP 50), which the batched code must keep
+        # the last draw of a NumPy program in float32 and int8: Python numbers in the loop take
+        # an array's dtype (NEP 50), which the batched code must keep
         single = program.library == "numpy" and draw == draws - 1 and not as_lists
-        if single:
-            base = {k: v.astype(np.float32) if isinstance(v, np.ndarray) and v.dtype.kind == "f" else v
-                    for k, v in base.items()}
+        if single:  # and the integer arrays int8: the loop's sums and products stay int8
+            base = {k: v.astype({"f": np.float32, "i": np.int8}[v.dtype.kind])
+                    if isinstance(v, np.ndarray) and v.dtype.kind in "fi" else v for k, v in base.items()}
         want_args = _to_library(copy.deepcopy(base), program.library)
         got_args = _to_library(copy.deepcopy(base), program.library)
         want = _execute(source, want_args, program.library, "loop")

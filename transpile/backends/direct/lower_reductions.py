@@ -91,6 +91,17 @@ class ReductionsMixin:
             if self.lib.kind == "np" and red.op in ("max", "min") and k == 0 and term.rank == 0:
                 # an empty loop leaves the running value; NumPy's max of nothing would raise
                 reduced.keywords.append(gast.keyword(arg="initial", value=templates.name(red.name)))
+            if self.lib.kind == "np" and not self.to_tf and red.op in ("add", "mul") and k == 0 \
+                    and not python_term and not first_assign:
+                # The loop accumulates in the dtype of `s + t`: int8 terms added to 0 wrap in
+                # int8, float32 terms added to a float64 row stay float64. np.sum's own
+                # accumulator differs (int64 for small integers and bools, the terms' dtype for
+                # floats), so the sum is taken in NumPy's result type of the running value and
+                # the terms.
+                terms = self._hoist(reduced.args[0], f"{red.name}_terms")
+                reduced.args[0] = terms
+                reduced.keywords.append(gast.keyword(arg="dtype", value=templates.expr(
+                    f"{self.lib.alias}.result_type(S, T)", S=templates.name(red.name), T=copy.deepcopy(terms))))
         if python_term and k == 0 and term.rank == 0 and self.lib.kind == "np" and not self.to_tf \
                 and red.op == "add":
             # Python numbers summed give a Python number (`count += 1`), not a NumPy scalar
