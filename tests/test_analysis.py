@@ -978,13 +978,13 @@ def test_same_named_nested_functions_are_told_apart():
     assert [r.code for r in second.remarks] == ["PF205"]
 
 
-@pytest.mark.parametrize("code", ["PF101", "PF102", "PF103", "PF104", "PF105"])
+@pytest.mark.parametrize("code", ["PF101", "PF102", "PF103", "PF104", "PF105", "PF106"])
 def test_rule_examples_are_what_the_analysis_reports(code):
     """`pforge rule PF1xx` shows a loop it flags with that code, and the code it becomes."""
     from pforge.transpile import RULES
 
     rule = RULES[code]
-    params = "x, w, n, pred, target, counts, labels"
+    params = "x, w, n, pred, target, counts, labels, out"
     flagged = analyze_source(HEADER + f"def f({params}):\n" + textwrap.indent(rule.example_bad, "    "), "t.py")
     assert [r.code for p in flagged for r in p.remarks if r.code.startswith("PF1")] == [code]
     accepted = analyze_source(HEADER + f"def f({params}):\n" + textwrap.indent(rule.example_good, "    "), "t.py")

@@ -638,4 +638,4 @@ def test_version_and_rule_listing():
     listing = invoke("rule")
     assert_exit(listing, 0)
     assert [line.split()[0] for line in listing.stdout.splitlines()][:2] == ["PF101", "PF102"]
-    assert len(listing.stdout.splitlines()) == 19
+    assert len(listing.stdout.splitlines()) == 20

@@ -418,3 +418,23 @@ def test_blend_of_a_name_bound_on_the_else_path_only():
             return kept
         """)
     assert [(m.name, m.how, m.kept_when) for m in found.outputs] == [("kept", "filter", False)]
+
+
+@pytest.mark.parametrize("body, recipe", [
+    ("s -= x[i] * 2\n                out[i] = s", "s <- running add of -(x[i] * 2) (inclusive), s stacked"),
+    ("out[i] = s\n                s = np.maximum(s, x[i])", "s <- running max of x[i] (exclusive), s stacked"),
+])
+def test_a_scan_is_its_own_recipe(body, recipe):
+    """A running value the body reads is a scan recipe, not a widened private."""
+    plan = _plan(f"""
+        import numpy as np
+
+        def f(x, s):
+            out = np.zeros(len(x))
+            for i in range(len(x)):
+                {body}
+            return out, s
+        """)
+    assert _kinds(plan) == (["Scan", "Scatter"] if body.startswith("s") else ["Scatter", "Scan"])
+    assert recipe in [x.text() for x in plan.recipes]
+    assert next(v for v in plan.values if v.name == "s").stacked

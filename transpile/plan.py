@@ -105,6 +105,8 @@ def pattern_remark(info: LoopInfo, rewrite_pattern: str | None, backend: str | N
         ops = {w.aug for writes in info.arrays.values() for w in writes if w.aug}
         code, what = "PF104", {frozenset({"mul"}): "scatter-multiply", frozenset({"or"}): "scatter-or",
                                frozenset({"and"}): "scatter-and"}.get(frozenset(ops), "scatter-add")
+    elif any(level.scans for level in info.walk()):
+        code, what = "PF106", "scan"
     elif level_verdict(info) == "reduction":
         code, what = "PF102", "reduction"
     else:
@@ -123,6 +125,7 @@ def _outputs(info):
         parts.insert(0, info.form)
     parts += [f"{r.op} reduction {n}" for n, r in info.reductions.items()]
     parts += [f"arg{a.op} {n} of {a.value}" for n, a in info.arg_reductions.items()]
+    parts += [f"{s.op} scan {n}" for n, s in info.scans.items()]
     parts += [f"indexed output {n}" + (" (an argument, updated in place)" if n in info.mutated_args else "")
               for n in info.arrays]
     parts += [f"TensorArray {n}" for n in info.tensorarrays]
@@ -136,7 +139,9 @@ def unsafe_reason(info: LoopInfo) -> str | None:
 
     A batched ``+`` or ``*`` reduction reassociates the sum or product, which changes the
     last bits of floating-point results; it is safe only when every term is an integer
-    literal (``n += 1``), since the analysis knows no other dtypes. A scatter-add sums
+    literal (``n += 1``), since the analysis knows no other dtypes; a derived induction variable
+    (``t += dt``) is computed as ``t + k * dt``, exact only for the same integer steps. A
+    scan is not reassociated (``ufunc.accumulate`` runs in the loop's order). A scatter-add sums
     into the same slot in a different order. Random draws opted in with
     ``# pforge: random-ok`` (PF208) are unsafe: the batch draws other numbers.
     """
@@ -150,6 +155,11 @@ def unsafe_reason(info: LoopInfo) -> str | None:
                 what = {"add": "sum", "mul": "product"}.get(red.op, f"{red.op} reduction")
                 return (f"reassociates the {what} `{name}`; floating-point results may differ "
                         "in the last bits")
+        for name, update in level.derived.items():
+            if not _integer_term(update):
+                return (f"computes `{name}` as its start plus the iteration count times its step; "
+                        "floating-point values may differ in the last bits from adding the step "
+                        "once per iteration")
     return None
 
 

@@ -58,6 +58,9 @@ _ELEMENTWISE = {
     "logical_or", "logical_xor", "greater", "less", "equal", "not_equal", "greater_equal", "less_equal",
     "where", "copysign", "nan_to_num",
 }
+#: NumPy's scalar types, called as conversions
+_SCALAR_TYPES = {"float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                 "uint64", "complex64", "complex128", "bool_", "intp", "longdouble"}
 _REDUCTIONS = {"sum", "mean", "max", "min", "prod", "std", "var", "any", "all", "amax", "amin", "median",
                "nansum", "nanmean", "nanmax", "nanmin", "argmax", "argmin", "average", "ptp"}
 _LIKE = {"zeros_like", "ones_like", "empty_like", "full_like", "copy", "array", "asarray", "pad",
@@ -633,6 +636,8 @@ class _Eval:
             if len(args) == 2 and not node.keywords:
                 return self._broadcast(args[0], found[0], args[1], found[1])
             return None if None in found or not found else max(found)
+        if name in _SCALAR_TYPES and callee.count(".") == 1 and len(args) <= 1 and not node.keywords:
+            return found[0] if args else 0  # np.float32(0.5) is a scalar, np.float32(x) has x's rank
         if name in _REDUCTIONS and args and callee.count(".") == 1:
             return self._reduce(args[0], found[0], node, 1)
         if callee == "numpy.linalg.norm" and args:

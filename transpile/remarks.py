@@ -136,6 +136,30 @@ def per_example(x_i):
 
 grads = tf.vectorized_map(per_example, x)
 """)
+_rule("PF106", "vectorizable-scan",
+      "A running value the body also reads: a prefix scan.",
+      """
+`s += e` (or `s *= e`, `s = np.maximum(s, e)`) where the body also reads `s`: each iteration
+needs the total of the ones before it, yet the totals are a prefix scan of the terms, which
+a library computes in one call (Blelloch, "Prefix sums and their applications", 1990). A read
+after the update sees the running value with this iteration's term (inclusive), a read
+before it the value without (exclusive). For NumPy loops whose reads are inclusive, the
+direct backend writes `ufunc.accumulate` over the running value followed by the batched
+terms, which adds in the loop's own order and dtype, so the values are the loop's, bit for
+bit: O(n) work. An exclusive read stays a loop (its first value is the start itself, of
+another kind than the running values), and so does a scan in TensorFlow code.
+""", """
+s = 0.0
+for i in range(x.shape[0]):
+    s += x[i] * w[i]
+    out[i] = s
+""", """
+s_steps = np.empty(x.shape[0] + 1, np.result_type(s, x * w))
+s_steps[0] = s
+s_steps[1:] = x * w
+np.add.accumulate(s_steps, out=s_steps)
+out[:] = s_steps[1:]
+""")
 _rule("PF201", "loop-carried-scalar",
       "A variable is read before it is written in the same iteration: a loop-carried dependence.",
       """

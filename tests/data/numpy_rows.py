@@ -76,18 +76,19 @@ def weighted_total(x, w):
 
 
 def running_max(x):
-    """The running maximum down the rows of x (a loop-carried value: never rewritten).
+    """A decaying running maximum down the rows of x (a loop-carried value that is no scan:
+    never rewritten).
 
     Args:
       x: the rows.
 
     Returns:
-      Row i holds the elementwise maximum of rows 0..i.
+      Row i holds the elementwise maximum of row i and half of row i - 1's result.
     """
     out = np.empty_like(x)
     best = x[0]
     for i in range(x.shape[0]):
-        best = np.maximum(best, x[i])
+        best = np.maximum(0.5 * best, x[i])
         out[i] = best
     return out
 

@@ -60,7 +60,7 @@ def running_total(x):
     out = np.zeros(x.shape[0])
     acc = 0.0
     for i in range(x.shape[0]):
-        acc = acc + x[i]
+        acc = np.tanh(acc) + x[i]
         out[i] = acc
     return out
 

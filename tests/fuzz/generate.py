@@ -327,6 +327,53 @@ class _Builder:
         stmt = template.format(s=f"s{k}", a=a, b=b)
         return Fragment(f"reduction {form}", VECTORIZE, (stmt,), (f"s{k} = {start}",), outputs=(f"s{k}",))
 
+    def _scan(self, k):
+        """A running value the body also reads (a prefix scan), read after its update
+        (inclusive), before it (exclusive) or both; or a look-alike: the update under an ``if``,
+        a term computed in the body that an earlier read would need, a nonlinear or
+        second-order recurrence."""
+        t = self.expr(1)
+        form = self.rng.choice(("s += t", "s = s + t", "s = t + s", "s -= t", "s = s - t", "s *= t",
+                                "s = lib.maximum(s, t)", "s = lib.minimum(s, t)", "s = np.fmax(s, t)"))
+        if not self.np:
+            form = form.replace("np.fmax", "lib.maximum")
+        start = {"*": "1.0", "maximum": "-1e9", "fmax": "-1e9", "minimum": "1e9"}
+        init = next((v for key, v in start.items() if key in form), self.rng.choice(("0.0", "1.5", "0")))
+        if "*" in form:
+            t = f"(1.0 + 0.1 * {self.lib}.tanh({t}))"
+        s = f"s{k}"
+        update = " ".join({"s": s, "t": t, "s,": f"{s},", "t)": f"{t})"}.get(word, word) for word in form.split())
+        update = update.replace("lib.maximum(s,", f"{self.lib}.maximum({s},").replace(
+            "lib.minimum(s,", f"{self.lib}.minimum({s},").replace("np.fmax(s,", f"np.fmax({s},")
+        read = self.rng.choice((f"{s}", f"{s} * 2.0", f"{s} - {self.expr(0)}"))
+        if self.np:
+            setup, write = (f"{s} = {init}", f"o{k} = np.zeros(len(x))"), f"o{k}[i] = {read}"
+            outputs = (f"o{k}", s)
+        else:
+            setup, write = (f"{s} = {init}", f"o{k} = []"), f"o{k}.append({read})"
+            outputs = (f"tf.stack(o{k})", s)
+        r = self.rng.random()
+        if r < 0.45:
+            return Fragment(f"scan {form}, inclusive", EITHER, (update, write), setup, outputs=outputs)
+        if r < 0.7:
+            return Fragment(f"scan {form}, exclusive", EITHER, (write, update), setup, outputs=outputs)
+        if r < 0.8:
+            return Fragment("scan, both reads", EITHER, (write, update, write.replace(f"o{k}", f"p{k}")),
+                            (*setup, setup[1].replace(f"o{k}", f"p{k}")),
+                            outputs=(*outputs, outputs[0].replace(f"o{k}", f"p{k}")))
+        if r < 0.87:
+            return Fragment("scan under an if", EITHER, (f"if {self.test()}:", f"    {update}", write), setup,
+                            outputs=outputs)
+        if r < 0.93:
+            return Fragment("scan of a term the body computes, read first", EITHER,
+                            (f"t{k} = {t}", write, f"{s} += t{k}"), setup, outputs=outputs)
+        if r < 0.97:
+            return Fragment("nonlinear recurrence", REFUSE, (f"{s} = {s} * {s} * 0.5 + {t}", write), setup,
+                            outputs=outputs)
+        return Fragment("second-order recurrence", REFUSE,
+                        (f"{s}, q{k} = q{k}, {s} * 0.5 + q{k} * 0.25 + {t}", write), (*setup, f"q{k} = 1.0"),
+                        outputs=outputs)
+
     def _tuple_reduction(self, k):
         """``s, q = s + a, q + b``: two reductions in one statement; or a look-alike whose
         values read each other's names (a second-order recurrence)."""
@@ -682,7 +729,7 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("reduction", 5), ("count", 1), ("argmax", 2), ("gather", 2), ("scatter-add", 2),
                ("nest-carried", 2), ("pair", 2), ("prefix", 1), ("filter", 2), ("window", 2),
                ("selection", 2), ("masked-write", 1), ("tuple-reduction", 2), ("stack-axis", 2),
-               ("linearized", 2), ("comprehension", 2), ("helper", 2), ("first-assign", 2))
+               ("linearized", 2), ("comprehension", 2), ("helper", 2), ("first-assign", 2), ("scan", 3))
 DEPENDENT = (("carried", 2), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1))

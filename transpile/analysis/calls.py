@@ -8,13 +8,13 @@ import gast
 from pforge.transpile import effects
 from pforge.transpile.analysis.classes import likely_library
 from pforge.transpile.analysis.facts import (ARG_REDUCTION, CARRIED, COLLECTOR, INDEXED, PRIVATE,
-                                             REDUCTION)
+                                             REDUCTION, SCAN)
 
 
 def _check_calls(ctx, info, nodes):
     private = {n for n, c in info.classes.items() if c == PRIVATE}
     written = set(info.arrays) | {n for n, c in info.classes.items()
-                                  if c in (CARRIED, REDUCTION, COLLECTOR, INDEXED, ARG_REDUCTION)}
+                                  if c in (CARRIED, REDUCTION, COLLECTOR, INDEXED, ARG_REDUCTION, SCAN)}
     for node in nodes:
         if not isinstance(node, gast.Call):
             continue

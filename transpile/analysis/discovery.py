@@ -15,7 +15,8 @@ from pforge.transpile.analysis.facts import (COMPREHENSION, INVARIANT, TRY_STATE
 from pforge.transpile.analysis.linearized import unflatten_nests
 from pforge.transpile.analysis.nodes import (_enclosing_scope, _private_names, _scope_nodes, _statements,
                                              _stored_names)
-from pforge.transpile.analysis.reductions import _find_arg_reductions, _find_reductions, first_iteration_reductions
+from pforge.transpile.analysis.reductions import (_find_arg_reductions, _find_reductions, _find_scans,
+                                                  first_iteration_reductions)
 from pforge.transpile.analysis.structure import _structural_blockers, _trip_count_notes
 from pforge.transpile.analysis.subscripts import _check_subscripts
 from pforge.transpile.spaces import Space, for_space, while_space
@@ -354,6 +355,7 @@ def _analyse_level(ctx: ModuleContext, info: LoopInfo) -> None:
     _find_arg_reductions(info, body, stored)
     _find_reductions(ctx, info, body, stored)
     _find_derived(info, body, stored, targets)
+    _find_scans(ctx, info, body, stored)
     _classify_scalars(ctx, info, body, stored, targets, node_ids)
     _check_subscripts(ctx, info, nodes, stored, targets)
     _check_calls(ctx, info, nodes)

@@ -16,8 +16,8 @@ from pforge.transpile.remarks import Remark
 from pforge.transpile.spaces import Space
 
 INVARIANT, INDUCTION, ITEM, PRIVATE = "invariant", "induction", "item", "private"
-COLLECTOR, INDEXED, REDUCTION, CARRIED, DERIVED, ARG_REDUCTION = (
-    "collector", "indexed output", "reduction", "carried", "derived induction", "arg reduction")
+COLLECTOR, INDEXED, REDUCTION, CARRIED, DERIVED, ARG_REDUCTION, SCAN = (
+    "collector", "indexed output", "reduction", "carried", "derived induction", "arg reduction", "scan")
 
 #: ``try`` and ``try ... except*`` (gast has TryStar from 0.5.4 on).
 TRY_STATEMENTS = tuple(getattr(gast, name) for name in ("Try", "TryStar") if hasattr(gast, name))
@@ -55,6 +55,20 @@ class Reduction:
     name: str
     op: str
     updates: list[gast.stmt]
+
+
+@dataclass
+class Scan:
+    """``name ⊕= term``, the only store of ``name``, a statement of the body itself, with other
+    reads of ``name`` in the body: a prefix scan (Blelloch, "Prefix sums and their
+    applications", 1990). A read after ``update`` sees the running value with this iteration's
+    term (inclusive), a read before it the value without (exclusive: ``exclusive`` is True when
+    there is one; the term then reads nothing the body binds, so it is known first)."""
+
+    name: str
+    op: str
+    update: gast.stmt
+    exclusive: bool
 
 
 @dataclass
@@ -97,6 +111,7 @@ class LoopInfo:
     tensorarrays: dict[str, list[gast.Assign]] = field(default_factory=dict)
     arrays: dict[str, list[dependence.Access]] = field(default_factory=dict)
     derived: dict[str, gast.stmt] = field(default_factory=dict)
+    scans: dict[str, Scan] = field(default_factory=dict)
     dependences: list[str] = field(default_factory=list)
     blockers: list[Remark] = field(default_factory=list)
     children: list["LoopInfo"] = field(default_factory=list)

@@ -1,4 +1,5 @@
-"""Reductions (``s ⊕= term`` in every store of ``s``), those whose first iteration assigns
+"""Reductions (``s ⊕= term`` in every store of ``s``), scans (the same update, with ``s`` also
+read in the body), those whose first iteration assigns
 (``if i == 0: s = t`` / ``else: s += t``, put in the first form by
 :func:`first_iteration_reductions`) and arg-reductions (``if v > best: best, idx = v, i``);
 :func:`reduction_term` and :func:`contribution` answer the backends."""
@@ -8,8 +9,8 @@ from __future__ import annotations
 import gast
 
 from pforge.transpile.analysis.aliasing import _alias_source, _view_base
-from pforge.transpile.analysis.facts import (ARG_REDUCTION, REDUCTION, ArgReduction,
-                                             Reduction)
+from pforge.transpile.analysis.facts import (ARG_REDUCTION, REDUCTION, SCAN, ArgReduction,
+                                             Reduction, Scan)
 from pforge.transpile.analysis.nodes import (PLAIN_ARITHMETIC, _binding, _loaded_names, _scope_nodes,
                                              _statement_of, _statements, _stored_names)
 from pforge.transpile.operators import AUG_OPS, BINOPS, BOOLOPS, CALLS
@@ -151,27 +152,69 @@ def _find_reductions(ctx, info, body, stored):
             updates.append(stmt)
             ops.add(op)
         else:
-            if len(ops) != 1:
+            if len(ops) != 1 or not _plain_accumulator(ctx, info, body, stored, name, updates):
                 continue
-            initial = _initial_values(ctx, info, name)
-            if any(_is_sequence_value(ctx, v) for v in initial):
-                continue
-            if any(isinstance(u, gast.AugAssign) for u in updates) and any(
-                    _view_base(ctx, v)[0] is not None for v in initial):
-                continue  # `s = x[-1]; s += x[i]`: on an array, += writes into x as it goes
-            update_ids = set()
-            for stmt in updates:
-                update_ids |= {id(n) for n in gast.walk(stmt)}
-            stray = [n for n in _scope_nodes(body) if isinstance(n, gast.Name) and n.id == name
-                     and id(n) not in update_ids]
-            loop_ids = {id(n) for n in _scope_nodes([info.node])}
-            aliased = [n for n in _scope_nodes(body) if isinstance(n, gast.Name) and n.id != name
-                       and isinstance(n.ctx, gast.Load) and n.id not in stored
-                       and (_alias_source(ctx, n, loop_ids) or ("",))[0] == name]
-            if stray or aliased:
+            if _stray_reads(body, name, updates):
                 continue
             info.reductions[name] = Reduction(name, ops.pop(), updates)
             info.classes[name] = REDUCTION
+
+
+def _plain_accumulator(ctx, info, body, stored, name, updates) -> bool:
+    """``name`` starts as a number or an array of its own, not a sequence (``+`` concatenates)
+    nor a view that ``+=`` would write into (``s = x[-1]; s += x[i]``), and no other name of
+    the body reads it through an alias."""
+    initial = _initial_values(ctx, info, name)
+    if any(_is_sequence_value(ctx, v) for v in initial):
+        return False
+    if any(isinstance(u, gast.AugAssign) for u in updates) and any(
+            _view_base(ctx, v)[0] is not None for v in initial):
+        return False
+    loop_ids = {id(n) for n in _scope_nodes([info.node])}
+    return not any(isinstance(n, gast.Name) and n.id != name and isinstance(n.ctx, gast.Load)
+                   and n.id not in stored and (_alias_source(ctx, n, loop_ids) or ("",))[0] == name
+                   for n in _scope_nodes(body))
+
+
+def _stray_reads(body, name, updates) -> list[gast.Name]:
+    """The uses of ``name`` in the body outside its update statements."""
+    update_ids = {id(n) for stmt in updates for n in gast.walk(stmt)}
+    return [n for n in _scope_nodes(body) if isinstance(n, gast.Name) and n.id == name
+            and id(n) not in update_ids]
+
+
+#: callees of ``s = f(s, t)`` whose accumulate gives the loop's values, NaN included
+#: (``builtins.max`` keeps its first argument when the second is NaN: neither ufunc does that)
+_SCAN_CALLS = {"numpy.maximum", "numpy.minimum", "numpy.fmax", "numpy.fmin"}
+
+
+def _find_scans(ctx, info, body, stored):
+    """Scans (:class:`~pforge.transpile.analysis.facts.Scan`): ``s ⊕= t`` with ``⊕`` a sum,
+    difference, product or NumPy maximum/minimum, the only store of ``s``, a statement of the
+    body itself (not under an ``if`` or in an inner loop), and ``s`` read elsewhere in the
+    body (else it is a reduction). Reads before the update need the term to read nothing the
+    body binds, so that the running values are known before the body runs."""
+    for name, stores in stored.items():
+        if name in info.classes or len(stores) != 1:
+            continue
+        update = next((stmt for stmt in body if any(n is stores[0] for n in gast.walk(stmt))), None)
+        op = _reduction_update(ctx, update, name) if update is not None else None
+        if op not in ("add", "mul", "max", "min"):
+            continue
+        if op in ("max", "min") and ctx.imports.resolve(update.value.func) not in _SCAN_CALLS:
+            continue
+        term = reduction_term(update, name)
+        if _is_sequence_value(ctx, term) or not _plain_accumulator(ctx, info, body, stored, name, [update]):
+            continue
+        reads = _stray_reads(body, name, [update])
+        if not reads or any(not isinstance(n.ctx, gast.Load) for n in reads):
+            continue
+        before = {id(n) for stmt in body[:body.index(update)] for n in gast.walk(stmt)}
+        exclusive = any(id(n) in before for n in reads)
+        if exclusive and {n.id for n in _loaded_names(term)} & set(stored):
+            continue
+        info.scans[name] = Scan(name, op, update, exclusive)
+        info.classes[name] = SCAN
 
 
 _COMPARE_DIRECTION = {gast.Gt: ("max", True), gast.GtE: ("max", False),

@@ -127,9 +127,21 @@ class _Builder:
 
     # -- one converter per construct ---------------------------------------------------------------
 
+    def _scan(self, info, stmt) -> list[r.Recipe] | None:
+        """The recipe of a scan's update (``info.scans``), or None when ``stmt`` is none."""
+        scan = next((s for s in info.scans.values() if s.update is stmt), None)
+        if scan is None:
+            return None
+        self.seen.add(scan.name)
+        self.stacked.add(scan.name)
+        term = gast.unparse(contribution(stmt, scan.name)).strip()
+        return [r.Scan(stmt.lineno, None, scan.name, scan.op, term, not scan.exclusive)]
+
     def convert_Assign(self, info, stmt, mask):
         target = stmt.targets[0]
         line = stmt.lineno
+        if (scanned := self._scan(info, stmt)) is not None:
+            return scanned
         if isinstance(target, gast.Name):
             level = self._reduction_level(target.id, stmt)
             if level is not None:
@@ -144,6 +156,8 @@ class _Builder:
         return self._widen(_stores([stmt]), stmt.value, stmt, mask)
 
     def convert_AugAssign(self, info, stmt, mask):
+        if (scanned := self._scan(info, stmt)) is not None:
+            return scanned
         if isinstance(stmt.target, gast.Name):
             level = self._reduction_level(stmt.target.id, stmt)
             if level is not None:

@@ -118,6 +118,23 @@ class Reduce(Recipe):
 
 
 @dataclass(frozen=True)
+class Scan(Recipe):
+    """``name ⊕= term`` whose running values the body reads: a prefix scan over the terms,
+    starting from ``name``'s value before the loop (``inclusive``: reads see this iteration's
+    term)."""
+
+    name: str
+    op: str
+    term: str
+    inclusive: bool
+    kind = "scan"
+
+    def text(self):
+        return (f"{self.name} <- running {self.op} of {self.term} "
+                f"({'inclusive' if self.inclusive else 'exclusive'}), {self.name} stacked")
+
+
+@dataclass(frozen=True)
 class ArgReduce(Recipe):
     """``if v > best: best, idx = v, i``: where the extreme of ``value`` was reached."""
 

@@ -68,6 +68,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.consumers: dict[int, str] = {}  # inner collector consumers -> collector name
         self.inner_values: dict[str, Val] = {}
         self.derived_steps: dict[str, tuple] = {}
+        self.scan_steps: dict[str, str] = {}  # scan -> the name of its running values
         self.ta_drop: list = []
         self.selections: dict[str, tuple[Val, Val, bool, int]] = {}
         self.inferred_locals: set[str] = set()  # locals whose rank rank_inference gave
@@ -306,6 +307,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
             parts.append(f"{red.op} reduction {name}")
         for name, arg in info.arg_reductions.items():
             parts.append(f"arg{arg.op} {name} of {arg.value}")
+        for name, scan in info.scans.items():
+            parts.append(f"{scan.op} scan {name}")
         for name in info.arrays:
             parts.append(f"{'scatter-add' if info.scatter_add else 'indexed output'} {name}")
         for name in info.tensorarrays:

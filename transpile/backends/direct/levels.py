@@ -55,7 +55,9 @@ class LevelsMixin:
             self._row_streams(level, space)
         for name, stmt in info.derived.items():
             self._start_derived(level, name, stmt)
+        self._start_scans(info)
         self._block(info.body, later, depth)
+        self._end_scans(info)
         self.mask = saved_mask
         self.levels.pop()
         # Names bound only in this level are private to it (the analysis proved they are not

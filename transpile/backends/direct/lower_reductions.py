@@ -133,6 +133,87 @@ class ReductionsMixin:
         rank = term.rank
         self._bind(red.name, Val(value, full, rank), set())
 
+    # -- scans ------------------------------------------------------------------------------------------
+
+    def _scan_steps(self, scan) -> None:
+        """The running values of a scan (``s += x[i]; out[i] = s``), as ``{s}_steps``: the value
+        before the loop, then after each iteration, by NumPy's ``ufunc.accumulate`` over
+        ``[s, t_0, t_1, ...]`` in ``np.result_type(s, terms)``. The accumulate runs in the
+        loop's order and dtype (int8 terms wrap, float32 terms added to a float64 start stay
+        float64), so every running value is the loop's, bit for bit. A read of ``s`` after the
+        update is ``{s}_steps[1:]``, and ``s`` ends as ``{s}_steps[-1]``. Blelloch, "Prefix sums
+        and their applications" (1990); NumPy's ``np.add.accumulate`` is a sequential scan.
+
+        Raises:
+            Unsupported: TensorFlow code, an inner loop or a branch, a running value or term
+                that is not one number, or terms that are Python numbers.
+        """
+        name = scan.name
+        if self.lib.kind != "np" or self.to_tf:
+            raise Unsupported(f"`{name}` is a running value (a scan); only NumPy code gets one here")
+        if len(self.levels) != 1 or self.mask is not None:
+            raise Unsupported(f"the running value `{name}` of a loop inside another loop")
+        start = self.ev(templates.name(name))
+        if start.rank is None and self.info.function is not None:
+            # bound again in the loop, so not among the locals: every binding's rank, given
+            # or inferred (then checked in front of the loop), is its rank where the loop starts
+            given = ranks.local_shapes(self.info.function, self.shapes).get(name)
+            start = Val(start.node, (), given.rank if given is not None else None)
+        term = self.ev(reduction_term(scan.update, name))
+        if start.stacked or start.rank != 0 or term.rank != 0:
+            raise Unsupported(f"the running value `{name}` is not one number (only scalar scans "
+                              "are rewritten)")
+        if term.python and (term.stacked or scan.op in ("add", "mul")):
+            # `s + t` of Python numbers stays a Python number; stacked, they would be one array
+            # of a strong dtype where the loop's were weak (np.maximum(f32, 0.5) is float32)
+            raise Unsupported(f"`{name}` runs over Python numbers (its values would stay Python "
+                              "numbers or take the array's dtype)")
+        space = self.info.space
+        if term.stacked and term.full[0]:
+            terms = self._hoist(term.node, f"{name}_terms")
+            length = templates.expr("len(T)", T=terms)
+        elif not term.stacked and space.kind == "range":  # one term, the same in every iteration
+            terms = self._hoist(term.node, f"{name}_term")
+            bounds = [copy.deepcopy(a) for a in (space.start, space.stop, space.step) if a is not None]
+            length = templates.expr("len(R)", R=gast.Call(func=templates.name("range"), args=bounds, keywords=[]))
+        else:
+            raise Unsupported(f"`{name}`: a term that does not vary along the loop")
+        update = scan.update
+        op = update.op if isinstance(update, gast.AugAssign) else getattr(update.value, "op", None)
+        ufunc = {"add": "subtract" if isinstance(op, gast.Sub) else "add", "mul": "multiply"}.get(scan.op) or \
+            self.ctx.imports.resolve(update.value.func).rsplit(".", 1)[1]
+        steps = self.namer.new(f"{name}_steps")
+        np_ = self.lib.alias
+        self.out += templates.replace(
+            f"{steps} = {np_}.empty(N + 1, {np_}.result_type(S, T))\n{steps}[0] = S\n{steps}[1:] = T\n"
+            f"{np_}.{ufunc}.accumulate({steps}, out={steps})", T=terms, S=templates.name(name), N=length)
+        self.scan_steps[name] = steps
+        self.nonempty = True  # with no iteration `s` keeps its own type, which `steps[-1]` would not
+
+    def _start_scans(self, info) -> None:
+        """A scan read before its update (exclusive) is left as a loop: the first read is ``s``
+        itself, whose kind the running values would not keep (a Python float where they are
+        float32 computes ``s * 0.1`` in float64)."""
+        for name, scan in info.scans.items():
+            if scan.exclusive:
+                raise Unsupported(f"`{name}` is read before its update (an exclusive scan); its first "
+                                  "value would take the running values' dtype")
+
+    def _scan_update(self, stmt) -> bool:
+        """The update of a scan: from here on the body reads the inclusive running values."""
+        scan = next((s for s in self.levels[-1].info.scans.values() if s.update is stmt), None)
+        if scan is None:
+            return False
+        self._scan_steps(scan)
+        # from here on `s` is its value after this iteration's term: NumPy scalars, one per iteration
+        self.env[scan.name] = Val(templates.expr(f"{self.scan_steps[scan.name]}[1:]"), (True,), 0, scalar=True)
+        return True
+
+    def _end_scans(self, info) -> None:
+        """Each scan ends as its last running value."""
+        for name in info.scans:
+            self.out += templates.replace(f"{name} = {self.scan_steps[name]}[-1]")
+
     def _arg_reduce(self, arg):
         """Argmax tracking, ``if v > best: best = v; idx = i`` (NumPy, one loop level): the
         extreme term among those that beat ``best``'s value before the loop, and the first

@@ -36,6 +36,8 @@ class StatementsMixin:
             self.env[name] = Val(gast.BinOp(left=current.node, op=gast.Add(), right=copy.deepcopy(step)),
                                  current.full, 0)
             return
+        if self._scan_update(stmt):
+            return
         if isinstance(stmt, gast.Assign):
             return self._assign(stmt, later)
         if isinstance(stmt, gast.AugAssign):

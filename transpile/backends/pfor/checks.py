@@ -61,6 +61,9 @@ class ChecksMixin:
         if info.derived:
             raise Unsupported(f"derived induction variable `{next(iter(info.derived))}` is not "
                               "rewritten by the pfor backend yet")
+        if info.scans:
+            raise Unsupported(f"`{next(iter(info.scans))}` is a running value (a scan): every "
+                              "iteration of tf.vectorized_map would need the ones before it")
         if info.arrays:
             raise Unsupported(f"writes elements of `{next(iter(info.arrays))}` in place, which "
                               "TensorFlow tensors do not support")

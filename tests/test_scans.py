@@ -1,0 +1,216 @@
+"""Scans: a running value the body also reads (``s += x[i]; out[i] = s``), found by the
+analysis (class ``scan``, remark PF106) and rewritten by the direct backend as NumPy's
+``ufunc.accumulate`` over ``[s, t_0, t_1, ...]``, which runs in the loop's order and dtype:
+the rewrite's values must equal the loop's bit for bit, of the same dtype and type."""
+
+from __future__ import annotations
+
+import textwrap
+import types
+import warnings
+
+import numpy as np
+import pytest
+
+from pforge.transpile import analyze_source, transpile_source
+
+
+def _source(body: str, params: str = "x") -> str:
+    return f"import numpy as np\n\n\ndef f({params}):\n" + textwrap.indent(textwrap.dedent(body), "    ")
+
+
+def _load(code: str):
+    module = types.ModuleType("m")
+    exec(compile(code, "m.py", "exec"), module.__dict__)
+    return module.f
+
+
+def _same(want, got):
+    """Equal bit for bit, of the same type (and dtype for NumPy values)."""
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for a, b in zip(want, got):
+            _same(a, b)
+        return
+    assert type(got) is type(want), (want, got)
+    if isinstance(want, (np.ndarray, np.generic)):
+        assert got.dtype == want.dtype, (want.dtype, got.dtype)
+        assert np.array_equal(got, want, equal_nan=True), (want, got)
+    else:
+        assert got == want or (want != want and got != got), (want, got)
+
+
+def _classes(body: str, params: str = "x") -> dict[str, str]:
+    (plan,) = analyze_source(_source(body, params), "m.py")
+    return dict(plan.levels[0].classes), plan
+
+
+# -- the analysis ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("body, name", [
+    ("s = 0.0\nout = np.zeros(len(x))\nfor i in range(len(x)):\n    s += x[i]\n    out[i] = s\nreturn out\n", "s"),
+    ("s = 0.0\nout = np.zeros(len(x))\nfor i in range(len(x)):\n    out[i] = s\n    s = s - x[i]\nreturn out\n", "s"),
+    ("m = -np.inf\nout = []\nfor i in range(len(x)):\n    m = np.maximum(m, x[i])\n    out.append(x[i] - m)\n"
+     "return np.array(out)\n", "m"),
+    ("p = 1.0\nout = np.zeros(len(x))\nfor i in range(len(x)):\n    p *= x[i]\n    out[i] = p * 2\nreturn out\n", "p"),
+])
+def test_a_running_value_read_in_the_body_is_a_scan(body, name):
+    classes, plan = _classes(body)
+    assert classes[name] == "scan", classes
+    assert [r.code for r in plan.remarks][:1] == ["PF106"] and f"scan {name}" in plan.remarks[0].message
+
+
+@pytest.mark.parametrize("body, why", [
+    # the update under an `if`: not a statement of the body itself
+    ("s = 0.0\nout = np.zeros(len(x))\nfor i in range(len(x)):\n    if x[i] > 0:\n        s += x[i]\n"
+     "    out[i] = s\nreturn out\n", "under an if"),
+    # read before the update, of a term the body computes first: its values are not known first
+    ("s = 0.0\nout = np.zeros(len(x))\nfor i in range(len(x)):\n    t = x[i] * 2\n    out[i] = s\n    s += t\n"
+     "return out\n", "term computed in the body"),
+    # builtin max keeps its first argument when the second is NaN; np.maximum.accumulate does not
+    ("m = 0.0\nout = np.zeros(len(x))\nfor i in range(len(x)):\n    m = max(m, x[i])\n    out[i] = m\n"
+     "return out\n", "builtin max"),
+    # nonlinear: no associative operator
+    ("s = 0.5\nout = np.zeros(len(x))\nfor i in range(len(x)):\n    s = s * s + x[i]\n    out[i] = s\n"
+     "return out\n", "nonlinear"),
+    # `+=` on a value that may be an argument's array writes into it as it goes
+    ("s = x[0]\nout = np.zeros(len(x))\nfor i in range(len(x)):\n    s += x[i]\n    out[i] = s\nreturn out\n",
+     "a view"),
+    # two stores of the running value
+    ("s = 0.0\nout = np.zeros(len(x))\nfor i in range(len(x)):\n    s += x[i]\n    out[i] = s\n    s += 1.0\n"
+     "return out\n", "two updates"),
+])
+def test_look_alikes_are_not_scans(body, why):
+    classes, plan = _classes(body)
+    assert "scan" not in classes.values(), (why, classes)
+    assert not plan.vectorizable, why
+
+
+# -- the rewrite: the loop's values, bit for bit ---------------------------------------------------------
+
+#: the running values are kept in a list, so that each one's type is seen
+RUNNING = """\
+s = START
+out = []
+for i in range(len(x)):
+    UPDATE
+    out.append(s)
+return out, s
+"""
+
+EXCLUSIVE = """\
+s = START
+out = []
+for i in range(len(x)):
+    out.append(s)
+    UPDATE
+return out, s
+"""
+
+#: (update, start, ufunc the rewrite must call, inputs)
+FLOATS = [np.random.default_rng(1).normal(size=257), np.random.default_rng(2).normal(size=3).astype(np.float32),
+          np.array([1e16, 1.0, -1e16, 1.0]), np.array([np.nan, 1.0, 2.0]), np.array([0.5])]
+SCANS = [
+    ("s += x[i]", "0.0", "np.add.accumulate", FLOATS),
+    ("s = s + x[i] * 0.1", "1.5", "np.add.accumulate", FLOATS),
+    ("s = x[i] + s", "np.float64(0.25)", "np.add.accumulate", FLOATS),
+    ("s -= x[i]", "0", "np.subtract.accumulate", FLOATS),
+    ("s = s - x[i] ** 2", "2.0", "np.subtract.accumulate", FLOATS),
+    ("s *= 1.0 + x[i] * 0.01", "1.0", "np.multiply.accumulate", FLOATS),
+    ("s = np.maximum(s, x[i])", "-np.inf", "np.maximum.accumulate", FLOATS),
+    ("s = np.minimum(s, x[i])", "np.inf", "np.minimum.accumulate", FLOATS),
+    ("s = np.fmax(s, x[i])", "-1.0", "np.fmax.accumulate", FLOATS),
+    ("s = np.fmin(x[i], s)", "1.0", "np.fmin.accumulate", FLOATS),
+    # the loop's dtype: int8 terms added to the Python int 0 wrap in int8
+    ("s += x[i]", "0", "np.add.accumulate", [np.full(300, 100, np.int8), np.arange(5, dtype=np.uint8)]),
+    # float32 terms added to a float64 start stay float64; to a Python float, float32
+    ("s += x[i]", "np.float64(0.1)", "np.add.accumulate", [np.full(5, 0.1, np.float32)]),
+    ("s += x[i]", "0.1", "np.add.accumulate", [np.full(5, 0.1, np.float32)]),
+    # bools added to False: NumPy adds bools as `or`
+    ("s = s + x[i]", "False", "np.add.accumulate", [np.array([False, True, False])]),
+]
+
+
+@pytest.mark.parametrize("update, start, ufunc, inputs", SCANS, ids=[f"{u} from {s}" for u, s, _, _ in SCANS])
+def test_the_rewrite_gives_the_loops_running_values_bit_for_bit(update, start, ufunc, inputs):
+    for x in inputs:
+        source = _source(RUNNING.replace("UPDATE", update).replace("START", start))
+        result = transpile_source(source, "m.py", shapes={"x": 1})
+        assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+        assert ufunc in result.code and "for i in" not in result.code.split("else:")[0], result.code
+        before, after = _load(source), _load(result.code)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want, got = before(x.copy()), after(x.copy())
+        _same(want[1], got[1])
+        assert [type(v) for v in want[0]] == [type(v) for v in got[0]], (want[0], got[0])
+        assert all(a == b or (a != a and b != b) for a, b in zip(want[0], got[0])), (want[0], got[0])
+
+
+@pytest.mark.parametrize("start", ["0.5", "np.float32(0.5)"])
+def test_an_exclusive_read_stays_a_loop(start):
+    """The first read before the update is the start itself: a Python float where the running
+    values are float32 would be computed in float64 by `s * 0.1`; the rewrite would not."""
+    source = _source(EXCLUSIVE.replace("UPDATE", "s += x[i]").replace("START", start))
+    (plan,) = transpile_source(source, "m.py", shapes={"x": 1}).plans
+    assert dict(plan.levels[0].classes)["s"] == "scan" and plan.vectorizable and not plan.rewritten
+    assert "exclusive scan" in plan.remarks[-1].message
+
+
+def test_zero_iterations_run_the_loop():
+    """With no iteration `s` keeps its own value and type (a Python float here); the running
+    values would make it a NumPy one, so the rewrite runs only where the loop runs."""
+    source = _source(RUNNING.replace("UPDATE", "s += x[i]").replace("START", "0.0"))
+    result = transpile_source(source, "m.py", shapes={"x": 1})
+    assert result.plans[0].rewritten and "len(x) > 0" in result.code, result.code
+    out, s = _load(result.code)(np.zeros(0))
+    assert type(s) is float and out == []
+
+
+def test_a_loop_invariant_term_is_broadcast_over_the_trip_count():
+    source = _source("p = np.float32(1.0)\nout = np.zeros(n)\nfor i in range(2, n):\n    p *= r\n    out[i] = p\n"
+                     "return out, p\n", "r, n")
+    result = transpile_source(source, "m.py", shapes={"r": 0, "n": 0})
+    assert result.plans[0].rewritten and "len(range(2, n))" in result.code, result.code
+    for args in ((np.float32(1.1), 7), (0.5, 40)):
+        _same(_load(source)(*args), _load(result.code)(*args))
+
+
+def test_running_values_of_python_numbers_stay_a_loop():
+    """Python numbers summed stay Python numbers (unbounded ints, weak floats): no scan of them."""
+    source = _source("s = 0\nout = np.zeros(len(x))\nfor i in range(len(x)):\n    s += i\n    out[i] = s * x[i]\n"
+                     "return out, s\n")
+    result = transpile_source(source, "m.py", shapes={"x": 1})
+    assert not result.plans[0].rewritten
+    assert "Python numbers" in result.plans[0].remarks[-1].message
+
+
+def test_a_scan_read_by_a_reduction_and_a_collector():
+    source = _source("s = 0.0\ntotal = 0.0\nseen = []\nfor i in range(len(x)):\n    s += x[i]\n    seen.append(s)\n"
+                     "    total += s\nreturn np.array(seen), s, total\n")
+    result = transpile_source(source, "m.py", shapes={"x": 1})
+    assert result.plans[0].rewritten and "np.add.accumulate" in result.code, result.code
+    x = np.random.default_rng(3).normal(size=50)
+    want, got = _load(source)(x), _load(result.code)(x)
+    _same(want[:2], got[:2])
+    np.testing.assert_allclose(got[2], want[2], rtol=1e-12)  # the total is a reduction: reassociated
+
+
+def test_tensorflow_scans_stay_loops_with_a_reason():
+    source = ("import tensorflow as tf\n\n\ndef f(x):\n    s = tf.constant(0.0)\n    out = []\n"
+              "    for i in range(x.shape[0]):\n        s += x[i]\n        out.append(s)\n    return tf.stack(out)\n")
+    for backend in ("auto", "pfor", "direct"):
+        result = transpile_source(source, "m.py", backend=backend, shapes={"x": 1})
+        plan = result.plans[0]
+        assert plan.vectorizable and not plan.rewritten and "scan" in plan.remarks[-1].message, backend
+
+
+def test_a_scan_is_no_unsafe_fix_and_a_float_derived_step_is():
+    scan = _source(RUNNING.replace("UPDATE", "s += x[i]").replace("START", "0.0"))
+    assert transpile_source(scan, "m.py", shapes={"x": 1}).plans[0].unsafe is None
+    derived = _source("t = 0.0\nout = np.zeros(len(x))\nfor i in range(len(x)):\n    out[i] = x[i] * t\n"
+                      "    t += 0.1\nreturn out\n")
+    plan = transpile_source(derived, "m.py", shapes={"x": 1}).plans[0]
+    assert plan.rewritten and "`t`" in plan.unsafe
+    counted = derived.replace("t = 0.0", "t = 0").replace("t += 0.1", "t += 2")
+    assert transpile_source(counted, "m.py", shapes={"x": 1}).plans[0].unsafe is None
