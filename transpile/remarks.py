@@ -158,7 +158,8 @@ s_steps = np.empty(x.shape[0] + 1, np.result_type(s, x * w))
 s_steps[0] = s
 s_steps[1:] = x * w
 np.add.accumulate(s_steps, out=s_steps)
-out[:] = s_steps[1:]
+out[:x.shape[0]] = s_steps[1:]
+s = s_steps[-1]
 """)
 _rule("PF201", "loop-carried-scalar",
       "A variable is read before it is written in the same iteration: a loop-carried dependence.",
