@@ -693,3 +693,22 @@ def test_an_ellipsis_takes_the_axes_no_other_index_takes(index, least):
             return np.array(out)
         """)
     assert guess.ranks["m"] == least
+
+
+@pytest.mark.parametrize("loop", ["reversed(range(n))", "range(n - 1, -1, -1)", "range(n)"])
+def test_a_loop_counting_down_binds_an_index_as_range_does(loop):
+    """`for i in reversed(range(n))` gives `i` the items of `range(n)`: integers, so `x[i]` of
+    a vector and a running value combined with it are scalars (np.float32(...) too)."""
+    source = textwrap.dedent(f"""
+        import numpy as np
+
+        def f(x, n):
+            m = np.float32(-1.0)
+            for i in {loop}:
+                m = np.maximum(m, x[i])
+            return m
+        """)
+    ctx = module_context(decode_source(source, "m.py"))
+    fdef = next(n for n in ctx.tree.body if isinstance(n, gast.FunctionDef))
+    from pforge.transpile.rank_inference import local_ranks
+    assert local_ranks(ctx, fdef, {}, {"x": 1, "n": 0}) == {"m": 0, "i": 0}

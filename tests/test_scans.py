@@ -214,3 +214,16 @@ def test_a_scan_is_no_unsafe_fix_and_a_float_derived_step_is():
     assert plan.rewritten and "`t`" in plan.unsafe
     counted = derived.replace("t = 0.0", "t = 0").replace("t += 0.1", "t += 2")
     assert transpile_source(counted, "m.py", shapes={"x": 1}).plans[0].unsafe is None
+
+
+@pytest.mark.parametrize("loop", ["for i in range(len(x) - 1, -1, -1):", "for i in reversed(range(len(x))):",
+                                  "for i in range(1, len(x), 2):"])
+def test_running_values_in_the_loops_order(loop):
+    """Counting down (suffix sums, suffix maxima) or by steps: the running values follow the
+    iterations, not the indices; no annotation is needed (the ranks come from the code)."""
+    for update in ("s += x[i]", "s = np.maximum(s, x[i])"):
+        source = _source(f"s = -1.0\nout = np.zeros(len(x))\n{loop}\n    {update}\n    out[i] = s\nreturn out, s\n")
+        result = transpile_source(source, "m.py")
+        assert result.plans[0].rewritten and ".accumulate(" in result.code, result.plans[0].remarks
+        for x in (np.random.default_rng(4).normal(size=9), np.arange(4, dtype=np.float32), np.zeros(0)):
+            _same(_load(source)(x.copy()), _load(result.code)(x.copy()))

@@ -329,6 +329,8 @@ class _Eval:
                 and len(target.elts) == 2:
             self.store(target.elts[0], 0, None)
             self.bind_iteration(target.elts[1], iterable.args[0])
+        elif callee == "builtins.reversed" and len(iterable.args) == 1:  # the same items, backwards
+            self.bind_iteration(target, iterable.args[0])
         elif callee == "builtins.zip" and isinstance(target, gast.Tuple) and len(target.elts) == len(iterable.args):
             for t, arg in zip(target.elts, iterable.args):
                 self.bind_iteration(t, arg)
@@ -503,6 +505,8 @@ class _Eval:
                 and len(target.elts) == 2 and isinstance(target.elts[0], gast.Name):
             self.env[target.elts[0].id] = 0
             self._bind_comprehension(target.elts[1], iterable.args[0])
+        elif callee == "builtins.reversed" and len(iterable.args) == 1:  # the same items, backwards
+            self.bind_iteration(target, iterable.args[0])
         elif callee == "builtins.zip" and isinstance(target, gast.Tuple) and len(target.elts) == len(iterable.args):
             for t, arg in zip(target.elts, iterable.args):
                 self._bind_comprehension(t, arg)
