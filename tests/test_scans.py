@@ -227,3 +227,34 @@ def test_running_values_in_the_loops_order(loop):
         assert result.plans[0].rewritten and ".accumulate(" in result.code, result.plans[0].remarks
         for x in (np.random.default_rng(4).normal(size=9), np.arange(4, dtype=np.float32), np.zeros(0)):
             _same(_load(source)(x.copy()), _load(result.code)(x.copy()))
+
+
+def test_running_rows_rebound_each_iteration():
+    """`acc = acc + x[i]` with `acc` a row: the running rows, in NumPy's broadcast of the start
+    and the terms (a (1,) start grows to the rows' width, as `acc + x[i]` does)."""
+    source = _source("acc = START\nout = []\nfor i in range(x.shape[0]):\n    acc = acc + x[i] * 2\n"
+                     "    out.append(acc)\nreturn np.array(out), acc\n")
+    for start in ("np.zeros(x.shape[1])", "np.ones(1, np.float32)"):
+        code = source.replace("START", start)
+        result = transpile_source(code, "m.py", shapes={"x": 2})
+        assert result.plans[0].rewritten and "np.broadcast_shapes" in result.code, result.plans[0].remarks
+        for x in (np.random.default_rng(5).normal(size=(6, 3)), np.ones((2, 3), np.float32), np.zeros((1, 1))):
+            _same(_load(code)(x.copy()), _load(result.code)(x.copy()))
+
+
+def test_an_array_updated_in_place_stays_a_loop():
+    """`acc += x[i]` on rows writes into `acc` in its own dtype at every step (and every
+    `append(acc)` holds that one array): no scan of it; `s += x[i]` on a number is one, and
+    a 0-d array `s` (also updated in place) runs the loop, checked at run time."""
+    rows = _source("acc = np.zeros(x.shape[1])\nout = np.zeros(x.shape)\nfor i in range(x.shape[0]):\n"
+                   "    acc += x[i]\n    out[i] = acc\nreturn out, acc\n")
+    plan = transpile_source(rows, "m.py", shapes={"x": 2}).plans[0]
+    assert plan.vectorizable and not plan.rewritten and "in place" in plan.remarks[-1].message
+    numbers = _source("out = np.zeros(len(x))\nfor i in range(len(x)):\n    s += x[i]\n    out[i] = s\n"
+                      "return out, s\n", "x, s")
+    result = transpile_source(numbers, "m.py", shapes={"x": 1, "s": 0})
+    assert result.plans[0].rewritten and "not isinstance(s, np.ndarray)" in result.code, result.code
+    x = np.arange(4, dtype=np.float32) / 3
+    for s in (0.5, np.float32(0.5), np.array(0.5, np.float32), np.array(0.5)):
+        want, got = _load(numbers)(x, np.copy(s) if isinstance(s, np.ndarray) else s), _load(result.code)(x, s)
+        _same(want, got)

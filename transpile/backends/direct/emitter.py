@@ -69,6 +69,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.inner_values: dict[str, Val] = {}
         self.derived_steps: dict[str, tuple] = {}
         self.scan_steps: dict[str, str] = {}  # scan -> the name of its running values
+        self.scan_ranks: dict[str, int] = {}  # scan -> the rank of one running value
         self.ta_drop: list = []
         self.selections: dict[str, tuple[Val, Val, bool, int]] = {}
         self.inferred_locals: set[str] = set()  # locals whose rank rank_inference gave

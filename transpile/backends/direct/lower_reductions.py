@@ -145,8 +145,9 @@ class ReductionsMixin:
         and their applications" (1990); NumPy's ``np.add.accumulate`` is a sequential scan.
 
         Raises:
-            Unsupported: TensorFlow code, an inner loop or a branch, a running value or term
-                that is not one number, or terms that are Python numbers.
+            Unsupported: TensorFlow code, an inner loop or a branch, a running value of more
+                axes than its terms, an array updated in place (`+=` on rows), or terms that
+                are Python numbers.
         """
         name = scan.name
         if self.lib.kind != "np" or self.to_tf:
@@ -157,12 +158,22 @@ class ReductionsMixin:
         if start.rank is None and self.info.function is not None:
             # bound again in the loop, so not among the locals: every binding's rank, given
             # or inferred (then checked in front of the loop), is its rank where the loop starts
-            given = ranks.local_shapes(self.info.function, self.shapes).get(name)
+            fdef = self.info.function
+            given = ranks.local_shapes(fdef, self.shapes).get(name) or \
+                ranks.parameter_shapes(self.ctx, fdef, self.shapes).get(name)
             start = Val(start.node, (), given.rank if given is not None else None)
         term = self.ev(reduction_term(scan.update, name))
-        if start.stacked or start.rank != 0 or term.rank != 0:
-            raise Unsupported(f"the running value `{name}` is not one number (only scalar scans "
-                              "are rewritten)")
+        in_place = isinstance(scan.update, gast.AugAssign)
+        if start.stacked or start.rank is None or term.rank is None or start.rank > term.rank or (
+                in_place and start.rank > 0):
+            raise Unsupported(f"the running value `{name}` is neither one number nor rows that "
+                              f"`{name} = {name} ⊕ t` rebinds (an array updated in place keeps its dtype "
+                              "at every step)")
+        if in_place:
+            # `s += t` on an ndarray (0-d too) writes into it in its own dtype at every step;
+            # the running values are computed in NumPy's result type: only numbers qualify
+            self.checks.append(templates.expr(f"not isinstance(S, {self.lib.alias}.ndarray)",
+                                              S=templates.name(name)))
         if term.python and (term.stacked or scan.op in ("add", "mul")):
             # `s + t` of Python numbers stays a Python number; stacked, they would be one array
             # of a strong dtype where the loop's were weak (np.maximum(f32, 0.5) is float32)
@@ -172,7 +183,7 @@ class ReductionsMixin:
         if term.stacked and term.full[0]:
             terms = self._hoist(term.node, f"{name}_terms")
             length = templates.expr("len(T)", T=terms)
-        elif not term.stacked and space.kind == "range":  # one term, the same in every iteration
+        elif not term.stacked and space.kind == "range" and term.rank == 0:  # one term for every iteration
             terms = self._hoist(term.node, f"{name}_term")
             bounds = [copy.deepcopy(a) for a in (space.start, space.stop, space.step) if a is not None]
             length = templates.expr("len(R)", R=gast.Call(func=templates.name("range"), args=bounds, keywords=[]))
@@ -184,10 +195,13 @@ class ReductionsMixin:
             self.ctx.imports.resolve(update.value.func).rsplit(".", 1)[1]
         steps = self.namer.new(f"{name}_steps")
         np_ = self.lib.alias
+        shape = "N + 1" if term.rank == 0 else \
+            f"(N + 1,) + {np_}.broadcast_shapes({np_}.shape(S), {np_}.shape(T)[1:])"  # rows: `s ⊕ t` broadcast
         self.out += templates.replace(
-            f"{steps} = {np_}.empty(N + 1, {np_}.result_type(S, T))\n{steps}[0] = S\n{steps}[1:] = T\n"
+            f"{steps} = {np_}.empty({shape}, {np_}.result_type(S, T))\n{steps}[0] = S\n{steps}[1:] = T\n"
             f"{np_}.{ufunc}.accumulate({steps}, out={steps})", T=terms, S=templates.name(name), N=length)
         self.scan_steps[name] = steps
+        self.scan_ranks[name] = term.rank
         self.nonempty = True  # with no iteration `s` keeps its own type, which `steps[-1]` would not
 
     def _start_scans(self, info) -> None:
@@ -206,7 +220,9 @@ class ReductionsMixin:
             return False
         self._scan_steps(scan)
         # from here on `s` is its value after this iteration's term: NumPy scalars, one per iteration
-        self.env[scan.name] = Val(templates.expr(f"{self.scan_steps[scan.name]}[1:]"), (True,), 0, scalar=True)
+        rank = self.scan_ranks[scan.name]
+        self.env[scan.name] = Val(templates.expr(f"{self.scan_steps[scan.name]}[1:]"), (True,), rank,
+                                  scalar=rank == 0)
         return True
 
     def _end_scans(self, info) -> None:
