@@ -497,9 +497,9 @@ REFUSED = [
     pytest.param("""
         total = 0.0
         for i in range(n):
-            total = total * 0.9 + x[i]
+            total = total * total * 0.9 + x[i]
         return total
-        """, "PF201", id="decayed-sum-is-carried"),
+        """, "PF201", id="squared-decay-is-carried"),
     pytest.param("""
         out = []
         for i in range(n):

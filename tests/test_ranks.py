@@ -225,3 +225,19 @@ def test_a_range_argument_is_a_scalar():
     assert result.changed and result.plans[0].backend == "direct", [r.message for r in result.plans[0].remarks]
     for step, offset in ((1, 0), (2, 1), (3, 5)):
         _same(RANGE_ARGUMENT, result, "every_other", np.arange(7.0) - 2.0, step, offset)
+
+
+@pytest.mark.parametrize("line, want", [
+    ("gamma: float, the discount factor, in [0, 1].", None),  # an interval, not a shape: no fact
+    ("gamma (float): a probability in [0, 1]", (0, ())),
+    ("x: float32 [n, d].", (2, ("n", "d"))),
+    ("x: float32 tensor of shape [n, 3].", (2, ("n", None))),
+    ("x: the rows, an array [n].", (1, ("n",))),
+    ("x: [batch, 4], the boxes.", (2, ("batch", None))),
+])
+def test_a_bracket_is_a_shape_right_after_an_array_word(line, want):
+    name = line.split(":")[0].split(" ")[0]
+    doc = f"Doc.\n\n    Args:\n      {line}\n    "
+    fdef = gast.parse(f"def f({name}):\n    '''{doc}'''\n").body[0]
+    got = {k: (v.rank, v.dims) for k, v in docstring_shapes(fdef).items()}
+    assert got == ({} if want is None else {name: want})

@@ -68,7 +68,8 @@ def test_golden_differs_from_its_sample_unless_refused(path, backend):
     golden = (FOLDERS[backend] / path.name).read_text()
     if path.stem in NUMPY and backend == "pfor":
         assert golden == path.read_text()
-        plans = transpile_source(path.read_text(), str(path), backend=backend).plans
+        plans = [p for p in transpile_source(path.read_text(), str(path), backend=backend).plans
+                 if not p.function.startswith("reference_")]  # a hand reference may compose in a loop
         assert plans and all(p.vectorizable and not p.rewritten for p in plans)
         assert all("needs the direct backend" in p.remarks[-1].message for p in plans), plans
         return

@@ -9,10 +9,14 @@ import textwrap
 import types
 import warnings
 
+import gast
 import numpy as np
 import pytest
 
 from pforge.transpile import analyze_source, transpile_source
+from pforge.transpile.analysis import discover
+from pforge.transpile.frontend import decode_source
+from pforge.transpile.outline import module_context
 
 
 def _source(body: str, params: str = "x") -> str:
@@ -258,3 +262,79 @@ def test_an_array_updated_in_place_stays_a_loop():
     for s in (0.5, np.float32(0.5), np.array(0.5, np.float32), np.array(0.5)):
         want, got = _load(numbers)(x, np.copy(s) if isinstance(s, np.ndarray) else s), _load(result.code)(x, s)
         _same(want, got)
+
+
+# -- first-order linear recurrences: s = a * s + b ------------------------------------------------------
+
+@pytest.mark.parametrize("update, coefficient, offset", [
+    ("h = a[i] * h + x[i]", "a[i]", "x[i]"),
+    ("h = h * 0.9 + x[i]", "0.9", "x[i]"),
+    ("h = x[i] + c * h", "c", "x[i]"),
+    ("h = a[i] * h - x[i]", "a[i]", "-x[i]"),
+    ("h = x[i] - a[i] * h", "-a[i]", "x[i]"),
+    ("h = c * x[i] + (1 - c) * h", "1 - c", "c * x[i]"),
+])
+def test_a_first_order_linear_recurrence_is_a_scan(update, coefficient, offset):
+    source = _source(f"h = 0.0\nfor i in range(len(x)):\n    {update}\nreturn h\n", "x, a, c")
+    (plan,) = analyze_source(source, "m.py")
+    assert dict(plan.levels[0].classes)["h"] == "scan" and plan.vectorizable, plan.remarks
+    (root,) = discover(module_context(decode_source(source, "m.py")))  # the scan's parts, as recorded
+    scan = root.scans["h"]
+    assert scan.op == "linear"
+    assert (gast.unparse(scan.coefficient).strip(), gast.unparse(scan.offset).strip()) == (coefficient, offset)
+
+
+@pytest.mark.parametrize("update", ["h = x[i] - h * h", "h = a[i] * h + h * x[i]", "h = 0.5 * h + x[i] * h"])
+def test_a_recurrence_that_is_not_linear_in_one_term_stays_carried(update):
+    classes, plan = _classes(f"h = 0.0\nfor i in range(len(x)):\n    {update}\nreturn h\n", "x, a")
+    assert classes["h"] == "carried" and not plan.vectorizable
+
+
+LINEAR = """\
+h = START
+out = np.zeros(len(x))
+for i in LOOP:
+    UPDATE
+    out[i] = h
+return out, h
+"""
+
+
+@pytest.mark.parametrize("update, stacked", [("h = a[i] * h + x[i]", True), ("h = x[i] + 0.99 * h", False),
+                                             ("h = c * x[i] + (1 - c) * h", False), ("h = h * a[i] - x[i]", True)])
+@pytest.mark.parametrize("loop", ["range(len(x))", "reversed(range(len(x)))"])
+def test_a_linear_recurrence_is_composed_in_a_tree_and_equals_the_loop(update, stacked, loop):
+    """Discounted returns, exponential smoothing, an AR(1) with varying coefficients: the
+    values equal the loop's to rounding (the composition reassociates: an unsafe fix)."""
+    source = _source(LINEAR.replace("UPDATE", update).replace("LOOP", loop).replace("START", "0.5"), "x, a, c")
+    result = transpile_source(source, "m.py", shapes={"x": 1, "a": 1, "c": 0})
+    plan = result.plans[0]
+    assert plan.rewritten and "while h_span < len(h_values):" in result.code, plan.remarks
+    assert ("h_scale[h_span:] *= h_scale[:-h_span]" in result.code) == stacked, result.code
+    assert "linear recurrence `h`" in plan.unsafe
+    rng = np.random.default_rng(6)
+    for n, dtype in ((1, np.float64), (2, np.float64), (7, np.float32), (1000, np.float64), (0, np.float64)):
+        x, a = rng.normal(size=n).astype(dtype), rng.uniform(-1.0, 1.0, n).astype(dtype)
+        want, got = _load(source)(x, a, dtype(0.3)), _load(result.code)(x, a, dtype(0.3))
+        assert type(got[1]) is type(want[1]) and got[0].dtype == want[0].dtype
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-12)
+
+
+def test_a_linear_recurrence_of_python_numbers_stays_a_loop():
+    """`h = 0.5 * h + 1.0`: every value a Python float in the loop; the rewrite would give
+    NumPy ones."""
+    source = _source("h = 0.0\nfor i in range(n):\n    h = 0.5 * h + 1.0\nreturn h\n", "n")
+    plan = transpile_source(source, "m.py", shapes={"n": 0}).plans[0]
+    assert plan.vectorizable and not plan.rewritten and "Python numbers" in plan.remarks[-1].message
+
+
+def test_a_linear_recurrence_with_one_offset_for_every_iteration():
+    """`h = x[i] * h + 1.0`: the offsets are one number, broadcast over the trip count."""
+    source = _source("h = 0.5\nout = []\nfor i in range(len(x)):\n    h = x[i] * h + 1.0\n    out.append(h)\n"
+                     "return np.array(out), h\n")
+    result = transpile_source(source, "m.py", shapes={"x": 1})
+    assert result.plans[0].rewritten and "h_values[:] = h_b" in result.code, result.code
+    x = np.random.default_rng(7).uniform(-1, 1, 50)
+    want, got = _load(source)(x), _load(result.code)(x)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-12)
+    assert type(got[1]) is type(want[1])

@@ -155,6 +155,11 @@ def unsafe_reason(info: LoopInfo) -> str | None:
                 what = {"add": "sum", "mul": "product"}.get(red.op, f"{red.op} reduction")
                 return (f"reassociates the {what} `{name}`; floating-point results may differ "
                         "in the last bits")
+        for name, scan in level.scans.items():
+            if scan.op == "linear":
+                return (f"composes the steps of the linear recurrence `{name}` in a tree (log-depth "
+                        "products of its coefficients); floating-point results may differ in the "
+                        "last bits from the loop's order")
         for name, update in level.derived.items():
             if not _integer_term(update):
                 return (f"computes `{name}` as its start plus the iteration count times its step; "

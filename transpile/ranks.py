@@ -37,7 +37,10 @@ _BRACKETS = re.compile(r"\[([^\[\]]*)\]")
 _ARG_LINE = re.compile(r"^(\s*)(\*{0,2}\w+)\s*(\([^)]*\))?\s*:\s*(.*)$")
 
 
-_ARRAY_WORDS = re.compile(r"\b((b?float|u?int|complex|bool)\d*|tensor|array|ndarray|shape)\b", re.I)
+#: the word a bracketed shape follows: a dtype or tensor/array/shape (``float32 [n, d]``,
+#: ``tensor of shape [n]``), right before the bracket: in ``float, in [0, 1]`` the bracket
+#: is an interval
+_ARRAY_WORDS = re.compile(r"\b((b?float|u?int|complex|bool)\d*|tensors?|arrays?|ndarray|shape|size)\s*$", re.I)
 
 
 def _dims_from_text(text: str) -> Shape | None:

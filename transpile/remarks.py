@@ -148,6 +148,12 @@ direct backend writes `ufunc.accumulate` over the running value followed by the 
 terms, which adds in the loop's own order and dtype, so the values are the loop's, bit for
 bit: O(n) work. An exclusive read stays a loop (its first value is the start itself, of
 another kind than the running values), and so does a scan in TensorFlow code.
+
+A first-order linear recurrence `s = a * s + b` (exponential smoothing, discounted returns
+walked backwards, an AR(1) filter) is a scan too: the maps `s -> a * s + b` compose
+associatively, so log2(n) rounds of vector operations give every running value (Hillis and
+Steele 1986): products of the coefficients, never a division, so no overflow that the loop
+does not have. Its rounding differs from the loop's order in the last bits: an unsafe fix.
 """, """
 s = 0.0
 for i in range(x.shape[0]):

@@ -329,7 +329,8 @@ class _Builder:
 
     def _scan(self, k):
         """A running value the body also reads (a prefix scan), read after its update
-        (inclusive), before it (exclusive) or both; or a look-alike: the update under an ``if``,
+        (inclusive), before it (exclusive) or both; a first-order linear recurrence
+        (``s = a * s + t``); or a look-alike: the update under an ``if``,
         a term computed in the body that an earlier read would need, a nonlinear or
         second-order recurrence."""
         t = self.expr(1)
@@ -353,6 +354,14 @@ class _Builder:
             setup, write = (f"{s} = {init}", f"o{k} = []"), f"o{k}.append({read})"
             outputs = (f"tf.stack(o{k})", s)
         r = self.rng.random()
+        if r < 0.2:  # a first-order linear recurrence, read after its update or only after the loop
+            coef = self.rng.choice(("0.5", "c", f"{self.lib}.tanh(x[i])", "(1.0 - 0.25)", f"{self.lib}.sin(y[i])"))
+            self.reads.add("c" if coef == "c" else "y" if "y[" in coef else "x")
+            spelled = self.rng.choice((f"{s} = {coef} * {s} + {t}", f"{s} = {s} * {coef} - {t}",
+                                       f"{s} = {t} + {coef} * {s}", f"{s} = {t} - {s} * {coef}"))
+            body = (spelled, write) if self.rng.random() < 0.7 else (spelled,)
+            return Fragment("linear recurrence", EITHER, body, setup if len(body) == 2 else setup[:1],
+                            outputs=outputs if len(body) == 2 else (s,))
         if r < 0.45:
             return Fragment(f"scan {form}, inclusive", EITHER, (update, write), setup, outputs=outputs)
         if r < 0.7:

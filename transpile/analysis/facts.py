@@ -63,12 +63,19 @@ class Scan:
     reads of ``name`` in the body: a prefix scan (Blelloch, "Prefix sums and their
     applications", 1990). A read after ``update`` sees the running value with this iteration's
     term (inclusive), a read before it the value without (exclusive: ``exclusive`` is True when
-    there is one; the term then reads nothing the body binds, so it is known first)."""
+    there is one; the term then reads nothing the body binds, so it is known first). A
+    first-order linear recurrence ``s = a * s + b`` is one too (``op`` ``linear``): the
+    affine maps ``s -> a * s + b`` compose associatively (Blelloch 1990, section 1.4), and a
+    linear recurrence need not be read in the body (``s`` after the loop is its value)."""
 
     name: str
     op: str
     update: gast.stmt
     exclusive: bool
+    #: for ``op == "linear"`` (``s = a * s + b``, a first-order linear recurrence): ``a`` and
+    #: ``b`` with their signs (``s = b - a * s`` gives ``-(a)``)
+    coefficient: gast.expr | None = None
+    offset: gast.expr | None = None
 
 
 @dataclass

@@ -188,32 +188,68 @@ def _stray_reads(body, name, updates) -> list[gast.Name]:
 _SCAN_CALLS = {"numpy.maximum", "numpy.minimum", "numpy.fmax", "numpy.fmin"}
 
 
+def _linear_update(stmt, name) -> tuple[gast.expr, gast.expr] | None:
+    """``(a, b)`` when ``stmt`` is ``name = a * name + b`` in one of its spellings (``name * a``,
+    ``b + a * name``, ``a * name - b``, ``b - a * name``), ``a`` and ``b`` not reading
+    ``name``; the signs are folded into ``a`` and ``b`` (new nodes)."""
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
+            and stmt.targets[0].id == name and isinstance(stmt.value, gast.BinOp)
+            and isinstance(stmt.value.op, (gast.Add, gast.Sub))):
+        return None
+
+    def scaled(node):  # `a * name` or `name * a`: a
+        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
+            for this, other in ((node.left, node.right), (node.right, node.left)):
+                if isinstance(this, gast.Name) and this.id == name:
+                    return other
+        return None
+
+    def negated(node):
+        return gast.UnaryOp(op=gast.USub(), operand=node)
+
+    left, right, minus = stmt.value.left, stmt.value.right, isinstance(stmt.value.op, gast.Sub)
+    if (a := scaled(left)) is not None:
+        found = (a, negated(right) if minus else right)
+    elif (a := scaled(right)) is not None:
+        found = (negated(a) if minus else a, left)
+    else:
+        return None
+    if any(isinstance(n, gast.Name) and n.id == name for part in found for n in gast.walk(part)):
+        return None
+    return found
+
+
 def _find_scans(ctx, info, body, stored):
     """Scans (:class:`~pforge.transpile.analysis.facts.Scan`): ``s ⊕= t`` with ``⊕`` a sum,
     difference, product or NumPy maximum/minimum, the only store of ``s``, a statement of the
     body itself (not under an ``if`` or in an inner loop), and ``s`` read elsewhere in the
-    body (else it is a reduction). Reads before the update need the term to read nothing the
+    body (else it is a reduction); or ``s = a * s + b``, read in the body or not. Reads before the update need the term to read nothing the
     body binds, so that the running values are known before the body runs."""
     for name, stores in stored.items():
         if name in info.classes or len(stores) != 1:
             continue
         update = next((stmt for stmt in body if any(n is stores[0] for n in gast.walk(stmt))), None)
-        op = _reduction_update(ctx, update, name) if update is not None else None
-        if op not in ("add", "mul", "max", "min"):
+        if update is None:
+            continue
+        op, linear = _reduction_update(ctx, update, name), None
+        if op is None and (linear := _linear_update(update, name)) is not None:
+            op = "linear"
+        if op not in ("add", "mul", "max", "min", "linear"):
             continue
         if op in ("max", "min") and ctx.imports.resolve(update.value.func) not in _SCAN_CALLS:
             continue
-        term = reduction_term(update, name)
-        if _is_sequence_value(ctx, term) or not _plain_accumulator(ctx, info, body, stored, name, [update]):
+        term = reduction_term(update, name) if linear is None else gast.Tuple(elts=list(linear), ctx=gast.Load())
+        if (linear is None and _is_sequence_value(ctx, term)) or \
+                not _plain_accumulator(ctx, info, body, stored, name, [update]):
             continue
         reads = _stray_reads(body, name, [update])
-        if not reads or any(not isinstance(n.ctx, gast.Load) for n in reads):
+        if (not reads and linear is None) or any(not isinstance(n.ctx, gast.Load) for n in reads):
             continue
         before = {id(n) for stmt in body[:body.index(update)] for n in gast.walk(stmt)}
         exclusive = any(id(n) in before for n in reads)
         if exclusive and {n.id for n in _loaded_names(term)} & set(stored):
             continue
-        info.scans[name] = Scan(name, op, update, exclusive)
+        info.scans[name] = Scan(name, op, update, exclusive, *(linear or (None, None)))
         info.classes[name] = SCAN
 
 

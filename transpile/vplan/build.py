@@ -52,7 +52,11 @@ def inner_loop(level: LoopInfo, child: LoopInfo, stacked: set[str]) -> InnerLoop
     bounds = [b for b in (space.start, space.stop, space.step) if b is not None] if space else []
     bounds += [seq for _, seq in (space.items if space else [])]
     ragged = any(_loads(b) & stacked for b in bounds)
-    mode = "vectorized" if child.vectorizable and space is not None and space.kind != "while" else "sequential"
+    # a running value (a scan) has a batched form only over the outermost loop: inside
+    # another loop it stays a loop, as a carried one does
+    scans = any(inner.scans for inner in child.walk())
+    mode = "vectorized" if child.vectorizable and space is not None and space.kind != "while" and not scans \
+        else "sequential"
     counter = space.induction if space is not None else None
     outer_reads = read_outside(level, child.node)
     position = next((k for k, s in enumerate(level.body) if s is child.node), 0)

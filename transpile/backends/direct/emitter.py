@@ -68,7 +68,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.consumers: dict[int, str] = {}  # inner collector consumers -> collector name
         self.inner_values: dict[str, Val] = {}
         self.derived_steps: dict[str, tuple] = {}
-        self.scan_steps: dict[str, str] = {}  # scan -> the name of its running values
+        self.scan_steps: dict[str, tuple[str, str]] = {}  # scan -> its running values and last value (text)
         self.scan_ranks: dict[str, int] = {}  # scan -> the rank of one running value
         self.ta_drop: list = []
         self.selections: dict[str, tuple[Val, Val, bool, int]] = {}

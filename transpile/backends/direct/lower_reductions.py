@@ -162,6 +162,8 @@ class ReductionsMixin:
             given = ranks.local_shapes(fdef, self.shapes).get(name) or \
                 ranks.parameter_shapes(self.ctx, fdef, self.shapes).get(name)
             start = Val(start.node, (), given.rank if given is not None else None)
+        if scan.op == "linear":
+            return self._linear_steps(scan, start)
         term = self.ev(reduction_term(scan.update, name))
         in_place = isinstance(scan.update, gast.AugAssign)
         if start.stacked or start.rank is None or term.rank is None or start.rank > term.rank or (
@@ -200,9 +202,67 @@ class ReductionsMixin:
         self.out += templates.replace(
             f"{steps} = {np_}.empty({shape}, {np_}.result_type(S, T))\n{steps}[0] = S\n{steps}[1:] = T\n"
             f"{np_}.{ufunc}.accumulate({steps}, out={steps})", T=terms, S=templates.name(name), N=length)
-        self.scan_steps[name] = steps
+        self.scan_steps[name] = (f"{steps}[1:]", f"{steps}[-1]")
         self.scan_ranks[name] = term.rank
         self.nonempty = True  # with no iteration `s` keeps its own type, which `steps[-1]` would not
+
+    def _linear_steps(self, scan, start: Val) -> None:
+        """The running values of ``s = a * s + b`` (exponential smoothing, discounted returns
+        walked backwards) as ``{s}_values``, one per iteration.
+
+        The affine maps ``h -> a_t * h + b_t`` compose associatively, ``(a2, b2) ∘ (a1, b1) =
+        (a2 * a1, a2 * b1 + b2)``: ``ceil(log2 n)`` rounds of vector operations compose each
+        map with the one ``span`` iterations before it (Hillis and Steele, "Data parallel
+        algorithms", 1986; Blelloch 1990, section 1.4), starting from the offsets with the
+        start folded into the first one (``s_1 = a_0 * s + b_0``). Products
+        of the coefficients only, never a division (the closed form through ``cumprod`` and
+        division overflows or divides by zero): numerically safe, O(n log n) work, O(log n)
+        rounds. The rounding differs from the loop's order in the last bits (an unsafe fix).
+
+        Raises:
+            Unsupported: coefficients that are not one number each, Python numbers per
+                iteration, or no coefficient that is a NumPy value.
+        """
+        name = scan.name
+        a, b = self.ev(scan.coefficient), self.ev(scan.offset)
+        if start.stacked or start.rank != 0 or a.rank != 0 or b.rank != 0:
+            raise Unsupported(f"the linear recurrence `{name}` is not on one number")
+        if any(v.python and v.stacked for v in (a, b)) or not any(v.stacked and not v.python for v in (a, b)):
+            raise Unsupported(f"the linear recurrence `{name}` runs over Python numbers (its values "
+                              "would stay Python numbers or take an array's dtype)")
+        sized = next(v for v in (a, b) if v.stacked)
+        if not sized.full[0]:
+            raise Unsupported(f"`{name}`: coefficients that do not vary along the loop")
+        np_ = self.lib.alias
+        coef, offset = (self._hoist(lift(self.lib, v, 1).node if v.stacked else v.node, f"{name}_{hint}")
+                        for v, hint in ((a, "a"), (b, "b")))
+        values, span = self.namer.new(f"{name}_values"), self.namer.new(f"{name}_span")
+        # the running values start as (a copy of) the offsets, the start folded into the first;
+        # each round adds the values `span` back, scaled by the product of the coefficients between
+        first = (f"{values} = {np_}.array(CB, {np_}.result_type(S, CA, CB))\n" if b.stacked else
+                 f"{values} = {np_}.empty(len(CA), {np_}.result_type(S, CA, CB))\n{values}[:] = CB\n")
+        self.out += templates.replace(
+            first + f"{values}[0] += ({'CA[0]' if a.stacked else 'CA'}) * S", S=templates.name(name), CA=coef,
+            CB=offset)
+        if a.stacked:
+            scale = self.namer.new(f"{name}_scale")
+            self.out += templates.replace(
+                f"{scale} = {np_}.array(CA, {values}.dtype)\n{span} = 1\n"
+                f"while {span} < len({values}):\n"
+                f"    {values}[{span}:] += {scale}[{span}:] * {values}[:-{span}]\n"
+                f"    {scale}[{span}:] *= {scale}[:-{span}]\n"
+                f"    {span} *= 2", CA=coef)
+        else:  # one coefficient: the scale of a round is its power 2 ** round
+            scale = self.namer.new(f"{name}_scale")
+            self.out += templates.replace(
+                f"{span}, {scale} = 1, CA\n"
+                f"while {span} < len({values}):\n"
+                f"    {values}[{span}:] += {scale} * {values}[:-{span}]\n"
+                f"    {scale} = {scale} * {scale}\n"
+                f"    {span} *= 2", CA=coef)
+        self.scan_steps[name] = (values, f"{values}[-1]")
+        self.scan_ranks[name] = 0
+        self.nonempty = True
 
     def _start_scans(self, info) -> None:
         """A scan read before its update (exclusive) is left as a loop: the first read is ``s``
@@ -221,14 +281,14 @@ class ReductionsMixin:
         self._scan_steps(scan)
         # from here on `s` is its value after this iteration's term: NumPy scalars, one per iteration
         rank = self.scan_ranks[scan.name]
-        self.env[scan.name] = Val(templates.expr(f"{self.scan_steps[scan.name]}[1:]"), (True,), rank,
+        self.env[scan.name] = Val(templates.expr(self.scan_steps[scan.name][0]), (True,), rank,
                                   scalar=rank == 0)
         return True
 
     def _end_scans(self, info) -> None:
         """Each scan ends as its last running value."""
         for name in info.scans:
-            self.out += templates.replace(f"{name} = {self.scan_steps[name]}[-1]")
+            self.out += templates.replace(f"{name} = {self.scan_steps[name][1]}")
 
     def _arg_reduce(self, arg):
         """Argmax tracking, ``if v > best: best = v; idx = i`` (NumPy, one loop level): the

@@ -1,0 +1,91 @@
+"""Exponential smoothing of a noisy signal and the discounted returns of an episode.
+
+What it does: ``smooth`` computes the exponential moving average of a signal (each
+output is ``alpha`` times the new sample plus ``1 - alpha`` times the previous output);
+``discounted_returns`` computes, for every step of an episode, the reward-to-go
+``r[t] + gamma * r[t + 1] + gamma ** 2 * r[t + 2] + ...`` by walking the rewards backwards.
+
+Where it shows up: smoothing training curves and sensor readings, momentum and Adam's
+moment estimates, low-pass (one-pole IIR) filters; returns in policy-gradient
+reinforcement learning (REINFORCE, the targets of actor-critic methods).
+
+Pattern: a first-order linear recurrence ``s = a * s + b`` whose running value the body
+writes out (``out[t] = s``): the coefficient ``a`` is the loop invariant ``1 - alpha`` or
+``gamma``, the offset ``b`` is per step. Each iteration needs the one before it, yet the
+maps ``s -> a * s + b`` compose associatively.
+
+Expected verdict: vectorizable as a scan (PF106, a ``linear`` scan), lowered by the direct
+backend to log2(n) rounds of vector operations. The composition reassociates the
+arithmetic, so the values equal the loop's to rounding and the rewrite is an unsafe fix
+(``--unsafe-fixes`` for ``check --fix``).
+"""
+
+import numpy as np
+
+
+def smooth(signal, alpha):
+    """The exponential moving average of ``signal``.
+
+    Args:
+      signal: float64 [steps], the samples.
+      alpha: float, the weight of a new sample, in (0, 1].
+
+    Returns:
+      float64 [steps], the average after each sample (the first is the first sample).
+    """
+    ema = signal[0]
+    out = np.zeros(len(signal))
+    for t in range(len(signal)):
+        ema = alpha * signal[t] + (1 - alpha) * ema
+        out[t] = ema
+    return out
+
+
+def discounted_returns(rewards, gamma):
+    """The discounted reward-to-go of every step.
+
+    Args:
+      rewards: float64 [steps], the reward of each step.
+      gamma: float, the discount factor, in [0, 1].
+
+    Returns:
+      float64 [steps], ``sum(gamma ** k * rewards[t + k] for k >= 0)`` at each step ``t``.
+    """
+    G = 0.0
+    returns = np.zeros(len(rewards))
+    for t in reversed(range(len(rewards))):
+        G = rewards[t] + gamma * G
+        returns[t] = G
+    return returns
+
+
+def reference_smooth(signal, alpha):
+    """Hand-batched equivalent of :func:`smooth`, composed in a tree (the closed form through
+    powers of ``1 - alpha`` and division underflows for long signals)."""
+    values = alpha * signal
+    values[0] += (1 - alpha) * signal[0]
+    span, scale = 1, 1 - alpha
+    while span < len(values):
+        values[span:] += scale * values[:-span]
+        scale, span = scale * scale, span * 2
+    return values
+
+
+def reference_discounted_returns(rewards, gamma):
+    """Hand-batched equivalent of :func:`discounted_returns`: composed in a tree, as pforge's
+    output does."""
+    values = rewards[::-1].copy()
+    span, scale = 1, gamma
+    while span < len(values):
+        values[span:] += scale * values[:-span]
+        scale, span = scale * scale, span * 2
+    return values[::-1]
+
+
+def example_inputs(seed=0, steps=10_000):
+    """A noisy sine wave smoothed with alpha 0.05; an episode of sparse rewards, gamma 0.99."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(steps)
+    signal = np.sin(t / 200.0) + rng.normal(0.0, 0.3, steps)
+    rewards = np.where(rng.random(steps) < 0.05, 1.0, 0.0)
+    return {"smooth": (signal, 0.05), "discounted_returns": (rewards, 0.99)}
