@@ -74,6 +74,9 @@ def test_a_running_value_read_in_the_body_is_a_scan(body, name):
     # builtin max keeps its first argument when the second is NaN; np.maximum.accumulate does not
     ("m = 0.0\nout = np.zeros(len(x))\nfor i in range(len(x)):\n    m = max(m, x[i])\n    out[i] = m\n"
      "return out\n", "builtin max"),
+    # np.fmax.accumulate gives another zero's sign than np.fmax(0.0, -0.0)
+    ("m = 0.0\nout = np.zeros(len(x))\nfor i in range(len(x)):\n    m = np.fmax(m, x[i])\n    out[i] = m\n"
+     "return out\n", "fmax"),
     # nonlinear: no associative operator
     ("s = 0.5\nout = np.zeros(len(x))\nfor i in range(len(x)):\n    s = s * s + x[i]\n    out[i] = s\n"
      "return out\n", "nonlinear"),
@@ -123,8 +126,6 @@ SCANS = [
     ("s *= 1.0 + x[i] * 0.01", "1.0", "np.multiply.accumulate", FLOATS),
     ("s = np.maximum(s, x[i])", "-np.inf", "np.maximum.accumulate", FLOATS),
     ("s = np.minimum(s, x[i])", "np.inf", "np.minimum.accumulate", FLOATS),
-    ("s = np.fmax(s, x[i])", "-1.0", "np.fmax.accumulate", FLOATS),
-    ("s = np.fmin(x[i], s)", "1.0", "np.fmin.accumulate", FLOATS),
     # the loop's dtype: int8 terms added to the Python int 0 wrap in int8
     ("s += x[i]", "0", "np.add.accumulate", [np.full(300, 100, np.int8), np.arange(5, dtype=np.uint8)]),
     # float32 terms added to a float64 start stay float64; to a Python float, float32
@@ -257,7 +258,8 @@ def test_an_array_updated_in_place_stays_a_loop():
     numbers = _source("out = np.zeros(len(x))\nfor i in range(len(x)):\n    s += x[i]\n    out[i] = s\n"
                       "return out, s\n", "x, s")
     result = transpile_source(numbers, "m.py", shapes={"x": 1, "s": 0})
-    assert result.plans[0].rewritten and "not isinstance(s, np.ndarray)" in result.code, result.code
+    assert result.plans[0].rewritten and "isinstance(s, (int, float, np.number, np.bool_))" in result.code, \
+        result.code
     x = np.arange(4, dtype=np.float32) / 3
     for s in (0.5, np.float32(0.5), np.array(0.5, np.float32), np.array(0.5)):
         want, got = _load(numbers)(x, np.copy(s) if isinstance(s, np.ndarray) else s), _load(result.code)(x, s)
@@ -338,3 +340,101 @@ def test_a_linear_recurrence_with_one_offset_for_every_iteration():
     want, got = _load(source)(x), _load(result.code)(x)
     np.testing.assert_allclose(got[0], want[0], rtol=1e-12)
     assert type(got[1]) is type(want[1])
+
+
+def test_a_loop_counting_down_every_row_reads_and_writes_reversed_slices():
+    """`reversed(range(len(x)))` over `x` and an output made as long (`np.zeros(len(x))`): the
+    slices `[::-1]`, no index array; an output made from another length, or from `x` before
+    the function binds `x` again, is written through the index array."""
+    body = "out = np.zeros(len(x))\n{rebind}s = 0.0\nfor i in reversed(range(len(x))):\n    s += x[i]\n" \
+           "    out[i] = s\nreturn out, s\n"
+    plain = _source(body.format(rebind=""))
+    code = transpile_source(plain, "m.py", shapes={"x": 1}).code
+    assert "x[::-1]" in code and "out[::-1] = " in code and "np.arange" not in code, code
+    rebound = _source(body.format(rebind="x = x[1:]\n"))
+    code2 = transpile_source(rebound, "m.py", shapes={"x": 1}).code
+    assert "out[::-1]" not in code2 and "np.arange(len(x) - 1, -1, -1)" in code2, code2
+    for source, code in ((plain, code), (rebound, code2)):
+        for x in (np.arange(5.0), np.zeros(1), np.zeros(0)):
+            _same(_load(source)(x.copy()), _load(code)(x.copy()))
+
+
+def test_a_running_minimum_spelled_term_first_stays_a_loop():
+    """`np.minimum(x[i], s)` of two equal zeros returns `s`'s, the accumulate the term's: the
+    sign of a zero would differ, so only `np.minimum(s, t)` is a scan rewritten."""
+    source = _source("s = 0.0\nout = np.zeros(len(x))\nfor i in range(len(x)):\n    s = np.minimum(x[i], s)\n"
+                     "    out[i] = s\nreturn out, s\n")
+    plan = transpile_source(source, "m.py", shapes={"x": 1}).plans[0]
+    assert plan.vectorizable and not plan.rewritten and "zero's sign" in plan.remarks[-1].message
+    want = _load(source)(np.array([-0.0]))
+    assert str(want[1]) == "0.0"  # the loop keeps the start's zero
+
+
+@pytest.mark.parametrize("start", ["1j", "Fraction(1, 2)", "'a'", "np.array(0.5)"])
+def test_a_start_numpy_would_not_compute_with_runs_the_loop(start):
+    """A Python complex stays one when float64s are added to it, a Fraction or a string is no
+    dtype for `np.result_type`, and a 0-d array is updated in place by `+=`: the run-time check
+    sends each to the loop."""
+    source = ("from fractions import Fraction\n" + _source("out = []\nfor i in range(len(x)):\n    s += x[i]\n"
+                                                         "    out.append(s)\nreturn out, s\n", "x, s"))
+    result = transpile_source(source, "m.py", shapes={"x": 1, "s": 0})
+    assert result.plans[0].rewritten, result.plans[0].remarks
+    x = np.array(["b", "c"], dtype=object) if start == "'a'" else np.array([0.5, 0.25])
+    begin = eval(start, {"Fraction": __import__("fractions").Fraction, "np": np})
+    want = _load(source)(x, np.copy(begin) if isinstance(begin, np.ndarray) else begin)
+    got = _load(result.code)(x, begin)
+    assert [type(v) for v in got[0]] == [type(v) for v in want[0]] and got[0] == want[0]
+
+
+def test_a_linear_recurrence_keeps_the_loops_values_where_powers_overflow_or_meet_infinity():
+    """|a| > 1 composed in a tree overflows a power the loop never forms (2 ** 1024 * 0), and a
+    power that underflows to 0 meets an infinite offset (0 * inf): where a value is not
+    finite the steps run in order, and the values are the loop's."""
+    source = _source("h = 0.0\nout = np.zeros(len(x))\nfor i in reversed(range(len(x))):\n    h = x[i] + c * h\n"
+                     "    out[i] = h\nreturn out, h\n", "x, c")
+    result = transpile_source(source, "m.py", shapes={"x": 1, "c": 0})
+    assert result.plans[0].rewritten and "np.isfinite(h_values).all()" in result.code, result.code
+    spike, flood = np.zeros(2000), np.zeros(3000)
+    spike[0], flood[-1] = 1.0, np.inf
+    for x, c in ((spike, 2.0), (flood, 0.5)):
+        want, got = _load(source)(x, c), _load(result.code)(x, c)
+        np.testing.assert_array_equal(got[0], want[0])
+        assert got[1] == want[1]
+
+
+def test_a_negated_offset_is_negated_in_the_running_values_dtype():
+    """`h * (1 + r) - pay[t]` with uint8 payments: the loop subtracts in float64; negating the
+    uint8 offsets first would wrap."""
+    source = _source("out = np.zeros(len(pay))\nfor t in range(len(pay)):\n    bal = bal * (1 + rate) - pay[t]\n"
+                     "    out[t] = bal\nreturn out, bal\n", "pay, bal, rate")
+    result = transpile_source(source, "m.py", shapes={"pay": 1, "bal": 0, "rate": 0})
+    assert result.plans[0].rewritten and "np.negative(bal_values, out=bal_values)" in result.code, result.code
+    pay = np.array([1, 255, 6], np.uint8)
+    want, got = _load(source)(pay, 0.0, 0.0), _load(result.code)(pay, 0.0, 0.0)
+    np.testing.assert_array_equal(got[0], want[0])
+
+
+def test_a_linear_recurrence_takes_the_dtype_of_the_loops_first_step():
+    """`(1 - alpha) * e + alpha * x[t]` from an int8 start: a Python float times an int8 is a
+    float64, so the loop runs in float64 even for float16 samples."""
+    source = _source("out = np.zeros(len(x))\nfor t in range(len(x)):\n    e = (1 - alpha) * e + alpha * x[t]\n"
+                     "    out[t] = e\nreturn out, e\n", "x, alpha, e")
+    result = transpile_source(source, "m.py", shapes={"x": 1, "alpha": 0, "e": 0})
+    assert result.plans[0].rewritten, result.plans[0].remarks
+    x = np.array([1.0, 2.0, 3.0], np.float16)
+    want, got = _load(source)(x, 0.3, np.int8(5)), _load(result.code)(x, 0.3, np.int8(5))
+    assert type(got[1]) is type(want[1]) is np.float64
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-15)
+
+
+@pytest.mark.parametrize("start", ["0.0", "np.float32(0)"])
+def test_a_python_list_of_floats_runs_the_loop(start):
+    """A list's items are Python floats: added to a Python start they stay Python floats, to a
+    float32 start they are weak (float32); `np.asarray` would make them float64. Without
+    declared ranks the check that the terms' array is an ndarray sends lists to the loop."""
+    source = _source(f"s = {start}\nout = []\nfor v in x:\n    s += v\n    out.append(s)\nreturn out, s\n")
+    result = transpile_source(source, "m.py")
+    assert result.plans[0].rewritten and "type(x) is np.ndarray" in result.code, result.code
+    for x in ([0.5, 0.25, 1e308, 1e308], np.array([0.5, 0.25])):
+        want, got = _load(source)(x), _load(result.code)(x)
+        assert [type(v) for v in got[0]] == [type(v) for v in want[0]] and got == want, (want, got)

@@ -335,17 +335,17 @@ class _Builder:
         second-order recurrence."""
         t = self.expr(1)
         form = self.rng.choice(("s += t", "s = s + t", "s = t + s", "s -= t", "s = s - t", "s *= t",
-                                "s = lib.maximum(s, t)", "s = lib.minimum(s, t)", "s = np.fmax(s, t)"))
-        if not self.np:
-            form = form.replace("np.fmax", "lib.maximum")
-        start = {"*": "1.0", "maximum": "-1e9", "fmax": "-1e9", "minimum": "1e9"}
+                                "s = lib.maximum(s, t)", "s = lib.minimum(s, t)", "s = lib.maximum(t, s)"))
+        start = {"*": "1.0", "maximum": "-1e9", "minimum": "1e9"}
         init = next((v for key, v in start.items() if key in form), self.rng.choice(("0.0", "1.5", "0")))
         if "*" in form:
             t = f"(1.0 + 0.1 * {self.lib}.tanh({t}))"
         s = f"s{k}"
         update = " ".join({"s": s, "t": t, "s,": f"{s},", "t)": f"{t})"}.get(word, word) for word in form.split())
         update = update.replace("lib.maximum(s,", f"{self.lib}.maximum({s},").replace(
-            "lib.minimum(s,", f"{self.lib}.minimum({s},").replace("np.fmax(s,", f"np.fmax({s},")
+            "lib.minimum(s,", f"{self.lib}.minimum({s},")
+        if form == "s = lib.maximum(t, s)":  # the term first: the zero's sign is the loop's own
+            update = f"{s} = {self.lib}.maximum({t}, {s})"
         read = self.rng.choice((f"{s}", f"{s} * 2.0", f"{s} - {self.expr(0)}"))
         if self.np:
             setup, write = (f"{s} = {init}", f"o{k} = np.zeros(len(x))"), f"o{k}[i] = {read}"

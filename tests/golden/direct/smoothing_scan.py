@@ -36,16 +36,21 @@ def smooth(signal, alpha):
     ema = signal[0]
     out = np.zeros(len(signal))
     # pforge: vectorized loop (was lines 38-40: map over signal, linear scan ema, indexed output out) with batched ops, where its run-time checks hold
-    if not isinstance(alpha, (list, tuple)) and np.ndim(alpha) == 0 and not isinstance(ema, (list, tuple)) and np.ndim(ema) == 0 and len(signal) > 0:
+    if not isinstance(alpha, (list, tuple)) and np.ndim(alpha) == 0 and not isinstance(ema, (list, tuple)) and np.ndim(ema) == 0 and isinstance(ema, (int, float, np.number, np.bool_, np.ndarray)) and len(signal) > 0:
         ema_a = 1 - alpha
         ema_b = alpha * signal
-        ema_values = np.array(ema_b, np.result_type(ema, ema_a, ema_b))
-        ema_values[0] += ema_a * ema
+        ema_first = ema_a * ema + ema_b[0]
+        ema_values = np.empty(len(ema_b), np.result_type(ema_a, ema_first, ema_b))
+        ema_values[:] = ema_b
+        ema_values[0] = ema_first
         ema_span, ema_scale = (1, ema_a)
         while ema_span < len(ema_values):
             ema_values[ema_span:] += ema_scale * ema_values[:-ema_span]
             ema_scale = ema_scale * ema_scale
             ema_span *= 2
+        if not np.isfinite(ema_values).all():
+            for ema_k in range(1, len(ema_values)):
+                ema_values[ema_k] = ema_a * ema_values[ema_k - 1] + ema_b[ema_k]
         out[:len(signal)] = ema_values
         ema = ema_values[-1]
     else:
@@ -67,18 +72,22 @@ def discounted_returns(rewards, gamma):
     """
     G = 0.0
     returns = np.zeros(len(rewards))
-    # pforge: vectorized loop (was lines 56-58: map over t in range(len(rewards) - 1, -1, -1), linear scan G, indexed output returns) with batched ops, where its run-time checks hold
-    if not isinstance(gamma, (list, tuple)) and np.ndim(gamma) == 0 and not isinstance(G, (list, tuple)) and np.ndim(G) == 0 and len(rewards) - 1 > -1:
-        t = np.arange(len(rewards) - 1, -1, -1)
-        G_b = rewards[t]
-        G_values = np.array(G_b, np.result_type(G, gamma, G_b))
-        G_values[0] += gamma * G
+    # pforge: vectorized loop (was lines 56-58: map over rewards, linear scan G, indexed output returns) with batched ops, where its run-time checks hold
+    if not isinstance(gamma, (list, tuple)) and np.ndim(gamma) == 0 and not isinstance(G, (list, tuple)) and np.ndim(G) == 0 and isinstance(G, (int, float, np.number, np.bool_, np.ndarray)) and len(rewards) - 1 > -1:
+        G_b = rewards[::-1]
+        G_first = gamma * G + G_b[0]
+        G_values = np.empty(len(G_b), np.result_type(gamma, G_first, G_b))
+        G_values[:] = G_b
+        G_values[0] = G_first
         G_span, G_scale = (1, gamma)
         while G_span < len(G_values):
             G_values[G_span:] += G_scale * G_values[:-G_span]
             G_scale = G_scale * G_scale
             G_span *= 2
-        returns[t] = G_values
+        if not np.isfinite(G_values).all():
+            for G_k in range(1, len(G_values)):
+                G_values[G_k] = gamma * G_values[G_k - 1] + G_b[G_k]
+        returns[::-1] = G_values
         G = G_values[-1]
     else:
         for t in reversed(range(len(rewards))):

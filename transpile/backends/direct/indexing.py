@@ -267,7 +267,8 @@ class IndexingMixin:
         levels = [kinds[k][1].level for k in range(lead)]
         rest_ok = all(k in ("slice", "fixed") for k, _ in kinds[lead:]) and \
             all(v.rank == 0 or _is_newaxis(v.node, self.ctx) for k, v in kinds[lead:] if k == "fixed")
-        if lead and levels == sorted(set(levels)) and rest_ok and all(self._safe(kinds[k][1]) for k in range(lead)):
+        if lead and levels == sorted(set(levels)) and rest_ok and all(
+                self._safe(kinds[k][1]) or (k == 0 and self._reversal(kinds[0][1], base_name)) for k in range(lead)):
             depth = max(levels)
             parts = []
             for level in range(1, depth + 1):
@@ -500,6 +501,16 @@ class IndexingMixin:
         step_ok = ind.step is None or (constant_int(ind.step) is not None and constant_int(ind.step) > 0)
         return start_ok and step_ok
 
+    def _reversal(self, ind: Ind, base_name) -> bool:
+        """``range(len(x) - 1, -1, -1)`` (``reversed(range(len(x)))``) indexing ``x``, or an
+        array of as many rows: every row, last first, which is the slice ``[::-1]``."""
+        start = ind.start
+        if ind.step is None or constant_int(ind.step) != -1 or constant_int(ind.stop) != -1 or not (
+                isinstance(start, gast.BinOp) and isinstance(start.op, gast.Sub) and constant_int(start.right) == 1):
+            return False
+        measured = self._length_of(start.left)
+        return self._same_length(measured, base_name) or self._made_as_long(base_name, measured)
+
     def _slice(self, ind: Ind, base_name, label=True, bounded=None):
         """The slice a loop index stands for; ``:`` when it visits every row of ``base_name``
         (only ever given for axis 0, the axis the loop bound measures).
@@ -508,6 +519,10 @@ class IndexingMixin:
         raise ``IndexError``: for ``bounded = (array, axis)`` a run-time check that the bound
         lies inside the array (``n <= np.shape(x)[0]``) runs the loop instead where it does not.
         """
+        if base_name is not None and self._reversal(ind, base_name):
+            if label and ind.level == 1 and base_name not in self.labels:
+                self.labels.append(base_name)
+            return gast.Slice(lower=None, upper=None, step=const(-1))
         start = None if ind.start is None or constant_int(ind.start) == 0 else copy.deepcopy(ind.start)
         step = None if ind.step is None or constant_int(ind.step) == 1 else copy.deepcopy(ind.step)
         if start is None and self._same_length(ind.length_of, base_name):

@@ -109,6 +109,26 @@ class LevelsMixin:
         sa, sb = self._shape_of(a), self._shape_of(b)
         return sa is not None and sb is not None and sa.dim(0) is not None and sa.dim(0) == sb.dim(0)
 
+    def _made_as_long(self, made: str, other: str) -> bool:
+        """``made`` is bound once, before the loop, to a new array with as many rows as
+        ``other``, a name the function never binds: ``np.zeros(len(other))`` (``empty``,
+        ``ones``, ``full``; the length also as ``other.shape[0]`` or a tuple starting with it)
+        or ``np.zeros_like(other)``."""
+        value = self.aliases.get(made) if made is not None and other is not None else None
+        if not isinstance(value, gast.Call) or not value.args or self.lib.kind != "np":
+            return False
+        if self.info.function is None or other in _bound_in(self.info.function):
+            return False  # `other` bound in the function could be another array than the one measured
+        callee = self.ctx.imports.resolve(value.func) or ""
+        first = value.args[0]
+        if callee in ("numpy.zeros_like", "numpy.empty_like", "numpy.ones_like", "numpy.full_like"):
+            return isinstance(first, gast.Name) and first.id == other
+        if callee in ("numpy.zeros", "numpy.empty", "numpy.ones", "numpy.full"):
+            if isinstance(first, (gast.Tuple, gast.List)) and first.elts:
+                first = first.elts[0]
+            return self._length_of(first) == other
+        return False
+
     def _row_streams(self, level: _Level, space):
         depth = level.depth
         seqs = []
@@ -210,3 +230,8 @@ class LevelsMixin:
 def _declared_array(shape) -> bool:
     """A shape the user declared (not inferred by pforge, not a Python sequence)."""
     return shape is not None and not shape.sequence and not shape.inferred
+
+
+def _bound_in(fdef) -> set[str]:
+    """The names ``fdef`` binds anywhere in its body (not its parameters)."""
+    return {n.id for stmt in fdef.body for n in gast.walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}

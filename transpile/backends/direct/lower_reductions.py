@@ -162,20 +162,22 @@ class ReductionsMixin:
             given = ranks.local_shapes(fdef, self.shapes).get(name) or \
                 ranks.parameter_shapes(self.ctx, fdef, self.shapes).get(name)
             start = Val(start.node, (), given.rank if given is not None else None)
+        in_place = isinstance(scan.update, gast.AugAssign)
         if scan.op == "linear":
             return self._linear_steps(scan, start)
         term = self.ev(reduction_term(scan.update, name))
-        in_place = isinstance(scan.update, gast.AugAssign)
         if start.stacked or start.rank is None or term.rank is None or start.rank > term.rank or (
                 in_place and start.rank > 0):
             raise Unsupported(f"the running value `{name}` is neither one number nor rows that "
                               f"`{name} = {name} ⊕ t` rebinds (an array updated in place keeps its dtype "
                               "at every step)")
-        if in_place:
-            # `s += t` on an ndarray (0-d too) writes into it in its own dtype at every step;
-            # the running values are computed in NumPy's result type: only numbers qualify
-            self.checks.append(templates.expr(f"not isinstance(S, {self.lib.alias}.ndarray)",
-                                              S=templates.name(name)))
+        if scan.op in ("max", "min") and not (isinstance(scan.update.value.args[0], gast.Name)
+                                              and scan.update.value.args[0].id == name):
+            # np.minimum(t, s) of equal zeros returns s's zero, the accumulate t's
+            raise Unsupported(f"`{name}` is the second argument of its `{scan.op}` (the loop keeps its "
+                              "zero's sign where a term equals it; the accumulate would not)")
+        self._scan_start_check(name, start.rank, in_place)
+        self._terms_are_arrays(term)
         if term.python and (term.stacked or scan.op in ("add", "mul")):
             # `s + t` of Python numbers stays a Python number; stacked, they would be one array
             # of a strong dtype where the loop's were weak (np.maximum(f32, 0.5) is float32)
@@ -206,6 +208,24 @@ class ReductionsMixin:
         self.scan_ranks[name] = term.rank
         self.nonempty = True  # with no iteration `s` keeps its own type, which `steps[-1]` would not
 
+    def _scan_start_check(self, name, rank: int, in_place: bool) -> None:
+        """The start must be a number NumPy computes with as the loop does, or for rows an
+        array: a Python complex stays one when a float64 is added to it, a ``Fraction`` or a
+        string is no dtype, and ``s += t`` on an ndarray (0-d too) writes into it in its own
+        dtype at every step (the running values are computed in NumPy's result type)."""
+        np_ = self.lib.alias
+        kinds = f"{np_}.ndarray" if rank > 0 else \
+            f"(int, float, {np_}.number, {np_}.bool_{'' if in_place else f', {np_}.ndarray'})"
+        self.checks.append(templates.expr(f"isinstance(S, {kinds})", S=templates.name(name)))
+
+    def _terms_are_arrays(self, *values: Val) -> None:
+        """A list's items are Python numbers, which the loop adds weakly and keeps as Python
+        numbers: the names the terms are read from must be arrays."""
+        for n in (n for v in values if v.stacked for n in gast.walk(v.node) if isinstance(n, gast.Name)):
+            shape = self._shape_of(n.id)
+            if n.id != self.lib.alias and (shape is None or shape.rank is None or shape.rank >= 1):
+                self.arrays.add(n.id)  # a number (`alpha * x[i]`) is no list
+
     def _linear_steps(self, scan, start: Val) -> None:
         """The running values of ``s = a * s + b`` (exponential smoothing, discounted returns
         walked backwards) as ``{s}_values``, one per iteration.
@@ -224,7 +244,13 @@ class ReductionsMixin:
                 iteration, or no coefficient that is a NumPy value.
         """
         name = scan.name
-        a, b = self.ev(scan.coefficient), self.ev(scan.offset)
+        # a sign folded in by the analysis (`a * s - b`) is applied in the running values'
+        # dtype: `-b` of a uint8 offset would wrap before the loop's float subtraction
+        signs = []
+        for part in (scan.coefficient, scan.offset):
+            negated = isinstance(part, gast.UnaryOp) and isinstance(part.op, gast.USub)
+            signs.append(negated)
+        a, b = (self.ev(p.operand if neg else p) for p, neg in zip((scan.coefficient, scan.offset), signs))
         if start.stacked or start.rank != 0 or a.rank != 0 or b.rank != 0:
             raise Unsupported(f"the linear recurrence `{name}` is not on one number")
         if any(v.python and v.stacked for v in (a, b)) or not any(v.stacked and not v.python for v in (a, b)):
@@ -233,33 +259,56 @@ class ReductionsMixin:
         sized = next(v for v in (a, b) if v.stacked)
         if not sized.full[0]:
             raise Unsupported(f"`{name}`: coefficients that do not vary along the loop")
+        self._scan_start_check(name, 0, isinstance(scan.update, gast.AugAssign))
+        self._terms_are_arrays(a, b)
         np_ = self.lib.alias
         coef, offset = (self._hoist(lift(self.lib, v, 1).node if v.stacked else v.node, f"{name}_{hint}")
                         for v, hint in ((a, "a"), (b, "b")))
-        values, span = self.namer.new(f"{name}_values"), self.namer.new(f"{name}_span")
-        # the running values start as (a copy of) the offsets, the start folded into the first;
-        # each round adds the values `span` back, scaled by the product of the coefficients between
-        first = (f"{values} = {np_}.array(CB, {np_}.result_type(S, CA, CB))\n" if b.stacked else
-                 f"{values} = {np_}.empty(len(CA), {np_}.result_type(S, CA, CB))\n{values}[:] = CB\n")
+        first, values = self.namer.new(f"{name}_first"), self.namer.new(f"{name}_values")
+        span, scale, k = self.namer.new(f"{name}_span"), self.namer.new(f"{name}_scale"), self.namer.new(f"{name}_k")
+
+        def element(node, stacked, at):  # the coefficient or offset of one iteration, as the loop reads it
+            return templates.expr(f"C[{at}]", C=node) if stacked else copy.deepcopy(node)
+
+        # a step as the loop spells it: `a * s + b`, `a * s - b` or `b - a * s`
+        spelled = "A * S - B" if signs[1] else "B - A * S" if signs[0] else "A * S + B"
+        step = templates.expr(spelled, A=element(coef, a.stacked, "0"), S=templates.name(name),
+                              B=element(offset, b.stacked, "0"))
+        # The first step is the loop's own (a Python float times an int8 start is a float64);
+        # from then on the running value is a NumPy number and the dtype no longer changes.
         self.out += templates.replace(
-            first + f"{values}[0] += ({'CA[0]' if a.stacked else 'CA'}) * S", S=templates.name(name), CA=coef,
-            CB=offset)
+            f"{first} = STEP\n{values} = {np_}.empty(len(N), {np_}.result_type(A, {first}, B))\n{values}[:] = B\n",
+            STEP=step, N=coef if a.stacked else offset, A=coef, B=offset)
+        if signs[1]:
+            self.out += templates.replace(f"{np_}.negative({values}, out={values})")
+        self.out += templates.replace(f"{values}[0] = {first}")
         if a.stacked:
-            scale = self.namer.new(f"{name}_scale")
+            self.out += templates.replace(f"{scale} = {np_}.array(A, {values}.dtype)", A=coef)
+            if signs[0]:
+                self.out += templates.replace(f"{np_}.negative({scale}, out={scale})")
             self.out += templates.replace(
-                f"{scale} = {np_}.array(CA, {values}.dtype)\n{span} = 1\n"
+                f"{span} = 1\n"
                 f"while {span} < len({values}):\n"
                 f"    {values}[{span}:] += {scale}[{span}:] * {values}[:-{span}]\n"
                 f"    {scale}[{span}:] *= {scale}[:-{span}]\n"
-                f"    {span} *= 2", CA=coef)
+                f"    {span} *= 2")
         else:  # one coefficient: the scale of a round is its power 2 ** round
-            scale = self.namer.new(f"{name}_scale")
             self.out += templates.replace(
-                f"{span}, {scale} = 1, CA\n"
+                f"{span}, {scale} = 1, -{np_}.asarray(A, {values}.dtype)\n" if signs[0] else
+                f"{span}, {scale} = 1, A\n", A=coef)
+            self.out += templates.replace(
                 f"while {span} < len({values}):\n"
                 f"    {values}[{span}:] += {scale} * {values}[:-{span}]\n"
                 f"    {scale} = {scale} * {scale}\n"
-                f"    {span} *= 2", CA=coef)
+                f"    {span} *= 2")
+        # A power of the coefficients that overflows (|a| > 1) or underflows onto an infinite
+        # offset gives inf * 0: where a value is not finite, the steps run in order, as the loop.
+        self.out += templates.replace(
+            f"if not {np_}.isfinite({values}).all():\n"
+            f"    for {k} in range(1, len({values})):\n"
+            f"        {values}[{k}] = STEP",
+            STEP=templates.expr(spelled, A=element(coef, a.stacked, k), S=templates.expr(f"{values}[{k} - 1]"),
+                                B=element(offset, b.stacked, k)))
         self.scan_steps[name] = (values, f"{values}[-1]")
         self.scan_ranks[name] = 0
         self.nonempty = True
