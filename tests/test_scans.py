@@ -201,13 +201,40 @@ def test_a_scan_read_by_a_reduction_and_a_collector():
     np.testing.assert_allclose(got[2], want[2], rtol=1e-12)  # the total is a reduction: reassociated
 
 
-def test_tensorflow_scans_stay_loops_with_a_reason():
-    source = ("import tensorflow as tf\n\n\ndef f(x):\n    s = tf.constant(0.0)\n    out = []\n"
-              "    for i in range(x.shape[0]):\n        s += x[i]\n        out.append(s)\n    return tf.stack(out)\n")
-    for backend in ("auto", "pfor", "direct"):
-        result = transpile_source(source, "m.py", backend=backend, shapes={"x": 1})
-        plan = result.plans[0]
-        assert plan.vectorizable and not plan.rewritten and "scan" in plan.remarks[-1].message, backend
+TF_SCANS = [
+    # (update, the call the rewrite must make, unsafe)
+    ("s += x[i]", "tf.math.cumsum(", True),
+    ("s = s - x[i] * 2.0", "tf.math.cumsum(", True),
+    ("s *= 1.0 + x[i] * 0.1", "tf.math.cumprod(", True),
+    ("s = tf.maximum(s, x[i])", "tf.scan(tf.maximum, ", False),
+    ("s = tf.minimum(s, x[i] * 2.0)", "tf.scan(tf.minimum, ", False),
+    ("s = 0.9 * s + x[i]", "tf.scan(lambda h, s_step: s_a * h + s_step", False),
+    ("s = x[i] * s + 1.0", "tf.scan(lambda h, s_step: s_step * h + s_b", False),
+]
+
+
+@pytest.mark.tf
+@pytest.mark.parametrize("update, call, unsafe", TF_SCANS, ids=[u for u, _, _ in TF_SCANS])
+def test_tensorflow_scans(tf, update, call, unsafe):
+    """TensorFlow loops: tf.math.cumsum/cumprod over [s, terms] (an unsafe fix: TensorFlow's
+    order may differ from the loop's), tf.scan for maxima, minima and linear recurrences (the
+    loop's own steps, in order, in the graph)."""
+    source = ("import tensorflow as tf\n\n\ndef f(x, s):\n    out = []\n"
+              f"    for i in range(x.shape[0]):\n        {update}\n        out.append(s)\n"
+              "    return tf.stack(out), s\n")
+    result = transpile_source(source, "m.py", shapes={"x": 1, "s": 0})
+    plan = result.plans[0]
+    assert plan.rewritten and plan.backend == "direct" and call in result.code, (plan.remarks, result.code)
+    assert (plan.unsafe is not None) == unsafe, plan.unsafe
+    before, after = _load(source), _load(result.code)
+    for x in (tf.constant([0.5, -1.0, 2.0, 0.25], tf.float64), tf.constant([1.5], tf.float32)):
+        for start in (0.5, tf.constant(2.0, x.dtype)):
+            want, got = before(x, start), after(x, start)
+            assert got[0].dtype == want[0].dtype and got[0].shape == want[0].shape
+            np.testing.assert_allclose(got[0].numpy(), want[0].numpy(), rtol=1e-6)
+            np.testing.assert_allclose(np.asarray(got[1]), np.asarray(want[1]), rtol=1e-6)
+            if not unsafe and "lambda" not in call:
+                np.testing.assert_array_equal(got[0].numpy(), want[0].numpy())  # tf.scan: the loop's order
 
 
 def test_a_scan_is_no_unsafe_fix_and_a_float_derived_step_is():

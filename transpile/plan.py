@@ -141,7 +141,9 @@ def unsafe_reason(info: LoopInfo) -> str | None:
     last bits of floating-point results; it is safe only when every term is an integer
     literal (``n += 1``), since the analysis knows no other dtypes; a derived induction variable
     (``t += dt``) is computed as ``t + k * dt``, exact only for the same integer steps. A
-    scan is not reassociated (``ufunc.accumulate`` runs in the loop's order). A scatter-add sums
+    NumPy scan is not reassociated (``ufunc.accumulate`` runs in the loop's order), a
+    TensorFlow sum or product scan is (``tf.math.cumsum``), a NumPy linear recurrence is composed
+    in a tree, a TensorFlow one runs in order (``tf.scan``). A scatter-add sums
     into the same slot in a different order. Random draws opted in with
     ``# pforge: random-ok`` (PF208) are unsafe: the batch draws other numbers.
     """
@@ -156,7 +158,11 @@ def unsafe_reason(info: LoopInfo) -> str | None:
                 return (f"reassociates the {what} `{name}`; floating-point results may differ "
                         "in the last bits")
         for name, scan in level.scans.items():
-            if scan.op == "linear":
+            if scan.op in ("add", "mul") and info.library == "tensorflow":
+                return (f"computes the running {'sum' if scan.op == 'add' else 'product'} `{name}` with "
+                        f"tf.math.{'cumsum' if scan.op == 'add' else 'cumprod'}, whose order (parallel on a "
+                        "GPU) may differ from the loop's in the last bits")
+            if scan.op == "linear" and info.library != "tensorflow":
                 return (f"composes the steps of the linear recurrence `{name}` in a tree (log-depth "
                         "products of its coefficients); floating-point results may differ in the "
                         "last bits from the loop's order")

@@ -147,13 +147,17 @@ before it the value without (exclusive). For NumPy loops whose reads are inclusi
 direct backend writes `ufunc.accumulate` over the running value followed by the batched
 terms, which adds in the loop's own order and dtype, so the values are the loop's, bit for
 bit: O(n) work. An exclusive read stays a loop (its first value is the start itself, of
-another kind than the running values), and so does a scan in TensorFlow code.
+another kind than the running values). In TensorFlow code a sum or product becomes
+`tf.math.cumsum`/`tf.math.cumprod` over `[s, terms]` (an unsafe fix: TensorFlow's order,
+parallel on a GPU, may differ in the last bits) and a maximum, minimum or linear recurrence
+`tf.scan`, which runs the loop's own steps in order inside the graph.
 
 A first-order linear recurrence `s = a * s + b` (exponential smoothing, discounted returns
 walked backwards, an AR(1) filter) is a scan too: the maps `s -> a * s + b` compose
 associatively, so log2(n) rounds of vector operations give every running value (Hillis and
-Steele 1986): products of the coefficients, never a division, so no overflow that the loop
-does not have. Its rounding differs from the loop's order in the last bits: an unsafe fix.
+Steele 1986): products of the coefficients, never a division; where a power overflows or
+meets an infinity the steps run in order. Its rounding differs from the loop's order in the
+last bits: an unsafe fix.
 """, """
 s = 0.0
 for i in range(x.shape[0]):

@@ -186,7 +186,8 @@ def _stray_reads(body, name, updates) -> list[gast.Name]:
 #: callees of ``s = f(s, t)`` whose accumulate gives the loop's values, NaN included
 #: (``builtins.max`` keeps its first argument when the second is NaN: neither ufunc does that;
 #: ``np.fmax.accumulate`` returns another zero's sign than ``np.fmax`` of the same two zeros)
-_SCAN_CALLS = {"numpy.maximum", "numpy.minimum"}
+_SCAN_CALLS = {"numpy.maximum", "numpy.minimum", "tensorflow.maximum", "tensorflow.math.maximum",
+               "tensorflow.minimum", "tensorflow.math.minimum"}
 
 
 def _linear_update(stmt, name) -> tuple[gast.expr, gast.expr] | None:
@@ -222,7 +223,7 @@ def _linear_update(stmt, name) -> tuple[gast.expr, gast.expr] | None:
 
 def _find_scans(ctx, info, body, stored):
     """Scans (:class:`~pforge.transpile.analysis.facts.Scan`): ``s ⊕= t`` with ``⊕`` a sum,
-    difference, product or ``np.maximum``/``np.minimum``, the only store of ``s``, a statement of the
+    difference, product or ``np.maximum``/``np.minimum`` (``tf.``), the only store of ``s``, a statement of the
     body itself (not under an ``if`` or in an inner loop), and ``s`` read elsewhere in the
     body (else it is a reduction); or ``s = a * s + b``, read in the body or not. Reads before the update need the term to read nothing the
     body binds, so that the running values are known before the body runs."""

@@ -150,10 +150,13 @@ class ReductionsMixin:
                 are Python numbers.
         """
         name = scan.name
-        if self.lib.kind != "np" or self.to_tf:
-            raise Unsupported(f"`{name}` is a running value (a scan); only NumPy code gets one here")
+        if self.to_tf:
+            raise Unsupported(f"`{name}` is a running value (a scan), which NumPy code moved to "
+                              "TensorFlow does not get")
         if len(self.levels) != 1 or self.mask is not None:
             raise Unsupported(f"the running value `{name}` of a loop inside another loop")
+        if self.lib.kind == "tf":
+            return self._tf_scan_steps(scan)
         start = self.ev(templates.name(name))
         if start.rank is None and self.info.function is not None:
             # bound again in the loop, so not among the locals: every binding's rank, given
@@ -207,6 +210,69 @@ class ReductionsMixin:
         self.scan_steps[name] = (f"{steps}[1:]", f"{steps}[-1]")
         self.scan_ranks[name] = term.rank
         self.nonempty = True  # with no iteration `s` keeps its own type, which `steps[-1]` would not
+
+    def _tf_scan_steps(self, scan) -> None:
+        """A scan in TensorFlow code, over ``[s, t_0, t_1, ...]`` (``s`` cast to the terms'
+        dtype, as ``s + t`` converts a Python number): ``tf.math.cumsum``/``cumprod`` for sums,
+        differences and products (TensorFlow's order, parallel on a GPU, may differ from the
+        loop's in the last bits: an unsafe fix), and ``tf.scan`` for ``tf.maximum``/``minimum``
+        and first-order linear recurrences, which runs the loop's own steps in order inside
+        the graph. One number per iteration only.
+
+        Raises:
+            Unsupported: a running value or term that is not one number per iteration.
+        """
+        name, tf_ = scan.name, self.lib.alias
+        steps = self.namer.new(f"{name}_steps")
+        if scan.op == "linear":
+            a, b = self.ev(scan.coefficient), self.ev(scan.offset)
+            if a.rank != 0 or b.rank != 0 or not (a.stacked or b.stacked):
+                raise Unsupported(f"the linear recurrence `{name}` is not on one number per iteration")
+            stacked = a if a.stacked else b
+            if not stacked.full[0]:
+                raise Unsupported(f"`{name}`: coefficients that do not vary along the loop")
+            coef = self._hoist(lift(self.lib, a, 1).node if a.stacked else a.node, f"{name}_a")
+            offset = self._hoist(lift(self.lib, b, 1).node if b.stacked else b.node, f"{name}_b")
+            sized = coef if a.stacked else offset
+            if any(isinstance(v, gast.UnaryOp) and isinstance(v.op, gast.USub) for v in (scan.coefficient, scan.offset)):
+                raise Unsupported(f"the linear recurrence `{name}` subtracts (only `a * s + b` in "
+                                  "TensorFlow code)")
+            # the stacked parts are the elements scanned over; an invariant one is read as it is
+            # (a Python float times a float64 tensor, as in the loop)
+            step = self.namer.new(f"{name}_step")
+            elems = [v for v, stacked_ in ((coef, a.stacked), (offset, b.stacked)) if stacked_]
+            picks = iter([f"{step}[{k}]" for k in range(len(elems))] if len(elems) > 1 else [step])
+            a_text = next(picks) if a.stacked else "A"
+            b_text = next(picks) if b.stacked else "B"
+            self.out += templates.replace(
+                f"{steps} = {tf_}.concat([{tf_}.reshape({tf_}.cast(S, N.dtype), [1]), "
+                f"{tf_}.scan(lambda h, {step}: {a_text} * h + {b_text}, E, initializer={tf_}.cast(S, N.dtype))], 0)",
+                A=coef, B=offset, S=templates.name(name), N=sized,
+                E=gast.Tuple(elts=[copy.deepcopy(e) for e in elems], ctx=gast.Load()) if len(elems) > 1
+                else copy.deepcopy(elems[0]))
+            self.scan_steps[name] = (f"{steps}[1:]", f"{steps}[-1]")
+            self.scan_ranks[name] = 0
+            return
+        term = self.ev(reduction_term(scan.update, name))
+        if term.rank != 0 or not term.stacked or not term.full[0]:
+            raise Unsupported(f"the running value `{name}` is not one number per iteration")
+        if scan.op in ("max", "min") and not (isinstance(scan.update.value.args[0], gast.Name)
+                                              and scan.update.value.args[0].id == name):
+            raise Unsupported(f"`{name}` is the second argument of its `{scan.op}`")
+        terms = self._hoist(lift(self.lib, term, 1).node, f"{name}_terms")
+        update = scan.update
+        op = update.op if isinstance(update, gast.AugAssign) else getattr(update.value, "op", None)
+        minus = scan.op == "add" and isinstance(op, gast.Sub)
+        chain = templates.expr(f"{tf_}.concat([{tf_}.reshape({tf_}.cast(S, T.dtype), [1]), {'-' if minus else ''}T], 0)",
+                               S=templates.name(name), T=terms)
+        if scan.op in ("add", "mul"):
+            fn = {"add": "cumsum", "mul": "cumprod"}[scan.op]
+            self.out += templates.replace(f"{steps} = {tf_}.math.{fn}(C, axis=0)", C=chain)
+        else:
+            self.out += templates.replace(f"{steps} = {tf_}.scan({tf_}.{'maximum' if scan.op == 'max' else 'minimum'}, C)",
+                                          C=chain)
+        self.scan_steps[name] = (f"{steps}[1:]", f"{steps}[-1]")
+        self.scan_ranks[name] = 0
 
     def _scan_start_check(self, name, rank: int, in_place: bool) -> None:
         """The start must be a number NumPy computes with as the loop does, or for rows an
