@@ -165,11 +165,23 @@ def test_an_exclusive_read_stays_a_loop(start):
 def test_zero_iterations_run_the_loop():
     """With no iteration `s` keeps its own value and type (a Python float here); the running
     values would make it a NumPy one, so the rewrite runs only where the loop runs."""
-    source = _source(RUNNING.replace("UPDATE", "s += x[i]").replace("START", "0.0"))
+    source = _source("s = 0.0\nout = np.zeros(len(x))\nfor i in range(len(x)):\n    s += x[i]\n    out[i] = s\n"
+                     "return out, s\n")
     result = transpile_source(source, "m.py", shapes={"x": 1})
     assert result.plans[0].rewritten and "len(x) > 0" in result.code, result.code
     out, s = _load(result.code)(np.zeros(0))
-    assert type(s) is float and out == []
+    assert type(s) is float and out.shape == (0,)
+
+
+def test_a_number_the_terms_are_scaled_by_may_be_a_python_float():
+    """Only the arrays the terms are read from must be ndarrays (a list's items are weak):
+    `alpha`, one number, is checked to be one, not to be an array."""
+    source = _source("ema = x[0]\nout = np.zeros(len(x))\nfor t in range(len(x)):\n"
+                     "    ema = alpha * x[t] + (1 - alpha) * ema\n    out[t] = ema\nreturn out\n", "x, alpha")
+    code = transpile_source(source, "m.py").code
+    assert "type(x) is np.ndarray" in code and "type(alpha) is np.ndarray" not in code, code
+    x = np.random.default_rng(8).normal(size=40)
+    np.testing.assert_allclose(_load(code)(x, 0.2), _load(source)(x, 0.2), rtol=1e-12)
 
 
 def test_a_loop_invariant_term_is_broadcast_over_the_trip_count():
