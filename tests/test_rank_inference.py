@@ -712,3 +712,18 @@ def test_a_loop_counting_down_binds_an_index_as_range_does(loop):
     fdef = next(n for n in ctx.tree.body if isinstance(n, gast.FunctionDef))
     from pforge.transpile.rank_inference import local_ranks
     assert local_ranks(ctx, fdef, {}, {"x": 1, "n": 0}) == {"m": 0, "i": 0}
+
+
+def test_a_comprehension_counting_down_binds_no_local_of_the_function():
+    """`[x[i] for i in reversed(range(n))]`: `i` is the comprehension's own name, as for range."""
+    source = textwrap.dedent("""
+        import numpy as np
+
+        def f(x, n):
+            ys = [x[i] * 2 for i in reversed(range(n))]
+            return ys
+        """)
+    ctx = module_context(decode_source(source, "m.py"))
+    fdef = next(n for n in ctx.tree.body if isinstance(n, gast.FunctionDef))
+    from pforge.transpile.rank_inference import local_ranks
+    assert local_ranks(ctx, fdef, {}, {"x": 1, "n": 0}) == {"ys": 1}

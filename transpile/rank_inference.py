@@ -506,7 +506,7 @@ class _Eval:
             self.env[target.elts[0].id] = 0
             self._bind_comprehension(target.elts[1], iterable.args[0])
         elif callee == "builtins.reversed" and len(iterable.args) == 1:  # the same items, backwards
-            self.bind_iteration(target, iterable.args[0])
+            self._bind_comprehension(target, iterable.args[0])
         elif callee == "builtins.zip" and isinstance(target, gast.Tuple) and len(target.elts) == len(iterable.args):
             for t, arg in zip(target.elts, iterable.args):
                 self._bind_comprehension(t, arg)

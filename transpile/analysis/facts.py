@@ -77,6 +77,23 @@ class Scan:
     coefficient: gast.expr | None = None
     offset: gast.expr | None = None
 
+    @property
+    def spelling(self) -> str:
+        """How a linear update combines ``a``, ``s`` and ``b``: ``a * s + b``, ``a * s - b``
+        (the offset carries the sign) or ``b - a * s`` (the coefficient does)."""
+        if _negated(self.offset):
+            return "a * s - b"
+        return "b - a * s" if _negated(self.coefficient) else "a * s + b"
+
+    @property
+    def parts(self) -> tuple[gast.expr, gast.expr]:
+        """``a`` and ``b`` of a linear update as written, without the sign of :attr:`spelling`."""
+        return tuple(p.operand if _negated(p) else p for p in (self.coefficient, self.offset))
+
+
+def _negated(node) -> bool:
+    return isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub)
+
 
 @dataclass
 class ArgReduction:

@@ -223,10 +223,11 @@ def _linear_update(stmt, name) -> tuple[gast.expr, gast.expr] | None:
 
 def _find_scans(ctx, info, body, stored):
     """Scans (:class:`~pforge.transpile.analysis.facts.Scan`): ``s ⊕= t`` with ``⊕`` a sum,
-    difference, product or ``np.maximum``/``np.minimum`` (``tf.``), the only store of ``s``, a statement of the
-    body itself (not under an ``if`` or in an inner loop), and ``s`` read elsewhere in the
-    body (else it is a reduction); or ``s = a * s + b``, read in the body or not. Reads before the update need the term to read nothing the
-    body binds, so that the running values are known before the body runs."""
+    difference, product or ``np.maximum``/``np.minimum`` (``tf.``), the only store of ``s``,
+    a statement of the body itself (not under an ``if`` or in an inner loop), and ``s`` read
+    elsewhere in the body (else it is a reduction); or ``s = a * s + b``, read in the body or
+    not. Reads before the update need the term to read nothing the body binds, so that the
+    running values are known before the body runs."""
     for name, stores in stored.items():
         if name in info.classes or len(stores) != 1:
             continue

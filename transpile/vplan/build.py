@@ -138,7 +138,8 @@ class _Builder:
             return None
         self.seen.add(scan.name)
         self.stacked.add(scan.name)
-        term = gast.unparse(contribution(stmt, scan.name)).strip()
+        # a linear recurrence's step is its whole right-hand side (`a * s + b`)
+        term = gast.unparse(stmt.value if scan.op == "linear" else contribution(stmt, scan.name)).strip()
         return [r.Scan(stmt.lineno, None, scan.name, scan.op, term, not scan.exclusive)]
 
     def convert_Assign(self, info, stmt, mask):

@@ -13,6 +13,7 @@ from pforge.transpile.backends.common import _evidently_array
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Unsupported, Val, align, const
 from pforge.transpile.backends.direct.shared import Ind, _Level, _loads
+from pforge.transpile.backends.pfor import _stores
 from pforge.transpile.spaces import constant_int
 
 
@@ -55,7 +56,7 @@ class LevelsMixin:
             self._row_streams(level, space)
         for name, stmt in info.derived.items():
             self._start_derived(level, name, stmt)
-        self._start_scans(info)
+        self._refuse_exclusive_scans(info)
         self._block(info.body, later, depth)
         self._end_scans(info)
         self.mask = saved_mask
@@ -117,7 +118,7 @@ class LevelsMixin:
         value = self.aliases.get(made) if made is not None and other is not None else None
         if not isinstance(value, gast.Call) or not value.args or self.lib.kind != "np":
             return False
-        if self.info.function is None or other in _bound_in(self.info.function):
+        if self.info.function is None or other in _stores([self.info.function]):
             return False  # `other` bound in the function could be another array than the one measured
         callee = self.ctx.imports.resolve(value.func) or ""
         first = value.args[0]
@@ -230,8 +231,3 @@ class LevelsMixin:
 def _declared_array(shape) -> bool:
     """A shape the user declared (not inferred by pforge, not a Python sequence)."""
     return shape is not None and not shape.sequence and not shape.inferred
-
-
-def _bound_in(fdef) -> set[str]:
-    """The names ``fdef`` binds anywhere in its body (not its parameters)."""
-    return {n.id for stmt in fdef.body for n in gast.walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}

@@ -165,20 +165,16 @@ class ReductionsMixin:
             given = ranks.local_shapes(fdef, self.shapes).get(name) or \
                 ranks.parameter_shapes(self.ctx, fdef, self.shapes).get(name)
             start = Val(start.node, (), given.rank if given is not None else None)
-        in_place = isinstance(scan.update, gast.AugAssign)
         if scan.op == "linear":
             return self._linear_steps(scan, start)
+        in_place = isinstance(scan.update, gast.AugAssign)
         term = self.ev(reduction_term(scan.update, name))
         if start.stacked or start.rank is None or term.rank is None or start.rank > term.rank or (
                 in_place and start.rank > 0):
             raise Unsupported(f"the running value `{name}` is neither one number nor rows that "
                               f"`{name} = {name} ⊕ t` rebinds (an array updated in place keeps its dtype "
                               "at every step)")
-        if scan.op in ("max", "min") and not (isinstance(scan.update.value.args[0], gast.Name)
-                                              and scan.update.value.args[0].id == name):
-            # np.minimum(t, s) of equal zeros returns s's zero, the accumulate t's
-            raise Unsupported(f"`{name}` is the second argument of its `{scan.op}` (the loop keeps its "
-                              "zero's sign where a term equals it; the accumulate would not)")
+        self._check_operand_order(scan)
         self._scan_start_check(name, start.rank, in_place)
         self._terms_are_arrays(term)
         if term.python and (term.stacked or scan.op in ("add", "mul")):
@@ -225,6 +221,9 @@ class ReductionsMixin:
         name, tf_ = scan.name, self.lib.alias
         steps = self.namer.new(f"{name}_steps")
         if scan.op == "linear":
+            if scan.spelling != "a * s + b":
+                raise Unsupported(f"the linear recurrence `{name}` subtracts (only `a * s + b` in "
+                                  "TensorFlow code)")
             a, b = self.ev(scan.coefficient), self.ev(scan.offset)
             if a.rank != 0 or b.rank != 0 or not (a.stacked or b.stacked):
                 raise Unsupported(f"the linear recurrence `{name}` is not on one number per iteration")
@@ -234,9 +233,6 @@ class ReductionsMixin:
             coef = self._hoist(lift(self.lib, a, 1).node if a.stacked else a.node, f"{name}_a")
             offset = self._hoist(lift(self.lib, b, 1).node if b.stacked else b.node, f"{name}_b")
             sized = coef if a.stacked else offset
-            if any(isinstance(v, gast.UnaryOp) and isinstance(v.op, gast.USub) for v in (scan.coefficient, scan.offset)):
-                raise Unsupported(f"the linear recurrence `{name}` subtracts (only `a * s + b` in "
-                                  "TensorFlow code)")
             # the stacked parts are the elements scanned over; an invariant one is read as it is
             # (a Python float times a float64 tensor, as in the loop)
             step = self.namer.new(f"{name}_step")
@@ -256,9 +252,7 @@ class ReductionsMixin:
         term = self.ev(reduction_term(scan.update, name))
         if term.rank != 0 or not term.stacked or not term.full[0]:
             raise Unsupported(f"the running value `{name}` is not one number per iteration")
-        if scan.op in ("max", "min") and not (isinstance(scan.update.value.args[0], gast.Name)
-                                              and scan.update.value.args[0].id == name):
-            raise Unsupported(f"`{name}` is the second argument of its `{scan.op}`")
+        self._check_operand_order(scan)
         terms = self._hoist(lift(self.lib, term, 1).node, f"{name}_terms")
         update = scan.update
         op = update.op if isinstance(update, gast.AugAssign) else getattr(update.value, "op", None)
@@ -273,6 +267,15 @@ class ReductionsMixin:
                                           C=chain)
         self.scan_steps[name] = (f"{steps}[1:]", f"{steps}[-1]")
         self.scan_ranks[name] = 0
+
+    @staticmethod
+    def _check_operand_order(scan) -> None:
+        """``np.minimum(t, s)`` of equal zeros returns ``s``'s zero, an accumulate over the
+        running value the term's: only ``f(s, t)`` is rewritten."""
+        first = scan.update.value.args[0] if scan.op in ("max", "min") else None
+        if first is not None and not (isinstance(first, gast.Name) and first.id == scan.name):
+            raise Unsupported(f"`{scan.name}` is the second argument of its `{scan.op}` (the loop keeps its "
+                              "zero's sign where a term equals it; the accumulate would not)")
 
     def _scan_start_check(self, name, rank: int, in_place: bool) -> None:
         """The start must be a number NumPy computes with as the loop does, or for rows an
@@ -310,13 +313,9 @@ class ReductionsMixin:
                 iteration, or no coefficient that is a NumPy value.
         """
         name = scan.name
-        # a sign folded in by the analysis (`a * s - b`) is applied in the running values'
-        # dtype: `-b` of a uint8 offset would wrap before the loop's float subtraction
-        signs = []
-        for part in (scan.coefficient, scan.offset):
-            negated = isinstance(part, gast.UnaryOp) and isinstance(part.op, gast.USub)
-            signs.append(negated)
-        a, b = (self.ev(p.operand if neg else p) for p, neg in zip((scan.coefficient, scan.offset), signs))
+        # the sign of `a * s - b` is applied in the running values' dtype: `-b` of a uint8
+        # offset would wrap before the loop's float subtraction
+        a, b = (self.ev(part) for part in scan.parts)
         if start.stacked or start.rank != 0 or a.rank != 0 or b.rank != 0:
             raise Unsupported(f"the linear recurrence `{name}` is not on one number")
         if any(v.python and v.stacked for v in (a, b)) or not any(v.stacked and not v.python for v in (a, b)):
@@ -325,7 +324,7 @@ class ReductionsMixin:
         sized = next(v for v in (a, b) if v.stacked)
         if not sized.full[0]:
             raise Unsupported(f"`{name}`: coefficients that do not vary along the loop")
-        self._scan_start_check(name, 0, isinstance(scan.update, gast.AugAssign))
+        self._scan_start_check(name, 0, in_place=False)  # `s = a * s + b` rebinds
         self._terms_are_arrays(a, b)
         np_ = self.lib.alias
         coef, offset = (self._hoist(lift(self.lib, v, 1).node if v.stacked else v.node, f"{name}_{hint}")
@@ -337,7 +336,7 @@ class ReductionsMixin:
             return templates.expr(f"C[{at}]", C=node) if stacked else copy.deepcopy(node)
 
         # a step as the loop spells it: `a * s + b`, `a * s - b` or `b - a * s`
-        spelled = "A * S - B" if signs[1] else "B - A * S" if signs[0] else "A * S + B"
+        spelled = scan.spelling.replace("a", "A").replace("b", "B").replace("s", "S")
         step = templates.expr(spelled, A=element(coef, a.stacked, "0"), S=templates.name(name),
                               B=element(offset, b.stacked, "0"))
         # The first step is the loop's own (a Python float times an int8 start is a float64);
@@ -345,12 +344,12 @@ class ReductionsMixin:
         self.out += templates.replace(
             f"{first} = STEP\n{values} = {np_}.empty(len(N), {np_}.result_type(A, {first}, B))\n{values}[:] = B\n",
             STEP=step, N=coef if a.stacked else offset, A=coef, B=offset)
-        if signs[1]:
+        if scan.spelling == "a * s - b":
             self.out += templates.replace(f"{np_}.negative({values}, out={values})")
         self.out += templates.replace(f"{values}[0] = {first}")
         if a.stacked:
             self.out += templates.replace(f"{scale} = {np_}.array(A, {values}.dtype)", A=coef)
-            if signs[0]:
+            if scan.spelling == "b - a * s":
                 self.out += templates.replace(f"{np_}.negative({scale}, out={scale})")
             self.out += templates.replace(
                 f"{span} = 1\n"
@@ -360,7 +359,7 @@ class ReductionsMixin:
                 f"    {span} *= 2")
         else:  # one coefficient: the scale of a round is its power 2 ** round
             self.out += templates.replace(
-                f"{span}, {scale} = 1, -{np_}.asarray(A, {values}.dtype)\n" if signs[0] else
+                f"{span}, {scale} = 1, -{np_}.asarray(A, {values}.dtype)\n" if scan.spelling == "b - a * s" else
                 f"{span}, {scale} = 1, A\n", A=coef)
             self.out += templates.replace(
                 f"while {span} < len({values}):\n"
@@ -379,7 +378,7 @@ class ReductionsMixin:
         self.scan_ranks[name] = 0
         self.nonempty = True
 
-    def _start_scans(self, info) -> None:
+    def _refuse_exclusive_scans(self, info) -> None:
         """A scan read before its update (exclusive) is left as a loop: the first read is ``s``
         itself, whose kind the running values would not keep (a Python float where they are
         float32 computes ``s * 0.1`` in float64)."""
