@@ -11,6 +11,7 @@ from pforge.transpile import ranks, templates
 from pforge.transpile.analysis import reduction_term
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Unsupported, Val, align, const, lift
+from pforge.transpile.backends.direct.indexing import _is_ellipsis
 from pforge.transpile.backends.common import _evidently_array
 from pforge.transpile.backends.direct.levels import _declared_array
 from pforge.transpile.backends.direct.shared import _REDUCE_FN, _is_boolean
@@ -76,8 +77,10 @@ class ReductionsMixin:
                     or self.lib.kind != "np" or self.to_tf:
                 raise Unsupported(f"`{red.name}`: a reduction whose first iteration assigns, inside "
                                   "another loop or an `if`, or of terms of unknown rank")
-            if isinstance(stmt, gast.AugAssign) and term.rank > 0 and not isinstance(term_node, (gast.BinOp,
-                                                                                                gast.UnaryOp)):
+            # an element read through an ellipsis (`m[i][..., -1]`) is a 0-d view, not a copy
+            view = term.rank > 0 or (isinstance(term_node, gast.Subscript) and any(
+                _is_ellipsis(n) for n in gast.walk(term_node.slice)))
+            if isinstance(stmt, gast.AugAssign) and view and not isinstance(term_node, (gast.BinOp, gast.UnaryOp)):
                 raise Unsupported(f"`{red.name}` starts as a row it then updates in place (`+=` writes "
                                   "into the array the row belongs to)")
             fused = None
