@@ -54,7 +54,11 @@ def test_a_comprehension_read_as_an_array_is_batched(expr, params):
             continue
         got = _run(result.code, "f", X.copy(), w)
         assert type(got) is type(want) or np.isscalar(got) and np.isscalar(want)
-        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+        if "np.dot" in expr:  # BLAS fixes no order for a dot product's sum: ddot per row and
+            # einsum over the batch may differ in the last bit (NumPy 2.4 on this machine does)
+            np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-14, atol=1e-15)
+        else:
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
         assert np.asarray(got).dtype == np.asarray(want).dtype
 
 

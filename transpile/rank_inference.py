@@ -18,7 +18,7 @@ lattice "rank or unknown"), against two kinds of constraints:
   needs rank > k);
 - **soft**: what the code suggests (a stored value has the element's rank rather than being
   broadcast; a full reduction or ``np.dot`` is not applied to a scalar; ``axis=k`` is not
-  given for a vector).
+  given for a vector; ``x.size`` is taken of something with elements).
 
 Assignments are tried in order of total rank, then largest rank, then the rank given to
 names the code never indexes (Occam: the fewest axes that explain the code); the first that
@@ -527,7 +527,9 @@ class _Eval:
         limits = isinstance(node.value, gast.Call) and \
             (self.ctx.imports.resolve(node.value.func) or "") in ("numpy.finfo", "numpy.iinfo")
         if node.attr in ("ndim", "size") or limits:  # np.finfo(float).eps is a number
-            self.rank(node.value)
+            rank = self.rank(node.value)
+            if node.attr == "size":  # the number of elements of what has elements: not a scalar
+                self.need_at_least(node.value, rank, 1, hard=False)
             return 0
         if node.attr in ("T", "real", "imag"):
             return self.rank(node.value)

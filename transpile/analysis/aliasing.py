@@ -17,6 +17,22 @@ _FRESH_CALLS = {"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "numpy
                 "tensorflow.TensorArray"}
 
 
+# NumPy calls that always allocate their result, never returning an argument or a view of one
+# (without ``out=``): ufuncs, constructors and functions documented to return a new array.
+# ``np.real``, ``np.reshape``, ``np.asarray``, ``np.linalg.matrix_transpose`` and the like may
+# return a view or the argument itself, so they are not here.
+_FRESH_NUMPY = {f"numpy.{name}" for name in (
+    "abs absolute add arange arccos arcsin arctan arctan2 argsort bincount ceil clip concatenate "
+    "conj conjugate cos cosh cross cumprod cumsum diff divide dot exp exp2 expm1 eye floor "
+    "fmax fmin hstack hypot identity isfinite isinf isnan kron linspace log log10 log1p log2 "
+    "logical_and logical_not logical_or logical_xor logspace matmul maximum minimum mod "
+    "multiply negative outer power reciprocal remainder repeat rint sign sin sinh sort sqrt "
+    "square stack subtract tan tanh tile true_divide vstack "
+    "fft.fft fft.ifft fft.rfft fft.irfft fft.fft2 fft.ifft2 fft.rfft2 fft.irfft2 fft.fftn "
+    "fft.ifftn fft.rfftn fft.irfftn fft.hfft fft.ihfft fft.fftfreq fft.rfftfreq fft.fftshift "
+    "fft.ifftshift linalg.inv linalg.pinv linalg.solve linalg.cholesky linalg.lstsq").split()}
+
+
 def _fresh_value(ctx, value) -> bool:
     if isinstance(value, (gast.List, gast.Dict, gast.Set, gast.ListComp, gast.DictComp,
                           gast.SetComp, gast.Constant, gast.BinOp)):
@@ -24,6 +40,8 @@ def _fresh_value(ctx, value) -> bool:
     if isinstance(value, gast.Call):
         callee = ctx.imports.resolve(value.func)
         if callee in _FRESH_CALLS:
+            return True
+        if callee in _FRESH_NUMPY and not any(k.arg == "out" for k in value.keywords):
             return True
         return isinstance(value.func, gast.Attribute) and value.func.attr in ("copy", "astype")
     return False

@@ -9,6 +9,7 @@ import copy
 import gast
 
 from pforge.transpile import ranks, templates
+from pforge.transpile.analysis.aliasing import _FRESH_NUMPY
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Args, Unsupported, Val, align, const, merged, python_result
 from pforge.transpile.backends.direct.linalg import convert_matmul_operator
@@ -553,6 +554,8 @@ class ExpressionsMixin:
                         for t, part in zip(target.elts, parts):
                             values[t.id] = part
                         continue
+                    if self._masked_local_write(st, target, values, subst):
+                        continue
                     self._declined = f"has an assignment to a subscript or an attribute at line {st.lineno}"
                     return None
                 if isinstance(st, gast.AugAssign) and isinstance(st.target, gast.Name) and st.target.id in values:
@@ -575,12 +578,38 @@ class ExpressionsMixin:
             return None
         return None  # falls off the end: returns None
 
+    def _masked_local_write(self, st, target, values, subst) -> bool:
+        """In a helper being inlined, ``a[m] = v`` into a local ``a`` bound to a new array
+        (``spectrum = np.fft.rfft(x); spectrum[freqs < lo] = 0.0``), with ``m`` a boolean array
+        that varies per iteration: done as a batched masked write into a stacked copy
+        (:meth:`_private_masked_write`), after which ``a`` names that stack. False when the
+        write is not one (the helper is then not inlined)."""
+        name = getattr(target.value, "id", None)
+        if not (isinstance(target.value, gast.Name) and name in values and self._fresh(values[name])
+                and self.lib.kind == "np" and not self.to_tf):
+            return False
+        index = subst(target.slice)
+        if not self._boolean_mask(index) or not self._varies(index):
+            return False
+        current = self.ev(values[name])
+        tmp = self.namer.new(name)
+        self._private_masked_write(tmp, current, index, self.ev(subst(st.value)), None, st)
+        values[name] = templates.name(tmp)
+        return True
+
+    def _varies(self, expr) -> bool:
+        """Whether ``expr`` reads a per-iteration name."""
+        return any(isinstance(n, gast.Name) and self._is_stacked_name(n.id) for n in gast.walk(expr))
+
     def _fresh(self, expr) -> bool:
         """Whether ``expr`` makes a new value (arithmetic, a NumPy reduction or constructor),
         never one of its operands: an update in place of it writes into nothing else."""
         if isinstance(expr, (gast.BinOp, gast.UnaryOp, gast.Constant)):
             return True
-        return isinstance(expr, gast.Call) and (self.ctx.imports.resolve(expr.func) or "") in _FRESH_CALLS
+        if not isinstance(expr, gast.Call):
+            return False
+        name = self.ctx.imports.resolve(expr.func) or ""
+        return (name in _FRESH_CALLS or name in _FRESH_NUMPY) and not any(k.arg == "out" for k in expr.keywords)
 
     def _static_truth(self, test) -> bool | None:
         """Whether ``test`` holds on every iteration, when that is known before the loop runs:
@@ -807,7 +836,8 @@ def _constructor_rank(rw, node, name):
         return 2
     if name in _SCALAR_TYPES and len(node.args) == 1 and not node.keywords:  # np.int8(v): v's rank
         return rw.ev(node.args[0]).rank
-    if name in ("numpy.arange", "numpy.linspace", "numpy.logspace", "numpy.geomspace"):
+    if name in ("numpy.arange", "numpy.linspace", "numpy.logspace", "numpy.geomspace",
+                "numpy.fft.fftfreq", "numpy.fft.rfftfreq"):
         return 1
     if name in ("numpy.unique", "numpy.flatnonzero") and len(node.args) == 1 and not node.keywords:
         return 1  # flattened, whatever the argument's rank

@@ -12,6 +12,7 @@ from pforge.transpile import ranks, templates
 from pforge.transpile.naming import global_names
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Unsupported, Val, align, const, lift
+from pforge.transpile.backends.direct.linalg import TUPLE_RESULTS
 from pforge.transpile.backends.common import _evidently_array
 from pforge.transpile.backends.direct.shared import Ind, _components
 from pforge.transpile.backends.pfor import _nonnegative
@@ -71,6 +72,10 @@ class IndexingMixin:
         solved = self._lstsq_solution(node)
         if solved is not None:
             return solved
+        position = constant_int(node.slice)
+        items = self._tuple_items(node.value) if position is not None else None
+        if items is not None and -len(items) <= position < len(items):
+            return items[position]
         comps = _components(node.slice)
         base = self.ev(node.value)
         if not self.needs_trip and self._np and self._in_batched_code(node) and not _is_shape(self.ctx, node.value) \
@@ -147,6 +152,30 @@ class IndexingMixin:
         index = parts[0] if len(parts) == 1 and not isinstance(parts[0], gast.Slice) else \
             gast.Tuple(elts=parts, ctx=gast.Load())
         return gast.copy_location(gast.Subscript(value=node.value, slice=index, ctx=node.ctx), node)
+
+    def _tuple_items(self, call) -> list[Val] | None:
+        """The items of a call that returns a tuple of arrays (``np.linalg.slogdet(c)``,
+        :data:`linalg.TUPLE_RESULTS`) on a per-iteration operand: the batched call is made once
+        (a gufunc: the loop axes are batch axes, each matrix taken by the same LAPACK routine
+        as in the loop) and each item is its element. None when ``call`` is not one, or its
+        operand is the same on every iteration (the call then stays as written)."""
+        if not (isinstance(call, gast.Call) and self.lib.kind == "np" and not self.to_tf):
+            return None
+        name = self.ctx.imports.resolve(call.func) or ""
+        deltas = TUPLE_RESULTS.get(name)
+        if deltas is None:
+            return None
+        if len(call.args) != 1 or call.keywords:
+            raise Unsupported(f"`{name}`: batched only with one operand and no keywords")
+        x = self.ev(call.args[0])
+        if not x.stacked:
+            return None
+        if x.rank is None or x.rank < 2:
+            raise Unsupported(f"`{name}`: needs a per-iteration matrix of known rank")
+        whole = self._hoist(gast.Call(func=copy.deepcopy(call.func), args=[x.node], keywords=[]),
+                            name.rsplit(".", 1)[-1])
+        return [Val(gast.Subscript(value=copy.deepcopy(whole), slice=const(k), ctx=gast.Load()), x.full,
+                    x.rank + delta) for k, delta in enumerate(deltas)]
 
     def _lstsq_solution(self, node):
         """``np.linalg.lstsq(A, b)[0]`` with ``A`` the same matrix on every iteration and ``b``

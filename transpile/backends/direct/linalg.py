@@ -221,3 +221,44 @@ _core_family(["tensorflow.linalg.inv", "tensorflow.linalg.cholesky", "tensorflow
               "tensorflow.linalg.adjoint", "tensorflow.linalg.expm", "numpy.linalg.inv",
               "numpy.linalg.cholesky"], 2, 0)
 _core_family(["tensorflow.linalg.diag"], 1, 1)
+
+
+@register("numpy.linalg.solve", family="linalg", sample=None)
+def _convert_solve(b):
+    """``np.linalg.solve(a, b)``: a gufunc over the last two axes of ``a``; ``b`` is one
+    vector when it is 1-D (NumPy 2's rule), else a matrix of columns. Batched, a per-iteration
+    vector gets a column axis (``solve(A, B[..., None])[..., 0]``) so the loop axes stay
+    batch axes; each system is solved by the same LAPACK ``gesv`` call as in the loop."""
+    if len(b.pos) != 2 or b.kw:
+        raise b.unsupported("expected `solve(a, b)`")
+    a, c = b.pos
+    if a.rank is None or c.rank is None or a.rank < 2 or c.rank < 1:
+        raise b.unsupported("batched only for a matrix and a vector or matrix of known rank")
+    vector = c.rank == 1
+    (a2, c2), full, batch = _align_core(b.lib, [a, c], [2, 1 if vector else 2], "`numpy.linalg.solve`")
+    if not vector:
+        return Val(b.emit([a2.node, c2.node], {}), full, batch + 2)
+    column = gast.Subscript(value=c2.node, slice=gast.Tuple(elts=[
+        gast.Constant(value=Ellipsis, kind=None), gast.Constant(value=None, kind=None)], ctx=gast.Load()),
+        ctx=gast.Load())
+    solved = b.emit([a2.node, column], {})
+    return Val(gast.Subscript(value=solved, slice=gast.Tuple(elts=[
+        gast.Constant(value=Ellipsis, kind=None), const(0)], ctx=gast.Load()), ctx=gast.Load()), full, batch + 1)
+
+
+#: NumPy calls that return a tuple of arrays, each a gufunc over the last two axes of the one
+#: operand: the per-iteration rank of each item relative to the operand's
+TUPLE_RESULTS = {"numpy.linalg.slogdet": (-2, -2), "numpy.linalg.eigh": (-1, 0),
+                 "numpy.linalg.eig": (-1, 0), "numpy.linalg.svd": (0, -1, 0)}
+
+
+def _tuple_rule(name):
+    @register(name, family="linalg", sample=None)
+    def _convert(b):
+        """A tuple of arrays per iteration: batched where its items are taken
+        (:meth:`IndexingMixin._tuple_items`), never as a whole."""
+        raise b.unsupported("batched only where its items are taken (`sign, logdet = ...` or `[1]`)")
+
+
+for _name in TUPLE_RESULTS:
+    _tuple_rule(_name)

@@ -130,6 +130,12 @@ class StatementsMixin:
                     raise Unsupported(f"line {stmt.lineno}: tuple assignment of an invariant")
                 self._bind(elt.id, val, later)
             return
+        if isinstance(target, gast.Tuple) and all(isinstance(e, gast.Name) for e in target.elts):
+            items = self._tuple_items(stmt.value)  # `sign, logdet = np.linalg.slogdet(c)`
+            if items is not None and len(items) == len(target.elts):
+                for elt, val in zip(target.elts, items):
+                    self._bind(elt.id, val, later)
+                return
         if isinstance(target, gast.Subscript):
             update = spelled_out_update(stmt)  # `h[k] = h[k] + v` is `h[k] += v`
             if update is not None:

@@ -165,6 +165,8 @@ class WritesMixin:
         value = self.ev(value_node) if value is None else value
         current = self.env.get(name)
         depth = len(self.levels)
+        if name in self.loop_stores and isinstance(current, Val) and self._boolean_mask(target.slice):
+            return self._private_masked_write(name, current, target.slice, value, op, stmt)
         if isinstance(current, Val) and current.stacked:
             return self._private_write(name, current, target, value, op, stmt)
         comps = _components(target.slice)
@@ -259,6 +261,55 @@ class WritesMixin:
         if op is not None and type(op) not in _OP_SYMBOL:
             raise Unsupported(f"line {stmt.lineno}: augmented `{type(op).__name__}` write")
         self.out += _in_place(node, op, new, views=self.lib.kind == "np" and bool(elem_rank))
+
+    def _boolean_mask(self, index) -> bool:
+        """Whether ``index`` is a boolean array the code shows: a comparison, ``~``/``&``/``|``/``^``
+        of ones, or a name bound to one in this iteration."""
+        if isinstance(index, gast.Name):
+            return index.id in self.boolean_vectors
+        if isinstance(index, gast.BinOp) and isinstance(index.op, (gast.BitAnd, gast.BitOr, gast.BitXor)):
+            return self._boolean_mask(index.left) and self._boolean_mask(index.right)
+        if isinstance(index, gast.UnaryOp) and isinstance(index.op, gast.Invert):
+            return self._boolean_mask(index.operand)
+        return _is_boolean(index, self.ctx) and not isinstance(index, (gast.BoolOp, gast.UnaryOp))
+
+    def _private_masked_write(self, name, current, index, value, op, stmt):
+        """``a[m] = v`` into an array ``a`` this iteration allocated (``a = np.fft.rfft(x)``), with
+        ``m`` a per-iteration boolean array of ``a``'s rank and ``v`` a number per iteration.
+
+        Batched, every iteration gets its own copy of ``a`` (``np.array`` of the stacked value,
+        or of the invariant one broadcast along the loop axis), and the same boolean assignment
+        runs on the stack: ``A[M] = v``, or ``A[M] = np.broadcast_to(V, M.shape)[M]`` for a
+        per-iteration ``v``. Casting into ``a``'s dtype, and the ``IndexError`` of a mask of
+        another shape, are NumPy's own, as in the loop.
+        """
+        where = f"line {stmt.lineno}: a masked write into the per-iteration array `{name}`"
+        if self.in_branch or self.mask is not None or op is not None or len(self.levels) != 1:
+            raise Unsupported(f"{where} under a per-iteration `if`, in a nest, or as an update")
+        mask = self.ev(index)
+        if not (mask.stacked and all(mask.full)) or mask.rank is None or mask.rank != current.rank \
+                or mask.rank < 1 or (current.stacked and not all(current.full)):
+            raise Unsupported(f"{where}: the mask's rank is not the array's, or it is the same on "
+                              "every iteration")
+        if value.stacked and (value.rank != 0 or not all(value.full)):
+            raise Unsupported(f"{where}: a value other than one number per iteration")
+        np_ = self.lib.alias
+        selected = self.namer.new(f"{name}_mask")
+        self.out += templates.replace(f"{selected} = M", M=mask.node)
+        if current.stacked:
+            stack = self.lib.call("array", current.node)
+        else:
+            shape = templates.expr(f"{np_}.shape({selected})[:1] + {np_}.shape(A)", A=current.node)
+            stack = self.lib.call("array", self.lib.call("broadcast_to", current.node, shape))
+        self.out += templates.replace(f"{name} = S", S=stack)
+        if value.stacked:
+            spread = self.lib.call("broadcast_to", core.insert_axes(self.lib, value, 1, mask.rank),
+                                   templates.expr(f"{np_}.shape({selected})"))
+            written = templates.expr(f"S[{selected}]", S=spread)
+        else:
+            written = value.node
+        self.out += templates.replace(f"{name}[{selected}] = V", V=written)
+        self.env[name] = Val(templates.name(name), (True,), current.rank)
 
     def _private_write(self, name, current, target, value, op, stmt):
         if self.in_branch or self.mask is not None:
