@@ -163,6 +163,8 @@ def separating_dim(access: Access, induction: str, variant: set[str],
     """
     for d, index in enumerate(access.dims):
         if isinstance(index, gast.Slice):
+            if nest is not None and _block(index, induction, variant, nest) is not None:
+                return d, _block(index, induction, variant, nest)
             continue
         form = Affine.of(index, products=True)
         if form is None:
@@ -220,6 +222,51 @@ def _linearized(form: Affine, access: Access, induction: str, variant: set[str],
     return False
 
 
+def _block(part: gast.Slice, induction: str, variant: set[str], nest: Nest) -> Affine | None:
+    """The start of ``part`` when it is iteration ``induction``'s own block of a blocked axis,
+    ``x[s*i + k : s*(i + 1) + k]`` (``s*i + k : s*i + k + s``), else None.
+
+    With a constant stride ``s > 0``, a constant offset ``k >= 0`` and an index never negative,
+    the blocks ``[s*i + k, s*(i + 1) + k)`` are disjoint and never wrap around. With an
+    invariant name as the stride (``x[b*y:b*(y + 1)]``, ``k = 0``) they are disjoint whatever
+    ``b`` is: ``b > 0`` as above; ``b = 0`` gives empty blocks; ``b < 0`` gives ``x[0:b]`` at
+    ``i = 0`` and an empty slice at every ``i >= 1`` (both bounds negative, the stop before the
+    start). A slice that stops past the end is cut there, which keeps the blocks disjoint.
+    This is the blocked (tiled) access of pooling and block averages, which the strong SIV
+    test cannot see through a slice (Allen & Kennedy ch. 3; symbolic strides as in LLVM's
+    LoopAccessAnalysis, which versions a loop on the stride where it must).
+    """
+    if part.step is not None and not (isinstance(part.step, gast.Constant) and part.step.value in (None, 1)):
+        return None
+    if part.lower is None or part.upper is None or nest.lowest is None or nest.lowest < 0:
+        return None
+    lo, hi = Affine.of(part.lower, products=True), Affine.of(part.upper, products=True)
+    if lo is None or hi is None:
+        return None
+    width = hi.minus(lo)
+    inside = [(key, c) for key, c in lo.coeffs if induction in key.split("*")]
+    if len(inside) != 1 or (lo.symbols() - {induction}) & variant or (width.symbols() & (variant | {induction})):
+        return None
+    key, c = inside[0]
+    if key == induction:  # a constant stride
+        if c > 0 and not width.coeffs and width.const == c and lo.const >= 0 and not any(
+                induction in k.split("*") for k, _ in lo.coeffs if k != induction):
+            return lo
+        return None
+    stride = [f for f in key.split("*") if f != induction]
+    if len(stride) != 1 or key.split("*").count(induction) != 1 or lo.const != 0 or len(lo.coeffs) != 1:
+        return None
+    return lo if width == Affine(((stride[0], c),), 0) and c > 0 else None
+
+
+def _same_slice(a: gast.Slice, b: gast.Slice) -> bool:
+    """Whether two slices have the same affine bounds and the same step (both spelled alike)."""
+    bounds = [Affine.of(x, products=True) if x is not None else None
+              for x in (a.lower, b.lower, a.upper, b.upper)]
+    steps = [gast.dump(x) if x is not None else None for x in (a.step, b.step)]
+    return None not in bounds and bounds[0] == bounds[1] and bounds[2] == bounds[3] and steps[0] == steps[1]
+
+
 def _load(name: str) -> gast.Name:
     return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
 
@@ -244,6 +291,12 @@ def test_pair(write: Access, other: Access, induction: str | None, variant: set[
         return Conflict("unknown", f"the index of `{label}` is not an injective affine function "
                         f"of `{induction}`")
     d, wform = sep
+    if isinstance(write.dims[d], gast.Slice):  # a block of its own: only the same block is safe
+        theirs = other.dims[d] if d < len(other.dims) else None
+        if isinstance(theirs, gast.Slice) and _same_slice(theirs, write.dims[d]):
+            return None
+        return Conflict("unknown", f"another access reads the blocks that `{induction}` writes "
+                        "otherwise than block by block")
     if d >= len(other.dims) or isinstance(other.dims[d], gast.Slice):
         return Conflict("unknown", "another access reads a whole slice along the dimension that "
                         f"`{induction}` indexes")

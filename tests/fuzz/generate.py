@@ -725,6 +725,39 @@ class _Builder:
         return Fragment("aliased name", REFUSE, (f"e{k}[i] = d[{prev}] * 0.5 + {self.expr(1)}",),
                         (f"e{k} = d",), outputs=("d",), reads=frozenset({"d"}), **offsets)
 
+    def _block(self, k):
+        """Each iteration writes its own block of a longer array (pooling, block averages):
+        ``q[b*i:b*(i + 1)]`` with the stride a name, or ``q[2*i:2*i + 2]``; the block may be
+        read back in the same statement, or only read, by a reduction."""
+        if not self.np:
+            return self._map(k)
+        width = self.rng.choice((1, 2, 3))
+        named = self.rng.random() < 0.6
+        block = f"b{k} * i:b{k} * (i + 1)" if named else f"{width} * i:{width} * i + {width}"
+        setup = ((f"b{k} = {width}",) if named else ()) + (f"q{k} = np.arange({width} * len(x)) * 0.5",)
+        r = self.rng.random()
+        if r < 0.35:
+            return Fragment("own block", VECTORIZE, (f"q{k}[{block}] = {self.expr()}",), setup, outputs=(f"q{k}",))
+        if r < 0.7:
+            return Fragment("own block, read back", VECTORIZE,
+                            (f"q{k}[{block}] = q{k}[{block}] * {self.expr(1)} + 1.0",), setup, outputs=(f"q{k}",))
+        return Fragment("own block, reduced", VECTORIZE, (f"o{k}[i] = np.max(q{k}[{block}]) + {self.expr(1)}",),
+                        setup + (f"o{k} = np.zeros(len(x))",), outputs=(f"o{k}",))
+
+    def _overlap(self, k):
+        """Blocks that meet: a window one longer than its stride (two iterations write one
+        element), or the next block read, which a later iteration overwrites (counting down,
+        an earlier one wrote it: a flow dependence)."""
+        if not self.np:
+            return self._carried(k)
+        setup = (f"b{k} = 2", f"q{k} = np.arange(2 * len(x) + 4) * 0.5")
+        if self.rng.random() < 0.5:
+            return Fragment("overlapping blocks", REFUSE, (f"q{k}[b{k} * i:b{k} * i + b{k} + 1] = {self.expr()}",),
+                            setup, outputs=(f"q{k}",))
+        return Fragment("next block read", REFUSE if self.descending else EITHER,
+                        (f"q{k}[b{k} * i:b{k} * (i + 1)] = q{k}[b{k} * (i + 1):b{k} * (i + 2)] + {self.expr(1)}",),
+                        setup, outputs=(f"q{k}",))
+
     def _rows(self, k):
         if not self.np:
             return self._carried(k)
@@ -738,10 +771,11 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("reduction", 5), ("count", 1), ("argmax", 2), ("gather", 2), ("scatter-add", 2),
                ("nest-carried", 2), ("pair", 2), ("prefix", 1), ("filter", 2), ("window", 2),
                ("selection", 2), ("masked-write", 1), ("tuple-reduction", 2), ("stack-axis", 2),
-               ("linearized", 2), ("comprehension", 2), ("helper", 2), ("first-assign", 2), ("scan", 3))
+               ("linearized", 2), ("comprehension", 2), ("helper", 2), ("first-assign", 2), ("scan", 3),
+               ("block", 2))
 DEPENDENT = (("carried", 2), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
-             ("alias", 1))
+             ("alias", 1), ("overlap", 1))
 
 
 def _pick(rng, table):

@@ -265,7 +265,7 @@ class IndexingMixin:
         for c in comps:
             if isinstance(c, gast.Slice):
                 if any(bound is not None and self.ev(bound).stacked for bound in (c.lower, c.upper, c.step)):
-                    window = None if store else self._window(c)
+                    window = self._window(c)  # a store: disjoint blocks, as the analysis proved
                     if window is None:
                         raise Unsupported("a slice whose bounds differ per iteration")
                     kinds.append(("window", window))
@@ -286,7 +286,7 @@ class IndexingMixin:
             raise Unsupported("more indices than the array has axes")
         base_name = base_node.id if isinstance(base_node, gast.Name) else None
         if any(k == "window" for k, _ in kinds):
-            return self._windowed(base_node, kinds, base_rank)
+            return self._windowed(base_node, kinds, base_rank, store)
         if not store:
             base_node = self._as_array(base_node)
         # Slice path: loop indices first, levels increasing, safe bounds, then invariant parts.
@@ -410,12 +410,42 @@ class IndexingMixin:
                 if isinstance(scale, gast.Constant) and type(scale.value) is int:
                     inner = self._affine(other)
                     return None if inner is None else {k: (scale.value * c, n) for k, (c, n) in inner.items()}
+            for scale, other in ((node.left, node.right), (node.right, node.left)):
+                scaled = self._scaled(scale, other)
+                if scaled is not None:
+                    return scaled
         if self.ev(node).stacked or any(isinstance(n, gast.Name) and n.id in self.loop_stores
                                         for n in gast.walk(node)):
             return None
         return {gast.unparse(node).strip(): (1, node)}
 
-    def _windowed(self, base_node, kinds, base_rank):
+    def _scaled(self, scale, other):
+        """``b * (y + 1)`` with ``b`` an invariant number and the other factor affine in the
+        loop indices: each index term keyed ``("ind", y, "b")`` (a stride ``b``; the window
+        checks require ``b >= 0``), each invariant term multiplied by ``b``. None otherwise."""
+        if any(isinstance(n, gast.Name) and (n.id in self.loop_stores or isinstance(self.env.get(n.id), Ind))
+               for n in gast.walk(scale)):
+            return None
+        value = self.ev(scale)
+        if value.stacked or value.rank != 0:
+            return None
+        inner = self._affine(other)
+        if inner is None or any(isinstance(k, tuple) and len(k) == 3 for k in inner) or \
+                not any(isinstance(k, tuple) for k in inner):
+            return None
+        text = gast.unparse(scale).strip()
+        out = {}
+        for key, (coef, n) in inner.items():
+            if isinstance(key, tuple):
+                out[("ind", key[1], text)] = (coef, n)
+            elif key == 1:
+                out[text] = (out.get(text, (0, None))[0] + coef, copy.deepcopy(scale))
+            else:
+                product = gast.BinOp(left=copy.deepcopy(scale), op=gast.Mult(), right=copy.deepcopy(n))
+                out[f"{text}*{key}"] = (coef, product)
+        return out
+
+    def _windowed(self, base_node, kinds, base_rank, store=False):
         """A read through sliding windows (``src[y:y + k, x:x + k, c]``): every window, loop
         index and per-iteration index becomes an advanced index, the windows on trailing axes
         of their own, so the result has the loop axes, then the window axes, then any trailing
@@ -458,7 +488,7 @@ class IndexingMixin:
         self.checks += checks
         consumed = sum(kind in ("ind", "val", "fixed") for kind, _ in kinds)
         rank = None if base_rank is None else base_rank - consumed
-        return core.subscript(self._as_array(base_node), parts), full, rank, True
+        return core.subscript(base_node if store else self._as_array(base_node), parts), full, rank, True
 
     def _window_checks(self, base_node, kinds) -> list[gast.expr]:
         """``lo >= 0`` at the iteration where ``lo`` is least and ``hi <= len`` where ``hi`` is
@@ -471,6 +501,8 @@ class IndexingMixin:
             for key, (coef, _) in window.terms.items():
                 if not isinstance(key, tuple) or coef == 0:
                     continue
+                if len(key) == 3:  # `b * y`: its sign is the coefficient's only where `b >= 0`
+                    checks.append(templates.expr(f"({key[2]}) >= 0"))
                 ind = self.env[key[1]]
                 step = 1 if ind.step is None else constant_int(ind.step)
                 if step not in (1, -1):

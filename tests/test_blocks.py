@@ -1,0 +1,127 @@
+"""Blocked access: each iteration reads and writes its own block ``x[b*y:b*(y + 1)]`` (pooling,
+block averages). The dependence test proves the blocks disjoint (``dependence._block``), the
+direct backend reads and writes them through windows, and look-alikes whose blocks overlap,
+wrap around or are read by another iteration stay loops."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pforge.runtime.loader import load_module
+from pforge.transpile import transpile_source
+
+POOLING = '''
+def f(picture, block=4):
+    pooled = picture.copy()
+    h, w, ch = picture.shape
+    n_h = int(h / block)
+    n_w = int(w / block)
+    for y in range(n_h):
+        for x in range(n_w):
+            for c in range(ch):
+                pooled[block*y:block*(y+1), block*x:block*(x+1), c] = OP(pooled[block*y:block*(y+1), block*x:block*(x+1), c])
+    return pooled
+'''
+
+
+def _both(source):
+    source = "import numpy as np\n" + source
+    result = transpile_source(source, "m.py")
+    return result, load_module("m.py", source=source).f, load_module("m.py", source=result.code).f
+
+
+@pytest.mark.parametrize("op", ["np.max", "np.min", "lambda_mean"])
+@pytest.mark.parametrize("shape, block", [((16, 12, 3), 4), ((17, 9, 2), 4), ((8, 8, 1), 3), ((5, 5, 3), 8),
+                                          ((6, 6, 3), 1)])
+def test_pooling_by_blocks_is_rewritten_and_equal(op, shape, block):
+    """No annotations; the edge of an image a block does not fill is left as it was; a block
+    larger than the image means no block at all."""
+    spelled = "np.mean(X).astype(int)" if op == "lambda_mean" else f"{op}(X)"
+    source = POOLING.replace("OP(pooled[block*y:block*(y+1), block*x:block*(x+1), c])",
+                             spelled.replace("X", "pooled[block*y:block*(y+1), block*x:block*(x+1), c]"))
+    result, loop, new = _both(source)
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    rng = np.random.default_rng(sum(shape) + block)
+    picture = rng.integers(0, 256, size=shape, dtype=np.uint8)
+    want, got = loop(picture, block), new(picture, block)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_negative_block_runs_the_loop():
+    """``b < 0`` makes ``x[0:b]`` a slice up to ``b`` from the end: no window, so the run-time
+    check sends it to the loop, which the rewrite matches."""
+    source = '''
+def f(x, b, n):
+    out = x.copy()
+    for y in range(n):
+        out[b*y:b*(y+1)] = np.sum(x[b*y:b*(y+1)])
+    return out
+'''
+    result, loop, new = _both(source)
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    x = np.arange(10.0)
+    for b, n in ((-3, 3), (0, 2), (2, 5), (3, 3), (4, 3)):
+        np.testing.assert_array_equal(new(x, b, n), loop(x, b, n))
+
+
+CONSTANT_STRIDE = '''
+def f(x):
+    """Args:
+      x: [n].
+    """
+    out = np.zeros(len(x))
+    for i in range(len(x) // 2):
+        out[2*i:2*i + 2] = x[2*i:2*i + 2] * i
+    return out
+'''
+
+
+def test_a_constant_stride_block():
+    result, loop, new = _both(CONSTANT_STRIDE)
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    x = np.arange(9.0)
+    np.testing.assert_array_equal(new(x), loop(x))
+
+
+REFUSED = {
+    "overlapping windows": '''
+def f(x, b, n):
+    for y in range(n):
+        x[b*y:b*y + b + 1] = np.max(x[b*y:b*y + b + 1])
+    return x
+''',
+    "a block shifted by a constant, which a negative stride wraps": '''
+def f(x, b, n):
+    for y in range(n):
+        x[b*y + 1:b*(y+1) + 1] = np.max(x[b*y + 1:b*(y+1) + 1])
+    return x
+''',
+    "a constant-stride block before the start, which wraps to the end": '''
+def f(x, n):
+    for i in range(n):
+        x[2*i - 3:2*i - 1] = i * 1.0
+    return x
+''',
+    "the next block read": '''
+def f(x, b, n):
+    for y in range(n):
+        x[b*y:b*(y+1)] = x[b*(y+1):b*(y+2)] + 1.0
+    return x
+''',
+    "a stride the loop changes": '''
+def f(x, n):
+    b = 1
+    for y in range(n):
+        x[b*y:b*(y+1)] = 0.0
+        b = b + 1
+    return x
+''',
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_blocks_that_may_meet_are_left_as_loops(name):
+    result, loop, new = _both(REFUSED[name])
+    assert not result.plans[0].rewritten and not result.changed, result.code
