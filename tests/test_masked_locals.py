@@ -259,3 +259,26 @@ def test_the_size_of_a_value_suggests_it_is_an_array():
     result, _, _ = _both(HELPER)
     plan = next(p for p in result.plans if p.function == "f")
     assert "`lo` 1-D" in plan.backend_note, plan.backend_note
+
+
+def test_the_rank_of_an_array_of_a_nested_list_of_invariant_numbers():
+    """``np.array([[np.cos(a), np.sin(a)]]).T`` is a 2-by-1 matrix, in a helper too."""
+    source = '''
+def unit(phi):
+    return np.array([[np.cos(phi), np.sin(phi)]]).T
+
+
+def f(g, angle, d):
+    """Args:
+      g: [2, n].
+    """
+    out = np.zeros((g.shape[1], 2, 1))
+    for i in range(g.shape[1]):
+        out[i] = g[:, i][:, np.newaxis] + d * unit(angle)
+    return out
+'''
+    result, loop, new = _both(source)
+    plan = next(p for p in result.plans if p.function == "f")
+    assert plan.rewritten, plan.remarks
+    g = np.random.default_rng(7).standard_normal((2, 5))
+    _same(loop(g, 0.3, 1.5), new(g, 0.3, 1.5))

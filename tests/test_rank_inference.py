@@ -727,3 +727,95 @@ def test_a_comprehension_counting_down_binds_no_local_of_the_function():
     fdef = next(n for n in ctx.tree.body if isinstance(n, gast.FunctionDef))
     from pforge.transpile.rank_inference import local_ranks
     assert local_ranks(ctx, fdef, {}, {"x": 1, "n": 0}) == {"ys": 1}
+
+
+# -- facts from session 9: sizes, rows met by items, helpers that suggest, rebound parameters --
+
+def test_the_size_of_a_value_suggests_it_has_elements():
+    guess = _guess("""
+        import numpy as np
+
+        def f(lo, x):
+            out = np.zeros(lo.size)
+            for k in range(lo.size):
+                out[k] = np.sum(x > lo[k])
+            return out
+        """)
+    assert guess.ranks["lo"] == 1
+
+
+ROW_MINUS_ITEM = """
+    import numpy as np
+
+    def dist(x, mean):
+        return np.sum((x - mean) ** 2)
+
+    def f(X, means, k):
+        out = np.zeros((X.shape[0], k))
+        for i in range(X.shape[0]):
+            x = X[i]
+            for c in range(k):
+                out[i, c] = {CALL}
+        return out
+    """
+
+
+@pytest.mark.parametrize("call", ["dist(x, means[c, :])", "np.sum((x - means[c, :]) ** 2)"])
+def test_an_item_met_by_a_row_spelled_as_a_row_is_a_row(call):
+    """``x - means[c, :]``: a point minus a point. Also through a helper, whose body's
+    suggestions are the call's."""
+    guess = _guess(ROW_MINUS_ITEM.replace("{CALL}", call))
+    assert guess.ranks["X"] == 2 and guess.ranks["means"] == 2 and guess.assumed["X"] == 2
+
+
+def test_an_item_minus_a_whole_vector_stays_a_number():
+    """``x - centroids`` in 1-D k-means: the vector is not a row of anything, so ``x`` is a
+    number broadcast along it, the fewest axes."""
+    guess = _guess("""
+        import numpy as np
+
+        def f(X, centroids):
+            labels = np.zeros(X.shape[0])
+            for i in range(X.shape[0]):
+                x = X[i]
+                labels[i] = np.argmin(np.abs(x - centroids))
+            return labels
+        """)
+    assert guess.ranks == {"X": 1, "centroids": 1}
+
+
+REBOUND = """
+    import numpy as np
+
+    def _as_rows(a):
+        if a.ndim == 2 and a.shape[0] == 1:
+            return a[0]
+        return a
+
+    def f(spl):
+        spl = _as_rows(spl)
+        out = np.zeros((spl.shape[0], spl.shape[1] // 3))
+        for i in range(spl.shape[0]):
+            for j in range(spl.shape[1] // 3):
+                out[i, j] = np.sum(spl[i, 3 * j:3 * j + 3])
+        return out
+    """
+
+
+def test_a_parameter_rebound_by_a_helper_only_the_data_decide_is_checked_where_the_loop_is():
+    guess = _guess(REBOUND)
+    assert guess.ranks == {"spl": 2} and guess.assumed == {"spl": 2}
+    result = transpile_source(textwrap.dedent(REBOUND), "m.py")
+    plan = next(p for p in result.plans if p.function == "f")
+    assert plan.rewritten, [r.message for r in plan.remarks]
+    code = result.code.split("def f(spl):", 1)[1]
+    assert code.index("spl = _as_rows(spl)") < code.index("spl.ndim == 2")  # checked after the rebinding
+    for spl in (np.arange(18.0).reshape(2, 9), np.arange(9.0).reshape(1, 9) + 1.0):
+        want = _run(textwrap.dedent(REBOUND), spl.copy()) if spl.shape[0] > 1 else None
+        if want is None:  # one row: `_as_rows` makes it 1-D and the loop raises; so does the rewrite
+            with pytest.raises(IndexError):
+                _run(textwrap.dedent(REBOUND), spl.copy())
+            with pytest.raises(IndexError):
+                _run(result.code, spl.copy())
+            continue
+        np.testing.assert_array_equal(_run(result.code, spl.copy()), want)

@@ -116,6 +116,8 @@ class _Eval:
     flow: bool = False  # loop bodies run until the ranks they bind settle (local_ranks)
     returns: list = field(default_factory=list)  # ranks of the returned values
     busy: set = field(default_factory=set)  # module names being evaluated (no recursion)
+    unsure: set = field(default_factory=set)  # parameters rebound to a value of unknown rank
+    items: dict = field(default_factory=dict)  # name -> "row" (`m = means[c, :]`) or "item" (`x = X[i]`)
     loose: frozenset = frozenset()  # variables that are locals: a binding of unknown rank keeps theirs
     static: dict | None = None  # a helper's parameters passed as constants: its `if`s on them are decided
 
@@ -271,19 +273,28 @@ class _Eval:
     def _bindings(self):
         return {(name, rank) for name, found in self.bound.items() for rank in found}
 
-    def _bind(self, target, value):
+    def _bind(self, target, value, kind=None):
         name = target.id
+        if kind is None:
+            self.items.pop(name, None)
+        else:
+            self.items[name] = kind
         if name in self.params:  # a rebound parameter keeps the rank it was given
             if value is None and name in self.loose:
                 value = self.env.get(name)  # `kept = np.zeros(shape)`: the rank is the variable's
+            elif value is None:
+                # `x = _is_1d(x)`, a helper whose rank only the data decide: the variable is
+                # the new value's rank, never proven (checked at run time where the loop is)
+                value = self.env.get(name)
+                self.unsure.add(name)
             self.hard(value is not None and value == self.env.get(name))
         self.env[name] = value
         self.bound.setdefault(name, []).append(value)
         self.sites.setdefault(name, set()).add(id(target))
 
-    def store(self, target, value, value_node):
+    def store(self, target, value, value_node, kind=None):
         if isinstance(target, gast.Name):
-            self._bind(target, value)
+            self._bind(target, value, kind if value_node is None else self._item_kind(value_node))
         elif isinstance(target, (gast.Tuple, gast.List)):
             shape_of = self._shape_source(value_node)
             if shape_of is not None:  # `h, w, c = x.shape`: x has exactly that many axes
@@ -342,7 +353,7 @@ class _Eval:
                 for t in target.elts:
                     self.store(t, 0, None)
             else:
-                self.store(target, None if rank is None else rank - 1, None)
+                self.store(target, None if rank is None else rank - 1, None, kind="item")
 
     # -- expressions ---------------------------------------------------------------------------
     def rank(self, node) -> int | None:
@@ -409,8 +420,12 @@ class _Eval:
             nodes.setdefault(p, d)
         static = {p: v.value for p, v in nodes.items() if isinstance(v, gast.Constant)}
 
+        kinds = {p: self._item_kind(a) for p, a in nodes.items()}
+
         def returned(ev):
+            ev.items.update({p: k for p, k in kinds.items() if k is not None})
             ev.run(helper.body)
+            self.soft += ev.soft  # what the helper's body suggests of its arguments, the call does
             found = set(ev.returns)
             return found.pop() if len(found) == 1 else None
         straight = all(isinstance(st, (gast.Assign, gast.AugAssign, gast.Return, gast.Expr, gast.If))
@@ -426,7 +441,33 @@ class _Eval:
         left, right = self.rank(node.left), self.rank(node.right)
         if isinstance(node.op, gast.MatMult):
             return self._matmul(node.left, left, node.right, right)
+        if isinstance(node.op, (gast.Add, gast.Sub)) and left is not None and right is not None:
+            # `x - mean` with `mean = means[c, :]`: a row the code spells as a row, met by an
+            # item of another array (`x = X[i]`), suggests that item is a row too (a point
+            # minus a point), rather than a number broadcast along it
+            kinds = (self._item_kind(node.left), self._item_kind(node.right))
+            for (mine, kind), (other, other_kind) in (((left, kinds[0]), (right, kinds[1])),
+                                                      ((right, kinds[1]), (left, kinds[0]))):
+                if kind == "row" and other_kind in ("item", "row") and other < mine:
+                    self.soft += 1
         return self._broadcast(node.left, left, node.right, right)
+
+    def _item_kind(self, node) -> str | None:
+        """``"row"`` for ``a[c, :]`` (an element index, then only full slices), ``"item"`` for
+        ``a[i]`` or ``a[i, j]``, or a name bound to one; else None."""
+        if isinstance(node, gast.Name):
+            return self.items.get(node.id)
+        if not isinstance(node, gast.Subscript):
+            return None
+        entries = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        if not entries or isinstance(entries[0], gast.Slice):
+            return None
+        full = [isinstance(e, gast.Slice) and e.lower is None and e.upper is None and e.step is None
+                for e in entries]
+        if any(full):
+            first = full.index(True)
+            return "row" if all(full[first:]) and not any(isinstance(e, gast.Slice) for e in entries[:first]) else None
+        return "item" if not any(isinstance(e, gast.Slice) for e in entries) else None
 
     def _broadcast(self, left_node, left, right_node, right):
         """The rank of an elementwise op of two operands (``a * b``, ``np.multiply(a, b)``)."""
@@ -1047,7 +1088,7 @@ def _infer(ctx, fdef, fixed, unknown) -> RankGuess | None:
     chosen, ev = best
     used = {p for p in unknown if p in ev.decided}
     chosen = {p: r for p, r in chosen.items() if p in used}
-    assumed = {}
+    assumed = {p: r for p, r in chosen.items() if p in ev.unsure}
     for p, r in chosen.items():
         others = [k for k in range(_MAX_RANK + 1) if k != r
                   and _evaluate(ctx, fdef, fixed, {**chosen, p: k}) is not None]

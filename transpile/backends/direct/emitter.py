@@ -92,8 +92,10 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self._local_shapes()
         # A parameter bound again in the function no longer has its declared shape: the one
         # rebinding before the loop (`x = tf.reshape(x, [-1])`) gives it, else nothing does.
+        # An inferred rank holds for every binding (rank inference makes each rebinding keep
+        # it, and checks at run time one that only the data decide: `x = _is_1d(x)`).
         stored = _stores([self.info.function]) if self.info.function is not None else set()
-        self.params = {k: v for k, v in self.params.items() if k not in stored}
+        self.params = {k: v for k, v in self.params.items() if k not in stored or v.inferred}
         self.loop_stores = _stores([self.info.node])
 
     # -- entry ---------------------------------------------------------------------------------

@@ -811,6 +811,22 @@ def _maybe_bool(node, value: Val) -> bool:
     return not (isinstance(node, (gast.BinOp, gast.UnaryOp)) and isinstance(node.op, _NEVER_BOOL))
 
 
+def _nested_rank(rw, node) -> int | None:
+    """The rank of the array NumPy makes of a nested list of invariant values
+    (``[[np.cos(a), np.sin(a)]]`` -> 2): one axis per level of nesting above values of one
+    known rank; None when the levels disagree (a ragged list) or a rank is unknown."""
+    if isinstance(node, (gast.List, gast.Tuple)):
+        if not node.elts:
+            return None
+        inner = {_nested_rank(rw, e) for e in node.elts}
+        return inner.pop() + 1 if len(inner) == 1 and None not in inner else None
+    literal = ranks.literal_rank(node)
+    if literal is not None:
+        return literal
+    value = rw._aside(node)
+    return None if value is None or value.stacked else value.rank
+
+
 def _constructor_rank(rw, node, name):
     """Ranks of invariant constructors: ``zeros((n, m))`` -> 2, ``zeros_like(x)`` -> rank of x."""
     if name in ("numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "tensorflow.zeros",
@@ -830,7 +846,7 @@ def _constructor_rank(rw, node, name):
                 "numpy.array", "tensorflow.constant", "tensorflow.convert_to_tensor") and node.args:
         arg = node.args[0]
         if isinstance(arg, (gast.List, gast.Tuple, gast.Constant)):
-            return ranks.literal_rank(arg)
+            return _nested_rank(rw, arg)
         return rw.ev(arg).rank
     if name in ("tensorflow.eye", "numpy.eye", "numpy.identity"):
         return 2
