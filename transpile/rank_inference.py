@@ -345,6 +345,16 @@ class _Eval:
         elif callee == "builtins.zip" and isinstance(target, gast.Tuple) and len(target.elts) == len(iterable.args):
             for t, arg in zip(target.elts, iterable.args):
                 self.bind_iteration(t, arg)
+        elif callee in ("itertools.combinations", "itertools.permutations", "itertools.combinations_with_replacement") \
+                and iterable.args:
+            # tuples of items of the sequence: each name one item, of one axis less
+            rank = self.rank(iterable.args[0])
+            for arg in iterable.args[1:]:
+                self.need_scalar(arg)
+            self.need_at_least(iterable.args[0], rank, 1, hard=True)
+            for t in (target.elts if isinstance(target, gast.Tuple) else [target]):
+                item = None if rank is None or not isinstance(target, gast.Tuple) else rank - 1
+                self.store(t, item, None, kind="item" if item is not None else None)
         else:
             rank = self.rank(iterable)
             # `for a, b in rows`: each row is unpacked, so it has at least one axis

@@ -269,6 +269,11 @@ def _runs_at_all(info) -> gast.expr | None:
     space = info.space
     if space is None:
         return None
+    if space.kind == "rows" and space.items and _combinations_of(space.items[0][1]) is not None:
+        items, r = _combinations_of(space.items[0][1])  # `combinations(xs, r)` has a row when len(xs) >= r
+        length = gast.Call(func=gast.Name(id="len", ctx=gast.Load(), annotation=None, type_comment=None),
+                           args=[copy.deepcopy(items)], keywords=[])
+        return gast.Compare(left=length, ops=[gast.GtE()], comparators=[gast.Constant(value=r, kind=None)])
     bounds = [b for b in (space.start, space.stop) if b is not None] + [seq for _, seq in space.items[:1]]
     if any(isinstance(n, gast.Call) and not (isinstance(n.func, gast.Name) and n.func.id == "len")
            for b in bounds for n in gast.walk(b)):
@@ -287,6 +292,19 @@ def _runs_at_all(info) -> gast.expr | None:
                                            args=[copy.deepcopy(seq)], keywords=[]),
                             ops=[gast.Gt()], comparators=[gast.Constant(value=0, kind=None)])
     return None
+
+
+def _combinations_of(seq):
+    """``(xs, r)`` for ``itertools.combinations(xs, r)`` (or ``combinations(...)`` imported
+    from it) with ``r`` an integer literal and ``xs`` free of calls, else None. The direct
+    backend batches only the call that resolves to ``itertools.combinations``."""
+    if not (isinstance(seq, gast.Call) and len(seq.args) == 2 and not seq.keywords
+            and gast.unparse(seq.func).strip().split(".")[-1] == "combinations"):
+        return None
+    r = constant_int(seq.args[1])
+    if r is None or r < 1 or any(isinstance(n, gast.Call) for n in gast.walk(seq.args[0])):
+        return None
+    return seq.args[0], r
 
 
 def _accepted_ranks(guess, same_rewrite, valid=None) -> dict[str, set[int]]:
@@ -387,6 +405,11 @@ def _kind_check(np_alias: str, name: str, found: list[int], array: bool, read_on
         # a number, or an array of one of the other ranks (a list of rows is no array here)
         return (f"(not isinstance({name}, (list, tuple)) and {_rank_check(np_alias, name, [0])} or "
                 f"{_rank_check(np_alias, name, found[1:], True, read_only, number_rows)})")
+    if array and read_only and found[0] == 1 and len(found) > 1:
+        # a flat list of numbers (rank 1 only), or an array of any of the ranks
+        number = _PYTHON_NUMBER if python_ints else _NUMBER
+        return (f"(isinstance({name}, (list, tuple)) and all({number} for v in {name}) or "
+                f"{_rank_check(np_alias, name, found, True, read_only, number_rows)})")
     if array:
         return _rank_check(np_alias, name, found, True, read_only, number_rows)
     if found[-1] == 0:

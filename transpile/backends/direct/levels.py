@@ -134,16 +134,20 @@ class LevelsMixin:
         depth = level.depth
         seqs = []
         for target, seq in space.items:
-            val = self.ev(seq)
-            if val.stacked:
-                raise Unsupported("an inner loop over rows of a per-iteration value")
-            if isinstance(seq, gast.Name) and self._shape_of(seq.id) is not None:
-                rank = self._shape_of(seq.id).rank
+            combinations = self._combinations(seq, target)
+            if combinations is not None:
+                node, rank = combinations
             else:
-                rank = val.rank
-            if rank is None:
-                raise Unsupported(f"the rank of `{gast.unparse(seq).strip()}` is unknown")
-            node = self._as_array(copy.deepcopy(seq))
+                val = self.ev(seq)
+                if val.stacked:
+                    raise Unsupported("an inner loop over rows of a per-iteration value")
+                if isinstance(seq, gast.Name) and self._shape_of(seq.id) is not None:
+                    rank = self._shape_of(seq.id).rank
+                else:
+                    rank = val.rank
+                if rank is None:
+                    raise Unsupported(f"the rank of `{gast.unparse(seq).strip()}` is unknown")
+                node = self._as_array(copy.deepcopy(seq))
             if rank == 0:
                 raise Unsupported("iterating over a scalar")
             row = Val(node, (True,), rank - 1)
@@ -156,7 +160,9 @@ class LevelsMixin:
             else:
                 if row.rank is None or row.rank < 1:
                     raise Unsupported("unpacking rows of unknown rank")
-                if self.lib.kind == "np" and not self.to_tf:
+                if combinations is not None:
+                    pass  # rows of `r` items, as many as the targets (`_combinations`)
+                elif self.lib.kind == "np" and not self.to_tf:
                     # `a, b = row` raises for a row of another length; `row[..., 1]` would not
                     if not all(isinstance(n, (gast.Name, gast.Attribute, gast.Load)) for n in gast.walk(seq)):
                         raise Unsupported("unpacking the rows of a computed sequence")
@@ -194,6 +200,37 @@ class LevelsMixin:
             level.ind = Ind(depth, space.induction, start, stop, None,
                             seq.id if isinstance(seq, gast.Name) and start is None else None)
             self.env[space.induction] = level.ind
+
+    def _combinations(self, seq, target):
+        """``for a, b in itertools.combinations(xs, 2)``: the rows are the items of ``xs`` at
+        the index tuples ``combinations(range(len(xs)), r)`` yields, in its order (Python's
+        own function makes the index array, so the order is the loop's by construction):
+        ``np.asarray(xs)[np.array(list(combinations(range(len(xs)), r)), dtype=np.intp).reshape(-1, r)]``.
+
+        Returns ``(node, rank)`` of the array of rows, or None when ``seq`` is no such call.
+        Needs ``xs`` the same on every iteration, of known rank, and ``len(xs) >= r`` (checked
+        at run time: no pair, no trip).
+        """
+        if not (isinstance(seq, gast.Call) and self.ctx.imports.resolve(seq.func) == "itertools.combinations"):
+            return None
+        r = constant_int(seq.args[1]) if len(seq.args) == 2 and not seq.keywords else None
+        if self.lib.kind != "np" or self.to_tf or r is None or r < 1:
+            raise Unsupported("`itertools.combinations` batched only in NumPy code, with a constant length")
+        if isinstance(target, gast.Tuple) and len(target.elts) != r:
+            raise Unsupported(f"rows of {r} items unpacked into {len(target.elts)} names")
+        items = self.ev(seq.args[0])
+        rank = self._shape_of(seq.args[0].id).rank if isinstance(seq.args[0], gast.Name) and \
+            self._shape_of(seq.args[0].id) is not None else items.rank
+        if items.stacked or rank is None or rank < 1 or any(
+                isinstance(n, gast.Name) and n.id in self.loop_stores for n in gast.walk(seq.args[0])):
+            raise Unsupported("`itertools.combinations` of a sequence of unknown rank, or one the loop changes")
+        base = copy.deepcopy(seq.args[0])
+        indices = templates.expr(f"{self.lib.alias}.array(list(F(range(len(X)), {r})), "
+                                 f"dtype={self.lib.alias}.intp).reshape(-1, {r})",
+                                 F=copy.deepcopy(seq.func), X=base)
+        self.checks.append(templates.expr(f"len(X) >= {r}", X=copy.deepcopy(base)))
+        pairs = gast.Subscript(value=self._as_array(copy.deepcopy(base)), slice=indices, ctx=gast.Load())
+        return self._hoist(pairs, "combined"), rank + 1
 
     # -- derived induction variables -------------------------------------------------------------
 
