@@ -712,8 +712,11 @@ class _Eval:
             if name == "solve" and len(args) == 2:
                 return found[1]
             return None
-        if name in _MAKERS and args:
-            shape = args[0]
+        shape_kw = next((k.value for k in node.keywords if k.arg == "shape"), None)
+        if name in _MAKERS and (args or shape_kw is not None):
+            shape = args[0] if args else shape_kw  # `np.zeros(shape=(n, 1))`
+            if not args:
+                found = [self.rank(shape)]
             if isinstance(shape, (gast.Tuple, gast.List)):
                 for e in shape.elts:
                     self.need_scalar(e)

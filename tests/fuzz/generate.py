@@ -686,7 +686,8 @@ class _Builder:
     def _collide(self, k):
         if not self.np:
             return self._carried(k)
-        return Fragment("colliding scatter", REFUSE, (f"h{k}[idx[i]] = {self.expr(1)}",),
+        # a value that varies (one constant in every write would collide harmlessly)
+        return Fragment("colliding scatter", REFUSE, (f"h{k}[idx[i]] = x[i] + {self.expr(1)}",),
                         (f"h{k} = np.zeros(len(x) + 1)",), outputs=(f"h{k}",), reads=frozenset({"idx"}))
 
     def _break(self, k):
@@ -744,6 +745,26 @@ class _Builder:
         return Fragment("own block, reduced", VECTORIZE, (f"o{k}[i] = np.max(q{k}[{block}]) + {self.expr(1)}",),
                         setup + (f"o{k} = np.zeros(len(x))",), outputs=(f"o{k}",))
 
+    def _mark(self, k):
+        """One constant stored at data-chosen positions that collide (``seen[idx[i]] = 1.0``),
+        perhaps under a test: the order of the writes makes no difference."""
+        if not self.np:
+            return self._map(k)
+        value = self.rng.choice(("1.0", "-2.5", "0.0"))
+        body = (f"h{k}[idx[i]] = {value}",)
+        if self.rng.random() < 0.4:
+            body = (f"if {self.test()}:", f"    h{k}[idx[i]] = {value}")
+        return Fragment("one constant scattered", VECTORIZE, body, (f"h{k} = np.full(len(x) + 1, 3.0)",),
+                        outputs=(f"h{k}",), reads=frozenset({"idx"}))
+
+    def _marks(self, k):
+        """Two constants at data-chosen positions that collide: the last write wins."""
+        if not self.np:
+            return self._carried(k)
+        return Fragment("two constants scattered", REFUSE,
+                        (f"if {self.test()}:", f"    h{k}[idx[i]] = 1.0", "else:", f"    h{k}[idx[i]] = 2.0"),
+                        (f"h{k} = np.zeros(len(x) + 1)",), outputs=(f"h{k}",), reads=frozenset({"idx"}))
+
     def _overlap(self, k):
         """Blocks that meet: a window one longer than its stride (two iterations write one
         element), or the next block read, which a later iteration overwrites (counting down,
@@ -772,10 +793,10 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("nest-carried", 2), ("pair", 2), ("prefix", 1), ("filter", 2), ("window", 2),
                ("selection", 2), ("masked-write", 1), ("tuple-reduction", 2), ("stack-axis", 2),
                ("linearized", 2), ("comprehension", 2), ("helper", 2), ("first-assign", 2), ("scan", 3),
-               ("block", 2))
+               ("block", 2), ("mark", 1))
 DEPENDENT = (("carried", 2), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
-             ("alias", 1), ("overlap", 1))
+             ("alias", 1), ("overlap", 1), ("marks", 1))
 
 
 def _pick(rng, table):

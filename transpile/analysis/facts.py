@@ -142,6 +142,7 @@ class LoopInfo:
     library: str = "python"
     has_tape: bool = False
     scatter_add: bool = False
+    idempotent: set[str] = field(default_factory=set)  # arrays whose every write stores one constant
     host_casts: list[gast.Call] = field(default_factory=list)
     aliases: dict[str, set[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)

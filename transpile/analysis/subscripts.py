@@ -99,6 +99,14 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
         rlist = [r for r in reads.get(name, []) if id(r.node) not in aug_read_ids]
         only_aug = all(w.aug in ("add", "mul", "or", "and") for w in wlist) and not rlist \
             and len({w.aug for w in wlist}) == 1
+        constant = _one_constant(wlist)
+        if constant is not None and not rlist:
+            # `seen[idx[i]] = True`, `t1[j] = 1` under a test of row i: however the writes
+            # collide, every one stores the same number, so their order makes no difference
+            info.idempotent.add(name)
+            info.dependences.append(f"{name}: every write stores `{constant}`, so colliding writes "
+                                    "leave the same value in any order")
+            continue
         for w in wlist:
             if only_aug and dependence.separating_dim(w, induction or "", variant, nest) is None:
                 info.scatter_add = True
@@ -152,6 +160,24 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
             info.dependences.append(f"{name}: a negative index wraps around at line {wrapping.node.lineno}")
             info.block("PF203", f"`{text}` may index `{name}` below zero, which wraps around to "
                        "the end of the array, where other iterations write", wrapping.node)
+
+
+def _one_constant(wlist) -> str | None:
+    """The source of the one number literal every write of ``wlist`` stores (``x[k] = 1``,
+    the same type and value each time: ``1`` and ``1.0`` may differ once cast), else None."""
+    found = set()
+    for w in wlist:
+        stmt = w.node
+        if w.aug is not None or not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+                                     and isinstance(stmt.targets[0], gast.Subscript)):
+            return None
+        value = stmt.value
+        if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
+            value = value.operand
+        if not (isinstance(value, gast.Constant) and type(value.value) in (int, float, bool)):
+            return None
+        found.add((type(value.value), gast.unparse(stmt.value).strip()))
+    return next(iter(found))[1] if len(found) == 1 else None
 
 
 def _splittable(read, name, wlist) -> bool:

@@ -829,9 +829,10 @@ def _nested_rank(rw, node) -> int | None:
 
 def _constructor_rank(rw, node, name):
     """Ranks of invariant constructors: ``zeros((n, m))`` -> 2, ``zeros_like(x)`` -> rank of x."""
+    shape_kw = next((k.value for k in node.keywords if k.arg == "shape"), None)
     if name in ("numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "tensorflow.zeros",
-                "tensorflow.ones", "tensorflow.fill") and node.args:
-        shape = node.args[0]
+                "tensorflow.ones", "tensorflow.fill") and (node.args or shape_kw is not None):
+        shape = node.args[0] if node.args else shape_kw  # `np.zeros(shape=(n, 1))`
         if isinstance(shape, (gast.List, gast.Tuple)):
             return len(shape.elts)
         if isinstance(shape, gast.Attribute) and shape.attr == "shape" and isinstance(shape.value, gast.Name):

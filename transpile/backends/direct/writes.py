@@ -188,8 +188,40 @@ class WritesMixin:
         red = AUG_OPS.get(type(op)) if op else None  # `-=` adds the negated value
         if op is not None and red is None:
             raise Unsupported(f"line {stmt.lineno}: augmented `{type(op).__name__}` write")
+        # `t1[j] = 1` under a test of row i: every write stores one constant (the analysis'
+        # `idempotent`), so an element is written where any iteration along the loop axes its
+        # index does not depend on would write it
+        same = [k for k in range(depth) if not full[k] and op is None and not value.stacked
+                and name in self.levels[k].info.idempotent]
+        if same and self.mask is None:
+            self.needs_trip = True  # the element is written only where the loop runs
+        if self.mask is not None and op is None and fancy and any(name in level.info.idempotent for level in self.levels) \
+                and not all(isinstance(c, gast.Slice) or isinstance(self.env.get(getattr(c, "id", None)), Ind)
+                            or not self.ev(c).stacked for c in comps):
+            # `seen[idx[i]] = True` under a test: a batched `where` would also write the old
+            # value at the unselected iterations, and a collision could let it win
+            raise Unsupported(f"line {stmt.lineno}: one constant scattered under a per-iteration test, where a "
+                              "collision could keep the old value")
         if self.mask is not None:
             mask = self.mask
+            if same:
+                for axis, c in enumerate(comps):  # the batched code reads every element the
+                    ind = self.env.get(getattr(c, "id", None))  # loop may write: inside the array
+                    if isinstance(ind, Ind):
+                        if not self._safe(ind) or ind.stop is None:
+                            raise Unsupported(f"line {stmt.lineno}: one constant written under a test, at "
+                                              "a loop index that may run past the array")
+                        self.checks.append(templates.expr(f"S <= {self.lib.alias}.shape(A)[{axis}]",
+                                                          S=copy.deepcopy(ind.stop), A=templates.name(name)))
+                if fancy and not all(isinstance(c, gast.Slice) or isinstance(self.env.get(getattr(c, "id", None)), Ind)
+                                     or not self.ev(c).stacked for c in comps):
+                    raise Unsupported(f"line {stmt.lineno}: one constant scattered under a per-iteration "
+                                      "test, where a collision could keep the old value")
+                lifted = lift(self.lib, mask, depth)
+                axes = same[0] if len(same) == 1 else gast.Tuple(elts=[const(k) for k in same], ctx=gast.Load())
+                reduced = self.lib.call("any", lifted.node, axis=axes if isinstance(axes, gast.AST) else const(axes),
+                                        keepdims=const(True))
+                mask = Val(reduced, tuple(f and k not in same for k, f in enumerate(lifted.full)), lifted.rank)
             if op is None:
                 old = Val(copy.deepcopy(node), full, elem_rank)
                 (m, v, o), vfull, rank = align(self.lib, [mask, value, old], "a conditional write")
