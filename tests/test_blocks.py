@@ -125,3 +125,26 @@ def f(x, n):
 def test_blocks_that_may_meet_are_left_as_loops(name):
     result, loop, new = _both(REFUSED[name])
     assert not result.plans[0].rewritten and not result.changed, result.code
+
+
+COLUMN_BLOCKS = '''
+def f(m, w):
+    """Args:
+      m: [r, n].
+    """
+    out = np.zeros((m.shape[0], m.shape[1]))
+    for k in range(m.shape[1] // w):
+        out[:, k*w:(k+1)*w] = m[:, k*w:(k+1)*w] - np.mean(m[:, k*w:(k+1)*w], axis=1, keepdims=True) * k
+    return out
+'''
+
+
+@pytest.mark.parametrize("w", [1, 2, 3, 5])
+def test_column_blocks_after_whole_axes(w):
+    """``out[:, k*w:(k+1)*w]``: NumPy puts the loop's axis after the whole axes, so the value
+    is moved there for the store, and the read moved back."""
+    result, loop, new = _both(COLUMN_BLOCKS)
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    assert "np.moveaxis" in result.code
+    m = np.random.default_rng(w).standard_normal((3, 11))
+    np.testing.assert_array_equal(new(m, w), loop(m, w))

@@ -452,11 +452,14 @@ class IndexingMixin:
         slice. The windows must lie inside the array on every iteration: a run-time check
         (``self.checks``) runs the loop instead where one would not."""
         last = max(k for k, (kind, _) in enumerate(kinds) if kind != "slice")
-        if any(kind == "slice" for kind, _ in kinds[:last]) or not isinstance(base_node, gast.Name) \
+        lead = 0  # `pts[:, i*c:(i + 1)*c]`: whole axes first, under one loop level
+        while lead < last and kinds[lead][0] == "slice" and _is_colon(kinds[lead][1]) and len(self.levels) == 1:
+            lead += 1
+        if any(kind == "slice" for kind, _ in kinds[lead:last]) or not isinstance(base_node, gast.Name) \
                 or base_node.id in self.loop_stores or base_node.id in self.snapshot_reads.values():
             raise Unsupported("a slice whose bounds differ per iteration")
         arrays = []
-        for kind, v in kinds[:last + 1]:
+        for kind, v in kinds[lead:last + 1]:
             if kind == "ind":
                 arrays.append(self._ind_val(v))
             elif kind == "window":
@@ -470,8 +473,8 @@ class IndexingMixin:
             raise Unsupported("an array-valued index next to a sliding window")
         checks = self._window_checks(base_node, kinds)
         count = sum(kind == "window" for kind, _ in kinds)
-        parts, seen = [], 0
-        for (kind, v), val in zip(kinds[:last + 1], aligned):
+        parts, seen = [copy.deepcopy(v) for _, v in kinds[:lead]], 0
+        for (kind, v), val in zip(kinds[lead:last + 1], aligned):
             node = val.node
             if val.stacked:
                 node = core.subscript(node, [gast.Constant(value=Ellipsis, kind=None)]
@@ -488,7 +491,14 @@ class IndexingMixin:
         self.checks += checks
         consumed = sum(kind in ("ind", "val", "fixed") for kind, _ in kinds)
         rank = None if base_rank is None else base_rank - consumed
-        return core.subscript(base_node if store else self._as_array(base_node), parts), full, rank, True
+        node = core.subscript(base_node if store else self._as_array(base_node), parts)
+        if lead:
+            # NumPy puts the advanced indices' axes (the loop's, then the windows') after the
+            # whole axes before them: a store moves the value's loop axis there, a read back
+            if store:
+                return node, full, rank, lead
+            return self.lib.call("moveaxis", node, lead, 0), full, rank, "moved"
+        return node, full, rank, True
 
     def _window_checks(self, base_node, kinds) -> list[gast.expr]:
         """``lo >= 0`` at the iteration where ``lo`` is least and ``hi <= len`` where ``hi`` is
