@@ -387,6 +387,15 @@ class ExpressionsMixin:
             number, other = (0, 1) if pos[0].python else (1, 0)
             pos = list(pos)
             pos[number], pos[other] = self._weak(pos[number], pos[other], pos[number].pytype)
+        elif rule.family == "elementwise" and not name.startswith("math.") and not is_method and len(pos) >= 2 \
+                and (pos[0].witness is None) != (pos[1].witness is None):
+            # `np.minimum(c * i, x[i])`: `c * i` is a Python float where `c` is one, weak against
+            # a float32 `x[i]` in the loop; batched it is a float64 array unless cast (fuzz seed
+            # 5400067)
+            seen, other = (0, 1) if pos[0].witness is not None else (1, 0)
+            if not pos[other].python:
+                pos = list(pos)
+                pos[seen], pos[other] = self._weak(pos[seen], pos[other], None, zero=pos[seen].witness)
         value = rule.convert(self._args(node, name, pos, kw, is_method))
         if name in NUMPY_UFUNCS and value.rank == 0 and not value.python and self.lib.kind == "np":
             value = value.with_node(value.node, scalar=True)  # a ufunc returns scalars for 0-d input
