@@ -745,6 +745,32 @@ class _Builder:
         return Fragment("own block, reduced", VECTORIZE, (f"o{k}[i] = np.max(q{k}[{block}]) + {self.expr(1)}",),
                         setup + (f"o{k} = np.zeros(len(x))",), outputs=(f"o{k}",))
 
+    def _masked_private(self, k):
+        """An array the iteration allocates, written at positions a per-iteration mask selects
+        (``a = np.abs(m2[i]) * 1.5; a[a > 0.5] = v``), in the body or in a helper; through a
+        view of the argument's row instead, the write changes the argument (EITHER: each
+        iteration writes its own row)."""
+        if not self.np:
+            return self._map(k)
+        value = self.rng.choice((self.expr(1), "0.0", "-1"))
+        cut = self.rng.choice(("0.5", "c", "x[i]"))
+        if cut == "c":
+            self.reads.add("c")
+        if self.rng.random() < 0.25:
+            body = (f"a{k} = m2[i]", f"a{k}[a{k} > {cut}] = {value}", self._write(k, f"np.sum(a{k})"))
+            setup, _ = self._out(k)
+            return Fragment("masked write through a view", EITHER, body, setup, outputs=self._result(k) + ("m2",),
+                            reads=frozenset({"m2"}))
+        setup, _ = self._out(k)
+        if self.rng.random() < 0.4:
+            helper = (f"def _clip{k}(row, cut, value):", "    a = np.abs(row) * 1.5", "    a[a > cut] = value",
+                      "    return a")
+            body = (self._write(k, f"np.sum(_clip{k}(m2[i], {cut}, {value}))"),)
+            return Fragment("masked private in a helper", VECTORIZE, body, setup, outputs=self._result(k),
+                            reads=frozenset({"m2"}), helpers=helper)
+        body = (f"a{k} = np.abs(m2[i]) * 1.5", f"a{k}[a{k} > {cut}] = {value}", self._write(k, f"np.sum(a{k})"))
+        return Fragment("masked private", VECTORIZE, body, setup, outputs=self._result(k), reads=frozenset({"m2"}))
+
     def _mark(self, k):
         """One constant stored at data-chosen positions that collide (``seen[idx[i]] = 1.0``),
         perhaps under a test: the order of the writes makes no difference."""
@@ -793,7 +819,7 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("nest-carried", 2), ("pair", 2), ("prefix", 1), ("filter", 2), ("window", 2),
                ("selection", 2), ("masked-write", 1), ("tuple-reduction", 2), ("stack-axis", 2),
                ("linearized", 2), ("comprehension", 2), ("helper", 2), ("first-assign", 2), ("scan", 3),
-               ("block", 2), ("mark", 1))
+               ("block", 2), ("mark", 1), ("masked-private", 2))
 DEPENDENT = (("carried", 2), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))
