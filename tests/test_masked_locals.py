@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from pforge.runtime.loader import load_module
+from pforge.runtime.targets import instrument_rank_checks
 from pforge.transpile import transpile_source
 
 
@@ -21,6 +22,13 @@ def _both(source, **kw):
     source = "import numpy as np\n" + source
     result = transpile_source(source, "m.py", **kw)
     return result, load_module("m.py", source=source).f, load_module("m.py", source=result.code).f
+
+
+def _batched(result):
+    """The rewrite's ``f``, and a list that records whether each call's run-time checks held
+    (the batched code ran) or not (the loop ran)."""
+    module = load_module("m.py", source=instrument_rank_checks(result.code), variant="rewrite")
+    return module.f, module._PFORGE_CHECKS_HELD
 
 
 def _same(want, got, rtol=0.0):
@@ -81,14 +89,26 @@ def f(x, t, fill):
 def test_a_masked_write_casts_into_the_arrays_dtype_as_the_loop_does(dtype, fill):
     """A float into an int array truncates, 1e300 into float32 is inf: NumPy's own assignment
     does it in both, never a ``where`` in a wider dtype."""
-    result, loop, new = _both(STACKED)
+    result, loop, _ = _both(STACKED)
     assert result.plans[0].rewritten, result.plans[0].remarks
+    new, held = _batched(result)
     rng = np.random.default_rng(1)
     x = (rng.standard_normal((6, 5)) * 10).astype(dtype)
     t = rng.random(6) * 5
     with np.errstate(over="ignore"):
         _same(loop(x, t, fill), new(x, t, fill))
+    assert held == [True]  # the batched code ran (`fill` is guessed a number, and is one)
     assert x.dtype == dtype
+
+
+def test_an_array_fill_runs_the_loop():
+    """``a[a > t[i]] = fill`` with a vector ``fill``: each row has its own count of selected
+    positions, so the loop (which may raise) runs, not one assignment over every row."""
+    result, loop, _ = _both(STACKED)
+    new, held = _batched(result)
+    x, t = np.array([[5.0, 5, 0], [5, 5, 0]]), np.array([1.0, 1])
+    _same(loop(x.copy(), t, np.array([7.0, 8])), new(x.copy(), t, np.array([7.0, 8])))
+    assert held == [False]
 
 
 PER_ITERATION_VALUE = '''
@@ -282,3 +302,23 @@ def f(g, angle, d):
     assert plan.rewritten, plan.remarks
     g = np.random.default_rng(7).standard_normal((2, 5))
     _same(loop(g, 0.3, 1.5), new(g, 0.3, 1.5))
+
+
+def test_a_python_number_per_iteration_written_at_masked_positions_stays_a_loop():
+    """``a[m] = i * 0.5`` into an int array: the loop raises for NaN or overflow where an array
+    of the numbers would be cast silently, so it is not batched."""
+    source = '''
+def f(x):
+    """Args:
+      x: [n, d].
+    """
+    out = []
+    for i in range(x.shape[0]):
+        a = np.abs(x[i])
+        a[a > 1.0] = i * 0.5
+        out.append(a)
+    return np.stack(out)
+'''
+    result, _, _ = _both(source)
+    assert not result.plans[0].rewritten
+    assert any("a Python number per iteration" in r.message for r in result.plans[0].remarks)

@@ -319,8 +319,10 @@ class _Eval:
             if element is not None and value is not None:
                 self._mark(value_node)
                 self.hard(value <= element)  # broadcasting only adds axes on the left
-                if value != element:
-                    self.soft += 1
+                masked = isinstance(target.slice, (gast.Compare, gast.BinOp, gast.UnaryOp)) and \
+                    not isinstance(getattr(target.slice, "op", None), (gast.Add, gast.Sub, gast.Mult))
+                if value != element and not (masked and value == 0):
+                    self.soft += 1  # (`a[a > t] = fill`: one number at every selected position)
 
     def _shape_source(self, node):
         """``x`` when ``node`` is ``x.shape`` or ``np.shape(x)``, else None."""

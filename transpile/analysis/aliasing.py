@@ -43,7 +43,10 @@ def _fresh_value(ctx, value) -> bool:
             return True
         if callee in _FRESH_NUMPY and not any(k.arg == "out" for k in value.keywords):
             return True
-        return isinstance(value.func, gast.Attribute) and value.func.attr in ("copy", "astype")
+        # `x.astype(t, copy=False)` is `x` itself where `x` has that dtype already
+        return isinstance(value.func, gast.Attribute) and value.func.attr in ("copy", "astype") and not any(
+            k.arg == "copy" and not (isinstance(k.value, gast.Constant) and k.value.value is True)
+            for k in value.keywords)
     return False
 
 

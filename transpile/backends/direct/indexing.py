@@ -511,8 +511,11 @@ class IndexingMixin:
             for key, (coef, _) in window.terms.items():
                 if not isinstance(key, tuple) or coef == 0:
                     continue
-                if len(key) == 3:  # `b * y`: its sign is the coefficient's only where `b >= 0`
-                    checks.append(templates.expr(f"({key[2]}) >= 0"))
+                if len(key) == 3:
+                    # `b * y`: a Python int (a NumPy int8 wraps in the loop's own bounds, and in
+                    # these checks; a float is no index), whose sign is the coefficient's only
+                    # where `b >= 0`
+                    checks.append(templates.expr(f"type({key[2]}) is int and ({key[2]}) >= 0"))
                 ind = self.env[key[1]]
                 step = 1 if ind.step is None else constant_int(ind.step)
                 if step not in (1, -1):

@@ -134,7 +134,7 @@ class LevelsMixin:
         depth = level.depth
         seqs = []
         for target, seq in space.items:
-            combinations = self._combinations(seq, target)
+            combinations = self._combinations(seq, target, space.kind)
             if combinations is not None:
                 node, rank = combinations
             else:
@@ -201,7 +201,7 @@ class LevelsMixin:
                             seq.id if isinstance(seq, gast.Name) and start is None else None)
             self.env[space.induction] = level.ind
 
-    def _combinations(self, seq, target):
+    def _combinations(self, seq, target, kind="rows"):
         """``for a, b in itertools.combinations(xs, 2)``: the rows are the items of ``xs`` at
         the index tuples ``combinations(range(len(xs)), r)`` yields, in its order (Python's
         own function makes the index array, so the order is the loop's by construction):
@@ -214,8 +214,10 @@ class LevelsMixin:
         if not (isinstance(seq, gast.Call) and self.ctx.imports.resolve(seq.func) == "itertools.combinations"):
             return None
         r = constant_int(seq.args[1]) if len(seq.args) == 2 and not seq.keywords else None
-        if self.lib.kind != "np" or self.to_tf or r is None or r < 1:
-            raise Unsupported("`itertools.combinations` batched only in NumPy code, with a constant length")
+        if self.lib.kind != "np" or self.to_tf or r is None or r < 1 or kind != "rows":
+            # (`enumerate(combinations(...))` would count with `len()` of an iterator)
+            raise Unsupported("`itertools.combinations` batched only in NumPy code, with a constant length, "
+                              "not enumerated or zipped")
         if isinstance(target, gast.Tuple) and len(target.elts) != r:
             raise Unsupported(f"rows of {r} items unpacked into {len(target.elts)} names")
         items = self.ev(seq.args[0])
@@ -224,6 +226,10 @@ class LevelsMixin:
         if items.stacked or rank is None or rank < 1 or any(
                 isinstance(n, gast.Name) and n.id in self.loop_stores for n in gast.walk(seq.args[0])):
             raise Unsupported("`itertools.combinations` of a sequence of unknown rank, or one the loop changes")
+        if rank >= 2:  # rows that are lists would add as lists (`a - b` raises): arrays only
+            if not isinstance(seq.args[0], gast.Name):
+                raise Unsupported("`itertools.combinations` of rows of a computed value")
+            self._require_arrays([seq.args[0].id])
         base = copy.deepcopy(seq.args[0])
         indices = templates.expr(f"{self.lib.alias}.array(list(F(range(len(X)), {r})), "
                                  f"dtype={self.lib.alias}.intp).reshape(-1, {r})",

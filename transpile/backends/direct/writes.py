@@ -176,6 +176,8 @@ class WritesMixin:
                 and not _evidently_array(self.ctx, self.info.function, base):
             # A Python list has no `x[...] = batch`: only an array the code shows, or declares.
             raise Unsupported(f"line {stmt.lineno}: a write into `{name}`, which may be a Python list")
+        if self._bound_to_list(name):
+            raise Unsupported(f"line {stmt.lineno}: a write into `{name}`, a Python list")
         index = self._index(templates.name(name), comps, shape, store=True)
         if index is None:
             raise Unsupported(f"line {stmt.lineno}: a write whose index does not depend on the loop")
@@ -195,6 +197,8 @@ class WritesMixin:
                 and name in self.levels[k].info.idempotent]
         if same and self.mask is None:
             self.needs_trip = True  # the element is written only where the loop runs
+        if op is None and fancy and any(name in level.info.idempotent for level in self.levels):
+            self._integer_indices(comps, stmt)
         if self.mask is not None and op is None and fancy and any(name in level.info.idempotent for level in self.levels) \
                 and not all(isinstance(c, gast.Slice) or isinstance(self.env.get(getattr(c, "id", None)), Ind)
                             or not self.ev(c).stacked for c in comps):
@@ -208,15 +212,13 @@ class WritesMixin:
                 for axis, c in enumerate(comps):  # the batched code reads every element the
                     ind = self.env.get(getattr(c, "id", None))  # loop may write: inside the array
                     if isinstance(ind, Ind):
-                        if not self._safe(ind) or ind.stop is None:
+                        if not self._safe(ind) or ind.stop is None or any(
+                                isinstance(n, gast.Name) and (n.id in self.loop_stores or self._is_stacked_name(n.id))
+                                for n in gast.walk(ind.stop)):
                             raise Unsupported(f"line {stmt.lineno}: one constant written under a test, at "
                                               "a loop index that may run past the array")
                         self.checks.append(templates.expr(f"S <= {self.lib.alias}.shape(A)[{axis}]",
                                                           S=copy.deepcopy(ind.stop), A=templates.name(name)))
-                if fancy and not all(isinstance(c, gast.Slice) or isinstance(self.env.get(getattr(c, "id", None)), Ind)
-                                     or not self.ev(c).stacked for c in comps):
-                    raise Unsupported(f"line {stmt.lineno}: one constant scattered under a per-iteration "
-                                      "test, where a collision could keep the old value")
                 lifted = lift(self.lib, mask, depth)
                 axes = same[0] if len(same) == 1 else gast.Tuple(elts=[const(k) for k in same], ctx=gast.Load())
                 reduced = self.lib.call("any", lifted.node, axis=axes if isinstance(axes, gast.AST) else const(axes),
@@ -294,6 +296,42 @@ class WritesMixin:
             raise Unsupported(f"line {stmt.lineno}: augmented `{type(op).__name__}` write")
         self.out += _in_place(node, op, new, views=self.lib.kind == "np" and bool(elem_rank))
 
+    def _bound_to_list(self, name) -> bool:
+        """Whether the function binds ``name`` to a Python list (``seen = [0.0] * n``), which
+        has no ``x[idx] = v`` of a batch."""
+        fdef = self.info.function
+        if fdef is None:
+            return False
+        for node in gast.walk(fdef):
+            if isinstance(node, gast.Assign) and any(isinstance(t, gast.Name) and t.id == name for t in node.targets):
+                value = node.value
+                while isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Mult, gast.Add)):
+                    value = value.left if isinstance(value.left, (gast.List, gast.ListComp, gast.BinOp)) else value.right
+                if isinstance(value, (gast.List, gast.ListComp)) or isinstance(value, gast.Call) and \
+                        self.ctx.imports.resolve(value.func) in ("builtins.list", "builtins.sorted"):
+                    return True
+        return False
+
+    def _integer_indices(self, comps, stmt):
+        """One constant scattered at data-chosen positions (``seen[idx[i]] = True``): each index
+        is an element of an array the loop reads (``idx[i]``), checked at run time to hold
+        integers; a bool array's elements would index as NumPy bools (``seen[np.True_]`` is
+        every element) where the batch would be a mask."""
+        for c in comps:
+            if isinstance(c, gast.Slice) or isinstance(self.env.get(getattr(c, "id", None)), Ind) or not self.ev(c).stacked:
+                continue
+            if isinstance(c, gast.BinOp) and isinstance(c.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod)):
+                continue  # arithmetic never gives a bool
+            base = c.value if isinstance(c, gast.Subscript) else None
+            if isinstance(c, gast.Name):  # `for row, pos in enumerate(positions)`: rows of `positions`
+                base = next((seq for level in self.levels if level.info.space is not None
+                             for target, seq in level.info.space.items
+                             if isinstance(target, gast.Name) and target.id == c.id), None)
+            if not (isinstance(base, gast.Name) and base.id not in self.loop_stores and not self._is_stacked_name(base.id)):
+                raise Unsupported(f"line {stmt.lineno}: an index per iteration that is not an element of an "
+                                  "array the loop reads (it may be a bool, which NumPy takes as a mask)")
+            self.checks.append(templates.expr(f"{self.lib.alias}.asarray(B).dtype.kind in 'iu'", B=base))
+
     def _boolean_mask(self, index) -> bool:
         """Whether ``index`` is a boolean array the code shows: a comparison, ``~``/``&``/``|``/``^``
         of ones, or a name bound to one in this iteration."""
@@ -323,8 +361,14 @@ class WritesMixin:
                 or mask.rank < 1 or (current.stacked and not all(current.full)):
             raise Unsupported(f"{where}: the mask's rank is not the array's, or it is the same on "
                               "every iteration")
-        if value.stacked and (value.rank != 0 or not all(value.full)):
+        if value.rank != 0 or (value.stacked and not all(value.full)):
+            # an array `fill` would be spread over every iteration's selection at once
             raise Unsupported(f"{where}: a value other than one number per iteration")
+        if value.stacked and (value.python or value.witness is not None):
+            # a Python number per iteration: NumPy raises for NaN into an int array or 300 into
+            # uint8, where the batched values, an array, would be cast without a word
+            raise Unsupported(f"{where}: a Python number per iteration, which the array's dtype "
+                              "may refuse where an array of them would be cast")
         np_ = self.lib.alias
         selected = self.namer.new(f"{name}_mask")
         self.out += templates.replace(f"{selected} = M", M=mask.node)
@@ -357,6 +401,7 @@ class WritesMixin:
         if any(v is not None and v.stacked for v in vals):
             if len(comps) != 1:
                 raise Unsupported(f"line {stmt.lineno}: a multi-axis per-iteration index into `{name}`")
+            self._integer_indices(comps, stmt)  # `a[m[i]]` with a bool `m[i]` selects all of `a`
             rows = self.lib.call("arange", templates.expr(f"len({name})"))
             parts = [rows, vals[0].node]
             elem_rank = None if current.rank is None else current.rank - 1
