@@ -148,3 +148,60 @@ def test_column_blocks_after_whole_axes(w):
     assert "np.moveaxis" in result.code
     m = np.random.default_rng(w).standard_normal((3, 11))
     np.testing.assert_array_equal(new(m, w), loop(m, w))
+
+
+MORE_REFUSED = {
+    "an invariant offset, which may be negative": '''
+def f(x, k, n):
+    for i in range(n):
+        x[2*i + k:2*i + k + 2] = i * 1.0
+    return x
+''',
+    "an offset that varies": '''
+def f(x, idx, n):
+    for i in range(n):
+        m = idx[i]
+        x[2*i + m:2*i + m + 2] = i * 1.0
+    return x
+''',
+    "a bound that is no affine form": '''
+def f(x, b, n):
+    for y in range(n):
+        x[b*y:int(b*(y+1))] = y * 1.0
+    return x
+''',
+    "a start that may be negative": '''
+def f(x, b, k, n):
+    for y in range(k, n):
+        x[b*y:b*(y+1)] = y * 1.0
+    return x
+''',
+    "a stride the index multiplies twice": '''
+def f(x, n):
+    for i in range(n):
+        x[i*i:i*i + 2] = i * 1.0
+    return x
+''',
+}
+
+
+@pytest.mark.parametrize("name", sorted(MORE_REFUSED))
+def test_slices_that_are_no_blocks_are_not_independent(name):
+    result, _, _ = _both(MORE_REFUSED[name])
+    assert not result.plans[0].vectorizable, result.plans[0].remarks
+
+
+@pytest.mark.parametrize("spelling", ["x[i:i + 1]", "x[3*i:3*i + 3]", "x[2*i + 1:2*i + 3]", "x[b*i:b*i + b]",
+                                      "x[i*b:(i + 1)*b]"])
+def test_blocks_of_every_spelling_are_independent(spelling):
+    """Stride 1, 2 or 3, a constant offset, the stride a name on either side."""
+    source = f'''
+def f(x, b, n):
+    for i in range(n):
+        {spelling} = i * 1.0
+    return x
+'''
+    result, loop, new = _both(source)
+    assert result.plans[0].vectorizable, result.plans[0].remarks
+    for b, n in ((2, 3), (3, 2), (1, 5)):
+        np.testing.assert_array_equal(new(np.zeros(12), b, n), loop(np.zeros(12), b, n))

@@ -224,39 +224,33 @@ def _linearized(form: Affine, access: Access, induction: str, variant: set[str],
 
 def _block(part: gast.Slice, induction: str, variant: set[str], nest: Nest) -> Affine | None:
     """The start of ``part`` when it is iteration ``induction``'s own block of a blocked axis,
-    ``x[s*i + k : s*(i + 1) + k]`` (``s*i + k : s*i + k + s``), else None.
+    ``x[s*i + k : s*i + k + s]``, else None.
 
-    With a constant stride ``s > 0``, a constant offset ``k >= 0`` and an index never negative,
-    the blocks ``[s*i + k, s*(i + 1) + k)`` are disjoint and never wrap around. With an
-    invariant name as the stride (``x[b*y:b*(y + 1)]``, ``k = 0``) they are disjoint whatever
-    ``b`` is: ``b > 0`` as above; ``b = 0`` gives empty blocks; ``b < 0`` gives ``x[0:b]`` at
-    ``i = 0`` and an empty slice at every ``i >= 1`` (both bounds negative, the stop before the
-    start). A slice that stops past the end is cut there, which keeps the blocks disjoint.
-    This is the blocked (tiled) access of pooling and block averages, which the strong SIV
-    test cannot see through a slice (Allen & Kennedy ch. 3; symbolic strides as in LLVM's
-    LoopAccessAnalysis, which versions a loop on the stride where it must).
+    With a constant stride ``s`` and a constant offset ``k >= 0``, and an index never negative,
+    the blocks are disjoint: for ``s > 0`` they are ``[s*i + k, s*(i + 1) + k)``, never wrapping
+    around; for ``s < 0`` each slice stops before it starts, empty, except at most one, where
+    the start is still >= 0 and the stop is not. With an invariant name as the stride
+    (``x[b*y:b*(y + 1)]``, ``k = 0``) they are disjoint whatever ``b`` is: ``b > 0`` as above,
+    ``b = 0`` empty, ``b < 0`` gives ``x[0:b]`` at ``i = 0`` and, at every ``i >= 1``, bounds both
+    negative, a block of its own counted from the end. A step keeps each slice inside its
+    block, or empties it, and a stop past the end cuts the block there. This is the blocked
+    (tiled) access of pooling and block averages, which the strong SIV test cannot see through
+    a slice (Allen & Kennedy ch. 3; symbolic strides as in LLVM's LoopAccessAnalysis, which
+    versions a loop on the stride where it must).
     """
-    if part.step is not None and not (isinstance(part.step, gast.Constant) and part.step.value in (None, 1)):
+    if nest.lowest is None or nest.lowest < 0:
         return None
-    if part.lower is None or part.upper is None or nest.lowest is None or nest.lowest < 0:
+    lo, hi = (Affine.of(b, products=True) if b is not None else None for b in (part.lower, part.upper))
+    if lo is None or hi is None or (lo.symbols() - {induction}) & variant or len(lo.coeffs) != 1:
         return None
-    lo, hi = Affine.of(part.lower, products=True), Affine.of(part.upper, products=True)
-    if lo is None or hi is None:
+    (key, c), = lo.coeffs
+    factors = key.split("*")
+    if factors.count(induction) != 1 or len(factors) > 2:
         return None
-    width = hi.minus(lo)
-    inside = [(key, c) for key, c in lo.coeffs if induction in key.split("*")]
-    if len(inside) != 1 or (lo.symbols() - {induction}) & variant or (width.symbols() & (variant | {induction})):
-        return None
-    key, c = inside[0]
-    if key == induction:  # a constant stride
-        if c > 0 and not width.coeffs and width.const == c and lo.const >= 0 and not any(
-                induction in k.split("*") for k, _ in lo.coeffs if k != induction):
-            return lo
-        return None
-    stride = [f for f in key.split("*") if f != induction]
-    if len(stride) != 1 or key.split("*").count(induction) != 1 or lo.const != 0 or len(lo.coeffs) != 1:
-        return None
-    return lo if width == Affine(((stride[0], c),), 0) and c > 0 else None
+    if len(factors) == 1:  # a constant stride
+        return lo if hi.minus(lo) == Affine((), c) and lo.const >= 0 else None
+    stride = factors[0] if factors[1] == induction else factors[1]
+    return lo if hi.minus(lo) == Affine(((stride, c),), 0) and lo.const == 0 else None
 
 
 def _same_slice(a: gast.Slice, b: gast.Slice) -> bool:

@@ -321,7 +321,10 @@ class ReductionsMixin:
         a, b = (self.ev(part) for part in scan.parts)
         if start.stacked or start.rank != 0 or a.rank != 0 or b.rank != 0:
             raise Unsupported(f"the linear recurrence `{name}` is not on one number")
-        if any(v.python and v.stacked for v in (a, b)) or not any(v.stacked and not v.python for v in (a, b)):
+        # (a value with a witness, `c - i`, is a Python number per iteration where `c` is one:
+        # weak in the loop's `b + a * s`, a float64 array batched; fuzz seed 5700299)
+        if any((v.python or v.witness is not None) and v.stacked for v in (a, b)) or \
+                not any(v.stacked and not v.python for v in (a, b)):
             raise Unsupported(f"the linear recurrence `{name}` runs over Python numbers (its values "
                               "would stay Python numbers or take an array's dtype)")
         sized = next(v for v in (a, b) if v.stacked)
