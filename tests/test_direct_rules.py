@@ -88,7 +88,6 @@ _WRITTEN_OUT = {
     "numpy.linalg.slogdet": ["np.linalg.slogdet(spd[i])[1]", "np.linalg.slogdet(sq[i])[0] * x[i]",
                              "np.linalg.slogdet(sq[i])[-1]"],
     "numpy.linalg.eigh": ["np.linalg.eigh(spd[i])[0]", "np.abs(np.linalg.eigh(spd[i])[1])"],
-    "numpy.linalg.eig": ["np.linalg.eig(spd[i])[0]"],
     "numpy.linalg.svd": ["np.linalg.svd(sq[i])[1]", "np.abs(np.linalg.svd(spd[i])[2])"],
     "numpy.linspace": ["np.linspace(s[i], x[i, 0], 5)", "np.linspace(x[i], v, 4, axis=1)",
                        "np.linspace(0.0, s[i], 3, endpoint=False)", "np.linspace(x[i], 1.0, num=3, axis=-1)"],

@@ -391,6 +391,12 @@ _NUMBER = "isinstance(v, float)"
 _PYTHON_NUMBER = "isinstance(v, (int, float))"
 
 
+def _number_test(np_alias: str, name: str) -> str:
+    """A number, a NumPy scalar or a 0-d array: never a list, and never ``None``, a slice or
+    ``...``, whose ``np.ndim`` is 0 too but which index and compute otherwise."""
+    return f"isinstance({name}, (int, float, complex, {np_alias}.number, {np_alias}.bool_, {np_alias}.ndarray))"
+
+
 def _kind_check(np_alias: str, name: str, found: list[int], array: bool, read_only: bool,
                 number_rows: bool = False, python_ints: bool = False) -> str:
     """The run-time check of an inferred rank that holds only for inputs the batched code takes
@@ -403,7 +409,7 @@ def _kind_check(np_alias: str, name: str, found: list[int], array: bool, read_on
     convert the value, so Python computes with it as in the loop) also of Python ints."""
     if array and found[0] == 0 and len(found) > 1:
         # a number, or an array of one of the other ranks (a list of rows is no array here)
-        return (f"(not isinstance({name}, (list, tuple)) and {_rank_check(np_alias, name, [0])} or "
+        return (f"({_number_test(np_alias, name)} and {_rank_check(np_alias, name, [0])} or "
                 f"{_rank_check(np_alias, name, found[1:], True, read_only, number_rows)})")
     if array and read_only and found[0] == 1 and len(found) > 1:
         # a flat list of numbers (rank 1 only), or an array of any of the ranks
@@ -413,7 +419,7 @@ def _kind_check(np_alias: str, name: str, found: list[int], array: bool, read_on
     if array:
         return _rank_check(np_alias, name, found, True, read_only, number_rows)
     if found[-1] == 0:
-        return f"not isinstance({name}, (list, tuple)) and {_rank_check(np_alias, name, found)}"
+        return f"{_number_test(np_alias, name)} and {_rank_check(np_alias, name, found)}"
     scalar = f" or isinstance({name}, (int, float, complex, {np_alias}.number))" if found[0] == 0 else ""
     number = _PYTHON_NUMBER if python_ints else _NUMBER
     flat = (f"(type({name}) is {np_alias}.ndarray{scalar} or isinstance({name}, (list, tuple)) and "

@@ -23,7 +23,7 @@ _FRESH_CALLS = {"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "numpy
 # return a view or the argument itself, so they are not here.
 _FRESH_NUMPY = {f"numpy.{name}" for name in (
     "abs absolute add arange arccos arcsin arctan arctan2 argsort bincount ceil clip concatenate "
-    "conj conjugate cos cosh cross cumprod cumsum diff divide dot exp exp2 expm1 eye floor "
+    "conj conjugate cos cosh cross cumprod cumsum divide dot exp exp2 expm1 eye floor "
     "fmax fmin hstack hypot identity isfinite isinf isnan kron linspace log log10 log1p log2 "
     "logical_and logical_not logical_or logical_xor logspace matmul maximum minimum mod "
     "multiply negative outer power reciprocal remainder repeat rint sign sin sinh sort sqrt "
@@ -33,16 +33,35 @@ _FRESH_NUMPY = {f"numpy.{name}" for name in (
     "fft.ifftshift linalg.inv linalg.pinv linalg.solve linalg.cholesky linalg.lstsq").split()}
 
 
+#: the positional arguments before ``out`` (ufuncs: their inputs); ``np.diff(x, 0)`` is ``x``
+_POSITIONAL = {"clip": 3, "cumsum": 2, "cumprod": 2, "sort": 3, "argsort": 3, "linspace": 6, "logspace": 6,
+               "arange": 4, "eye": 5, "identity": 2, "repeat": 3, "tile": 2, "cross": 5, "kron": 2,
+               "stack": 2, "vstack": 1, "hstack": 1, "concatenate": 2, "outer": 2, "dot": 2,
+               "fft": 4, "ifft": 4, "rfft": 4, "irfft": 4, "fft2": 4, "ifft2": 4, "rfft2": 4, "irfft2": 4,
+               "fftn": 4, "ifftn": 4, "rfftn": 4, "irfftn": 4, "hfft": 4, "ihfft": 4, "fftfreq": 3,
+               "rfftfreq": 3, "fftshift": 2, "ifftshift": 2, "inv": 1, "pinv": 3, "solve": 2,
+               "cholesky": 2, "lstsq": 3, "abs": 1, "absolute": 1, "arccos": 1, "arcsin": 1, "arctan": 1,
+               "ceil": 1, "conj": 1, "conjugate": 1, "cos": 1, "cosh": 1, "exp": 1, "exp2": 1, "expm1": 1,
+               "floor": 1, "isfinite": 1, "isinf": 1, "isnan": 1, "log": 1, "log10": 1, "log1p": 1,
+               "log2": 1, "logical_not": 1, "negative": 1, "reciprocal": 1, "rint": 1, "sign": 1, "sin": 1,
+               "sinh": 1, "sqrt": 1, "square": 1, "tan": 1, "tanh": 1}
+
+
 def _fresh_value(ctx, value) -> bool:
     if isinstance(value, (gast.List, gast.Dict, gast.Set, gast.ListComp, gast.DictComp,
                           gast.SetComp, gast.Constant, gast.BinOp)):
         return True
     if isinstance(value, gast.Call):
         callee = ctx.imports.resolve(value.func)
+        if callee in ("numpy.array", "numpy.copy") and (len(value.args) > 1 or any(
+                k.arg == "copy" and not (isinstance(k.value, gast.Constant) and k.value.value is True)
+                for k in value.keywords)):
+            return False  # `np.array(buf, copy=False)` may be `buf` itself
         if callee in _FRESH_CALLS:
             return True
-        if callee in _FRESH_NUMPY and not any(k.arg == "out" for k in value.keywords):
-            return True
+        if callee in _FRESH_NUMPY and not any(k.arg == "out" for k in value.keywords) \
+                and len(value.args) <= _POSITIONAL.get(callee.rsplit(".", 1)[-1], 2):
+            return True  # (no `out` given by position either: `np.add(buf, 0, buf)` is `buf`)
         # `x.astype(t, copy=False)` is `x` itself where `x` has that dtype already
         return isinstance(value.func, gast.Attribute) and value.func.attr in ("copy", "astype") and not any(
             k.arg == "copy" and not (isinstance(k.value, gast.Constant) and k.value.value is True)
@@ -233,6 +252,9 @@ def _origin(ctx, name_node, loop_ids) -> tuple[str, int | None]:
             continue
         stmt, value = _binding(ctx, node)
         line = getattr(stmt, "lineno", None) or getattr(node, "lineno", None)
+        if isinstance(stmt, gast.AugAssign) or isinstance(ctx.parents.get(id(node)), gast.AugAssign):
+            kinds.add("unknown")  # `v += 0` updates the array `v` was, in place: no new one
+            continue
         contained = isinstance(value, (gast.List, gast.Tuple, gast.Set, gast.Dict)) and any(
             not isinstance(n, gast.Constant) for n in gast.iter_child_nodes(value)
             if not isinstance(n, (gast.Load, gast.Store)))
@@ -312,8 +334,8 @@ def _merge_aliases(ctx, info, nodes, writes, reads, stored):
             if other == name or info.aliases.get(other) and name in info.aliases[other]:
                 continue
             pair = {origins[name][0], origins[other][0]}
-            if "unknown" in pair and "fresh" not in pair:
-                unknown, partner = (name, other) if origins[name][0] == "unknown" else (other, name)
+            unknown, partner = (name, other) if origins[name][0] == "unknown" else (other, name)
+            if "unknown" in pair and ("fresh" not in pair or _bound_from(info, unknown, partner)):
                 line = origins[unknown][1]
                 at = f" at line {line}" if line else ""
                 info.dependences.append(f"{unknown}: bound{at} to a value that may share memory "
@@ -322,6 +344,23 @@ def _merge_aliases(ctx, info, nodes, writes, reads, stored):
                            f"pforge cannot trace, which may share memory with `{partner}` (bind a "
                            "copy, or a fresh array, to vectorize)", first[unknown])
                 return
+
+
+def _bound_from(info, name: str, partner: str) -> bool:
+    """Whether some binding of ``name`` in the function reads ``partner`` (``if c: v = buf``,
+    ``v = np.real(buf)``, ``v = np.maximum(buf, 0, out=buf)``): then the array pforge cannot
+    trace may be ``partner``'s, fresh as that one is."""
+    scope = info.function
+    if scope is None:
+        return True
+    for node in gast.walk(scope):
+        if isinstance(node, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.NamedExpr)):
+            targets = node.targets if isinstance(node, gast.Assign) else [node.target]
+            if any(isinstance(n, gast.Name) and n.id == name for t in targets for n in gast.walk(t)) and \
+                    node.value is not None and any(isinstance(n, gast.Name) and n.id == partner
+                                                   for n in gast.walk(node.value)):
+                return True
+    return False
 
 
 def _check_inplace_views(ctx, info, nodes, stored):

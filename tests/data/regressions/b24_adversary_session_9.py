@@ -99,3 +99,18 @@ CALLS = [("masked_fill", "np.array([[5.0, 5, 0], [5, 5, 0]]), np.array([1.0, 1])
 
 #: the functions whose loop pforge rewrites; every other loop here is left as it is:
 REWRITTEN = ("masked_fill", "small_int_stride", "pairs_of_list_rows", "marks", "bool_index_into_own_array")
+
+
+def ones_as_long_as_a_row(x):
+    # `np.ones(len(x[i]))` is the same on every iteration, but names the loop index: it was
+    # copied as written, `i` unbound (a NameError where the loop runs)
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        a = np.ones(len(x[i]))
+        out[i] = np.sum(a)
+    return out
+
+
+CALLS += [("ones_as_long_as_a_row", "np.zeros((3, 4))"), ("ones_as_long_as_a_row", "np.zeros((0, 4))"),
+          ("ones_as_long_as_a_row", "np.zeros(0)")]
+REWRITTEN += ("ones_as_long_as_a_row",)

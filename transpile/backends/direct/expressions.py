@@ -9,7 +9,7 @@ import copy
 import gast
 
 from pforge.transpile import ranks, templates
-from pforge.transpile.analysis.aliasing import _FRESH_NUMPY
+from pforge.transpile.analysis.aliasing import _fresh_value
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Args, Unsupported, Val, align, const, merged, python_result
 from pforge.transpile.backends.direct.linalg import convert_matmul_operator
@@ -618,7 +618,9 @@ class ExpressionsMixin:
         if not isinstance(expr, gast.Call):
             return False
         name = self.ctx.imports.resolve(expr.func) or ""
-        return (name in _FRESH_CALLS or name in _FRESH_NUMPY) and not any(k.arg == "out" for k in expr.keywords)
+        if any(k.arg == "out" for k in expr.keywords):
+            return False
+        return name in _FRESH_CALLS and name not in ("numpy.array", "numpy.copy") or _fresh_value(self.ctx, expr)
 
     def _static_truth(self, test) -> bool | None:
         """Whether ``test`` holds on every iteration, when that is known before the loop runs:

@@ -248,8 +248,10 @@ def _convert_solve(b):
 
 #: NumPy calls that return a tuple of arrays, each a gufunc over the last two axes of the one
 #: operand: the per-iteration rank of each item relative to the operand's
+#: (not ``eig``: over a stack its eigenvalues are complex for every matrix once one has complex
+#: ones, where one matrix alone gives real float64 ones)
 TUPLE_RESULTS = {"numpy.linalg.slogdet": (-2, -2), "numpy.linalg.eigh": (-1, 0),
-                 "numpy.linalg.eig": (-1, 0), "numpy.linalg.svd": (0, -1, 0)}
+                 "numpy.linalg.svd": (0, -1, 0)}
 
 
 def _tuple_rule(name):

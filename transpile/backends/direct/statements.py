@@ -10,7 +10,7 @@ import gast
 from pforge.transpile import templates
 from pforge.transpile.analysis import spelled_out_update
 from pforge.transpile.backends.direct.core import Unsupported, Val
-from pforge.transpile.backends.direct.shared import _is_boolean, _loads
+from pforge.transpile.backends.direct.shared import Ind, _is_boolean, _loads
 from pforge.transpile.backends.pfor import _stores
 from pforge.transpile.vplan import inner_loop
 
@@ -119,7 +119,16 @@ class StatementsMixin:
                     raise Unsupported(f"line {stmt.lineno}: an invariant assignment under a per-iteration `if`")
                 self.env[name] = Val(copy.deepcopy(stmt.value), (), val.rank, val.python)  # merged by the `if`
                 return
-            self.out.append(copy.deepcopy(stmt))  # invariant: computed once, as written
+            if self._names_the_loop(stmt.value):
+                # `a = np.ones(len(x[i]))`: the same on every iteration, but spelled with the
+                # loop's names, which the batched code does not bind as the loop did
+                if self._names_the_loop(val.node):
+                    raise Unsupported(f"line {stmt.lineno}: `{gast.unparse(stmt.value).strip()}`, the same on "
+                                      "every iteration, is computed from per-iteration values")
+                self.out += templates.replace(f"{name} = V", V=val.node)
+                self.needs_trip = True  # the loop computes it only where it runs
+            else:
+                self.out.append(copy.deepcopy(stmt))  # invariant: computed once, as written
             self.env[name] = Val(templates.name(name), (), val.rank, val.python, mixed=val.mixed)
             return
         if isinstance(target, gast.Tuple) and isinstance(stmt.value, gast.Tuple) \
@@ -142,6 +151,11 @@ class StatementsMixin:
                 return self._write(target, update[1], update[0], stmt)
             return self._write(target, stmt.value, None, stmt)
         raise Unsupported(f"line {stmt.lineno}: assignment to `{gast.unparse(target).strip()}`")
+
+    def _names_the_loop(self, node) -> bool:
+        """Whether ``node`` reads a loop index or a per-iteration name."""
+        return any(isinstance(n, gast.Name) and (isinstance(self.env.get(n.id), Ind) or self._is_stacked_name(n.id))
+                   for n in gast.walk(node))
 
     def _aug_assign(self, stmt, later):
         target = stmt.target
