@@ -205,3 +205,32 @@ def f(x, b, n):
     assert result.plans[0].vectorizable, result.plans[0].remarks
     for b, n in ((2, 3), (3, 2), (1, 5)):
         np.testing.assert_array_equal(new(np.zeros(12), b, n), loop(np.zeros(12), b, n))
+
+
+def test_a_block_read_other_than_block_by_block_says_so():
+    """The dependence is the unknown kind (PF203), and the remark names the blocks."""
+    source = '''
+def f(x, b, n):
+    for y in range(n):
+        x[b*y:b*(y+1)] = x[b*(y+1):b*(y+2)] + 1.0
+    return x
+'''
+    result, _, _ = _both(source)
+    (level,) = result.plans[0].levels
+    assert level.dependences == ("x: unknown dependence (another access reads the blocks that `y` writes "
+                                 "otherwise than block by block) at line 5",)
+    assert [r.code for r in level.blockers] == ["PF203"]
+
+
+def test_a_whole_row_read_beside_blocks_of_it():
+    """``m[0]`` reads every block of row 0 that ``m[0, 2*i:2*i + 2]`` writes: an access with
+    fewer indices than the blocked axis is no block of its own."""
+    source = '''
+def f(m, n):
+    for i in range(n):
+        m[0, 2*i:2*i + 2] = np.sum(m[0]) + i
+    return m
+'''
+    result, loop, _ = _both(source)
+    assert not result.plans[0].vectorizable
+    assert any("otherwise than block by block" in r.message for r in result.plans[0].remarks)

@@ -799,7 +799,8 @@ class _Builder:
             return self._carried(k)
         setup = (f"b{k} = 2", f"q{k} = np.arange(2 * len(x) + 4) * 0.5")
         if self.rng.random() < 0.5:
-            return Fragment("overlapping blocks", REFUSE, (f"q{k}[b{k} * i:b{k} * i + b{k} + 1] = {self.expr()}",),
+            # a value that varies: one constant in every write would overlap harmlessly
+            return Fragment("overlapping blocks", REFUSE, (f"q{k}[b{k} * i:b{k} * i + b{k} + 1] = x[i] + {self.expr(1)}",),
                             setup, outputs=(f"q{k}",))
         return Fragment("next block read", REFUSE if self.descending else EITHER,
                         (f"q{k}[b{k} * i:b{k} * (i + 1)] = q{k}[b{k} * (i + 1):b{k} * (i + 2)] + {self.expr(1)}",),
