@@ -50,3 +50,21 @@ CALLS = [("alias_under_if", "np.ones(4), True"), ("alias_under_if", "np.ones(4),
 
 #: the functions whose loop pforge rewrites; every other loop here is left as it is:
 REWRITTEN = ("row_of_means",)
+
+
+def sum_at_indices(x, idx):
+    """Args:
+      x: [m].
+      idx: [n].
+    """
+    # `x[idx[i]]` with a bool `idx` indexes with a NumPy bool (`x[np.True_]` is all of `x`, with
+    # an axis more); batched, the bools were a mask: integer indices are checked at run time
+    out = np.zeros(len(idx))
+    for i in range(len(idx)):
+        out[i] = np.sum(x[idx[i]])
+    return out
+
+
+CALLS += [("sum_at_indices", "np.arange(5.0), np.array([True, False, True])"),
+          ("sum_at_indices", "np.arange(5.0), np.array([4, 0, 2])")]
+REWRITTEN += ("sum_at_indices",)

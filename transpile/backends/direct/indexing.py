@@ -347,6 +347,10 @@ class IndexingMixin:
         aligned, full, idx_rank = align(self.lib, arrays, "an advanced index")
         if idx_rank != 0:
             raise Unsupported("an array-valued index per iteration")
+        if len(comps) == len(kinds) and not store:
+            # `x[idx[i]]` with a bool `idx`: the loop indexes with a NumPy bool (`x[np.True_]`
+            # adds an axis), the batch would be a mask; integer indices are checked at run time
+            self._integer_indices([c for c, (k, _) in zip(comps, kinds) if k == "val"], None, strict=False)
         it = iter(aligned)
         parts = [next(it).node if k != "slice" else copy.deepcopy(v) for k, v in kinds]
         consumed = sum(1 for k, _ in kinds if k != "slice")

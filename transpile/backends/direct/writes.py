@@ -312,7 +312,7 @@ class WritesMixin:
                     return True
         return False
 
-    def _integer_indices(self, comps, stmt):
+    def _integer_indices(self, comps, stmt, strict=True):
         """One constant scattered at data-chosen positions (``seen[idx[i]] = True``): each index
         is an element of an array the loop reads (``idx[i]``), checked at run time to hold
         integers; a bool array's elements would index as NumPy bools (``seen[np.True_]`` is
@@ -328,6 +328,8 @@ class WritesMixin:
                              for target, seq in level.info.space.items
                              if isinstance(target, gast.Name) and target.id == c.id), None)
             if not (isinstance(base, gast.Name) and base.id not in self.loop_stores and not self._is_stacked_name(base.id)):
+                if not strict:
+                    continue  # (a gather: the index is what the code computed, bool only by design)
                 raise Unsupported(f"line {stmt.lineno}: an index per iteration that is not an element of an "
                                   "array the loop reads (it may be a bool, which NumPy takes as a mask)")
             self.checks.append(templates.expr(f"{self.lib.alias}.asarray(B).dtype.kind in 'iu'", B=base))
