@@ -154,3 +154,22 @@ def test_one_constant_scattered_under_a_test_stays_a_loop():
     result, _, _ = _both(source)
     assert result.plans[0].vectorizable and not result.plans[0].rewritten
     assert any("collision" in r.message for r in result.plans[0].remarks), [r.message for r in result.plans[0].remarks]
+
+
+@pytest.mark.parametrize("value", ["-2.5", "0", "True"])
+def test_every_spelling_of_one_literal(value):
+    """A negative literal is one constant too."""
+    source = MARK.replace("seen = np.zeros(n, dtype=bool)", "seen = np.ones(n)").replace("= True", f"= {value}")
+    result, loop, new = _both(source)
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    idx = np.array([3, 1, 3, 0])
+    np.testing.assert_array_equal(new(idx, 5), loop(idx, 5))
+
+
+def test_an_update_stores_no_constant():
+    """``seen[idx[i]] += 1`` collides as a sum (a scatter-add), not as one constant."""
+    source = MARK.replace("seen = np.zeros(n, dtype=bool)", "seen = np.zeros(n)").replace("= True", "+= 1")
+    result, loop, new = _both(source)
+    assert "np.add.at" in result.code
+    idx = np.array([3, 1, 3, 0])
+    np.testing.assert_array_equal(new(idx, 5), loop(idx, 5))

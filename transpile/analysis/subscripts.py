@@ -164,20 +164,20 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
 
 def _one_constant(wlist) -> str | None:
     """The source of the one number literal every write of ``wlist`` stores (``x[k] = 1``,
-    the same type and value each time: ``1`` and ``1.0`` may differ once cast), else None."""
+    ``x[k] = -2.5``, spelled alike each time: ``1`` and ``1.0`` may differ once cast), else
+    None. An update (``x[k] += 1``, ``x[k] = x[k] + 1``) stores no literal."""
     found = set()
     for w in wlist:
         stmt = w.node
-        if w.aug is not None or not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
-                                     and isinstance(stmt.targets[0], gast.Subscript)):
+        if not isinstance(stmt, gast.Assign):
             return None
         value = stmt.value
         if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
             value = value.operand
         if not (isinstance(value, gast.Constant) and type(value.value) in (int, float, bool)):
             return None
-        found.add((type(value.value), gast.unparse(stmt.value).strip()))
-    return next(iter(found))[1] if len(found) == 1 else None
+        found.add(gast.unparse(stmt.value).strip())
+    return found.pop() if len(found) == 1 else None
 
 
 def _splittable(read, name, wlist) -> bool:
