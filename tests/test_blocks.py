@@ -176,6 +176,24 @@ def f(x, b, k, n):
         x[b*y:b*(y+1)] = y * 1.0
     return x
 ''',
+    "a stride that is a product of two names, one of them zero perhaps": '''
+def f(x, b, c, n):
+    for i in range(n):
+        x[b*c*i:b*c*i + c] = i * 1.0
+    return x
+''',
+    "the index as its own stride (only invariant strides are proven)": '''
+def f(x, n):
+    for i in range(n):
+        x[i*i:i*i + i] = i * 1.0
+    return x
+''',
+    "an open start": '''
+def f(x, n):
+    for i in range(n):
+        x[:2*i + 2] = i * 1.0
+    return x
+''',
     "a stride the index multiplies twice": '''
 def f(x, n):
     for i in range(n):

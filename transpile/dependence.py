@@ -240,7 +240,7 @@ def _block(part: gast.Slice, induction: str, variant: set[str], nest: Nest) -> A
     """
     if nest.lowest is None or nest.lowest < 0:
         return None
-    lo, hi = (Affine.of(b, products=True) if b is not None else None for b in (part.lower, part.upper))
+    lo, hi = (Affine.of(b, products=True) for b in (part.lower, part.upper))  # None for `x[:k]`
     if lo is None or hi is None or (lo.symbols() - {induction}) & variant or len(lo.coeffs) != 1:
         return None
     (key, c), = lo.coeffs
