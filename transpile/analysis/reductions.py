@@ -218,6 +218,10 @@ def _linear_update(stmt, name) -> tuple[gast.expr, gast.expr] | None:
         return None
     if any(isinstance(n, gast.Name) and n.id == name for part in found for n in gast.walk(part)):
         return None
+    if all(isinstance(p, gast.UnaryOp) and isinstance(p.op, gast.USub) for p in found):
+        # `-y[i] - s * a`: both parts negated, which `Scan.spelling` (one sign, on one part)
+        # cannot say; it read `a * s - y` (fuzz seed 6301457)
+        return None
     return found
 
 
