@@ -197,11 +197,10 @@ class WritesMixin:
                 and name in self.levels[k].info.idempotent]
         if same and self.mask is None:
             self.needs_trip = True  # the element is written only where the loop runs
-        if op is None and fancy and any(name in level.info.idempotent for level in self.levels):
+        scattered = op is None and fancy and any(name in level.info.idempotent for level in self.levels)
+        if scattered:
             self._integer_indices(comps, stmt)
-        if self.mask is not None and op is None and fancy and any(name in level.info.idempotent for level in self.levels) \
-                and not all(isinstance(c, gast.Slice) or isinstance(self.env.get(getattr(c, "id", None)), Ind)
-                            or not self.ev(c).stacked for c in comps):
+        if scattered and self.mask is not None and any(self._data_index(c) for c in comps):
             # `seen[idx[i]] = True` under a test: a batched `where` would also write the old
             # value at the unselected iterations, and a collision could let it win
             raise Unsupported(f"line {stmt.lineno}: one constant scattered under a per-iteration test, where a "
@@ -220,9 +219,8 @@ class WritesMixin:
                         self.checks.append(templates.expr(f"S <= {self.lib.alias}.shape(A)[{axis}]",
                                                           S=copy.deepcopy(ind.stop), A=templates.name(name)))
                 lifted = lift(self.lib, mask, depth)
-                axes = same[0] if len(same) == 1 else gast.Tuple(elts=[const(k) for k in same], ctx=gast.Load())
-                reduced = self.lib.call("any", lifted.node, axis=axes if isinstance(axes, gast.AST) else const(axes),
-                                        keepdims=const(True))
+                axes = const(same[0]) if len(same) == 1 else gast.Tuple(elts=[const(k) for k in same], ctx=gast.Load())
+                reduced = self.lib.call("any", lifted.node, axis=axes, keepdims=const(True))
                 mask = Val(reduced, tuple(f and k not in same for k, f in enumerate(lifted.full)), lifted.rank)
             if op is None:
                 old = Val(copy.deepcopy(node), full, elem_rank)
@@ -312,13 +310,19 @@ class WritesMixin:
                     return True
         return False
 
+    def _data_index(self, c) -> bool:
+        """Whether the index component ``c`` is chosen by the data: no slice, no loop index,
+        not the same on every iteration."""
+        return not (isinstance(c, gast.Slice) or isinstance(self.env.get(getattr(c, "id", None)), Ind)
+                    or not self.ev(c).stacked)
+
     def _integer_indices(self, comps, stmt, strict=True):
         """One constant scattered at data-chosen positions (``seen[idx[i]] = True``): each index
         is an element of an array the loop reads (``idx[i]``), checked at run time to hold
         integers; a bool array's elements would index as NumPy bools (``seen[np.True_]`` is
         every element) where the batch would be a mask."""
         for c in comps:
-            if isinstance(c, gast.Slice) or isinstance(self.env.get(getattr(c, "id", None)), Ind) or not self.ev(c).stacked:
+            if not self._data_index(c):
                 continue
             if isinstance(c, gast.BinOp) and isinstance(c.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod)):
                 continue  # arithmetic never gives a bool
