@@ -335,7 +335,7 @@ REFUSED = [
         """, "PF201", id="carried-scalar"),
     pytest.param("""
         for i in range(1, n):
-            x[i] = x[i - 1] * 0.5 + y[i]
+            x[i] = x[i - 1] * x[i - 1] * 0.5 + y[i]
         return x
         """, "PF202", id="flow-dependence-distance-1"),
     pytest.param("""
@@ -345,7 +345,7 @@ REFUSED = [
         """, "PF202", id="fibonacci-array"),
     pytest.param("""
         for i in range(n - 1, 0, -1):
-            x[i - 1] = x[i] + 1
+            x[i - 1] = x[i] * x[i] + 1
         return x
         """, "PF202", id="flow-dependence-negative-step"),
     pytest.param("""
@@ -485,7 +485,7 @@ REFUSED = [
         """, "PF205", id="numpy-out-write"),
     pytest.param("""
         for i in range(n):
-            x[i + 1] = x[i] * 2
+            x[i + 1] = x[i] * x[i] * 2
         return x
         """, "PF202", id="writes-ahead-reads-behind"),
     pytest.param("""
@@ -857,7 +857,7 @@ def test_remarks_name_variable_and_lines():
     source = HEADER + textwrap.dedent("""
         def f(x, n):
             for i in range(1, n):
-                x[i] = x[i - 1] + 1
+                x[i] = x[i - 1] * x[i - 1] + 1
             return x
         """)
     (plan,) = analyze_source(source, "t.py")

@@ -147,7 +147,7 @@ def _explained(body: str):
 @pytest.mark.parametrize("body, vectorizable, dependences", [
     pytest.param("""
         for i in range(1, n):
-            x[i] = x[i - 1] * 0.5
+            x[i] = x[i - 1] * x[i - 1] * 0.5
         """, False, ["x: flow dependence (reads the element written 1 iteration(s) earlier) at line 5"],
         id="flow"),
     pytest.param("""
@@ -157,7 +157,7 @@ def _explained(body: str):
         id="flow-distance-3"),
     pytest.param("""
         for i in range(n - 1, 0, -1):
-            x[i - 1] = x[i] + 1
+            x[i - 1] = x[i] * x[i] + 1
         """, False, ["x: flow dependence (reads the element written 1 iteration(s) earlier) at line 5"],
         id="flow-downwards"),
     pytest.param("""

@@ -840,18 +840,19 @@ def g(x, n):
 def test_reversed_range_is_a_range_counting_down():
     """``reversed(range(1, n))`` is ``range(n - 1, 0, -1)``: a map over it is batched, and a
     recurrence that reads the element written one step before (``out[i + 1]``, counting down)
-    stays a loop."""
+    is a linear scan walked backwards from ``out[n]``."""
     result = transpile_source(REVERSED, "m.py")
     f_plan, g_plan = result.plans
     assert f_plan.rewritten, [r.message for r in f_plan.remarks]
     assert "range(n - 1, 0, -1)" in f_plan.remarks[0].message
-    assert not g_plan.vectorizable
+    assert g_plan.rewritten and "linear scan out" in g_plan.pattern, [r.message for r in g_plan.remarks]
     namespace, original = {}, {}
     exec(compile(result.code, "<code>", "exec"), namespace)
     exec(compile(REVERSED, "<code>", "exec"), original)
     for n in (0, 1, 2, 6):
         x = np.arange(6.0) ** 2
         np.testing.assert_array_equal(namespace["f"](x, n), original["f"](x, n))
+        np.testing.assert_allclose(namespace["g"](x, n), original["g"](x, n), rtol=1e-14)
 
 
 HELPERS = """\

@@ -346,7 +346,7 @@ def test_explain_plan_of_a_refused_loop_says_there_is_none(tmp_path):
     path = write(tmp_path, "m.py", textwrap.dedent("""
         def f(x):
             for i in range(1, len(x)):
-                x[i] = x[i - 1] + 1
+                x[i] = x[i - 1] * x[i - 1] + 1
         """))
     result = invoke("explain", "--plan", str(path))
     assert_exit(result, 0)

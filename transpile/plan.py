@@ -125,7 +125,7 @@ def _outputs(info):
         parts.insert(0, info.form)
     parts += [f"{r.op} reduction {n}" for n, r in info.reductions.items()]
     parts += [f"arg{a.op} {n} of {a.value}" for n, a in info.arg_reductions.items()]
-    parts += [f"{s.op} scan {n}" for n, s in info.scans.items()]
+    parts += [f"{s.op} scan {s.array or n}" for n, s in info.scans.items()]
     parts += [f"indexed output {n}" + (" (an argument, updated in place)" if n in info.mutated_args else "")
               for n in info.arrays]
     parts += [f"TensorArray {n}" for n in info.tensorarrays]

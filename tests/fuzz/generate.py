@@ -671,9 +671,25 @@ class _Builder:
         if not self.np:
             return self._carried(k)
         prev, offsets = ("i + 1", {"ahead": 1}) if self.descending else ("i - 1", {"back": 1})
-        if self.rng.random() < 0.5:
-            return Fragment("previous output (linear)", EITHER, (f"p{k}[i] = p{k}[{prev}] + {self.expr(1)}",),
-                            (f"p{k} = np.zeros(len(x))",), outputs=(f"p{k}",), **offsets)
+        if self.rng.random() < 0.6:
+            # an array recurrence (scalar replacement makes it a scan): a sum, a difference, a
+            # product, a running maximum, a linear recurrence, read before the write too
+            t, p = self.expr(1), f"p{k}[{prev}]"
+            value = self.rng.choice((f"{p} + {t}", f"{t} + {p}", f"{p} - {t}",
+                                     f"{p} * (1.0 + 0.1 * np.tanh({t}))", f"np.maximum({p}, {t})",
+                                     f"np.minimum({p}, {t})", f"0.5 * {p} + {t}", f"{t} - {p} * c"))
+            if "c" in value.split():
+                self.reads.add("c")
+            start = self.rng.choice(("np.zeros(len(x))", "np.arange(len(x)) * 0.5", "np.ones(len(x), np.float32)",
+                                     "np.arange(len(x))"))
+            body = (f"p{k}[i] = {value}",)
+            setup = (f"p{k} = {start}",)
+            outputs = (f"p{k}",)
+            if self.rng.random() < 0.3:
+                body = (f"q{k}[i] = {p} * 2.0",) + body
+                setup += (f"q{k} = np.zeros(len(x))",)
+                outputs += (f"q{k}",)
+            return Fragment("previous output (a recurrence)", EITHER, body, setup, outputs=outputs, **offsets)
         return Fragment("previous output", REFUSE, (f"p{k}[i] = np.tanh(p{k}[{prev}]) + {self.expr(1)}",),
                         (f"p{k} = np.ones(len(x))",), outputs=(f"p{k}",), **offsets)
 

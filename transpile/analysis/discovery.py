@@ -15,6 +15,7 @@ from pforge.transpile.analysis.facts import (COMPREHENSION, INVARIANT, TRY_STATE
 from pforge.transpile.analysis.linearized import unflatten_nests
 from pforge.transpile.analysis.nodes import (_enclosing_scope, _private_names, _scope_nodes, _statements,
                                              _stored_names)
+from pforge.transpile.analysis.recurrences import carried_elements
 from pforge.transpile.analysis.reductions import (_find_arg_reductions, _find_reductions, _find_scans,
                                                   first_iteration_reductions)
 from pforge.transpile.analysis.structure import _structural_blockers, _trip_count_notes
@@ -32,6 +33,9 @@ def discover(ctx: ModuleContext) -> list[LoopInfo]:
     if first_iteration_reductions(ctx):
         ctx.parents = _parents(ctx.tree)
         ctx._chains = ctx._use_def = None  # `s = t` is gone
+    if carried_elements(ctx):
+        ctx.parents = _parents(ctx.tree)
+        ctx._chains = ctx._use_def = None  # `a[i - 1]` is read as a name
 
     def visit_block(stmts, qualname, function, parent_loop, sink):
         previous = None

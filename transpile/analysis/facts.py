@@ -76,6 +76,11 @@ class Scan:
     #: ``b`` with their signs (``s = b - a * s`` gives ``-(a)``)
     coefficient: gast.expr | None = None
     offset: gast.expr | None = None
+    #: for an array recurrence put in scalar-replaced form
+    #: (:func:`~pforge.transpile.analysis.recurrences.carried_elements`): the array whose
+    #: elements the running value carries, and the element before the loop's first write (the start)
+    array: str | None = None
+    element: gast.expr | None = None
 
     @property
     def spelling(self) -> str:

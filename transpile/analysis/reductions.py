@@ -256,7 +256,8 @@ def _find_scans(ctx, info, body, stored):
         exclusive = any(id(n) in before for n in reads)
         if exclusive and {n.id for n in _loaded_names(term)} & set(stored):
             continue
-        info.scans[name] = Scan(name, op, update, exclusive, *(linear or (None, None)))
+        array, element = getattr(info.node, "pforge_carried", {}).get(name, (None, None))
+        info.scans[name] = Scan(name, op, update, exclusive, *(linear or (None, None)), array, element)
         info.classes[name] = SCAN
 
 

@@ -311,7 +311,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         for name, arg in info.arg_reductions.items():
             parts.append(f"arg{arg.op} {name} of {arg.value}")
         for name, scan in info.scans.items():
-            parts.append(f"{scan.op} scan {name}")
+            parts.append(f"{scan.op} scan {scan.array or name}")
         for name in info.arrays:
             parts.append(f"{'scatter-add' if info.scatter_add else 'indexed output'} {name}")
         for name in info.tensorarrays:

@@ -57,6 +57,7 @@ class LevelsMixin:
         for name, stmt in info.derived.items():
             self._start_derived(level, name, stmt)
         self._refuse_exclusive_scans(info)
+        self._start_exclusive_scans(info)
         self._block(info.body, later, depth)
         self._end_scans(info)
         self.mask = saved_mask

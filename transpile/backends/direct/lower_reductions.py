@@ -159,8 +159,12 @@ class ReductionsMixin:
         if len(self.levels) != 1 or self.mask is not None:
             raise Unsupported(f"the running value `{name}` of a loop inside another loop")
         if self.lib.kind == "tf":
+            if scan.element is not None:
+                raise Unsupported(f"`{scan.array}` is an array recurrence, which TensorFlow code does not write")
             return self._tf_scan_steps(scan)
-        start = self.ev(templates.name(name))
+        if scan.name in self.scan_steps:
+            return  # an exclusive scan's steps, computed where the body starts
+        start = self.ev(templates.name(name)) if scan.element is None else self._carried_start(scan)
         if start.rank is None and self.info.function is not None:
             # bound again in the loop, so not among the locals: every binding's rank, given
             # or inferred (then checked in front of the loop), is its rank where the loop starts
@@ -178,7 +182,8 @@ class ReductionsMixin:
                               f"`{name} = {name} ⊕ t` rebinds (an array updated in place keeps its dtype "
                               "at every step)")
         self._check_operand_order(scan)
-        self._scan_start_check(name, start.rank, in_place)
+        if scan.element is None:
+            self._scan_start_check(name, start.rank, in_place)
         self._terms_are_arrays(term)
         if term.python and (term.stacked or scan.op in ("add", "mul")):
             # `s + t` of Python numbers stays a Python number; stacked, they would be one array
@@ -206,6 +211,18 @@ class ReductionsMixin:
         self.out += templates.replace(
             f"{steps} = {np_}.empty({shape}, {np_}.result_type(S, T))\n{steps}[0] = S\n{steps}[1:] = T\n"
             f"{np_}.{ufunc}.accumulate({steps}, out={steps})", T=terms, S=templates.name(name), N=length)
+        if scan.element is not None:
+            # The loop stores each running value into `a` and reads it back: in `a`'s dtype.
+            # Where the steps' dtype is another (int32 elements, float terms), they run in order.
+            k = self.namer.new(f"{name}_k")
+            self.out += templates.replace(
+                f"if {steps}.dtype != A.dtype:\n"
+                f"    {steps} = {np_}.empty({shape}, A.dtype)\n"
+                f"    {steps}[0] = S\n"
+                f"    for {k} in range(N):\n"
+                f"        {steps}[{k} + 1] = {np_}.{ufunc}({steps}[{k}], T)",
+                A=templates.name(scan.array), S=templates.name(name), N=length,
+                T=templates.expr(f"T[{k}]", T=terms) if term.stacked else terms)
         self.scan_steps[name] = (f"{steps}[1:]", f"{steps}[-1]")
         self.scan_ranks[name] = term.rank
         self.nonempty = True  # with no iteration `s` keeps its own type, which `steps[-1]` would not
@@ -330,7 +347,8 @@ class ReductionsMixin:
         sized = next(v for v in (a, b) if v.stacked)
         if not sized.full[0]:
             raise Unsupported(f"`{name}`: coefficients that do not vary along the loop")
-        self._scan_start_check(name, 0, in_place=False)  # `s = a * s + b` rebinds
+        if scan.element is None:
+            self._scan_start_check(name, 0, in_place=False)  # `s = a * s + b` rebinds
         self._terms_are_arrays(a, b)
         np_ = self.lib.alias
         coef, offset = (self._hoist(lift(self.lib, v, 1).node if v.stacked else v.node, f"{name}_{hint}")
@@ -374,8 +392,13 @@ class ReductionsMixin:
                 f"    {span} *= 2")
         # A power of the coefficients that overflows (|a| > 1) or underflows onto an infinite
         # offset gives inf * 0: where a value is not finite, the steps run in order, as the loop.
+        # An array recurrence stores each value into `a` and reads it back, in `a`'s dtype.
+        recast, restart = ("", "") if scan.element is None else (
+            f" or {values}.dtype != {scan.array}.dtype",
+            f"    {values} = {np_}.empty(len({values}), {scan.array}.dtype)\n"
+            f"    {values}[0] = {first}\n")
         self.out += templates.replace(
-            f"if not {np_}.isfinite({values}).all():\n"
+            f"if not {np_}.isfinite({values}).all(){recast}:\n{restart}"
             f"    for {k} in range(1, len({values})):\n"
             f"        {values}[{k}] = STEP",
             STEP=templates.expr(spelled, A=element(coef, a.stacked, k), S=templates.expr(f"{values}[{k} - 1]"),
@@ -384,12 +407,42 @@ class ReductionsMixin:
         self.scan_ranks[name] = 0
         self.nonempty = True
 
+    def _carried_start(self, scan) -> Val:
+        """``a_prev = a[first - 1]``: the start of an array recurrence, the element before the
+        loop's first write (:func:`~pforge.transpile.analysis.recurrences.carried_elements`),
+        read where the loop runs at least once; ``a`` must be an array (a list's items are
+        Python numbers, which compute otherwise)."""
+        element = self.ev(scan.element)
+        if element.stacked or element.rank is None:
+            raise Unsupported(f"`{scan.array}`: the element before the first write is not one value")
+        np_ = self.lib.alias
+        self.out += templates.replace(f"{scan.name} = E", E=copy.deepcopy(scan.element))
+        self.checks.append(templates.expr(f"type(A) is {np_}.ndarray", A=templates.name(scan.array)))
+        for other in sorted(set(self.info.arrays) - {scan.array}):  # a view of `a` written in the body
+            self.checks.append(templates.expr(f"not {np_}.may_share_memory(A, W)", A=templates.name(scan.array),
+                                              W=templates.name(other)))
+        self.nonempty = True
+        return Val(templates.name(scan.name), (), element.rank, scalar=element.rank == 0)
+
+    def _start_exclusive_scans(self, info) -> None:
+        """An array recurrence read before its update (``c[i] = a[i - 1]``, then ``a[i] = a[i -
+        1] + b[i]``) reads the running values without this iteration's term, ``steps[:-1]``:
+        their first is the element before the loop's first write, in `a`'s dtype as the steps
+        are, and the term reads nothing the body binds (the analysis), so the steps are computed
+        where the body starts."""
+        for name, scan in info.scans.items():
+            if scan.exclusive and scan.element is not None and scan.op != "linear":
+                self._scan_steps(scan)
+                rank = self.scan_ranks[name]
+                steps = self.scan_steps[name][0][:-len("[1:]")]
+                self.env[name] = Val(templates.expr(f"{steps}[:-1]"), (True,), rank, scalar=rank == 0)
+
     def _refuse_exclusive_scans(self, info) -> None:
         """A scan read before its update (exclusive) is left as a loop: the first read is ``s``
         itself, whose kind the running values would not keep (a Python float where they are
         float32 computes ``s * 0.1`` in float64)."""
         for name, scan in info.scans.items():
-            if scan.exclusive:
+            if scan.exclusive and not (scan.element is not None and scan.op != "linear"):
                 raise Unsupported(f"`{name}` is read before its update (an exclusive scan); its first "
                                   "value would take the running values' dtype")
 
@@ -406,9 +459,10 @@ class ReductionsMixin:
         return True
 
     def _end_scans(self, info) -> None:
-        """Each scan ends as its last running value."""
-        for name in info.scans:
-            self.out += templates.replace(f"{name} = {self.scan_steps[name][1]}")
+        """Each scan ends as its last running value (an array recurrence's is in the array)."""
+        for name, scan in info.scans.items():
+            if scan.element is None:
+                self.out += templates.replace(f"{name} = {self.scan_steps[name][1]}")
 
     def _arg_reduce(self, arg):
         """Argmax tracking, ``if v > best: best = v; idx = i`` (NumPy, one loop level): the

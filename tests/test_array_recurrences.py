@@ -1,0 +1,182 @@
+"""Array recurrences: ``a[i] = a[i - 1] + b[i]`` reads the element the previous iteration wrote.
+The analysis carries that element in a name (scalar replacement,
+``analysis/recurrences.carried_elements``), so the loop is a scan the direct backend writes as
+NumPy's ``ufunc.accumulate`` (or the tree of a linear recurrence), started from the element
+before the first write and kept in the array's dtype: the rewrite must equal the loop bit for
+bit (linear recurrences: to rounding), and look-alikes that are not first-order stay loops."""
+
+from __future__ import annotations
+
+import textwrap
+import types
+import warnings
+
+import numpy as np
+import pytest
+
+from pforge.transpile import transpile_source
+
+DTYPES = [np.float64, np.float32, np.float16, np.int64, np.int32, np.int8, np.uint8]
+
+
+def _source(body: str, params: str) -> str:
+    return f"import numpy as np\n\n\ndef f({params}):\n" + textwrap.indent(textwrap.dedent(body), "    ")
+
+
+def _load(code: str):
+    module = types.ModuleType("m")
+    exec(compile(code, "m.py", "exec"), module.__dict__)
+    return module.f
+
+
+def _rewrite(body: str, params: str):
+    source = _source(body, params)
+    result = transpile_source(source, "m.py")
+    (plan,) = result.plans
+    assert plan.rewritten, [r.message for r in plan.remarks]
+    assert "for i in" not in result.code.split("else:")[0], result.code
+    return result, _load(source), _load(result.code)
+
+
+def _run(fn, args):
+    args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return fn(*args), args
+        except Exception as exc:  # the loop's own error must be the rewrite's
+            return type(exc), None
+
+
+def _inputs(rng, dtype, shape):
+    values = rng.normal(size=shape) * 4
+    return values.astype(dtype)
+
+
+EXACT = [
+    # (body, params, argument shapes from n)
+    ("for i in range(1, len(a)):\n    a[i] = a[i - 1] + b[i]\nreturn a\n", "a, b", lambda n: [(n,), (n,)]),
+    ("for i in range(1, len(a)):\n    a[i] = b[i] + a[i - 1]\nreturn a\n", "a, b", lambda n: [(n,), (n,)]),
+    ("for i in range(1, len(a)):\n    a[i] = a[i - 1] - b[i]\nreturn a\n", "a, b", lambda n: [(n,), (n,)]),
+    ("for i in range(1, len(a)):\n    a[i] = a[i - 1] * b[i]\nreturn a\n", "a, b", lambda n: [(n,), (n,)]),
+    ("for i in range(1, len(a)):\n    a[i] = np.maximum(a[i - 1], b[i])\nreturn a\n", "a, b",
+     lambda n: [(n,), (n,)]),
+    ("for i in range(1, len(a)):\n    a[i] = np.minimum(a[i - 1], a[i])\nreturn a\n", "a, b",
+     lambda n: [(n,), (n,)]),
+    # walked backwards: the element after the one written
+    ("for i in range(len(a) - 2, -1, -1):\n    a[i] = a[i + 1] + b[i]\nreturn a\n", "a, b",
+     lambda n: [(n,), (n,)]),
+    ("for i in reversed(range(len(b))):\n    a[i] = a[i + 1] + b[i]\nreturn a\n", "a, b",
+     lambda n: [(n + 1,), (n,)]),
+    # the write one ahead of the index: `a[i + 1] = a[i] - b[i]` starts from a[0]
+    ("for i in range(len(b)):\n    a[i + 1] = a[i] - b[i]\nreturn a\n", "a, b", lambda n: [(n + 1,), (n,)]),
+    # rows: each row the sum of the ones before
+    ("for i in range(1, a.shape[0]):\n    a[i] = a[i - 1] + b[i]\nreturn a\n", "a, b",
+     lambda n: [(n, 3), (n, 3)]),
+    # read before the update too (an exclusive read), into another array (`c[i] = v` of an
+    # integer out of c's range raises in the loop, where an array store wraps: not modelled,
+    # so `c` is float64 here)
+    ("for i in range(1, len(a)):\n    c[i] = a[i - 1] * 2\n    a[i] = a[i - 1] + b[i]\nreturn a, c\n", "a, b, c",
+     lambda n: [(n,), (n,), (n,)]),
+    # a start that wraps around: range(len(a)) reads a[-1] first, which no iteration wrote yet
+    ("for i in range(len(a)):\n    a[i] = a[i - 1] + b[i]\nreturn a\n", "a, b", lambda n: [(n,), (n,)]),
+]
+
+
+@pytest.mark.parametrize("body, params, shapes", EXACT, ids=[b.splitlines()[1].strip() for b, _, _ in EXACT])
+def test_an_array_recurrence_equals_the_loop_bit_for_bit(body, params, shapes):
+    """Every dtype pair, sizes 0 to 6: the same values, dtype and error. Where the terms'
+    dtype would widen the running values (int32 elements, float64 terms), the loop casts each
+    value back into the array before the next step reads it; the rewrite runs those steps in
+    order, in the array's dtype."""
+    result, loop, new = _rewrite(body, params)
+    assert "accumulate" in result.code
+    rng = np.random.default_rng(len(body))
+    for n in range(7):
+        for first in DTYPES:
+            for rest in DTYPES:
+                args = [_inputs(rng, first if k == 0 else rest if k == 1 else np.float64, shape)
+                        for k, shape in enumerate(shapes(n))]
+                want, want_args = _run(loop, args)
+                got, got_args = _run(new, args)
+                if isinstance(want, type):
+                    assert got is want, (first, rest, n, want, got)
+                    continue
+                for w, g in zip(want if isinstance(want, tuple) else (want,), got if isinstance(got, tuple) else (got,)):
+                    assert g.dtype == w.dtype and np.array_equal(g, w, equal_nan=True), (first, rest, n, w, g)
+
+
+def test_a_linear_array_recurrence_is_a_tree_of_affine_maps():
+    """Exponential smoothing in place: ``y[t] = alpha * x[t] + (1 - alpha) * y[t - 1]``, a
+    first-order linear recurrence on the array, equal to the loop to rounding; float16
+    elements keep float16 running values, stepped in order as the loop casts them."""
+    body = "for t in range(1, len(x)):\n    y[t] = alpha * x[t] + (1 - alpha) * y[t - 1]\nreturn y\n"
+    result, loop, new = _rewrite(body, "y, x, alpha")
+    assert "linear scan y" in result.plans[0].pattern and "while" in result.code
+    rng = np.random.default_rng(3)
+    for dtype in (np.float64, np.float32, np.float16, np.int32):
+        for n in (1, 2, 9, 64):
+            y, x = _inputs(rng, dtype, n), rng.normal(size=n)
+            want, got = loop(y.copy(), x, 0.3), new(y.copy(), x, 0.3)
+            assert got.dtype == want.dtype
+            np.testing.assert_allclose(got, want, rtol=1e-12 if dtype == np.float64 else 0, atol=0)
+
+
+LEFT = [
+    ("for i in range(1, len(a)):\n    a[i] = a[i - 1] + a[i - 2]\nreturn a\n", "second order"),
+    ("for i in range(1, len(a)):\n    a[i] = a[i - 1] ** 2 + b[i]\nreturn a\n", "not linear"),
+    ("for i in range(1, len(a)):\n    a[i] = np.sin(a[i - 1]) + b[i]\nreturn a\n", "not linear"),
+    ("for i in range(1, len(a)):\n    if b[i] > 0:\n        a[i] = a[i - 1] + b[i]\nreturn a\n", "conditional write"),
+    ("for i in range(1, len(a)):\n    a[i] = a[i - 1] + b[i]\n    c[i] = a[i - 1]\nreturn a\n",
+     "read after the write"),
+    ("for i in range(1, len(a)):\n    a[i] = a[i - 1] + b[i]\n    a[0] = 0\nreturn a\n", "another write of a"),
+    ("for i in range(2, len(a), 2):\n    a[i] = a[i - 1] + b[i]\nreturn a\n", "not the previous write"),
+    ("for i in range(1, len(a)):\n    a[i] = max(a[i - 1], b[i])\nreturn a\n", "builtin max"),
+]
+
+
+@pytest.mark.parametrize("body, why", LEFT, ids=[w for _, w in LEFT])
+def test_look_alikes_keep_their_dependence(body, why):
+    """Nothing carried by more than one element, nothing nonlinear, nothing the write can skip,
+    no read that sees this iteration's element: the loop stays, and its result is the loop's
+    (``range(2, n, 2)`` reads odd elements, which no iteration writes: not a recurrence)."""
+    source = _source(body, "a, b, c=None")
+    result = transpile_source(source, "m.py")
+    (plan,) = result.plans
+    assert "_prev" not in result.code, result.code
+    if why != "not the previous write":
+        assert not plan.rewritten, result.code
+    assert not any("_prev" in r.message for r in plan.remarks), [r.message for r in plan.remarks]
+    a, b = np.arange(1.0, 9.0), np.linspace(-1, 1, 8)
+    np.testing.assert_array_equal(_load(result.code)(a.copy(), b, a.copy()), _load(source)(a.copy(), b, a.copy()))
+
+
+@pytest.mark.parametrize("args", ["same", "view", "list"])
+def test_an_array_that_is_its_own_term_or_a_list_runs_the_loop(args):
+    """``prefix(a, a)`` and a view of ``a`` as the terms change ``b`` under the loop; a list's
+    items are Python numbers: the run-time checks send each to the loop."""
+    body = "for i in range(1, len(a)):\n    a[i] = a[i - 1] + b[i]\nreturn a\n"
+    _, loop, new = _rewrite(body, "a, b")
+
+    def make():
+        a = np.arange(1.0, 9.0)
+        return {"same": (a, a), "view": (a[1:], a[:-1]), "list": (list(a), np.ones(8))}[args]
+
+    want, got = loop(*make()), new(*make())
+    assert type(got) is type(want)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_the_start_is_read_only_where_the_loop_runs():
+    """``range(1, len(a))`` of an empty array reads no ``a[0]``; the rewrite must not either."""
+    body = "for i in range(1, len(a)):\n    a[i] = a[i - 1] + b[i]\nreturn a\n"
+    _, loop, new = _rewrite(body, "a, b")
+    assert new(np.zeros(0), np.zeros(0)).shape == (0,)
+    assert new(np.ones(1), np.zeros(1)).tolist() == [1.0]
+
+
+def test_the_pattern_and_explain_name_the_array():
+    body = "for i in range(1, len(a)):\n    a[i] = a[i - 1] + b[i]\nreturn a\n"
+    result, _, _ = _rewrite(body, "a, b")
+    (plan,) = result.plans
+    assert "add scan a" in plan.pattern and plan.remarks[0].code == "PF106", (plan.pattern, plan.remarks)

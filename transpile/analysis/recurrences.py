@@ -1,0 +1,237 @@
+"""Scalar replacement of first-order array recurrences: ``a[i] = a[i - 1] + b[i]``.
+
+The loop reads the element the previous iteration wrote, a loop-carried flow dependence of
+distance one, which no map can batch. Carrying that element across iterations in a name
+instead of memory (scalar replacement: Carr and Kennedy, "Scalar replacement in the presence
+of conditional control flow", Software: Practice and Experience 24(1), 1994; Allen and
+Kennedy, *Optimizing Compilers for Modern Architectures*, 2001, section 8.3) turns it into
+
+    a_prev = a_prev + b[i]
+    a[i] = a_prev
+
+a running value the scan analysis already knows (a prefix sum, product, running maximum or
+minimum, or a first-order linear recurrence ``a[i] = c[i] * a[i - 1] + b[i]``), whose start is
+the element before the first one the loop writes (``a[0]`` for ``range(1, n)``). The loop
+keeps its text in the output; only its tree is put in this form, as
+:func:`~pforge.transpile.analysis.reductions.first_iteration_reductions` does.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import gast
+
+from pforge.transpile.analysis.nodes import _enclosing_scope, _scope_nodes, _statements
+from pforge.transpile.analysis.reductions import _SCAN_CALLS, _linear_update, _reduction_update
+from pforge.transpile.spaces import constant_int, for_space
+
+
+def carried_elements(ctx) -> bool:
+    """Puts every loop whose body ends an array recurrence in scalar-replaced form; True when
+    one changed (the caller recomputes parents and def-use chains).
+
+    A loop qualifies when:
+
+    - its space is a range with a constant step ``s`` and its index is not bound in the body;
+    - a statement of the body itself (not under an ``if`` or in an inner loop) writes
+      ``a[i + c]``, the body's only store into ``a``; it stores into no attribute, and into
+      elements of other arrays only (the printer checks at run time that they share no memory
+      with ``a``, whose elements would change under the loop's reads);
+    - the body reads ``a[i + c - s]`` (the element the previous iteration wrote), only in the
+      statements before that write and in its value, and reads ``a`` in no nested function;
+    - the write's value with those reads replaced is a scan update of the replacing name
+      (``p + t``, ``p * t``, ``np.maximum(p, t)``, ``c * p + t``).
+
+    Other indices of ``a`` (``a[i, j]`` with ``j`` not bound in the body, ``a[i, :]``) must be
+    spelled the same in the read and the write. The loop is marked ``pforge_carried``: name
+    -> ``(a, element)``, the element before the first write, which the printers read as the
+    scan's start where the loop runs at least once.
+    """
+    changed = False
+    for loop in list(_statements(ctx.tree)):
+        if not isinstance(loop, gast.For) or loop.orelse:
+            continue
+        space = for_space(loop, ctx.imports)
+        if space is None or space.kind != "range":
+            continue
+        step = 1 if space.step is None else constant_int(space.step)
+        if not step:
+            continue
+        found = _recurrence(ctx, loop, space.induction, step)
+        if found is None:
+            continue
+        position, array, offset, reads = found
+        scope = _enclosing_scope(ctx, loop)
+        name = _fresh({n.id for n in gast.walk(scope) if isinstance(n, gast.Name)}, f"{array}_prev")
+        write = loop.body[position]
+        replaced = {id(r) for r in reads}
+        for stmt in loop.body[:position]:
+            _replace_reads(stmt, replaced, name)
+        value = _replace_reads(write.value, replaced, name)
+        update = gast.copy_location(gast.Assign(targets=[_name(name, gast.Store(), write)], value=value,
+                                                type_comment=None), write)
+        store = gast.copy_location(gast.Assign(targets=write.targets, value=_name(name, gast.Load(), write),
+                                               type_comment=None), write)
+        loop.body[position:position + 1] = [update, store]
+        first = space.start if space.start is not None else gast.Constant(value=0, kind=None)
+        element = _element(write.targets[0], space.induction, first, -step)
+        loop.pforge_carried = {**getattr(loop, "pforge_carried", {}), name: (array, element)}
+        changed = True
+    return changed
+
+
+def _recurrence(ctx, loop, index: str, step: int):
+    """``(position of the write, a, c, the reads of a[i + c - s])`` or None (see
+    :func:`carried_elements`)."""
+    body = loop.body
+    nodes = list(_scope_nodes(body))
+    if any(isinstance(n, gast.Name) and n.id == index and isinstance(n.ctx, gast.Store) for n in nodes):
+        return None
+    stores = [n for n in nodes if isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.ctx, gast.Store)]
+    if any(not (isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name)) for n in stores):
+        return None
+    for write in body:
+        if isinstance(write, gast.Assign) and len(write.targets) == 1 and any(write.targets[0] is n for n in stores):
+            found = _carried(ctx, body, nodes, stores, write, index, step)
+            if found is not None:
+                return found
+    return None
+
+
+def _carried(ctx, body, nodes, stores, write, index: str, step: int):
+    """:func:`_recurrence` for one write of the body."""
+    target = write.targets[0]
+    array = target.value.id
+    if sum(n.value.id == array for n in stores) != 1:
+        return None
+    written = _indexed(target, index)
+    if written is None:
+        return None
+    position = body.index(write)
+    offset, others = written
+    bound = {n.id for n in nodes if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    indices = {n.id for n in gast.walk(target.slice) if isinstance(n, gast.Name)} - {index}
+    if array in bound or indices & bound:
+        return None
+    reads = []
+    before = {id(n) for stmt in body[:position] for n in gast.walk(stmt)} | {id(n) for n in gast.walk(write.value)}
+    for node in nodes:
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)) and any(
+                isinstance(n, gast.Name) and n.id == array for n in gast.walk(node)):
+            return None
+        if not (isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Load)
+                and isinstance(node.value, gast.Name) and node.value.id == array):
+            continue
+        read = _indexed(node, index)
+        if read is None or read[0] != offset - step or read[1] != others:
+            continue
+        if id(node) not in before:
+            return None  # read after the write: it would see this iteration's element where `a` has one
+        reads.append(node)
+    if not reads:
+        return None
+    probe = gast.Assign(targets=[_name("_pforge_probe", gast.Store(), write)],
+                        value=_replace_reads(copy.deepcopy(write.value), set(), "_pforge_probe", reads, write.value),
+                        type_comment=None)
+    op = _reduction_update(ctx, probe, "_pforge_probe")
+    if op in ("max", "min") and ctx.imports.resolve(probe.value.func) not in _SCAN_CALLS:
+        op = None
+    if op not in ("add", "mul", "max", "min") and _linear_update(probe, "_pforge_probe") is None:
+        return None
+    return position, array, offset, reads
+
+
+def _indexed(node: gast.Subscript, index: str) -> tuple[int, tuple[str, ...]] | None:
+    """``(c, the other indices spelled out)`` when ``node`` indexes ``index + c`` at one
+    position and plain names, constants or ``:`` at the others."""
+    parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+    offsets = [(k, _offset(p, index)) for k, p in enumerate(parts)]
+    found = [(k, c) for k, c in offsets if c is not None]
+    if len(found) != 1:
+        return None
+    position, offset = found[0]
+    others = []
+    for k, part in enumerate(parts):
+        if k == position:
+            others.append("<index>")
+            continue
+        if isinstance(part, gast.Slice) and part.lower is None and part.upper is None and part.step is None:
+            others.append(":")
+        elif isinstance(part, (gast.Name, gast.Constant)) and not (
+                isinstance(part, gast.Name) and part.id == index):
+            others.append(gast.dump(part))
+        else:
+            return None
+    return offset, tuple(others)
+
+
+def _offset(node, index: str) -> int | None:
+    """``c`` when ``node`` is ``index``, ``index + c``, ``index - c`` or ``c + index`` (``c`` an int)."""
+    if isinstance(node, gast.Name) and node.id == index:
+        return 0
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub)):
+        if isinstance(node.left, gast.Name) and node.left.id == index and (c := constant_int(node.right)) is not None:
+            return c if isinstance(node.op, gast.Add) else -c
+        if isinstance(node.op, gast.Add) and isinstance(node.right, gast.Name) and node.right.id == index and \
+                (c := constant_int(node.left)) is not None:
+            return c
+    return None
+
+
+def _replace_reads(node, replaced: set[int], name: str, reads=(), root=None):
+    """``node`` with the subscripts in ``replaced`` (ids) read as ``name`` instead; on a copy
+    (``reads`` and ``root``: the originals, matched by position in the walk)."""
+    if reads:
+        originals = list(gast.walk(root))
+        copies = list(gast.walk(node))
+        ids = {id(r) for r in reads}
+        replaced = {id(c) for o, c in zip(originals, copies) if id(o) in ids}
+
+    class Replace(gast.NodeTransformer):
+        def visit_Subscript(self, sub):
+            if id(sub) in replaced:
+                return _name(name, gast.Load(), sub)
+            return self.generic_visit(sub)
+
+    return Replace().visit(node)
+
+
+def _name(name: str, ctx, where) -> gast.Name:
+    return gast.copy_location(gast.Name(id=name, ctx=ctx, annotation=None, type_comment=None), where)
+
+
+def _fresh(taken: set[str], name: str) -> str:
+    found, k = name, 1
+    while found in taken:
+        k += 1
+        found = f"{name}{k}"
+    return found
+
+
+def _element(target: gast.Subscript, index: str, first: gast.expr, shift: int) -> gast.Subscript:
+    """``target`` with ``index + c`` at its loop position replaced by ``first + c + shift``
+    (the element ``shift`` iterations before the first write),
+    folded where ``first`` is a constant or ``x ± k``."""
+    def fold(part):
+        c = _offset(part, index)
+        if c is None:
+            return copy.deepcopy(part)
+        total = c + shift
+        base = copy.deepcopy(first)
+        if (k := constant_int(base)) is not None:
+            return gast.Constant(value=k + total, kind=None)
+        if isinstance(base, gast.BinOp) and isinstance(base.op, (gast.Add, gast.Sub)) and \
+                (k := constant_int(base.right)) is not None:
+            total += k if isinstance(base.op, gast.Add) else -k
+            base = base.left
+        if total == 0:
+            return base
+        op = gast.Add() if total > 0 else gast.Sub()
+        return gast.BinOp(left=base, op=op, right=gast.Constant(value=abs(total), kind=None))
+
+    if isinstance(target.slice, gast.Tuple):
+        index_node = gast.Tuple(elts=[fold(p) for p in target.slice.elts], ctx=gast.Load())
+    else:
+        index_node = fold(target.slice)
+    return gast.Subscript(value=copy.deepcopy(target.value), slice=index_node, ctx=gast.Load())
