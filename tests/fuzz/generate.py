@@ -799,6 +799,34 @@ class _Builder:
         return Fragment("one constant scattered", VECTORIZE, body, (f"h{k} = np.full(len(x) + 1, 3.0)",),
                         outputs=(f"h{k}",), reads=frozenset({"idx"}))
 
+    def _guarded_read(self, k):
+        """A read the loop makes only where a test lets it: past the end (``x[i + 1]`` where
+        ``i + 1 < len(x)``), at an index the data choose, or in a later operand of ``and``, an
+        ``elif`` test or one arm of a conditional expression. Batched code that reads every
+        iteration's element would raise ``IndexError`` where the loop returns."""
+        if not self.np:
+            return self._map(k)
+        setup, _ = self._out(k)
+        nxt = "i - 1" if self.descending else "i + 1"
+        inside = "i - 1 >= 0" if self.descending else "i + 1 < len(x)"
+        far = f"(idx[i] + len(x) - 2)"
+        self.reads.add("idx")
+        form = self.rng.choice(("if", "and", "ifexp", "elif", "data"))
+        e = self.expr(1)
+        if form == "if":
+            body = (f"if {inside}:", f"    {self._write(k, f'x[{nxt}] * {e}')}")
+        elif form == "and":
+            body = (f"if {inside} and x[{nxt}] > {e}:", f"    {self._write(k, f'x[{nxt}]')}",
+                    "else:", f"    {self._write(k, e)}")
+        elif form == "ifexp":
+            body = (self._write(k, f"x[{nxt}] - {e} if {inside} else {e}"),)
+        elif form == "elif":
+            body = (f"if not ({inside}):", f"    {self._write(k, '-1.0')}", f"elif x[{nxt}] > 0.0:",
+                    f"    {self._write(k, f'x[{nxt}] + {e}')}", "else:", f"    {self._write(k, e)}")
+        else:  # an index the data choose, past the end for some
+            body = (f"if {far} < len(x):", f"    {self._write(k, f'x[{far}] * {e}')}")
+        return Fragment(f"guarded read ({form})", VECTORIZE, body, setup, outputs=self._result(k))
+
     def _marks(self, k):
         """Two constants at data-chosen positions that collide: the last write wins."""
         if not self.np:
@@ -836,7 +864,7 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("nest-carried", 2), ("pair", 2), ("prefix", 1), ("filter", 2), ("window", 2),
                ("selection", 2), ("masked-write", 1), ("tuple-reduction", 2), ("stack-axis", 2),
                ("linearized", 2), ("comprehension", 2), ("helper", 2), ("first-assign", 2), ("scan", 3),
-               ("block", 2), ("mark", 1), ("masked-private", 2))
+               ("block", 2), ("mark", 1), ("masked-private", 2), ("guarded-read", 2))
 DEPENDENT = (("carried", 2), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))

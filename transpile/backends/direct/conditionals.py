@@ -84,9 +84,17 @@ class ConditionalsMixin:
         """
         if not plan.hoisted:
             return self._test(plan.stmt.test)
+        saved, reach = self.mask, None
         for link in plan.chain:
-            val = self._test(link.test)
+            # an `elif` test runs only where the tests before it failed (it may read what they guard)
+            self.mask = saved if reach is None else reach if saved is None else self._and(saved, reach)
+            try:
+                val = self._test(link.test)
+            finally:
+                self.mask = saved
             if val.stacked:
+                failed = self._not(val)
+                reach = failed if reach is None else self._and(reach, failed)
                 tmp = self.namer.new("cond")
                 self.out += templates.replace(f"{tmp} = V", V=val.node)
                 val = val.with_node(templates.name(tmp))
@@ -95,14 +103,27 @@ class ConditionalsMixin:
 
     def _test(self, node):
         if isinstance(node, gast.BoolOp):
-            vals = [self._test(v) for v in node.values]
+            # `and`/`or` short-circuit: each operand is evaluated where the ones before it let the
+            # loop reach it (`i + 1 < n and x[i + 1] > 0` reads `x[n]` nowhere), under that mask
+            conjunction = isinstance(node.op, gast.And)
+            fn = "logical_and" if conjunction else "logical_or"
+            saved, vals, result = self.mask, [], None
+            try:
+                for v in node.values:
+                    if result is not None and result.stacked:
+                        reach = result if conjunction else self._not(result)
+                        self.mask = reach if saved is None else self._and(saved, reach)
+                    val = self._test(v)
+                    vals.append(val)
+                    if result is None or not (result.stacked or val.stacked):
+                        result = val
+                    else:
+                        (a, b), full, rank = align(self.lib, [result, val], f"`{fn}`")
+                        result = Val(self.lib.call(fn, a.node, b.node), full, rank)
+            finally:
+                self.mask = saved
             if not any(v.stacked for v in vals):
                 return self.ev(node)
-            fn = "logical_and" if isinstance(node.op, gast.And) else "logical_or"
-            result = vals[0]
-            for v in vals[1:]:
-                (a, b), full, rank = align(self.lib, [result, v], f"`{fn}`")
-                result = Val(self.lib.call(fn, a.node, b.node), full, rank)
             return result
         if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
             inner = self._test(node.operand)

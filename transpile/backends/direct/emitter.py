@@ -68,6 +68,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.consumers: dict[int, str] = {}  # inner collector consumers -> collector name
         self.inner_values: dict[str, Val] = {}
         self.derived_steps: dict[str, tuple] = {}
+        self.snapshot_of: dict[str, str] = {}  # a copy made before the loop -> the array it copies
         self.scan_steps: dict[str, tuple[str, str]] = {}  # scan -> its running values and last value (text)
         self.scan_ranks: dict[str, int] = {}  # scan -> the rank of one running value
         self.ta_drop: list = []
@@ -208,6 +209,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                     if self.lib.kind != "np" or self.to_tf:
                         raise Unsupported(f"a read of `{name}` needs a copy made before the loop")
                     copies[name] = self.namer.new(f"{name}_before")
+                    self.snapshot_of[copies[name]] = name
                     self.out += templates.replace(f"{copies[name]} = {self.lib.alias}.copy({name})")
                     shape = self._shape_of(name)
                     if shape is not None:

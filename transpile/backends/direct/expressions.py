@@ -31,6 +31,19 @@ _BINOPS = {gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod, gas
            gast.BitAnd, gast.BitOr, gast.BitXor, gast.LShift, gast.RShift}
 
 
+#: calls that raise on some values (LinAlgError on a singular or non-positive-definite matrix,
+#: InvalidArgumentError in TensorFlow, no convergence on NaN): under a per-iteration test
+#: they would see the values of iterations the loop skips
+_RAISE_ON_VALUES = {
+    "numpy.linalg.inv", "numpy.linalg.solve", "numpy.linalg.cholesky", "numpy.linalg.eigh",
+    "numpy.linalg.eigvalsh", "numpy.linalg.eig", "numpy.linalg.eigvals", "numpy.linalg.svd",
+    "numpy.linalg.pinv", "numpy.linalg.lstsq", "numpy.linalg.matrix_power", "numpy.linalg.tensorinv",
+    "numpy.linalg.tensorsolve", "numpy.linalg.matrix_rank", "numpy.linalg.cond",
+    "tensorflow.linalg.inv", "tensorflow.linalg.cholesky", "tensorflow.linalg.solve",
+    "tensorflow.linalg.eigh", "tensorflow.linalg.svd", "tensorflow.linalg.matrix_inverse",
+}
+
+
 class ExpressionsMixin:
     """The batched form of the expressions of the loop body (:meth:`ev`)."""
 
@@ -284,12 +297,23 @@ class ExpressionsMixin:
 
     def _ev_IfExp(self, node):
         test = self.ev(node.test)
-        body, orelse = self.ev(node.body), self.ev(node.orelse)
+        if test.stacked:
+            test = self._test(node.test)
+        saved = self.mask
+        try:  # each branch where the loop evaluates it (`x[i + 1] if i + 1 < n else 0.0`)
+            if test.stacked:
+                self.mask = test if saved is None else self._and(saved, test)
+            body = self.ev(node.body)
+            if test.stacked:
+                failed = self._not(test)
+                self.mask = failed if saved is None else self._and(saved, failed)
+            orelse = self.ev(node.orelse)
+        finally:
+            self.mask = saved
         if not (test.stacked or body.stacked or orelse.stacked):
             return Val(_respelled(node, test=test, body=body, orelse=orelse), (), None)
         if not test.stacked:
             raise Unsupported("a conditional expression with an invariant test and per-iteration branches")
-        test = self._test(node.test)
         (c, a, b), full, rank = align(self.lib, [test, body, orelse], "a conditional expression")
         return merged(self.lib.call("where", c.node, a.node, b.node), full, rank, body, orelse)
 
@@ -347,6 +371,9 @@ class ExpressionsMixin:
             pos = [receiver] + pos
         kw = {k.arg: self.ev(k.value) for k in node.keywords}
         rule = core.lookup(name) if name else None
+        if self.mask is not None and name in _RAISE_ON_VALUES and any(v.stacked for v in [*pos, *kw.values()]):
+            raise Unsupported(f"`{name}` under a per-iteration test: it raises on values the loop never "
+                              "passes it (a singular matrix the test skips)")
         stacked = any(v.stacked for v in pos) or any(v.stacked for v in kw.values()) or (
             name in _LIST_ARG_RULES and any(self._is_stacked_name(n.id) for n in gast.walk(node.args[0])
                                             if isinstance(n, gast.Name)) if node.args else False)

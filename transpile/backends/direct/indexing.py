@@ -351,11 +351,42 @@ class IndexingMixin:
             # `x[idx[i]]` with a bool `idx`: the loop indexes with a NumPy bool (`x[np.True_]`
             # adds an axis), the batch would be a mask; integer indices are checked at run time
             self._integer_indices([c for c, (k, _) in zip(comps, kinds) if k == "val"], None, strict=False)
+        if self.mask is not None and not store:
+            aligned, full = self._masked_indices(base_node, kinds, aligned)
         it = iter(aligned)
         parts = [next(it).node if k != "slice" else copy.deepcopy(v) for k, v in kinds]
         consumed = sum(1 for k, _ in kinds if k != "slice")
         rank = None if base_rank is None else base_rank - consumed
         return core.subscript(base_node, parts), full, rank, True
+
+    def _masked_indices(self, base_node, kinds, aligned):
+        """The indices of a gather under a per-iteration test, index 0 where the test fails:
+        the loop never reads there (``if idx[i] < len(t): out[i] = t[idx[i]]``, ``if 0 <= y + dy
+        < h: out[y] = img[y + dy]``), and a batched read of every index would raise
+        ``IndexError`` where it does not. Index 0 exists where the axis is not empty, which a
+        run-time check requires (an empty one raises in the loop at its first read, if any).
+
+        Returns:
+            The indices and the loop-axis flags of the result (the test's, where it has more).
+        Raises:
+            Unsupported: an ``...`` among the indices, or an array that is no name.
+        """
+        base = base_node.args[0] if isinstance(base_node, gast.Call) and len(base_node.args) == 1 and \
+            (self.ctx.imports.resolve(base_node.func) or "") in _CONVERSIONS else base_node
+        if not isinstance(base, gast.Name) or any(
+                k == "fixed" and isinstance(v.node, gast.Constant) and v.node.value is Ellipsis for k, v in kinds):
+            raise Unsupported("a gather under a per-iteration test, from an array pforge cannot check")
+        base = templates.name(self.snapshot_of.get(base.id, base.id))  # a copy is as long as its array
+        (mask, *indices), full, _ = align(self.lib, [self.mask, *aligned], "a gather under a per-iteration test")
+        mask = mask.with_node(self._hoist(mask.node, "reached"))
+        picked = []
+        axes = [position for position, (k, _) in enumerate(kinds) if k != "slice"]
+        for axis, index in zip(axes, indices):
+            picked.append(Val(self.lib.call("where", mask.node, index.node, const(0)), full, 0))
+            check = templates.expr(f"{self.lib.alias}.shape(A)[{axis}] > 0", A=copy.deepcopy(base))
+            if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
+                self.checks.append(check)
+        return picked, full
 
     def _window(self, part: gast.Slice):
         """``x[lo:hi]`` with ``lo`` varying per iteration and ``hi - lo`` invariant (a sliding

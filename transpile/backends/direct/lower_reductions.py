@@ -442,7 +442,10 @@ class ReductionsMixin:
         itself, whose kind the running values would not keep (a Python float where they are
         float32 computes ``s * 0.1`` in float64)."""
         for name, scan in info.scans.items():
-            if scan.exclusive and not (scan.element is not None and scan.op != "linear"):
+            if scan.exclusive and scan.element is not None and scan.op == "linear":
+                raise Unsupported(f"the element of `{scan.array}` a linear recurrence carries is read before "
+                                  "its update (an exclusive read of a linear scan)")
+            if scan.exclusive and scan.element is None:
                 raise Unsupported(f"`{name}` is read before its update (an exclusive scan); its first "
                                   "value would take the running values' dtype")
 
