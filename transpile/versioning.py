@@ -111,8 +111,9 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     if unbound:
         return None, (f"`{unbound[0]}`, whose rank the code only suggests, may not be bound where "
                       "the loop starts, so no run-time check can cover it")
+    sliced = getattr(result, "sliced", set()) & set(found)
     arrays = _needs_an_array(ctx, info, {name: max(f) for name, f in found.items()}) | written | \
-        (result.arrays & set(found))
+        (result.arrays & set(found)) | sliced
     evident = {name for name in found if _evidently_array(ctx, fdef, templates.name(name))}  # `x.shape` is read
     # Values the batched code converts (`np.asarray(x)`) compute with NumPy's numbers; the others
     # keep Python's (`shape[0] - 1` of a tuple of ints).
@@ -123,11 +124,21 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     # with `*`, a masked array drops its mask. Only `type(x) is np.ndarray` runs batched.
     tests = [_rank_check(np_alias, name, sorted(f), array=min(f) >= 1)
              if name in evident and name not in arrays else
-             _kind_check(np_alias, name, sorted(f), name in arrays, name not in written,
+             _kind_check(np_alias, name, sorted(f), name in arrays, name not in written | sliced,
                          sorted(f) == [2] and _elements_only(info, name), python_ints=name not in converted)
              for name, f in sorted(found.items())]
     local = {name: rank for name, rank in locals_for(guess.ranks).items()
              if name in in_loop and not _evidently_array(ctx, fdef, templates.name(name))}
+    # A list of Python floats becomes a float64 array; in the loop each is a weak float, which
+    # a float32 array (or scalar) keeps float32 (NEP 50): where it is a list, the other values
+    # must compute in float64 with either.
+    lists = sorted(name for name, f in found.items() if name in converted and not (name in evident and name not in arrays)
+                   and _lists_of_numbers(sorted(f), name in arrays, name not in written | sliced))
+    for name in lists:
+        partners = [f"{np_alias}.result_type({np_alias}.asarray({o}), 0.0) == {np_alias}.float64"
+                    for o in sorted((set(found) | set(local)) - {name})]
+        if partners:
+            tests.append(f"(type({name}) is {np_alias}.ndarray or {' and '.join(partners)})")
     tests += [_kind_check(np_alias, name, [rank], rank >= 2, True) for name, rank in sorted(local.items())]
     # Two arguments may be one array (`f(a, a)`): the batched code reads all of it before it
     # writes, the loop reads what earlier iterations wrote.
@@ -395,6 +406,13 @@ def _number_test(np_alias: str, name: str) -> str:
     """A number, a NumPy scalar or a 0-d array: never a list, and never ``None``, a slice or
     ``...``, whose ``np.ndim`` is 0 too but which index and compute otherwise."""
     return f"isinstance({name}, (int, float, complex, {np_alias}.number, {np_alias}.bool_, {np_alias}.ndarray))"
+
+
+def _lists_of_numbers(found: list[int], array: bool, read_only: bool) -> bool:
+    """Whether :func:`_kind_check` accepts a flat list of numbers for these ranks."""
+    if array:
+        return read_only and found[0] == 1 and len(found) > 1
+    return found[-1] != 0
 
 
 def _kind_check(np_alias: str, name: str, found: list[int], array: bool, read_only: bool,

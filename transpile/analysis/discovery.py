@@ -84,8 +84,8 @@ def _rank_checked(ctx, stmt) -> bool:
     """``if <checks>: <batched code> else: <the loop>`` under pforge's marker comment: what
     pforge writes for a loop whose rewrite needs run-time checks (ranks it inferred, windows
     inside their array). Neither branch is vectorized again (idempotence), nor is the kept
-    loop reported."""
-    if not isinstance(stmt, gast.If) or len(stmt.orelse) != 1 or not isinstance(stmt.orelse[0], gast.For):
+    loop reported. A comprehension's statement is kept whole (``return np.array([...])``)."""
+    if not isinstance(stmt, gast.If) or len(stmt.orelse) != 1:
         return False
     above = ctx.lines[stmt.lineno - 2].strip() if stmt.lineno > 1 else ""
     return above.startswith("# pforge: vectorized") and above.endswith(CHECKED_MARKER)

@@ -42,6 +42,8 @@ class LoopRewrite:
         arrays: names the batched code is right for only when they are arrays, not lists: a
             list of NumPy scalars rebuilt from the batch (``list(v)``) holds Python floats in
             the loop when its items were computed from a list's elements.
+        sliced: names the batched code is right for only when they are arrays (no list, not
+            even of arrays): a list's slice is a list, which ``*`` repeats and ``+`` concatenates.
     """
 
     stmts: list[gast.stmt]
@@ -54,6 +56,7 @@ class LoopRewrite:
     consulted: set[str] = field(default_factory=set)  # names whose rank or type decided a helper's `if`
     nonempty: bool = False  # right only where every level runs (a list NumPy reads as an array)
     arrays: set[str] = field(default_factory=set)  # read as arrays: their elements are NumPy scalars
+    sliced: set[str] = field(default_factory=set)  # sliced: only an ndarray computes as the batch does
     needs_trip: bool = False  # reads an element at a fixed index: runs only where the loop runs
 
 

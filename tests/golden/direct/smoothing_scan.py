@@ -43,7 +43,7 @@ def smooth(signal, alpha):
         ema_values = np.empty(len(ema_b), np.result_type(ema_a, ema_first, ema_b))
         ema_values[:] = ema_b
         ema_values[0] = ema_first
-        ema_span, ema_scale = (1, ema_a)
+        ema_span, ema_scale = (1, np.asarray(ema_a, ema_values.dtype))
         while ema_span < len(ema_values):
             ema_values[ema_span:] += ema_scale * ema_values[:-ema_span]
             ema_scale = ema_scale * ema_scale
@@ -79,7 +79,7 @@ def discounted_returns(rewards, gamma):
         G_values = np.empty(len(G_b), np.result_type(gamma, G_first, G_b))
         G_values[:] = G_b
         G_values[0] = G_first
-        G_span, G_scale = (1, gamma)
+        G_span, G_scale = (1, np.asarray(gamma, G_values.dtype))
         while G_span < len(G_values):
             G_values[G_span:] += G_scale * G_values[:-G_span]
             G_scale = G_scale * G_scale

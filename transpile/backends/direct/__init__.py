@@ -72,6 +72,7 @@ def rewrite_loop(ctx: ModuleContext, info: LoopInfo, namer: Namer, tf: str | Non
     result.nonempty = rewriter.nonempty
     result.needs_trip = rewriter.needs_trip
     result.arrays = set(rewriter.arrays)
+    result.sliced = set(rewriter.sliced)
     return result
 
 

@@ -84,6 +84,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.listed: set[str] = set()  # collectors that get Python lists appended
         self.inlining: set[str] = set()  # helpers being inlined (never into themselves)
         self.consulted: set[str] = set()  # names whose rank or type decided an inlined helper's `if`
+        self.sliced: set[str] = set()  # names read through a slice (`RewriteResult.sliced`)
         self.arrays: set[str] = set()  # names that must be arrays (`RewriteResult.arrays`)
         self.not_inlined: dict[str, str] = {}  # module function -> why it was not inlined
         self._declined: str | None = None  # why the last partial evaluation gave no expression

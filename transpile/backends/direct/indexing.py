@@ -78,6 +78,11 @@ class IndexingMixin:
             return items[position]
         comps = _components(node.slice)
         base = self.ev(node.value)
+        if isinstance(node.value, gast.Name) and any(isinstance(c, gast.Slice) for c in comps) and \
+                self._in_batched_code(node):
+            # a list's slice is a list: `*` repeats it and `+` concatenates, where the batched
+            # code's arrays multiply and add (only an array computes as the batch does)
+            self.sliced.add(node.value.id)
         if not self.needs_trip and self._np and self._in_batched_code(node) and not _is_shape(self.ctx, node.value) \
                 and self._fixed_index(comps):
             # `w[0]`, `m[i, 0]`: an element at a fixed index raises where that axis is empty, and

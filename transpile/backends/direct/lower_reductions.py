@@ -384,7 +384,8 @@ class ReductionsMixin:
         else:  # one coefficient: the scale of a round is its power 2 ** round
             self.out += templates.replace(
                 f"{span}, {scale} = 1, -{np_}.asarray(A, {values}.dtype)\n" if scan.spelling == "b - a * s" else
-                f"{span}, {scale} = 1, A\n", A=coef)
+                f"{span}, {scale} = 1, {np_}.asarray(A, {values}.dtype)\n", A=coef)  # a Python int's powers
+            # would outgrow int64 and raise where the loop's `31 * h` wraps
             self.out += templates.replace(
                 f"while {span} < len({values}):\n"
                 f"    {values}[{span}:] += {scale} * {values}[:-{span}]\n"
