@@ -544,9 +544,13 @@ def test_a_bound_the_buffer_was_made_with_needs_no_check():
         """)
     result = transpile_source(source, "m.py", shapes={"f.x": 2, "f.n": 0})
     assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
-    assert "np.shape(" not in result.code  # and `x[i, j + 1]` is a gather, which raises itself
+    # `x[i, j + 1]` is the slice `x[:n, 1:x.shape[1]]`: only `n` may pass the end of `x`
+    assert "np.shape(out)" not in result.code and "np.shape(x)[1]" not in result.code, result.code
+    assert "n <= np.shape(x)[0]" in result.code
     x = np.arange(12.0).reshape(3, 4)
     np.testing.assert_array_equal(_run(result.code, x, 2), _run(source, x, 2))
+    with pytest.raises(IndexError):
+        _run(result.code, x, 4)
 
 
 def test_an_array_subclass_runs_the_loop():

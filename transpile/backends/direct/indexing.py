@@ -14,7 +14,7 @@ from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Unsupported, Val, align, const, lift
 from pforge.transpile.backends.direct.linalg import TUPLE_RESULTS
 from pforge.transpile.backends.common import _evidently_array
-from pforge.transpile.backends.direct.shared import Ind, _components
+from pforge.transpile.backends.direct.shared import Ind, Shifted, _components
 from pforge.transpile.backends.pfor import _nonnegative
 from pforge.transpile.spaces import constant_int
 
@@ -278,6 +278,8 @@ class IndexingMixin:
                 kinds.append(("slice", c))
             elif isinstance(c, gast.Name) and isinstance(self.env.get(c.id), Ind):
                 kinds.append(("ind", self.env[c.id]))
+            elif (shifted := self._shifted(c)) is not None:
+                kinds.append(("ind", shifted))
             else:
                 v = self.ev(c)
                 kinds.append(("val", v) if v.stacked else ("fixed", v))
@@ -344,7 +346,7 @@ class IndexingMixin:
         arrays = []
         for k, v in kinds:
             if k == "ind":
-                arrays.append(self._ind_val(v))
+                arrays.append(self.ev(v.source) if isinstance(v, Shifted) else self._ind_val(v))
             elif k in ("val", "fixed"):
                 if k == "fixed" and _is_newaxis(v.node, self.ctx):
                     raise Unsupported("`newaxis` mixed with advanced indexing")
@@ -363,6 +365,32 @@ class IndexingMixin:
         consumed = sum(1 for k, _ in kinds if k != "slice")
         rank = None if base_rank is None else base_rank - consumed
         return core.subscript(base_node, parts), full, rank, True
+
+    def _shifted(self, node) -> Shifted | None:
+        """``i + k`` or ``i - k`` (``k`` an int) of a NumPy loop index counting up from a
+        constant start ``s`` by a constant step, with ``s + k >= 0``: the index moved by ``k``,
+        a slice from ``s + k`` (``x[i - 1]`` over ``range(1, n)`` is ``x[0:n - 1]``, no gather).
+        A start below zero would wrap to the end, which a slice does not; the slice's end is
+        checked to lie inside the array as for ``x[i]``."""
+        if self.lib.kind != "np" or self.to_tf or not (
+                isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub))):
+            return None
+        ind, shift = None, None
+        if isinstance(node.left, gast.Name) and isinstance(self.env.get(node.left.id), Ind):
+            ind, shift = self.env[node.left.id], constant_int(node.right)
+            if shift is not None and isinstance(node.op, gast.Sub):
+                shift = -shift
+        elif isinstance(node.op, gast.Add) and isinstance(node.right, gast.Name) and \
+                isinstance(self.env.get(node.right.id), Ind):
+            ind, shift = self.env[node.right.id], constant_int(node.left)
+        if ind is None or shift is None or isinstance(ind, Shifted) or not self._safe(ind):
+            return None
+        start = constant_int(ind.start) if ind.start is not None else 0
+        if start + shift < 0:
+            return None
+        stop = _plus(ind.stop, shift)
+        return Shifted(ind.level, ind.name, const(start + shift) if start + shift else None, stop,
+                       copy.deepcopy(ind.step), None, node)
 
     def _masked_indices(self, base_node, kinds, aligned):
         """The indices of a gather under a per-iteration test, index 0 where the test fails:
@@ -501,7 +529,7 @@ class IndexingMixin:
         arrays = []
         for kind, v in kinds[lead:last + 1]:
             if kind == "ind":
-                arrays.append(self._ind_val(v))
+                arrays.append(self.ev(v.source) if isinstance(v, Shifted) else self._ind_val(v))
             elif kind == "window":
                 arrays.append(v.start)
             elif _is_newaxis(v.node, self.ctx):
@@ -662,6 +690,7 @@ class IndexingMixin:
             base_node = base_node.args[0]  # `np.asarray(x)[:n]`: as long as `x`
         if self.to_tf or not isinstance(base_node, gast.Name):
             return
+        base_node = templates.name(self.snapshot_of.get(base_node.id, base_node.id))  # a copy is as long
         if self.lib.kind == "tf" and not (ind.start is None or constant_int(ind.start) == 0):
             return
         if axis == 0 and (ind.start is None or constant_int(ind.start) == 0) \
@@ -711,6 +740,17 @@ class IndexingMixin:
 
 
 # -- helpers ---------------------------------------------------------------------------------------------
+
+
+def _plus(node, k: int):
+    """``node + k`` folded where ``node`` is ``e ± c`` (``n - 1`` moved by 1 is ``n``)."""
+    base, total = node, k
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub)) and \
+            (c := constant_int(node.right)) is not None:
+        base, total = node.left, k + (c if isinstance(node.op, gast.Add) else -c)
+    if total == 0:
+        return copy.deepcopy(base)
+    return gast.BinOp(left=copy.deepcopy(base), op=gast.Add() if total > 0 else gast.Sub(), right=const(abs(total)))
 
 
 #: calls that make an array or tensor of their argument, as long as it

@@ -30,6 +30,15 @@ class Ind:
 
 
 @dataclass
+class Shifted(Ind):
+    """``i + k`` (``k`` an int) as a subscript: the loop index moved by ``k``, a slice that
+    starts ``k`` later (``x[i - 1]`` over ``range(1, n)`` reads ``x[0:n - 1]``); ``source`` is
+    the expression, which is what a value of it is (``i`` itself keeps its own range)."""
+
+    source: gast.expr | None = None
+
+
+@dataclass
 class _Pending:
     mask: Val | None
     value: Val
