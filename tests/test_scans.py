@@ -477,3 +477,47 @@ def test_a_python_list_of_floats_runs_the_loop(start):
     for x in ([0.5, 0.25, 1e308, 1e308], np.array([0.5, 0.25])):
         want, got = _load(source)(x), _load(result.code)(x)
         assert [type(v) for v in got[0]] == [type(v) for v in want[0]] and got == want, (want, got)
+
+
+STORED_FIRST = """\
+s = START
+out = np.zeros(len(x) + 2, DTYPE)
+for i in range(1, len(x)):
+    out[i + 1] = s
+    UPDATE
+return out, s
+"""
+
+
+@pytest.mark.parametrize("start, dtype", [("0", "np.int64"), ("0.1", "np.float64"), ("0.1", "np.float32"),
+                                          ("np.float32(0.1)", "np.float64"), ("7", "np.float16")])
+@pytest.mark.parametrize("update", ["s += x[i]", "s = s * x[i]", "s = np.maximum(s, x[i])"])
+def test_an_exclusive_read_that_is_only_stored_is_rewritten(start, dtype, update):
+    """``starts[i] = total; total += counts[i]`` (the offsets of a ragged array): the running
+    values before each update are ``steps[:-1]``, whose first is ``s`` held in the steps'
+    dtype (a Python 0.1 among float32 terms rounds); the first element is stored again from
+    ``s`` itself, so every stored value is the loop's, bit for bit."""
+    source = _source(STORED_FIRST.replace("START", start).replace("DTYPE", dtype).replace("UPDATE", update))
+    result = transpile_source(source, "m.py", shapes={"x": 1})
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    assert "out[1 + 1] = s" in result.code, result.code
+    before, after = _load(source), _load(result.code)
+    rng = np.random.default_rng(5)
+    for x in (rng.normal(size=7).astype(np.float32), rng.normal(size=5), np.arange(1, 6, dtype=np.int8),
+              np.zeros(1), np.ones(2, np.float16)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want, got = before(x.copy()), after(x.copy())
+        _same(want, got)
+
+
+@pytest.mark.parametrize("body", [
+    "out[i] = s * 2.0\n    s += x[i]",           # computed with: its first value's type matters
+    "if x[i] > 0:\n        out[i] = s\n    s += x[i]",  # stored under a test
+    "t = s\n    out[i] = t\n    s += x[i]",         # bound to a name first
+    "out[i, 0] = s\n    s += x[i]",               # an element of a row: `out` is 1-D, the loop raises
+])
+def test_other_exclusive_reads_stay_a_loop(body):
+    source = _source(f"s = 0.5\nout = np.zeros(len(x))\nfor i in range(len(x)):\n    {body}\nreturn out\n")
+    (plan,) = transpile_source(source, "m.py", shapes={"x": 1}).plans
+    assert not plan.rewritten

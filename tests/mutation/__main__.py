@@ -38,7 +38,7 @@ EQUIVALENT = HERE / "equivalent.txt"
 SEMANTIC = (
     "dependence", "spaces", "effects", "plan", "versioning", "ranks",
     "analysis/aliasing", "analysis/collectors", "analysis/discovery", "analysis/facts",
-    "analysis/linearized", "analysis/reductions", "analysis/subscripts",
+    "analysis/linearized", "analysis/recurrences", "analysis/reductions", "analysis/subscripts",
     "vplan/build", "vplan/conditionals", "vplan/recipes",
     "backends/direct/core", "backends/direct/writes", "backends/direct/reductions",
     "backends/direct/lower_reductions", "backends/direct/indexing", "backends/direct/shape",

@@ -68,6 +68,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.consumers: dict[int, str] = {}  # inner collector consumers -> collector name
         self.inner_values: dict[str, Val] = {}
         self.derived_steps: dict[str, tuple] = {}
+        self.exclusive_firsts: dict[int, str] = {}  # `out[i] = s` before `s`'s update -> `s`
         self.snapshot_of: dict[str, str] = {}  # a copy made before the loop -> the array it copies
         self.scan_steps: dict[str, tuple[str, str]] = {}  # scan -> its running values and last value (text)
         self.scan_ranks: dict[str, int] = {}  # scan -> the rank of one running value

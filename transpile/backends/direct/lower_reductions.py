@@ -426,17 +426,70 @@ class ReductionsMixin:
         return Val(templates.name(scan.name), (), element.rank, scalar=element.rank == 0)
 
     def _start_exclusive_scans(self, info) -> None:
-        """An array recurrence read before its update (``c[i] = a[i - 1]``, then ``a[i] = a[i -
-        1] + b[i]``) reads the running values without this iteration's term, ``steps[:-1]``:
-        their first is the element before the loop's first write, in `a`'s dtype as the steps
-        are, and the term reads nothing the body binds (the analysis), so the steps are computed
-        where the body starts."""
+        """A scan read before its update reads the running values without this iteration's
+        term, ``steps[:-1]``; the term reads nothing the body binds (the analysis), so the steps
+        are computed where the body starts.
+
+        - An array recurrence (``c[i] = a[i - 1]``, then ``a[i] = a[i - 1] + b[i]``): the first
+          running value is the element before the loop's first write, in ``a``'s dtype as the
+          steps are.
+        - A running value read before its update only to be stored (``starts[i] = total``, then
+          ``total += counts[i]``: the offsets of a ragged array): the first value is ``s``
+          itself, which the steps hold in their dtype (a Python float among float32 terms
+          rounded); the first element is stored again from ``s``, as the loop stores it
+          (:meth:`_exclusive_first`).
+        """
         for name, scan in info.scans.items():
-            if scan.exclusive and scan.element is not None and scan.op != "linear":
+            if scan.exclusive and scan.element is None and scan.op != "linear":
+                for stmt in self._exclusive_stores(info, scan):
+                    self.exclusive_firsts[id(stmt)] = name
+            if scan.exclusive and scan.op != "linear" and (
+                    scan.element is not None or self._exclusive_stores(info, scan)):
                 self._scan_steps(scan)
                 rank = self.scan_ranks[name]
                 steps = self.scan_steps[name][0][:-len("[1:]")]
                 self.env[name] = Val(templates.expr(f"{steps}[:-1]"), (True,), rank, scalar=rank == 0)
+
+    def _exclusive_stores(self, info, scan) -> list[gast.stmt]:
+        """The statements of a one-level NumPy loop over a range or ``enumerate`` that read
+        ``scan`` before its update, when each only stores it (``out[i] = s``, the index the loop
+        index and invariants), else ``[]``."""
+        space, body = info.space, info.body
+        if self.lib.kind != "np" or self.to_tf or len(self.levels) != 1 or space is None or \
+                space.kind not in ("range", "enumerate") or scan.update not in body:
+            return []
+        stored = {n.id for n in gast.walk(gast.Module(body=body, type_ignores=[]))
+                  if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        found = []
+        for stmt in body[:body.index(scan.update)]:
+            reads = [n for n in gast.walk(stmt) if isinstance(n, gast.Name) and n.id == scan.name]
+            if not reads:
+                continue
+            if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and reads == [stmt.value]
+                    and isinstance(stmt.targets[0], gast.Subscript) and isinstance(stmt.targets[0].value, gast.Name)):
+                return []
+            index = {n.id for n in gast.walk(stmt.targets[0].slice) if isinstance(n, gast.Name)}
+            if index & stored - {space.induction} or stmt.targets[0].value.id in stored:
+                return []
+            found.append(stmt)
+        return found
+
+    def _exclusive_first(self, stmt) -> None:
+        """``out[i] = s`` read before the update of the scan ``s``: after the batched store, the
+        first iteration's element is stored again from ``s`` itself, the value the loop stores
+        there (the steps hold it in their dtype, which may round it)."""
+        name = self.exclusive_firsts.get(id(stmt))
+        if name is None:
+            return
+        space = self.info.space
+        first = (space.start if space.kind == "range" else space.enumerate_start) or const(0)
+
+        class First(gast.NodeTransformer):
+            def visit_Name(self, node):
+                return copy.deepcopy(first) if node.id == space.induction else node
+
+        target = First().visit(copy.deepcopy(stmt.targets[0]))
+        self.out += templates.replace("T = S", T=target, S=templates.name(name))
 
     def _refuse_exclusive_scans(self, info) -> None:
         """A scan read before its update (exclusive) is left as a loop: the first read is ``s``
@@ -446,7 +499,7 @@ class ReductionsMixin:
             if scan.exclusive and scan.element is not None and scan.op == "linear":
                 raise Unsupported(f"the element of `{scan.array}` a linear recurrence carries is read before "
                                   "its update (an exclusive read of a linear scan)")
-            if scan.exclusive and scan.element is None:
+            if scan.exclusive and scan.element is None and (scan.op == "linear" or not self._exclusive_stores(info, scan)):
                 raise Unsupported(f"`{name}` is read before its update (an exclusive scan); its first "
                                   "value would take the running values' dtype")
 

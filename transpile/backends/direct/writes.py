@@ -267,6 +267,8 @@ class WritesMixin:
             self.out += templates.replace(f"{self.lib.alias}.{ufunc}.at(A, I, V)", A=templates.name(name), I=idx, V=right)
             return
         self.out += _in_place(node, op, value.node, views=self.lib.kind == "np" and bool(elem_rank))
+        if self.mask is None and op is None:
+            self._exclusive_first(stmt)
 
     def _moved_write(self, node, position, elem_rank, value, op, stmt):
         """``x[:, i] = v``: the value's loop axis goes where the loop index is in the target."""
