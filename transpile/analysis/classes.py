@@ -12,8 +12,13 @@ from pforge.transpile.analysis.nodes import _loaded_names
 def _find_derived(info, body, stored, targets):
     if info.space is None or info.space.kind not in ("range", "while", "enumerate"):
         return
+    carried = getattr(info.node, "pforge_carried", {})
     for name, stores in stored.items():
         if name in info.classes or name in targets or len(stores) != 1:
+            continue
+        if name in carried:
+            # an array's element carried in a name (`a[i] = a[i - 1] + 1`): a scan from that
+            # element, whose steps the loop rounds or wraps one by one, not `start + k * step`
             continue
         stmt = next((s for s in body if any(n is stores[0] for n in gast.walk(s))), None)
         if stmt is None:

@@ -45,6 +45,9 @@ def drawdown(returns, start):
         wealth_steps[0] = wealth
         wealth_steps[1:] = wealth_terms
         np.multiply.accumulate(wealth_steps, out=wealth_steps)
+        if wealth_steps.dtype.kind == 'c':
+            for wealth_k in range(len(wealth_terms)):
+                wealth_steps[wealth_k + 1] = wealth_steps[wealth_k] * wealth_terms[wealth_k]
         peak_terms = wealth_steps[1:]
         peak_steps = np.empty(len(peak_terms) + 1, np.result_type(peak, peak_terms))
         peak_steps[0] = peak

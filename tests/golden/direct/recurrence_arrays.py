@@ -37,7 +37,7 @@ def cumulative_in_place(totals):
       ``totals``.
     """
     # pforge: vectorized loop (was lines 39-40: map over totals, add scan totals, indexed output totals) with batched ops, where its run-time checks hold
-    if type(totals) is np.ndarray and len(totals) > 1:
+    if type(totals) is np.ndarray and totals.dtype.kind in 'biufc' and len(totals) > 1:
         totals_prev = totals[0]
         totals_prev_terms = totals[1:len(totals)]
         totals_prev_steps = np.empty(len(totals_prev_terms) + 1, np.result_type(totals_prev, totals_prev_terms))
@@ -48,7 +48,7 @@ def cumulative_in_place(totals):
             totals_prev_steps = np.empty(len(totals_prev_terms) + 1, totals.dtype)
             totals_prev_steps[0] = totals_prev
             for totals_prev_k in range(len(totals_prev_terms)):
-                totals_prev_steps[totals_prev_k + 1] = np.add(totals_prev_steps[totals_prev_k], totals_prev_terms[totals_prev_k])
+                totals_prev_steps[totals_prev_k + 1] = totals_prev_steps[totals_prev_k] + totals_prev_terms[totals_prev_k]
         totals[1:len(totals)] = totals_prev_steps[1:]
     else:
         for i in range(1, len(totals)):
@@ -70,7 +70,7 @@ def balance(start, rates, deposits):
     balance = np.zeros(len(rates) + 1)
     balance[0] = start
     # pforge: vectorized loop (was lines 57-58: map over rates, deposits, linear scan balance, indexed output balance) with batched ops, where its run-time checks hold
-    if type(balance) is np.ndarray and len(balance) - 1 <= np.shape(rates)[0] and len(balance) - 1 <= np.shape(deposits)[0] and len(balance) > 1:
+    if type(balance) is np.ndarray and balance.dtype.kind in 'biufc' and len(balance) - 1 <= np.shape(rates)[0] and len(balance) - 1 <= np.shape(deposits)[0] and len(balance) > 1:
         balance_prev = balance[0]
         balance_prev_a = 1.0 + rates[:np.maximum(len(balance) - 1, 0)]
         balance_prev_b = deposits[:np.maximum(len(balance) - 1, 0)]
@@ -107,7 +107,7 @@ def high_water(levels):
     """
     level = levels.copy()
     # pforge: vectorized loop (was lines 72-73: map over level, max scan level, indexed output level) with batched ops, where its run-time checks hold
-    if type(level) is np.ndarray and len(level) > 1:
+    if type(level) is np.ndarray and level.dtype.kind in 'biufc' and len(level) > 1:
         level_prev = level[0]
         level_prev_terms = level[1:len(level)]
         level_prev_steps = np.empty(len(level_prev_terms) + 1, np.result_type(level_prev, level_prev_terms))

@@ -136,9 +136,33 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                 self._final_derived(name)
         drop += self.ta_drop
         replace.update(self.ta_replace)
+        self._parameters_apart()
         if self.to_tf:
             self.out = [_ToTensorFlow(self.ctx, self.lib.alias).visit(stmt) for stmt in self.out]
         return LoopRewrite(self.out, drop, replace, self._pattern(), checks=list(self.checks))
+
+    def _parameters_apart(self) -> None:
+        """``not np.may_share_memory(w, r)`` for each parameter ``w`` the loop writes elements
+        of and each other parameter ``r`` it reads: two arguments may be one array, or views
+        of one (``f(x[1:], x[:-1])``), and the batched code reads all of ``r`` before it writes
+        ``w``, where the loop reads what earlier iterations wrote. NumPy's test compares the
+        memory bounds only (it may see an overlap where none is, and run the loop)."""
+        fdef = self.info.function
+        if self.lib.kind != "np" or self.to_tf or fdef is None:
+            return
+        from pforge.transpile.rank_inference import _parameters
+        params = set(_parameters(fdef)) - _stores(fdef.body)
+        written = sorted({name for level in self.info.walk() for name in level.arrays} & params)
+        read = {n.id for n in gast.walk(self.info.node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+        for w in written:
+            for r in sorted((read & params) - {w}):
+                shape = self._shape_of(r)
+                if shape is not None and shape.rank == 0:
+                    continue  # a number has no memory of its own to share
+                check = templates.expr(f"not {self.lib.alias}.may_share_memory(W, R)", W=templates.name(w),
+                                       R=templates.name(r))
+                if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
+                    self.checks.append(check)
 
     def _comprehension(self, col) -> LoopRewrite:
         """A NumPy list comprehension read as an array (``np.array([...])``, ``np.sum([...])``, or

@@ -359,7 +359,7 @@ class IndexingMixin:
             # adds an axis), the batch would be a mask; integer indices are checked at run time
             self._integer_indices([c for c, (k, _) in zip(comps, kinds) if k == "val"], None, strict=False)
         if self.mask is not None and not store:
-            aligned, full = self._masked_indices(base_node, kinds, aligned)
+            aligned, full = self._masked_indices(base_node, kinds, aligned, comps)
         it = iter(aligned)
         parts = [next(it).node if k != "slice" else copy.deepcopy(v) for k, v in kinds]
         consumed = sum(1 for k, _ in kinds if k != "slice")
@@ -392,7 +392,7 @@ class IndexingMixin:
         return Shifted(ind.level, ind.name, const(start + shift) if start + shift else None, stop,
                        copy.deepcopy(ind.step), None, node)
 
-    def _masked_indices(self, base_node, kinds, aligned):
+    def _masked_indices(self, base_node, kinds, aligned, comps):
         """The indices of a gather under a per-iteration test, index 0 where the test fails:
         the loop never reads there (``if idx[i] < len(t): out[i] = t[idx[i]]``, ``if 0 <= y + dy
         < h: out[y] = img[y + dy]``), and a batched read of every index would raise
@@ -410,6 +410,9 @@ class IndexingMixin:
                 k == "fixed" and isinstance(v.node, gast.Constant) and v.node.value is Ellipsis for k, v in kinds):
             raise Unsupported("a gather under a per-iteration test, from an array pforge cannot check")
         base = templates.name(self.snapshot_of.get(base.id, base.id))  # a copy is as long as its array
+        for c, (k, _) in zip(comps, kinds):
+            if k == "val":
+                self._integer_operands(c)
         (mask, *indices), full, _ = align(self.lib, [self.mask, *aligned], "a gather under a per-iteration test")
         mask = mask.with_node(self._hoist(mask.node, "reached"))
         picked = []
@@ -420,6 +423,36 @@ class IndexingMixin:
             if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
                 self.checks.append(check)
         return picked, full
+
+    def _integer_operands(self, index) -> None:
+        """The arrays and numbers a gather index under a test is computed from hold integers,
+        checked at run time (``np.asarray(idx).dtype.kind in 'iu'``): where the test fails the
+        loop computes no index, and a float, bool or object one would raise in the batched
+        gather (``t[idx[i] - 1]`` of a float ``idx``, ``-idx[i]`` of a bool one).
+
+        Raises:
+            Unsupported: an index computed from a value the body binds, whose kind no check in
+                front of the loop can see.
+        """
+        operands = []
+        for node in gast.walk(index):
+            if isinstance(node, gast.Subscript):
+                operands.append(node.value)
+            elif isinstance(node, gast.BinOp):
+                operands += [node.left, node.right]
+            elif isinstance(node, gast.UnaryOp):
+                operands.append(node.operand)
+        if isinstance(index, gast.Name):
+            operands.append(index)
+        for node in operands:
+            if not isinstance(node, gast.Name) or isinstance(self.env.get(node.id), Ind):
+                continue
+            if node.id in self.loop_stores or self._is_stacked_name(node.id):
+                raise Unsupported(f"a gather under a per-iteration test at an index computed from `{node.id}`, "
+                                  "which the loop binds (its kind cannot be checked in front of the loop)")
+            check = templates.expr(f"{self.lib.alias}.asarray(A).dtype.kind in 'iu'", A=templates.name(node.id))
+            if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
+                self.checks.append(check)
 
     def _window(self, part: gast.Slice):
         """``x[lo:hi]`` with ``lo`` varying per iteration and ``hi - lo`` invariant (a sliding

@@ -119,6 +119,10 @@ class ReductionsMixin:
         if k == 0:
             if self.in_branch and self.mask is None:
                 raise Unsupported("internal: a branch without a mask. This is a bug.")
+            if self.mask is not None and self.lib.kind == "np" and not self.to_tf:
+                # where no iteration passes the test the loop leaves `s` as it was: a Python
+                # float stays one, -0.0 keeps its sign (adding the identity would not)
+                new = gast.If(test=self.lib.call("any", copy.deepcopy(self.mask.node)), body=[new], orelse=[])
             self.out.append(new)
             return
         current = self.env.get(red.name)
@@ -185,7 +189,8 @@ class ReductionsMixin:
         if scan.element is None:
             self._scan_start_check(name, start.rank, in_place)
         self._terms_are_arrays(term)
-        if term.python and (term.stacked or scan.op in ("add", "mul")):
+        if term.python and (term.stacked or (scan.op in ("add", "mul") and scan.element is None)):
+            # (an array's element is a NumPy number: `a[i - 1] + 1` keeps `a`'s dtype, as the steps do)
             # `s + t` of Python numbers stays a Python number; stacked, they would be one array
             # of a strong dtype where the loop's were weak (np.maximum(f32, 0.5) is float32)
             raise Unsupported(f"`{name}` runs over Python numbers (its values would stay Python "
@@ -211,17 +216,23 @@ class ReductionsMixin:
         self.out += templates.replace(
             f"{steps} = {np_}.empty({shape}, {np_}.result_type(S, T))\n{steps}[0] = S\n{steps}[1:] = T\n"
             f"{np_}.{ufunc}.accumulate({steps}, out={steps})", T=terms, S=templates.name(name), N=length)
-        if scan.element is not None:
-            # The loop stores each running value into `a` and reads it back: in `a`'s dtype.
-            # Where the steps' dtype is another (int32 elements, float terms), they run in order.
+        # Steps the accumulate cannot take as the loop does run in order, as the loop spells
+        # them: an array recurrence stores each running value into `a` and reads it back, in
+        # `a`'s dtype (int32 elements, float terms); a complex product rounds otherwise in an
+        # array's multiply loop than in the scalar `*` (fused multiply-adds).
+        tests = ([f"{steps}.dtype != A.dtype"] if scan.element is not None else []) + \
+            ([f"{steps}.dtype.kind == 'c'"] if scan.op == "mul" else [])
+        if tests:
             k = self.namer.new(f"{name}_k")
+            operator = {"add": "+", "subtract": "-", "multiply": "*"}.get(ufunc)
+            step = f"{steps}[{k}] {operator} T" if operator else f"{np_}.{ufunc}({steps}[{k}], T)"
+            restart = f"    {steps} = {np_}.empty({shape}, A.dtype)\n    {steps}[0] = S\n" \
+                if scan.element is not None else ""
             self.out += templates.replace(
-                f"if {steps}.dtype != A.dtype:\n"
-                f"    {steps} = {np_}.empty({shape}, A.dtype)\n"
-                f"    {steps}[0] = S\n"
+                f"if {' or '.join(tests)}:\n{restart}"
                 f"    for {k} in range(N):\n"
-                f"        {steps}[{k} + 1] = {np_}.{ufunc}({steps}[{k}], T)",
-                A=templates.name(scan.array), S=templates.name(name), N=length,
+                f"        {steps}[{k} + 1] = {step}",
+                A=templates.name(scan.array or name), S=templates.name(name), N=length,
                 T=templates.expr(f"T[{k}]", T=terms) if term.stacked else terms)
         self.scan_steps[name] = (f"{steps}[1:]", f"{steps}[-1]")
         self.scan_ranks[name] = term.rank
@@ -418,7 +429,10 @@ class ReductionsMixin:
             raise Unsupported(f"`{scan.array}`: the element before the first write is not one value")
         np_ = self.lib.alias
         self.out += templates.replace(f"{scan.name} = E", E=copy.deepcopy(scan.element))
-        self.checks.append(templates.expr(f"type(A) is {np_}.ndarray", A=templates.name(scan.array)))
+        # an array of numbers: an object array's element is any Python object (a str `a[0]`
+        # would be read as a dtype name by `np.result_type`)
+        self.checks.append(templates.expr(f"type(A) is {np_}.ndarray and A.dtype.kind in 'biufc'",
+                                          A=templates.name(scan.array)))
         for other in sorted(set(self.info.arrays) - {scan.array}):  # a view of `a` written in the body
             self.checks.append(templates.expr(f"not {np_}.may_share_memory(A, W)", A=templates.name(scan.array),
                                               W=templates.name(other)))
