@@ -196,3 +196,83 @@ def test_the_pattern_and_explain_name_the_array():
     result, _, _ = _rewrite(body, "a, b")
     (plan,) = result.plans
     assert "add scan a" in plan.pattern and plan.remarks[0].code == "PF106", (plan.pattern, plan.remarks)
+
+
+# -- the analysis: which loops are put in scalar-replaced form ----------------------------------------
+
+def _carried(body: str, params: str = "a, b, c, j"):
+    """The scalar-replaced loop's marker and body, as ``carried_elements`` leaves them."""
+    import gast
+
+    from pforge.transpile.analysis.recurrences import carried_elements
+    from pforge.transpile.frontend import decode_source
+    from pforge.transpile.outline import module_context
+
+    ctx = module_context(decode_source(_source(body, params), "m.py"))
+    changed = carried_elements(ctx)
+    loops = [n for n in gast.walk(ctx.tree) if isinstance(n, gast.For)]
+    found = {name: (array, gast.unparse(element).strip())
+             for loop in loops for name, (array, element) in getattr(loop, "pforge_carried", {}).items()}
+    text = [gast.unparse(stmt).strip() for loop in loops for stmt in loop.body]
+    return changed, found, text
+
+
+CARRIED = [
+    # (body, the element the name starts from, or None: left as written)
+    ("for i in range(1, n):\n    a[i] = a[i - 1] + b[i]\n", "a[0]"),
+    ("for i in range(3, n, 2):\n    a[i] = a[i - 2] * b[i]\n", "a[1]"),
+    ("for i in range(n - 2, -1, -1):\n    a[i] = a[i + 1] + b[i]\n", "a[n - 1]"),
+    ("for i in range(n):\n    a[i + 1] = a[i] + b[i]\n", "a[0]"),
+    ("for i in range(1, n):\n    a[i, j] = a[i - 1, j] + b[i]\n", "a[0, j]"),
+    ("for i in range(1, n):\n    a[i, :] = a[i - 1, :] + b[i]\n", "a[0, :]"),
+    ("for i in range(1, n):\n    a[j, i] = a[j, i - 1] + b[i]\n", "a[j, 0]"),
+    ("for i in range(1, n):\n    t = b[i] * 2\n    a[i] = a[i - 1] + t\n", "a[0]"),       # a private first
+    ("for i in range(1, n):\n    c[i] = a[i - 1]\n    a[i] = a[i - 1] + b[i]\n", "a[0]"),  # another array
+    ("for i in range(1, n):\n    a[i] = np.maximum(a[i - 1], b[i])\n", "a[0]"),
+    ("for i in range(1, n):\n    a[i] = b[i] * a[i - 1] + c[i]\n", "a[0]"),
+    # look-alikes
+    ("for i in range(1, n):\n    a[i] = a[i - 1] + a[i - 2]\n", "a[0]"),  # (a[i - 2] stays: refused later)
+    ("for i in range(1, n):\n    a[i, j] = a[i - 1, j + 1] + b[i]\n", None),   # another column
+    ("for i in range(1, n):\n    a[i, 1:] = a[i - 1, 1:] + b[i]\n", None),     # not a whole axis
+    ("for i in range(1, n):\n    a[i, j] = a[i - 1, 0] + b[i]\n", None),
+    ("for i in range(1, n):\n    j = i * 2\n    a[i, j] = a[i - 1, j] + b[i]\n", None),  # an index the body binds
+    ("for i in range(1, n):\n    a = b\n    a[i] = a[i - 1] + b[i]\n", None),
+    ("for i in range(1, n):\n    i = i + 1\n    a[i] = a[i - 1] + b[i]\n", None),
+    ("for i in range(1, n):\n    a[i] = a[i - 1] + b[i]\n    c[i] = a[i - 1]\n", None),  # read after the write
+    ("for i in range(1, n):\n    a[i] = a[i - 1] + b[i]\n    a[0] = 1.0\n", None),
+    ("for i in range(1, n):\n    a[i] = a[i - 1] + b[i]\n    b.flags = 1\n", None),  # an attribute stored
+    ("for i in range(1, n):\n    f = lambda: a[0]\n    a[i] = a[i - 1] + f()\n", None),
+    ("for i in range(1, n):\n    a[i] = a[i - 1] ** 2\n", None),
+    ("for i in range(1, n):\n    a[i] = max(a[i - 1], b[i])\n", None),
+    ("for i in range(1, n):\n    a[i] = np.minimum(a[i - 1], b[i]) + 1\n", None),
+    ("for i in range(1, n):\n    a[i] = b[i] - a[i - 1]\n", None),
+    ("for i in range(2, n, 2):\n    a[i] = a[i - 1] + b[i]\n", None),  # not the previous iteration's element
+    ("for i in range(1, n):\n    a[i] = c[i - 1] + b[i]\n", None),
+    ("for i in range(1, n):\n    if b[i] > 0:\n        a[i] = a[i - 1] + b[i]\n", None),
+    ("for i in range(1, n):\n    a[i] = a[i - 1] + b[i]\nelse:\n    pass\n", None),
+    ("for i in range(1, n, k):\n    a[i] = a[i - 1] + b[i]\n", None),       # a step not known
+    ("for x in b:\n    a[0] = a[0] + x\n", None),
+]
+
+
+@pytest.mark.parametrize("body, element", CARRIED, ids=[b.split("\n")[1].strip() + (" [left]" if e is None else "")
+                                                        for b, e in CARRIED])
+def test_which_recurrences_are_carried_in_a_name(body, element):
+    changed, found, text = _carried("n = len(a)\nk = 2\n" + body)
+    assert changed == (element is not None)
+    if element is None:
+        assert not found and not any("_prev" in line for line in text), text
+        return
+    ((name, (array, start)),) = found.items()
+    assert (name, array, start) == ("a_prev", "a", element)
+    assert any(line.startswith("a_prev = ") for line in text), text
+    assert any(line.startswith("a[") and line.endswith("= a_prev") for line in text), text
+    assert not any("a[i - 1]" in line or "a[i + 1] +" in line for line in text if not line.startswith("a[")), text
+
+
+def test_a_later_loop_is_carried_after_one_that_is_not_and_names_stay_fresh():
+    body = ("for i in range(1, n):\n    a[i] = a[i - 1] ** 2\n"
+            "for i in range(1, n):\n    a_prev = 1\n    a[i] = a[i - 1] + b[i]\n"
+            "for i in range(1, n):\n    b[i] = b[i - 1] + a[i]\n")
+    changed, found, _ = _carried("n = len(a)\n" + body)
+    assert changed and found == {"a_prev2": ("a", "a[0]"), "b_prev": ("b", "b[0]")}
