@@ -146,8 +146,18 @@ after the update sees the running value with this iteration's term (inclusive), 
 before it the value without (exclusive). For NumPy loops whose reads are inclusive, the
 direct backend writes `ufunc.accumulate` over the running value followed by the batched
 terms, which adds in the loop's own order and dtype, so the values are the loop's, bit for
-bit: O(n) work. An exclusive read stays a loop (its first value is the start itself, of
-another kind than the running values). In TensorFlow code a sum or product becomes
+bit: O(n) work. An exclusive read that is only stored (`starts[i] = total` before `total +=
+counts[i]`: the offsets of a ragged array) takes the running values before each term, the
+first stored again from the start itself; any other exclusive read stays a loop (its first
+value is the start itself, of another kind than the running values). A complex product
+steps in order (an array's complex multiply rounds otherwise than the scalar one).
+
+An array recurrence, `a[i] = a[i - 1] + b[i]` (also `*`, `np.maximum`, `np.minimum` and the
+linear form below), reads the element the iteration before wrote; carried in a name
+(scalar replacement; Allen and Kennedy 2001, section 8.3) it is a scan that starts from the
+element before the first write. The loop stores each value into `a` and reads it back, so
+the running values are kept in `a`'s dtype: where the terms would widen them (int32
+elements, float terms) the steps run in order. In TensorFlow code a sum or product becomes
 `tf.math.cumsum`/`tf.math.cumprod` over `[s, terms]` (an unsafe fix: TensorFlow's order,
 parallel on a GPU, may differ in the last bits) and a maximum, minimum or linear recurrence
 `tf.scan`, which runs the loop's own steps in order inside the graph.
