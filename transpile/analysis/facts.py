@@ -81,6 +81,8 @@ class Scan:
     #: elements the running value carries, and the element before the loop's first write (the start)
     array: str | None = None
     element: gast.expr | None = None
+    #: the read it replaces, ``a[i - 1]`` (what a remark names)
+    read: str | None = None
 
     @property
     def spelling(self) -> str:

@@ -46,7 +46,8 @@ def carried_elements(ctx) -> bool:
     Other indices of ``a`` (``a[i, j]`` with ``j`` not bound in the body, ``a[i, :]``) must be
     spelled the same in the read and the write. The loop is marked ``pforge_carried``: name
     -> ``(a, element)``, the element before the first write, which the printers read as the
-    scan's start where the loop runs at least once.
+    scan's start where the loop runs at least once, and ``pforge_carried_reads``: name -> the
+    read it replaced (``a[i - 1]``), which remarks name.
     """
     changed = False
     for loop in list(_statements(ctx.tree)):
@@ -65,6 +66,7 @@ def carried_elements(ctx) -> bool:
         scope = _enclosing_scope(ctx, loop)
         name = _fresh({n.id for n in gast.walk(scope) if isinstance(n, gast.Name)}, f"{array}_prev")
         write = loop.body[position]
+        read_text = gast.unparse(reads[0]).strip()  # `a[i - 1]`, which remarks name for the carried name
         replaced = {id(r) for r in reads}
         for stmt in loop.body[:position]:
             _replace_reads(stmt, replaced, name)
@@ -77,6 +79,7 @@ def carried_elements(ctx) -> bool:
         first = space.start if space.start is not None else gast.Constant(value=0, kind=None)
         element = _element(write.targets[0], space.induction, first, -step)
         loop.pforge_carried = {**getattr(loop, "pforge_carried", {}), name: (array, element)}
+        loop.pforge_carried_reads = {**getattr(loop, "pforge_carried_reads", {}), name: read_text}
         changed = True
     return changed
 

@@ -257,7 +257,8 @@ def _find_scans(ctx, info, body, stored):
         if exclusive and {n.id for n in _loaded_names(term)} & set(stored):
             continue
         array, element = getattr(info.node, "pforge_carried", {}).get(name, (None, None))
-        info.scans[name] = Scan(name, op, update, exclusive, *(linear or (None, None)), array, element)
+        read = getattr(info.node, "pforge_carried_reads", {}).get(name)
+        info.scans[name] = Scan(name, op, update, exclusive, *(linear or (None, None)), array, element, read)
         info.classes[name] = SCAN
 
 

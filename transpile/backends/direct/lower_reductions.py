@@ -143,6 +143,16 @@ class ReductionsMixin:
     # -- scans ------------------------------------------------------------------------------------------
 
     def _scan_steps(self, scan) -> None:
+        """:meth:`_running_values`; a remark on an array recurrence names the read the carried
+        name replaced (``a[i - 1]``), not the name, which is not in the code."""
+        try:
+            self._running_values(scan)
+        except Unsupported as exc:
+            if scan.read is None:
+                raise
+            raise Unsupported(str(exc).replace(f"`{scan.name}`", f"`{scan.read}`")) from None
+
+    def _running_values(self, scan) -> None:
         """The running values of a scan (``s += x[i]; out[i] = s``), as ``{s}_steps``: the value
         before the loop, then after each iteration, by NumPy's ``ufunc.accumulate`` over
         ``[s, t_0, t_1, ...]`` in ``np.result_type(s, terms)``. The accumulate runs in the
