@@ -127,3 +127,73 @@ def f(A):
     assert "raises on values the loop never passes it" in plan.remarks[-1].message
     A = np.stack([np.eye(2), np.zeros((2, 2))])
     np.testing.assert_array_equal(load_module("m.py", source=result.code).f(A)[0], np.eye(2))
+
+
+STRETCH = '''
+import numpy as np
+
+def f(picture, table, n_rows, n_cols):
+    for i in range(n_cols):
+        for j in range(n_rows):
+            level = picture[j][i]
+            if level != table[level]:
+                picture[j][i] = table[level]
+    return picture
+'''
+
+
+def test_a_lookup_table_of_python_ints_only_compared_and_stored_is_read_as_an_array():
+    """A grey-level table as a list of ints (``[int(v) for v in ...]``): each entry is only
+    compared and stored, which a NumPy integer does as the Python int does; the index
+    ``level``, bound from ``picture``, is checked to hold integers."""
+    result = transpile_source(STRETCH, "m.py")
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    assert "isinstance(v, (int, float))" in result.code and "np.asarray(picture).dtype.kind in 'iu'" in result.code
+    loop, new = load_module("m.py", source=STRETCH).f, load_module("m.py", source=result.code).f
+    rng = np.random.default_rng(2)
+    for _ in range(10):
+        picture = rng.integers(0, 256, size=(5, 7)).astype(np.uint8)
+        table = [int(v) for v in rng.integers(0, 256, 256)]
+        want, got = loop(picture.copy(), table, 5, 7), new(picture.copy(), table, 5, 7)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+    # a float picture indexes nothing batched: the loop runs (and raises, as it does)
+    for fn in (loop, new):
+        with pytest.raises(TypeError):
+            fn(np.zeros((2, 2)), list(range(256)), 2, 2)
+
+
+def test_a_table_of_python_ints_used_in_arithmetic_runs_the_loop():
+    """``table[k] + x[i]`` of a uint8 ``x``: a Python int keeps uint8 (NEP 50), an int64
+    array would not; only a float list, or an array, is read batched."""
+    source = '''
+import numpy as np
+
+def f(x, idx, table):
+    out = np.zeros(len(x), np.uint8)
+    for i in range(len(x)):
+        out[i] = table[idx[i]] + x[i]
+    return out
+'''
+    result = transpile_source(source, "m.py")
+    loop, new = load_module("m.py", source=source).f, load_module("m.py", source=result.code).f
+    x, idx = np.array([250, 3], np.uint8), np.array([0, 1])
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.testing.assert_array_equal(new(x, idx, [10, 20]), loop(x, idx, [10, 20]))
+
+
+def test_a_guarded_index_computed_by_a_call_keeps_the_loop():
+    source = '''
+import numpy as np
+
+def f(t, v):
+    out = np.zeros(len(v))
+    for i in range(len(v)):
+        k = np.floor(v[i])
+        if k >= 0:
+            out[i] = t[k]
+    return out
+'''
+    (plan,) = transpile_source(source, "m.py").plans
+    assert not plan.rewritten

@@ -125,7 +125,8 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     tests = [_rank_check(np_alias, name, sorted(f), array=min(f) >= 1)
              if name in evident and name not in arrays else
              _kind_check(np_alias, name, sorted(f), name in arrays, name not in written | sliced,
-                         sorted(f) == [2] and _elements_only(info, name), python_ints=name not in converted)
+                         sorted(f) == [2] and _elements_only(info, name),
+                         python_ints=name not in converted or _compared_or_stored(info, name))
              for name, f in sorted(found.items())]
     local = {name: rank for name, rank in locals_for(guess.ranks).items()
              if name in in_loop and not _evidently_array(ctx, fdef, templates.name(name))}
@@ -472,6 +473,32 @@ def _needs_an_array(ctx, info, inferred: dict[str, int], written_only: bool = Fa
     return {name for name, rank in inferred.items()
             if ((rank >= 2 and not written_only) or (rank >= 1 and name in written))
             and not _evidently_array(ctx, info.function, templates.name(name))}
+
+
+def _compared_or_stored(info, name: str) -> bool:
+    """Every read of ``name`` in the loop is an element (``t[k]``) that is only compared or
+    stored into an array element (``if level != table[level]: picture[j][i] = table[level]``):
+    a list of Python ints read through ``np.asarray`` then gives the loop's results, since a
+    comparison of a NumPy integer with a Python int is exact either way (NEP 50) and a store
+    casts the same number (one out of the array's range raises in the loop)."""
+    loop = info.node
+    parents = {id(c): p for p in gast.walk(loop) for c in gast.iter_child_nodes(p)}
+    found = False
+    for node in gast.walk(loop):
+        if not (isinstance(node, gast.Name) and node.id == name):
+            continue
+        sub = parents.get(id(node))
+        if not (isinstance(node.ctx, gast.Load) and isinstance(sub, gast.Subscript) and sub.value is node
+                and isinstance(sub.ctx, gast.Load)):
+            return False
+        use = parents.get(id(sub))
+        compared = isinstance(use, gast.Compare) and len(use.ops) == 1
+        stored = isinstance(use, gast.Assign) and use.value is sub and len(use.targets) == 1 and \
+            isinstance(use.targets[0], gast.Subscript)
+        if not (compared or stored):
+            return False
+        found = True
+    return found
 
 
 def _elements_only(info, name: str) -> bool:

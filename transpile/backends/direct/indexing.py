@@ -424,7 +424,7 @@ class IndexingMixin:
                 self.checks.append(check)
         return picked, full
 
-    def _integer_operands(self, index) -> None:
+    def _integer_operands(self, index, depth: int = 0) -> None:
         """The arrays and numbers a gather index under a test is computed from hold integers,
         checked at run time (``np.asarray(idx).dtype.kind in 'iu'``): where the test fails the
         loop computes no index, and a float, bool or object one would raise in the batched
@@ -436,6 +436,10 @@ class IndexingMixin:
         """
         operands = []
         for node in gast.walk(index):
+            if isinstance(node, (gast.Call, gast.Attribute, gast.Lambda, gast.IfExp)) or (
+                    isinstance(node, gast.Constant) and type(node.value) is not int):
+                raise Unsupported(f"a gather under a per-iteration test at an index computed by "
+                                  f"`{gast.unparse(node).strip()}`, whose kind no check in front of the loop sees")
             if isinstance(node, gast.Subscript):
                 operands.append(node.value)
             elif isinstance(node, gast.BinOp):
@@ -448,6 +452,13 @@ class IndexingMixin:
             if not isinstance(node, gast.Name) or isinstance(self.env.get(node.id), Ind):
                 continue
             if node.id in self.loop_stores or self._is_stacked_name(node.id):
+                # a private bound once in the body from what the check can see (`level = picture[j, i]`)
+                bindings = [s for level in self.levels for s in level.info.body if isinstance(s, gast.Assign)
+                            and any(isinstance(n, gast.Name) and n.id == node.id for t in s.targets for n in gast.walk(t))]
+                if depth < 3 and len(bindings) == 1 and len(bindings[0].targets) == 1 and \
+                        isinstance(bindings[0].targets[0], gast.Name):
+                    self._integer_operands(bindings[0].value, depth + 1)
+                    continue
                 raise Unsupported(f"a gather under a per-iteration test at an index computed from `{node.id}`, "
                                   "which the loop binds (its kind cannot be checked in front of the loop)")
             check = templates.expr(f"{self.lib.alias}.asarray(A).dtype.kind in 'iu'", A=templates.name(node.id))
