@@ -209,11 +209,13 @@ def _carried(body: str, params: str = "a, b, c, j"):
     from pforge.transpile.outline import module_context
 
     ctx = module_context(decode_source(_source(body, params), "m.py"))
+    before = sum(len(n.body) for n in gast.walk(ctx.tree) if isinstance(n, gast.For))
     changed = carried_elements(ctx)
     loops = [n for n in gast.walk(ctx.tree) if isinstance(n, gast.For)]
     found = {name: (array, gast.unparse(element).strip())
              for loop in loops for name, (array, element) in getattr(loop, "pforge_carried", {}).items()}
     text = [gast.unparse(stmt).strip() for loop in loops for stmt in loop.body]
+    assert len(text) == before + len(found)  # the write became an update and a store; nothing else went
     return changed, found, text
 
 
@@ -229,6 +231,12 @@ CARRIED = [
     ("for i in range(1, n):\n    t = b[i] * 2\n    a[i] = a[i - 1] + t\n", "a[0]"),       # a private first
     ("for i in range(1, n):\n    c[i] = a[i - 1]\n    a[i] = a[i - 1] + b[i]\n", "a[0]"),  # another array
     ("for i in range(1, n):\n    a[i] = np.maximum(a[i - 1], b[i])\n", "a[0]"),
+    ("for i in range(k, -1, -1):\n    a[i] = a[i + 1] + b[i]\n", "a[k + 1]"),
+    ("for i in range(k + 1, n):\n    a[i] = a[i - 1] + b[i]\n", "a[k]"),
+    ("for i in range(k + 3, n):\n    a[i] = a[i - 1] + b[i]\n", "a[k + 2]"),
+    ("for i in range(1, n):\n    a[i] = a[-1 + i] + b[i]\n", "a[0]"),
+    ("for i in range(1, n):\n    a[i] = a[i] + a[i - 1]\n", "a[0]"),      # another element of `a` read first
+    ("for i in range(1, n):\n    a[i] = a[i - 1] + b[i]\n    c[i] = b[i] * 2\n", "a[0]"),  # a statement after
     ("for i in range(1, n):\n    a[i] = b[i] * a[i - 1] + c[i]\n", "a[0]"),
     # look-alikes
     ("for i in range(1, n):\n    a[i] = a[i - 1] + a[i - 2]\n", "a[0]"),  # (a[i - 2] stays: refused later)
@@ -244,6 +252,7 @@ CARRIED = [
     ("for i in range(1, n):\n    f = lambda: a[0]\n    a[i] = a[i - 1] + f()\n", None),
     ("for i in range(1, n):\n    a[i] = a[i - 1] ** 2\n", None),
     ("for i in range(1, n):\n    a[i] = max(a[i - 1], b[i])\n", None),
+    ("for i in range(1, n):\n    a[i] = min(a[i - 1], b[i])\n", None),
     ("for i in range(1, n):\n    a[i] = np.minimum(a[i - 1], b[i]) + 1\n", None),
     ("for i in range(1, n):\n    a[i] = b[i] - a[i - 1]\n", None),
     ("for i in range(2, n, 2):\n    a[i] = a[i - 1] + b[i]\n", None),  # not the previous iteration's element
@@ -272,7 +281,10 @@ def test_which_recurrences_are_carried_in_a_name(body, element):
 
 def test_a_later_loop_is_carried_after_one_that_is_not_and_names_stay_fresh():
     body = ("for i in range(1, n):\n    a[i] = a[i - 1] ** 2\n"
+            "for x in c:\n    a[0] = x\n"
+            "for i in range(1, n, k):\n    a[i] = a[i - 1] + b[i]\n"
             "for i in range(1, n):\n    a_prev = 1\n    a[i] = a[i - 1] + b[i]\n"
             "for i in range(1, n):\n    b[i] = b[i - 1] + a[i]\n")
-    changed, found, _ = _carried("n = len(a)\n" + body)
+    changed, found, text = _carried("n = len(a)\nk = 2\n" + body)
+    assert text[-4:] == ["a_prev2 = a_prev2 + b[i]", "a[i] = a_prev2", "b_prev = b_prev + a[i]", "b[i] = b_prev"]
     assert changed and found == {"a_prev2": ("a", "a[0]"), "b_prev": ("b", "b[0]")}

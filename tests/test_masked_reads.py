@@ -197,3 +197,37 @@ def f(t, v):
 '''
     (plan,) = transpile_source(source, "m.py").plans
     assert not plan.rewritten
+
+
+EDGES = '''
+import numpy as np
+
+def f(resp):
+    lo, hi = [], []
+    bins = np.arange(resp.shape[0])
+    for b in range(resp.shape[1]):
+        nz = bins[resp[:, b] > 0]
+        lo.append(nz[0])
+        hi.append(nz[-1] + 1)
+    return np.array(lo), np.array(hi)
+'''
+
+
+def test_the_first_and_last_selected_element_of_each_iteration():
+    """``nz = bins[resp[:, b] > 0]; nz[0], nz[-1]``: the first and last true position of each
+    column's mask; a column that selects nothing raises IndexError, as the loop does."""
+    result = transpile_source(EDGES, "m.py")
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    assert "np.argmax(" in result.code
+    loop, new = load_module("m.py", source=EDGES).f, load_module("m.py", source=result.code).f
+    rng = np.random.default_rng(4)
+    for _ in range(20):
+        resp = rng.normal(size=(6, 4))
+        resp[rng.integers(0, 6), :] = 1.0  # every column selects something
+        want, got = loop(resp), new(resp)
+        for w, g in zip(want, got):
+            assert g.dtype == w.dtype and np.array_equal(g, w)
+    resp = -np.ones((3, 2))
+    for fn in (loop, new):
+        with pytest.raises(IndexError):
+            fn(resp)

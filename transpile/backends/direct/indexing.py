@@ -76,6 +76,8 @@ class IndexingMixin:
         items = self._tuple_items(node.value) if position is not None else None
         if items is not None and -len(items) <= position < len(items):
             return items[position]
+        if position in (0, -1) and isinstance(node.value, gast.Name) and node.value.id in self.selections:
+            return self._selection_end(node.value.id, position)
         comps = _components(node.slice)
         base = self.ev(node.value)
         if isinstance(node.value, gast.Name) and any(isinstance(c, gast.Slice) for c in comps) and \
@@ -365,6 +367,32 @@ class IndexingMixin:
         consumed = sum(1 for k, _ in kinds if k != "slice")
         rank = None if base_rank is None else base_rank - consumed
         return core.subscript(base_node, parts), full, rank, True
+
+    def _selection_end(self, name: str, position: int) -> Val:
+        """``nz[0]`` or ``nz[-1]`` of ``nz = x[mask]`` (a 1-D ``x``, a mask per iteration): the
+        first or last selected element, ``x`` at ``np.argmax`` of the mask (of the reversed mask
+        for the last), which is the first true position. Where some iteration selects nothing
+        the loop raises ``IndexError`` at that iteration; the batched code raises it too, before
+        it reads (the first edges of a band's nonzero response bins, of a run in a signal).
+
+        Raises:
+            Unsupported: a selection of rows, or of elements of an array of more axes.
+        """
+        mask, data, whole, along = self.selections[name]
+        if not whole or along != 0 or data.rank != 1 or mask.rank != 1:
+            raise Unsupported(f"`{name}[{position}]` of rows selected per iteration (only the first or last "
+                              "element of a 1-D selection)")
+        np_ = self.lib.alias
+        picked = self._hoist(mask.node, f"{name}_mask")
+        empty = templates.replace(
+            f"if not {np_}.all({np_}.any(M, axis=-1)):\n"
+            f"    raise IndexError('an iteration selects nothing: index out of bounds for axis 0 with size 0')",
+            M=picked)
+        if gast.dump(empty[0]) not in {gast.dump(s) for s in self.out}:
+            self.out += empty
+        at = templates.expr(f"{np_}.argmax(M, axis=-1)" if position == 0 else
+                            f"{np_}.shape(M)[-1] - 1 - {np_}.argmax(M[..., ::-1], axis=-1)", M=picked)
+        return Val(core.subscript(self._as_array(copy.deepcopy(data.node)), [at]), mask.full, 0)
 
     def _shifted(self, node) -> Shifted | None:
         """``i + k`` or ``i - k`` (``k`` an int) of a NumPy loop index counting up from a

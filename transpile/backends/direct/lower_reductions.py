@@ -622,8 +622,21 @@ class ReductionsMixin:
         compared = sorted({n.id for n in gast.walk(mask_node) if isinstance(n, gast.Name) and id(n) not in inside
                            and not self._is_stacked_name(n.id) and n.id not in self.loop_stores
                            and (self._shape_of(n.id) or ranks.Shape(-1)).rank == mask.rank})
-        if not compared or not isinstance(data_node, gast.Name) or data_node.id in self.loop_stores:
+        if not isinstance(data_node, gast.Name) or data_node.id in self.loop_stores:
             return None
+        if not compared:
+            if mask.rank != 1 or data.rank != 1:
+                return None
+            # a mask computed from elements (`resp[:, b] > 0`): its length is known once it is
+            # computed, and one that is not the data's raises in the loop's first iteration
+            np_ = self.lib.alias
+            mask = mask.with_node(self._hoist(mask.node, "selected"))
+            self._require_arrays([data_node.id])
+            self.out += templates.replace(
+                f"if {np_}.shape(M)[-1] != {np_}.shape(D)[0]:\n"
+                f"    raise IndexError('boolean index did not match indexed array along axis 0')",
+                M=mask.node, D=data_node)
+            return mask, data, True, 0
         self._require_arrays([data_node.id, *compared])
         if data_node.id not in compared:
             self.checks.append(templates.expr(
