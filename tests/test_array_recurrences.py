@@ -288,3 +288,13 @@ def test_a_later_loop_is_carried_after_one_that_is_not_and_names_stay_fresh():
     changed, found, text = _carried("n = len(a)\nk = 2\n" + body)
     assert text[-4:] == ["a_prev2 = a_prev2 + b[i]", "a[i] = a_prev2", "b_prev = b_prev + a[i]", "b[i] = b_prev"]
     assert changed and found == {"a_prev2": ("a", "a[0]"), "b_prev": ("b", "b[0]")}
+
+
+def test_a_remark_names_the_read_not_the_carried_name():
+    """The name that carries ``a[i - 1]`` is pforge's own: a remark on the recurrence names the
+    read the user wrote."""
+    source = _source("for i in range(1, len(a)):\n    a[i] = a[i - 1] + i\nreturn a\n", "a")
+    (plan,) = transpile_source(source, "m.py").plans
+    assert plan.vectorizable and not plan.rewritten
+    message = plan.remarks[-1].message
+    assert "`a[i - 1]` runs over Python numbers" in message and "a_prev" not in message, message
