@@ -298,3 +298,14 @@ def test_a_remark_names_the_read_not_the_carried_name():
     assert plan.vectorizable and not plan.rewritten
     message = plan.remarks[-1].message
     assert "`a[i - 1]` runs over Python numbers" in message and "a_prev" not in message, message
+
+
+def test_rows_whose_terms_would_widen_them_step_in_the_arrays_dtype():
+    """``a[i, :] = a[i - 1, :] + b[i, :]`` with int rows and float terms: the in-order steps
+    are sized from the terms whole (a fallback once sized from one iteration's term, a name
+    not bound yet: UnboundLocalError)."""
+    body = "for i in range(1, a.shape[0]):\n    a[i, :] = a[i - 1, :] + b[i, :]\nreturn a\n"
+    _, loop, new = _rewrite(body, "a, b")
+    a, b = np.arange(12, dtype=np.int32).reshape(4, 3), np.arange(12).reshape(4, 3) * 0.5
+    want, got = loop(a.copy(), b), new(a.copy(), b)
+    assert got.dtype == want.dtype and np.array_equal(got, want)

@@ -236,13 +236,14 @@ class ReductionsMixin:
             k = self.namer.new(f"{name}_k")
             operator = {"add": "+", "subtract": "-", "multiply": "*"}.get(ufunc)
             step = f"{steps}[{k}] {operator} T" if operator else f"{np_}.{ufunc}({steps}[{k}], T)"
-            restart = f"    {steps} = {np_}.empty({shape}, A.dtype)\n    {steps}[0] = S\n" \
+            # (the shape reads the terms whole: `U`, since `T` below is one iteration's term)
+            restart = f"    {steps} = {np_}.empty({shape.replace('T)', 'U)')}, A.dtype)\n    {steps}[0] = S\n" \
                 if scan.element is not None else ""
             self.out += templates.replace(
                 f"if {' or '.join(tests)}:\n{restart}"
                 f"    for {k} in range(N):\n"
                 f"        {steps}[{k} + 1] = {step}",
-                A=templates.name(scan.array or name), S=templates.name(name), N=length,
+                A=templates.name(scan.array or name), S=templates.name(name), N=length, U=copy.deepcopy(terms),
                 T=templates.expr(f"T[{k}]", T=terms) if term.stacked else terms)
         self.scan_steps[name] = (f"{steps}[1:]", f"{steps}[-1]")
         self.scan_ranks[name] = term.rank
