@@ -82,3 +82,17 @@ def wrapped_index(tf: str, index: gast.expr, base: gast.expr, axis: int = 0) -> 
     ``[0, n)`` as Python does. Both backends gather data indices through this function.
     """
     return expr(f"I % {tf}.shape(X)[{axis}]", I=index, X=base)
+
+
+def apart(np_alias: str, written: str, read: str) -> str:
+    """``not np.may_share_memory(w, r)``: the array ``written`` shares no memory with ``read``.
+
+    ``read`` may be a list or tuple of arrays (the run-time checks accept one the loop only
+    reads): ``np.may_share_memory`` would convert it to a fresh array, so each of its items
+    is compared instead (a list of 0-d views ``[out[k, ...] for k ...]`` is read by an
+    iteration after an earlier one wrote its memory). NumPy compares memory bounds only, so
+    it may report an overlap where there is none (and the loop runs).
+    """
+    share = f"{np_alias}.may_share_memory"
+    return (f"not ({share}({written}, {read}) if not isinstance({read}, (list, tuple)) "
+            f"else any({share}({written}, v) for v in {read}))")

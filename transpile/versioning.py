@@ -126,7 +126,7 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
              if name in evident and name not in arrays else
              _kind_check(np_alias, name, sorted(f), name in arrays, name not in written | sliced,
                          sorted(f) == [2] and _elements_only(info, name),
-                         python_ints=name not in converted or _compared_or_stored(info, name))
+                         python_ints=name not in converted or ("exact" if _compared_or_stored(info, name) else False))
              for name, f in sorted(found.items())]
     local = {name: rank for name, rank in locals_for(guess.ranks).items()
              if name in in_loop and not _evidently_array(ctx, fdef, templates.name(name))}
@@ -143,7 +143,7 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     tests += [_kind_check(np_alias, name, [rank], rank >= 2, True) for name, rank in sorted(local.items())]
     # Two arguments may be one array (`f(a, a)`): the batched code reads all of it before it
     # writes, the loop reads what earlier iterations wrote.
-    tests += [f"not {np_alias}.may_share_memory({w}, {r})" for w in sorted(written & params)
+    tests += [templates.apart(np_alias, w, r) for w in sorted(written & params)
               for r in sorted(n for n, f in found.items() if n != w and n in params and max(f) >= 1 and n in in_loop)]
     why = guard(info, result, _parsed(tests))
     if why is not None:
@@ -265,9 +265,33 @@ def guard(info, result, checks: list) -> str | None:
             outer |= level.space.target_names()
     if not tests:
         return None  # every level runs whatever the inputs
+    tests = _arrays_apart(tests)
     result.drop = []  # a collector's `out = []` stays for the loop; the batched code rebinds it
     result.guard = tests[0] if len(tests) == 1 else gast.BoolOp(op=gast.And(), values=tests)
     return None
+
+
+def _arrays_apart(tests: list[gast.expr]) -> list[gast.expr]:
+    """The checks, each :func:`~pforge.transpile.templates.apart` of a value that another
+    check shows is an array (``type(r) is np.ndarray``, not inside an ``or``) shortened to
+    ``not np.may_share_memory(w, r)``: its items need no comparing one by one."""
+    conjuncts = [v for t in tests for v in (t.values if isinstance(t, gast.BoolOp) and isinstance(t.op, gast.And) else [t])]
+    arrays = {c.left.args[0].id for c in conjuncts
+              if isinstance(c, gast.Compare) and isinstance(c.ops[0], gast.Is) and isinstance(c.left, gast.Call)
+              and isinstance(c.left.func, gast.Name) and c.left.func.id == "type" and len(c.left.args) == 1
+              and isinstance(c.left.args[0], gast.Name) and isinstance(c.comparators[0], gast.Attribute)
+              and c.comparators[0].attr == "ndarray"}
+
+    def short(test):
+        if not (isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not) and isinstance(test.operand, gast.IfExp)):
+            return test
+        share = test.operand.body
+        if not (isinstance(share, gast.Call) and isinstance(share.func, gast.Attribute)
+                and share.func.attr == "may_share_memory" and len(share.args) == 2
+                and isinstance(share.args[1], gast.Name) and share.args[1].id in arrays):
+            return test
+        return gast.UnaryOp(op=gast.Not(), operand=share)
+    return [short(t) for t in tests]
 
 
 #: what :func:`_runs_at_all` gives for a loop that runs whatever the inputs (``range(1, 256)``)
@@ -401,6 +425,10 @@ def _array_test(np_alias: str, name: str, read_only: bool, number_rows: bool = F
 _NUMBER = "isinstance(v, float)"
 #: the same for a value the batched code leaves as it is: Python's ints keep their semantics
 _PYTHON_NUMBER = "isinstance(v, (int, float))"
+#: a number a list of them converts to exactly: ints within float64's integers (``np.asarray``
+#: makes a list with an int of 2**63 or more uint64 or float64, and one mixing floats with
+#: ints beyond 2**53 rounds them)
+_EXACT_NUMBER = "(isinstance(v, float) or isinstance(v, int) and -2 ** 53 <= v <= 2 ** 53)"
 
 
 def _number_test(np_alias: str, name: str) -> str:
@@ -417,7 +445,7 @@ def _lists_of_numbers(found: list[int], array: bool, read_only: bool) -> bool:
 
 
 def _kind_check(np_alias: str, name: str, found: list[int], array: bool, read_only: bool,
-                number_rows: bool = False, python_ints: bool = False) -> str:
+                number_rows: bool = False, python_ints: bool | str = False) -> str:
     """The run-time check of an inferred rank that holds only for inputs the batched code takes
     as the loop does, and never raises itself (``np.ndim`` of a ragged list would): an array
     where the batched code writes it or takes its rows (or, read only, a list of arrays of one
@@ -425,14 +453,16 @@ def _kind_check(np_alias: str, name: str, found: list[int], array: bool, read_on
     matrix's rows would be lost) or a flat list of float64 numbers (Python ints in an int64
     array lose their unbounded range and their ``x ** -1``, bools add as logical or, float32
     numbers mixed with floats are promoted); with ``python_ints`` (the batched code does not
-    convert the value, so Python computes with it as in the loop) also of Python ints."""
+    convert the value, so Python computes with it as in the loop) also of Python ints; with
+    ``python_ints="exact"`` (the batched code converts a list only compared or stored) of
+    Python ints that a float64 holds exactly."""
     if array and found[0] == 0 and len(found) > 1:
         # a number, or an array of one of the other ranks (a list of rows is no array here)
         return (f"({_number_test(np_alias, name)} and {_rank_check(np_alias, name, [0])} or "
                 f"{_rank_check(np_alias, name, found[1:], True, read_only, number_rows)})")
     if array and read_only and found[0] == 1 and len(found) > 1:
         # a flat list of numbers (rank 1 only), or an array of any of the ranks
-        number = _PYTHON_NUMBER if python_ints else _NUMBER
+        number = _EXACT_NUMBER if python_ints == "exact" else _PYTHON_NUMBER if python_ints else _NUMBER
         return (f"(isinstance({name}, (list, tuple)) and all({number} for v in {name}) or "
                 f"{_rank_check(np_alias, name, found, True, read_only, number_rows)})")
     if array:
@@ -440,7 +470,7 @@ def _kind_check(np_alias: str, name: str, found: list[int], array: bool, read_on
     if found[-1] == 0:
         return f"{_number_test(np_alias, name)} and {_rank_check(np_alias, name, found)}"
     scalar = f" or isinstance({name}, (int, float, complex, {np_alias}.number))" if found[0] == 0 else ""
-    number = _PYTHON_NUMBER if python_ints else _NUMBER
+    number = _EXACT_NUMBER if python_ints == "exact" else _PYTHON_NUMBER if python_ints else _NUMBER
     flat = (f"(type({name}) is {np_alias}.ndarray{scalar} or isinstance({name}, (list, tuple)) and "
             f"all({number} for v in {name}))")
     return f"{flat} and {_rank_check(np_alias, name, found)}"

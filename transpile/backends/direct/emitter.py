@@ -159,8 +159,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                 shape = self._shape_of(r)
                 if shape is not None and shape.rank == 0:
                     continue  # a number has no memory of its own to share
-                check = templates.expr(f"not {self.lib.alias}.may_share_memory(W, R)", W=templates.name(w),
-                                       R=templates.name(r))
+                check = templates.expr(templates.apart(self.lib.alias, w, r))
                 if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
                     self.checks.append(check)
 

@@ -14,7 +14,7 @@ from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Unsupported, Val, align, const, lift
 from pforge.transpile.backends.direct.linalg import TUPLE_RESULTS
 from pforge.transpile.backends.common import _evidently_array
-from pforge.transpile.backends.direct.shared import Ind, Shifted, _components
+from pforge.transpile.backends.direct.shared import Ind, Shifted, _components, _is_boolean
 from pforge.transpile.backends.pfor import _nonnegative
 from pforge.transpile.spaces import constant_int
 
@@ -356,6 +356,11 @@ class IndexingMixin:
         aligned, full, idx_rank = align(self.lib, arrays, "an advanced index")
         if idx_rank != 0:
             raise Unsupported("an array-valued index per iteration")
+        for c, (k, _) in zip(comps, kinds):
+            if k == "val" and self._boolean_index(c):
+                # `y[x[i] > 0]`: a NumPy bool indexes as a new axis (`y[np.True_]` is all of `y`,
+                # one more axis), where the batch of them would be a mask along `y`'s first axis
+                raise Unsupported(f"`{gast.unparse(c).strip()}`: a bool per iteration as an index")
         if len(comps) == len(kinds) and not store:
             # `x[idx[i]]` with a bool `idx`: the loop indexes with a NumPy bool (`x[np.True_]`
             # adds an axis), the batch would be a mask; integer indices are checked at run time
@@ -452,6 +457,24 @@ class IndexingMixin:
                 self.checks.append(check)
         return picked, full
 
+    def _boolean_index(self, index, depth: int = 0) -> bool:
+        """Whether the code shows ``index`` is a bool: a comparison, ``not``, ``and``/``or``, a
+        NumPy predicate, ``&``/``|``/``^`` or ``~`` of one, either arm of a conditional
+        expression, or a private bound once in the body to one."""
+        if _is_boolean(index, self.ctx):
+            return True
+        if isinstance(index, gast.BinOp) and isinstance(index.op, (gast.BitAnd, gast.BitOr, gast.BitXor)):
+            return self._boolean_index(index.left, depth) or self._boolean_index(index.right, depth)
+        if isinstance(index, gast.UnaryOp) and isinstance(index.op, gast.Invert):
+            return self._boolean_index(index.operand, depth)
+        if isinstance(index, gast.IfExp):
+            return self._boolean_index(index.body, depth) or self._boolean_index(index.orelse, depth)
+        if isinstance(index, gast.Name) and depth < 3 and (index.id in self.loop_stores or self._is_stacked_name(index.id)):
+            bindings = [s for level in self.levels for s in level.info.body if isinstance(s, gast.Assign)
+                        and any(isinstance(n, gast.Name) and n.id == index.id for t in s.targets for n in gast.walk(t))]
+            return any(self._boolean_index(b.value, depth + 1) for b in bindings)
+        return False
+
     def _integer_operands(self, index, depth: int = 0) -> None:
         """The arrays and numbers a gather index under a test is computed from hold integers,
         checked at run time (``np.asarray(idx).dtype.kind in 'iu'``): where the test fails the
@@ -464,7 +487,8 @@ class IndexingMixin:
         """
         operands = []
         for node in gast.walk(index):
-            if isinstance(node, (gast.Call, gast.Attribute, gast.Lambda, gast.IfExp)) or (
+            if isinstance(node, (gast.Call, gast.Attribute, gast.Lambda, gast.IfExp, gast.Compare, gast.BoolOp)) \
+                    or isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not) or (
                     isinstance(node, gast.Constant) and type(node.value) is not int):
                 raise Unsupported(f"a gather under a per-iteration test at an index computed by "
                                   f"`{gast.unparse(node).strip()}`, whose kind no check in front of the loop sees")

@@ -199,6 +199,15 @@ class ReductionsMixin:
         if scan.element is None:
             self._scan_start_check(name, start.rank, in_place)
         self._terms_are_arrays(term)
+        if scan.op not in ("add", "mul"):
+            # `np.maximum(s, t)` of Python objects is a NumPy number; an object array's
+            # accumulate keeps the objects themselves
+            source = reduction_term(scan.update, name)
+            for n in sorted({n.id for n in gast.walk(source) if isinstance(n, gast.Name) and n.id in self.arrays
+                             and n.id != scan.array and n.id not in self.loop_stores and not self._is_stacked_name(n.id)}):
+                check = templates.expr(f"{self.lib.alias}.asarray(A).dtype.kind != 'O'", A=templates.name(n))
+                if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
+                    self.checks.append(check)
         if term.python and (term.stacked or (scan.op in ("add", "mul") and scan.element is None)):
             # (an array's element is a NumPy number: `a[i - 1] + 1` keeps `a`'s dtype, as the steps do)
             # `s + t` of Python numbers stays a Python number; stacked, they would be one array
