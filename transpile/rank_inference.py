@@ -627,6 +627,9 @@ class _Eval:
 
     def rank_Call(self, node):
         func = node.func
+        for arg in node.args:
+            if isinstance(arg, gast.Starred):  # `f(*v)` iterates `v`: a 0-d array raises
+                self.need_at_least(arg.value, self.rank(arg.value), 1, hard=True)
         callee = self.ctx.imports.resolve(func) or ""
         module, _, name = callee.rpartition(".")
         if callee.startswith("numpy.") and "." not in callee[6:] or callee.startswith("numpy.linalg."):

@@ -659,6 +659,49 @@ class _Builder:
         return Fragment(f"helper, flag {flag}", VECTORIZE, (self._write(k, call),), setup, outputs=self._result(k),
                         lists_ok=False, helpers=helper)
 
+    def _local_helper(self, k):
+        """A helper defined in ``f`` before the loop, a closure over ``c``, called on each
+        element, or with ``*m2[i, :2]`` (two items per row: one row of another length raises
+        the loop's ``TypeError``)."""
+        if not self.np:
+            return self._map(k)
+        self.reads.add("c")
+        spread = self.rng.random() < 0.4
+        if spread:
+            self.reads.add("m2")
+        setup, _ = self._out(k)
+        helper = (f"def g{k}(v, w):", f"    return {self.rng.choice(('np.tanh(v)', 'v * v', 'abs(v)'))} * w + c")
+        call = f"g{k}(*m2[i, :2])" if spread else f"g{k}(x[i], {self.expr(1)})"
+        return Fragment("local helper" + (", *row" if spread else ""), VECTORIZE, (self._write(k, call),),
+                        helper + setup, outputs=self._result(k), lists_ok=False)
+
+    def _list_row(self, k):
+        """``q[i] = [a, b]``: a row written as a list of per-iteration values (Python ints from
+        ``i`` beside NumPy floats), each item converted into the row's dtype on its own."""
+        if not self.np:
+            return self._map(k)
+        dtype = self.rng.choice(("float", "np.int64", "np.float32"))
+        items = [self.expr(1), self.rng.choice(("i", "i * 3", self.expr(1), "-1"))]
+        self.rng.shuffle(items)
+        return Fragment("list row", VECTORIZE, (f"q{k}[i] = [{items[0]}, {items[1]}]",),
+                        (f"q{k} = np.zeros((len(x), 2), dtype={dtype})",), outputs=(f"q{k}",))
+
+    def _default_arm(self, k):
+        """A gather or a value beside a Python number in a conditional expression (``t if c
+        else -1``, ``0.1``), or written under an ``if`` into an int64 array: the number keeps
+        its own kind, and the array's untouched elements stay exact."""
+        if not self.np:
+            return self._map(k)
+        default = self.rng.choice(("-1", "0.1", "0", "-0.5", "1e300"))
+        value = self.rng.choice((f"x[idx[i]]", "x[i]", self.expr(1)))
+        if self.rng.random() < 0.5:
+            setup, _ = self._out(k)
+            return Fragment("default arm", VECTORIZE, (self._write(k, f"{value} if {self.test()} else {default}"),),
+                            setup, outputs=self._result(k), reads=frozenset({"idx"}))
+        body = (f"if {self.test()}:", f"    z{k}[i] = {value}")
+        return Fragment("write under a test into int64", VECTORIZE, body,
+                        (f"z{k} = np.full(len(x), 2 ** 53 + 1)",), outputs=(f"z{k}",), reads=frozenset({"idx"}))
+
     # -- planted dependences ------------------------------------------------------------------
 
     def _carried(self, k):
@@ -864,7 +907,8 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("nest-carried", 2), ("pair", 2), ("prefix", 1), ("filter", 2), ("window", 2),
                ("selection", 2), ("masked-write", 1), ("tuple-reduction", 2), ("stack-axis", 2),
                ("linearized", 2), ("comprehension", 2), ("helper", 2), ("first-assign", 2), ("scan", 3),
-               ("block", 2), ("mark", 1), ("masked-private", 2), ("guarded-read", 2))
+               ("block", 2), ("mark", 1), ("masked-private", 2), ("guarded-read", 2), ("local-helper", 2),
+               ("list-row", 1), ("default-arm", 2))
 DEPENDENT = (("carried", 2), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import struct
 
 import gast
 
@@ -315,7 +316,27 @@ class ExpressionsMixin:
         if not test.stacked:
             raise Unsupported("a conditional expression with an invariant test and per-iteration branches")
         (c, a, b), full, rank = align(self.lib, [test, body, orelse], "a conditional expression")
+        a, b = self._strong_arm(a, b), self._strong_arm(b, a)
         return merged(self.lib.call("where", c.node, a.node, b.node), full, rank, body, orelse)
+
+    def _strong_arm(self, arm: Val, other: Val) -> Val:
+        """``np.asarray(-1)``: a Python number beside a NumPy value in a ``where`` (``t[k] if c
+        else -1``), where NumPy's weak rule would give it the other arm's dtype (-1 becomes 255
+        beside uint8, 0.1 becomes float32(0.1) beside float32); as an array of its own it takes
+        the default dtype of its kind, and the ``where`` one that holds both. Left weak: a bool,
+        an int in ``[0, 127]`` or a float a float16 holds, which every dtype NumPy could give it
+        holds exactly."""
+        if not arm.python or arm.stacked or other.python or self.lib.kind != "np":
+            return arm
+        node = arm.node
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and isinstance(node.operand, gast.Constant):
+            value = -node.operand.value if type(node.operand.value) in (int, float) else None
+        else:
+            value = node.value if isinstance(node, gast.Constant) else None
+        if type(value) is bool or type(value) is int and 0 <= value <= 127 \
+                or type(value) is float and _half_holds(value):
+            return arm
+        return arm.with_node(self.lib.call("asarray", node), python=False, pytype=None)
 
     def _ev_List(self, node):
         vals = [self.ev(e) for e in node.elts]
@@ -339,13 +360,15 @@ class ExpressionsMixin:
             if value.rank is None:
                 raise Unsupported("an inner collector of unknown rank")
             return Val(value.node, value.full[:depth], value.rank + value.depth - depth)
-        if any(isinstance(a, gast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+        name = self.ctx.imports.resolve(node.func)
+        spread = any(isinstance(a, gast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
+        inlined = self._inlined(node) if name is None and isinstance(node.func, gast.Name) and not any(
+            k.arg is None for k in node.keywords) else None
+        if spread and inlined is None:
             if any(self._is_stacked_name(n.id) for n in gast.walk(node) if isinstance(n, gast.Name)):
                 raise Unsupported("`*args`/`**kwargs` in a call on per-iteration values")
             return Val(node, (), None)
-        name = self.ctx.imports.resolve(node.func)
         if name is None and isinstance(node.func, gast.Name):
-            inlined = self._inlined(node)
             if inlined is not None:
                 self.inlining.add(node.func.id)  # never into itself (recursion)
                 try:
@@ -444,17 +467,19 @@ class ExpressionsMixin:
         return templates.name(tmp)
 
     def _inlined(self, node, invariant: bool = False):
-        """A call of a small helper defined at module level, on per-iteration values, as the
-        expression it returns (``_mu(a, r, k) -> a * np.cos(r * k)``), or None.
+        """A call of a small helper defined at module level (or in the calling function's body,
+        before the loop), on per-iteration values, as the expression it returns (``_mu(a, r, k)
+        -> a * np.cos(r * k)``), or None.
 
         The helper's body is read as a partial evaluator would: ``name = expr`` and
         ``a, b = ...`` bind expressions, ``x += v`` rebinds, an ``if`` whose test is decided
         here (a flag passed as a constant, ``x.ndim == 1`` of a value whose rank is known,
         ``type(x) is int`` of an array) keeps its one branch, and the first ``return`` gives
         the expression. Parameters are plain or have constant defaults; ``**kwargs`` is
-        accepted where the call passes none. The helper's other names (``np``, module
-        constants) must mean the same in the caller (not bound there). The analysis has
-        already found it pure.
+        accepted where the call passes none. A module helper's other names (``np``, module
+        constants) must mean the same in the caller (not bound there); a nested helper's are
+        the caller's own variables, read at the call as the closure reads them. The analysis
+        has already found it pure.
         """
         functions = getattr(self.ctx, "functions", {})
         fname = node.func.id
@@ -464,8 +489,13 @@ class ExpressionsMixin:
         fdef = functions[fname]
         args = fdef.args
         declined = self.not_inlined.setdefault
-        if fdef.col_offset != 0 or fdef.decorator_list or args.vararg or args.kwonlyargs \
-                or args.posonlyargs or any(isinstance(a, gast.Starred) for a in node.args):
+        caller = self.info.function
+        # a helper defined in the calling function's body before the loop reads the caller's
+        # names as the inlined expression does: at the call, the variables themselves
+        nested = fdef.col_offset != 0 and caller is not None and any(st is fdef for st in caller.body) \
+            and fdef.lineno < self.info.node.lineno
+        if (fdef.col_offset != 0 and not nested) or fdef.decorator_list or args.vararg or args.kwonlyargs \
+                or args.posonlyargs or any(isinstance(a, gast.Starred) for a in node.args[:-1]):
             declined(fname, "is nested or decorated, or takes `*args`, keyword-only or positional-only "
                      "parameters")
             return None
@@ -473,8 +503,15 @@ class ExpressionsMixin:
                                      for a in node.args + [k.value for k in node.keywords] for n in gast.walk(a)):
             return None  # an invariant call stays a call (``invariant``: to learn its rank)
         params = [a.id for a in args.args]
-        bound = dict(zip(params, node.args))
-        if len(node.args) > len(params):
+        call_args = list(node.args)
+        if call_args and isinstance(call_args[-1], gast.Starred):
+            spread = self._spread(call_args[-1].value, len(params) - len(call_args) + 1, fname, invariant)
+            if spread is None:
+                declined(fname, "is called with `*v` of a value whose items the call cannot count")
+                return None
+            call_args[-1:] = spread
+        bound = dict(zip(params, call_args))
+        if len(call_args) > len(params):
             return None
         for k in node.keywords:
             if k.arg not in params or k.arg in bound:
@@ -486,18 +523,17 @@ class ExpressionsMixin:
         if set(bound) != set(params):
             declined(fname, "has a parameter the call leaves to a default that is not a constant")
             return None
-        caller = self.info.function
         taken = set() if caller is None else {n.id for n in gast.walk(caller) if isinstance(n, gast.Name)
                                               and isinstance(n.ctx, (gast.Store, gast.Param))}
         local = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)} \
             | set(params) | ({args.kwarg.id} if args.kwarg else set())
         free = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
                 and isinstance(n.ctx, gast.Load) and n.id not in local}
-        if free & taken - {fname}:  # a name the caller binds too would change meaning
+        if free & taken - {fname} and not nested:  # a name the caller binds too would change meaning
             declined(fname, f"reads `{sorted(free & taken - {fname})[0]}`, which the calling function "
                      "binds too")
             return None
-        if fname in taken or rebound_in_module(self.ctx.tree, fname):
+        if fname in taken or (not nested and rebound_in_module(self.ctx.tree, fname)):
             # `_f` is not (only) the `def`: a local, a parameter, `_f = ...` after it
             declined(fname, "is bound again, in the calling function or the module")
             return None
@@ -513,6 +549,23 @@ class ExpressionsMixin:
         if expr is None and self._declined is not None:
             declined(fname, self._declined)
         return expr
+
+    def _spread(self, items, count: int, fname: str, invariant: bool) -> list | None:
+        """``f(*v)`` with ``v`` one row per iteration (``grey_of(*picture[i][j])``): the
+        arguments ``v[0], ..., v[count - 1]``, with ``count`` the parameters left to fill;
+        the batched code raises the loop's ``TypeError`` where a row holds another number of
+        items. None where ``v`` is no per-iteration array, or under a per-iteration test
+        (where the check would run for rows the loop never passes)."""
+        value = self.ev(items)
+        if invariant or count < 1 or not value.stacked or value.rank is None or value.rank < 1 \
+                or self.mask is not None or self.lib.kind != "np":
+            return None
+        depth = value.depth
+        self.out += templates.replace(
+            f"if {self.lib.alias}.shape(V)[{depth}] != {count}:\n"
+            f"    raise TypeError('{fname}() takes {count} positional arguments for the items of one row')",
+            V=value.node)
+        return [gast.Subscript(value=copy.deepcopy(items), slice=const(m), ctx=gast.Load()) for m in range(count)]
 
     def _helper_rank(self, node) -> int | None:
         """The rank of an invariant call of a module helper (the call stays as written), read
@@ -897,3 +950,11 @@ def _constructor_rank(rw, node, name):
     if name in ("numpy.unique", "numpy.flatnonzero") and len(node.args) == 1 and not node.keywords:
         return 1  # flattened, whatever the argument's rank
     return None
+
+
+def _half_holds(value: float) -> bool:
+    """Whether an IEEE half float (float16, the narrowest NumPy float) holds ``value`` exactly."""
+    try:
+        return struct.unpack("<e", struct.pack("<e", value))[0] == value
+    except (OverflowError, struct.error):
+        return False

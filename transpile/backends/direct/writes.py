@@ -162,6 +162,8 @@ class WritesMixin:
         if not isinstance(base, gast.Name):
             raise Unsupported(f"line {stmt.lineno}: a write into `{gast.unparse(base).strip()}`")
         name = base.id
+        if value is None and isinstance(value_node, (gast.List, gast.Tuple)):
+            value = self._listed_row(name, value_node, stmt)
         value = self.ev(value_node) if value is None else value
         current = self.env.get(name)
         depth = len(self.levels)
@@ -224,7 +226,8 @@ class WritesMixin:
                 mask = Val(reduced, tuple(f and k not in same for k, f in enumerate(lifted.full)), lifted.rank)
             if op is None:
                 old = Val(copy.deepcopy(node), full, elem_rank)
-                (m, v, o), vfull, rank = align(self.lib, [mask, value, old], "a conditional write")
+                (m, v, o), vfull, rank = align(self.lib, [mask, self._as_element(value, name), old],
+                                               "a conditional write")
                 value = Val(self.lib.call("where", m.node, v.node, o.node), vfull, rank)
             else:
                 if OPERATORS[red].identity is None:
@@ -270,6 +273,40 @@ class WritesMixin:
         if self.mask is None and op is None:
             self._exclusive_first(stmt)
 
+    def _listed_row(self, name: str, items, stmt) -> Val | None:
+        """``out[i] = [a, b, c]`` of per-iteration values: their stack after the loop axes,
+        each item cast to ``out``'s dtype on its own (``np.stack(..., dtype=out.dtype,
+        casting='unsafe')``), as assigning the list converts item by item (an int64 item past
+        2**53 beside a float one stays exact); None when no item varies per iteration."""
+        vals = [self.ev(e) for e in items.elts]
+        if not any(v.stacked for v in vals):
+            return None
+        if not items.elts or any(isinstance(e, gast.Starred) for e in items.elts):
+            raise Unsupported(f"line {stmt.lineno}: a starred or empty list written per iteration")
+        item_ranks = {v.rank for v in vals}
+        if None in item_ranks or len(item_ranks) != 1:
+            raise Unsupported(f"line {stmt.lineno}: a list of items of unknown or different per-iteration ranks")
+        depth = max(v.depth for v in vals)
+        lifted = [lift(self.lib, v, depth) if v.stacked else v for v in vals]
+        spread = self.lib.call("broadcast_arrays", *[v.node for v in lifted])
+        full = tuple(any(v.full[k] for v in lifted if v.stacked) for k in range(depth))
+        node = self.lib.call("stack", spread, axis=const(depth),
+                             dtype=templates.expr("A.dtype", A=templates.name(name)), casting=const("unsafe"))
+        return Val(node, full, item_ranks.pop() + 1)
+
+    def _as_element(self, value: Val, name: str | None) -> Val:
+        """``np.asarray(v).astype(out.dtype)``: the value cast as the loop's element writes cast
+        it, before ``np.where`` merges it with ``out``'s old elements, which would otherwise be
+        promoted with it (an int64 ``out`` beside float values rounds every element through
+        float64, a uint64 one beside int64 values too). Left as it is: a bool, or a Python int
+        in ``[0, 127]``, which every dtype holds and NumPy's weak rule keeps in ``out``'s."""
+        node = value.node
+        if isinstance(node, gast.Constant) and (type(node.value) is bool or type(node.value) is int
+                                                and 0 <= node.value <= 127) or name is None:
+            return value
+        cast = templates.expr(f"{self.lib.alias}.asarray(V).astype(A.dtype)", V=node, A=templates.name(name))
+        return value.with_node(cast, python=False, pytype=None, mixed=False)
+
     def _moved_write(self, node, position, elem_rank, value, op, stmt):
         """``x[:, i] = v``: the value's loop axis goes where the loop index is in the target."""
         if len(self.levels) != 1 or (self.mask is not None and op is not None):
@@ -280,6 +317,7 @@ class WritesMixin:
         if self.mask is not None:
             # Under a mask: the old elements, read with the loop axis first, where it is false.
             old = Val(self.lib.call("moveaxis", copy.deepcopy(node), position, 0), (True,), elem_rank)
+            value = self._as_element(value, node.value.id if isinstance(node.value, gast.Name) else None)
             (m, v, o), full, rank = align(self.lib, [self.mask, value, old], "a conditional write")
             value = Val(self.lib.call("where", m.node, v.node, o.node), full, rank)
         if value.stacked:

@@ -1,0 +1,123 @@
+"""Code written the usual way around a loop: a helper defined inside the calling function
+(a closure over its variables), called with ``*row`` (``grey_of(*picture[i][j])``), and a
+row written as a list of per-iteration values (``picture[i][j] = [r, g, b]``). Each rewrite
+is checked to happen, then against the loop on many inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pforge.runtime.loader import load_module
+from pforge.transpile import transpile_source
+
+SEPIA = '''
+import numpy as np
+
+def sepia(picture, factor):
+    n_rows, n_cols = picture.shape[0], picture.shape[1]
+
+    def grey_of(blue, green, red):
+        return 0.2126 * red + 0.587 * green + 0.114 * blue
+
+    def cap(value):
+        return min(value, 255)
+
+    for i in range(n_rows):
+        for j in range(n_cols):
+            grey = int(grey_of(*picture[i][j]))
+            picture[i][j] = [cap(grey), cap(grey + factor), cap(grey + 2 * factor)]
+    return picture
+'''
+
+CLOSURE = '''
+import numpy as np
+
+def scaled(x, scale):
+    offset = scale / 2
+
+    def shift(v):
+        return v * scale + offset
+
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        out[i] = shift(x[i])
+    return out
+'''
+
+ROWS = '''
+import numpy as np
+
+def pairs(a, b, out):
+    for i in range(len(a)):
+        out[i] = [a[i], b[i] * 2]
+    return out
+'''
+
+
+def _both(source):
+    result = transpile_source(source, "m.py")
+    (plan,) = result.plans
+    assert plan.rewritten, [r.message for r in plan.remarks]
+    return load_module("m.py", source=source), load_module("m.py", source=result.code), result.code
+
+
+def test_a_helper_defined_in_the_function_is_inlined_and_star_args_spread_a_row():
+    loop, new, code = _both(SEPIA)
+    assert "grey_of(*" not in code.split("else:")[0]  # inlined in the batched code
+    assert "dtype=picture.dtype, casting='unsafe'" in code
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        h, w = rng.integers(1, 9, 2)
+        picture = rng.integers(0, 256, size=(h, w, 3), dtype=np.uint8)
+        factor = int(rng.integers(0, 60))
+        want, got = loop.sepia(picture.copy(), factor), new.sepia(picture.copy(), factor)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_a_row_of_another_length_raises_the_loops_type_error():
+    loop, new, _ = _both(SEPIA)
+    picture = np.zeros((2, 2, 4), dtype=np.uint8)
+    for fn in (loop.sepia, new.sepia):
+        with pytest.raises(TypeError):
+            fn(picture.copy(), 10)
+
+
+def test_a_closure_reads_the_callers_variables():
+    loop, new, code = _both(CLOSURE)
+    assert "shift(" not in code.split("else:")[0].split("out = np.zeros")[1]
+    rng = np.random.default_rng(1)
+    for _ in range(10):
+        x, scale = rng.normal(size=int(rng.integers(1, 9))), float(rng.normal())
+        np.testing.assert_array_equal(new.scaled(x, scale), loop.scaled(x, scale))
+
+
+def test_a_module_helper_reading_a_name_the_caller_binds_is_not_inlined():
+    source = '''
+import numpy as np
+
+def shift(v):
+    return v * scale
+
+def f(x):
+    scale = 3.0
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        out[i] = shift(x[i])
+    return out
+'''
+    (plan,) = transpile_source(source, "m.py").plans
+    assert not plan.rewritten
+    assert any("reads `scale`, which the calling function binds too" in r.message for r in plan.remarks)
+
+
+@pytest.mark.parametrize("a, b, out", [
+    (np.array([2**53 + 1, 3]), np.array([0.75, 1.5]), np.zeros((2, 2), dtype=np.int64)),
+    (np.array([1.5, -2.5]), np.array([3, 4], dtype=np.uint8), np.zeros((2, 2), dtype=np.float32)),
+    (np.arange(5), np.arange(5.0), np.zeros((5, 2))),
+])
+def test_a_row_written_as_a_list_converts_each_item_as_the_loop_does(a, b, out):
+    loop, new, code = _both(ROWS)
+    assert "np.stack(np.broadcast_arrays(" in code
+    want, got = loop.pairs(a, b, out.copy()), new.pairs(a, b, out.copy())
+    assert got.dtype == want.dtype and np.array_equal(got, want)
