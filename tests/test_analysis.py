@@ -22,6 +22,13 @@ def first_unit(body: str, module: str = ""):
 
 VECTORIZABLE = [
     pytest.param("""
+        out = [0.0]
+        for i in range(n):
+            out.append(x[i])
+        out.append(1.0)
+        return out, len(out)
+        """, "PF101", id="list-extended-by-the-loop"),
+    pytest.param("""
         outs = []
         for i in range(x.shape[0]):
             outs.append(tf.nn.relu(x[i] @ w))
@@ -410,9 +417,9 @@ REFUSED = [
     pytest.param("""
         out = []
         for i in range(n):
-            out.append(x[i])
-        return out, len(out)
-        """, "PF205", id="list-used-twice-after-the-loop"),
+            out.append(x[i] + len(out))
+        return out
+        """, "PF205", id="list-read-in-the-loop"),
     pytest.param("""
         for i in range(n):
             w.last = x[i]

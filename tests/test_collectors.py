@@ -147,6 +147,78 @@ def test_appended_python_lists_used_as_a_list_are_left():
     assert not transpile_source(source, "m.py").changed
 
 
+EXTENDED = '''
+import numpy as np
+
+
+def f(x, first):
+    out = [first]
+    for i in range(len(x)):
+        if x[i] > -1.0:
+            out.append(x[i] * 2)
+    out.append(-1.0)
+    return out
+'''
+
+EDGES = '''
+import numpy as np
+
+
+def f(centres, fs):
+    count = len(centres)
+    edges = [[centres[0] / 2, centres[1]]]
+    for i in range(1, count - 1):
+        edges.append([centres[i - 1], centres[i + 1]])
+    edges.append([centres[-2], fs / 2])
+    return edges
+'''
+
+
+def _same_items(want, got):
+    assert len(got) == len(want)
+    for a, b in zip(want, got):
+        assert type(a) is type(b), (a, b)
+        if isinstance(a, list):
+            _same_items(a, b)
+        else:
+            assert a == b
+
+
+def test_a_list_with_items_before_the_loop_and_read_again_after_it_is_extended():
+    """`out = [first]`, appends in the loop, one more after it: the loop only appends, so the
+    batched code extends the list (the other uses stay as written)."""
+    result = transpile_source(EXTENDED, "m.py")
+    assert result.plans[0].rewritten, result.plans[0].remarks
+    assert "out.extend(list(" in result.code and "out = [first]" in result.code
+    rng = np.random.default_rng(3)
+    for dtype in (np.float64, np.float32, np.int16):
+        x = (rng.normal(size=9) * 4).astype(dtype)
+        _same_items(_run(EXTENDED, x, 7), _run(result.code, x, 7))
+
+
+def test_rows_of_elements_of_one_array_are_extended_as_lists_of_its_scalars():
+    """pyroomacoustics' band edges: rows `[c[i - 1], c[i + 1]]` come back as lists of the
+    array's NumPy scalars; the array must be one (a list of 0-d arrays would give 0-d arrays)."""
+    result = transpile_source(EDGES, "m.py")
+    assert result.plans[0].rewritten, result.plans[0].remarks
+    assert "edges.extend([list(r) for r in np.stack(" in result.code
+    assert "type(centres) is np.ndarray and centres.ndim == 1" in result.code
+    for centres in (125.0 * 2.0 ** np.arange(7), np.arange(5, dtype=np.int32), np.arange(3.0)):
+        _same_items(_run(EDGES, centres, 16000.0), _run(result.code, centres, 16000.0))
+    as_list = [np.float64(v) for v in (1.0, 2.0, 4.0)]  # not an array: the loop runs
+    _same_items(_run(EDGES, as_list, 8.0), _run(result.code, as_list, 8.0))
+
+
+def test_rows_mixing_two_arrays_are_left():
+    """`[a[i], b[i]]` of two arrays: stacked, the items would take one dtype, where the loop's
+    rows hold each array's own scalars."""
+    source = EDGES.replace("edges.append([centres[i - 1], centres[i + 1]])",
+                           "edges.append([centres[i - 1], fs[i]])").replace("fs / 2", "1.0")
+    result = transpile_source(source, "m.py")
+    assert not result.plans[0].rewritten
+    assert "come back as NumPy values of another type" in " ".join(r.message for r in result.plans[0].remarks)
+
+
 def test_a_tensorflow_list_used_as_a_list_is_left():
     source = textwrap.dedent("""\
         import tensorflow as tf
@@ -193,9 +265,12 @@ def _collectors(init="[]", body="out.append(r * 2.0)", consumer="np.stack(out)")
     return {name: (col.kind, col.conditional) for name, col in root.collectors.items()}
 
 
-@pytest.mark.parametrize("init,found", [("[]", True), ("list()", True), ("list(x)", False), ("[0.0]", False)])
-def test_only_an_empty_list_starts_a_collector(init, found):
-    assert bool(_collectors(init=init)) is found
+@pytest.mark.parametrize("init,found", [("[]", "stack"), ("list()", "stack"), ("list(x)", None),
+                                        ("[0.0]", "extend")])
+def test_only_a_new_list_starts_a_collector(init, found):
+    """A list display or ``list()``; one with items is extended by the batched code."""
+    kinds = _collectors(init=init)
+    assert (kinds["out"][0] if kinds else None) == found
 
 
 @pytest.mark.parametrize("consumer,kind", [
@@ -290,15 +365,15 @@ def test_numpy_scalars_from_inputs_that_may_be_lists_are_rebuilt_only_for_arrays
 
 
 @pytest.mark.parametrize("module,says", [
-    ("import numpy as np\n", "np.stack / np.concatenate / np.array, or returned as the list"),
-    ("import tensorflow as tf\n", "tf.stack / tf.concat"),
+    ("import numpy as np\n", "a list made before the loop (`[]`, `[first]`) that the loop reads only to append to"),
+    ("import tensorflow as tf\n", "an empty list before the loop, consumed once after it by tf.stack / tf.concat"),
 ])
 def test_an_append_to_what_is_no_collector_says_what_would_be_one_in_the_loop_s_library(module, says):
     source = module + textwrap.dedent("""\
 
 
         def f(x):
-            edges = [x[0]]
+            edges = list(x[:1])
             for i in range(1, len(x)):
                 edges.append(x[i] * 2.0)
             return edges
@@ -306,8 +381,7 @@ def test_an_append_to_what_is_no_collector_says_what_would_be_one_in_the_loop_s_
     plan = transpile_source(source, "m.py").plans[0]
     assert not plan.vectorizable
     (message,) = [r.message for r in plan.remarks if r.code == "PF205"]
-    assert message == ("appends to `edges`, which is not a collector (an empty list before the loop, consumed "
-                       f"once after it by {says})")
+    assert message == f"appends to `edges`, which is not a collector ({says})"
 
 
 # -- what the direct printer says when a collector cannot be batched (backends/direct/collectors.py)

@@ -121,3 +121,40 @@ def test_a_row_written_as_a_list_converts_each_item_as_the_loop_does(a, b, out):
     assert "np.stack(np.broadcast_arrays(" in code
     want, got = loop.pairs(a, b, out.copy()), new.pairs(a, b, out.copy())
     assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+GRID = '''
+import numpy as np
+
+def grid(x, y, out):
+    """Args:
+      x: [n].
+      y: [m].
+      out: [n, m, 3].
+    """
+    for i in range(len(x)):
+        for j in range(len(y)):
+            out[i, j] = [x[i], y[j] * 2, 1.5]
+    return out
+'''
+
+
+def test_a_listed_row_in_a_nest_lines_up_each_item_with_its_own_loop():
+    """``[x[i], y[j], 1.5]``: an item of the outer loop gets a size-1 axis for the inner one
+    (with as many rows as columns, a missing one would line ``x`` up with ``j``)."""
+    loop, new, code = _both(GRID)
+    x, y = np.arange(4.0), np.arange(10.0, 14.0)
+    want, got = loop.grid(x, y, np.zeros((4, 4, 3))), new.grid(x, y, np.zeros((4, 4, 3)))
+    assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("row, why", [("[x[i], m[i]]", "a list of items of unknown or different per-iteration ranks"),
+                                      ("[*m[i], x[i]]", "`*m[i]`: a `Starred` on per-iteration values")])
+def test_a_listed_row_of_items_of_two_ranks_is_left_and_says_why(row, why):
+    source = ROWS.replace("def pairs(a, b, out):", "def pairs(x, m, out):").replace(
+        "[a[i], b[i] * 2]", row).replace("len(a)", "len(x)")
+    source = source.replace('def pairs(x, m, out):', 'def pairs(x, m, out):\n    """Args:\n      x: [n].\n      m: [n, 2].\n    """')
+    (plan,) = transpile_source(source, "m.py").plans
+    assert not plan.rewritten
+    assert any(why in r.message for r in plan.remarks), \
+        [r.message for r in plan.remarks]

@@ -231,3 +231,80 @@ def test_the_first_and_last_selected_element_of_each_iteration():
     for fn in (loop, new):
         with pytest.raises(IndexError):
             fn(resp)
+
+
+CONSTANT_UNDER_TEST = '''
+import numpy as np
+
+def f(x, out):
+    for i in range(len(x)):
+        if x[i] > 0:
+            out[i] = 0.5
+    return out
+'''
+
+
+@pytest.mark.parametrize("constant", ["0.5", "-3", "200", "True"])
+def test_a_constant_written_under_a_test_leaves_the_other_elements_exact(constant):
+    """``np.where(m, 0.5, out)`` would promote an int64 ``out`` to float64, rounding the
+    elements the loop never writes (2**53 + 1); the constant is cast to ``out``'s dtype first,
+    except a bool or an int in [0, 127], which every dtype holds as it is."""
+    source = CONSTANT_UNDER_TEST.replace("0.5", constant)
+    result = transpile_source(source, "m.py")
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    loop, new = load_module("m.py", source=source).f, load_module("m.py", source=result.code).f
+    x = np.array([1.0, -1.0, 2.0, -3.0])
+    for out in (np.array([1, 2**53 + 1, 3, -(2**62) - 1]), np.array([1, 2**63 + 5, 3, 7], dtype=np.uint64),
+                np.zeros(4, dtype=np.float32), np.zeros(4, dtype=bool)):
+        try:
+            want = loop(x, out.copy())
+        except OverflowError:  # -3 into uint64: where the loop raises, the rewrite may be more defined
+            continue
+        got = new(x, out.copy())
+        assert got.dtype == want.dtype and np.array_equal(got, want), (constant, out.dtype, want, got)
+
+
+BOOL_INDEX = '''
+import numpy as np
+
+def f(x, k, y, out):
+    """Args:
+      x: [n].
+      k: [n].
+      y: [m, 2].
+      out: [n].
+    """
+    for i in range(len(x)):
+        BODY
+        out[i] = np.sum(y[INDEX])
+    return out
+'''
+
+
+@pytest.mark.parametrize("body, index, left", [
+    ("pass", "x[i] > 0", True),
+    ("pass", "(x[i] > 0) & (x[i] < 2)", True),
+    ("pass", "(x[i] > 0) & k[i]", False),  # a bool and an int: an int
+    ("pass", "k[i] | (x[i] > 0)", False),
+    ("pass", "~(x[i] > 0)", True),
+    ("pass", "~k[i]", False),
+    ("pass", "k[i] if x[i] > 0 else x[i] < 1", True),
+    ("pass", "x[i] < 1 if x[i] > 0 else k[i]", True),
+    ("pass", "k[i] if x[i] > 0 else k[i] + 1", False),
+    ("b = x[i] > 0", "b", True),
+    ("b = x[i] > 0; c = k[i]", "c", False),
+    ("a = x[i] > 0; b = a; c = b; d = c; e = d", "e", True),
+])
+def test_a_bool_per_iteration_is_no_gather_index(body, index, left):
+    """``y[x[i] > 0]`` indexes with a NumPy bool (a new axis: all of ``y`` or none of it), where a
+    batch of them would be a mask along ``y``'s rows; an int index gathers as the loop does."""
+    source = BOOL_INDEX.replace("BODY", body.replace("; ", "\n        ")).replace("INDEX", index)
+    result = transpile_source(source, "m.py")
+    (plan,) = result.plans
+    assert plan.rewritten is not left, [r.message for r in plan.remarks]
+    if left:
+        assert any("a bool per iteration as an index" in r.message for r in plan.remarks)
+        return
+    loop, new = load_module("m.py", source=source).f, load_module("m.py", source=result.code).f
+    x, k, y = np.array([1.5, -1.0, 0.5, 3.0]), np.array([0, 1, 2, 1]), np.arange(8.0).reshape(4, 2)
+    np.testing.assert_array_equal(new(x, k, y, np.zeros(4)), loop(x, k, y, np.zeros(4)))

@@ -106,7 +106,10 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     # needs no check, unless its rank decided which branch that is.
     read = {n.id for st in result.stmts for n in gast.walk(st) if isinstance(n, gast.Name)} | {
         n.id for c in result.checks for n in gast.walk(c) if isinstance(n, gast.Name)} | result.consulted
-    found = {name: f for name, f in found.items() if name in _flowing_into(fdef, read, info.node)}
+    # a list the loop only appends to (and the batched code extends) is no array to check
+    extended = {name for level in info.walk() for name, col in level.collectors.items() if col.kind == "extend"}
+    found = {name: f for name, f in found.items()
+             if name in _flowing_into(fdef, read - extended, info.node) and name not in extended}
     unbound = sorted(name for name in found if name not in params and name not in checked_locals)
     if unbound:
         return None, (f"`{unbound[0]}`, whose rank the code only suggests, may not be bound where "
@@ -129,7 +132,7 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
                          python_ints=name not in converted or ("exact" if _compared_or_stored(info, name) else False))
              for name, f in sorted(found.items())]
     local = {name: rank for name, rank in locals_for(guess.ranks).items()
-             if name in in_loop and not _evidently_array(ctx, fdef, templates.name(name))}
+             if name in in_loop and not _evidently_array(ctx, fdef, templates.name(name)) and name not in extended}
     # A list of Python floats becomes a float64 array; in the loop each is a weak float, which
     # a float32 array (or scalar) keeps float32 (NEP 50): where it is a list, the other values
     # must compute in float64 with either.

@@ -47,11 +47,11 @@ def _check_calls(ctx, info, nodes):
             continue
         if effect.kind == effects.EFFECT:
             if isinstance(func, gast.Attribute) and func.attr == "append":
-                stacking = "tf.stack / tf.concat" if likely_library(ctx, info) == "tensorflow" else \
-                    "np.stack / np.concatenate / np.array, or returned as the list"
+                stacking = "an empty list before the loop, consumed once after it by tf.stack / tf.concat" \
+                    if likely_library(ctx, info) == "tensorflow" else \
+                    "a list made before the loop (`[]`, `[first]`) that the loop reads only to append to"
                 info.block("PF205", f"appends to `{gast.unparse(func.value).strip()}`, which is not a "
-                           f"collector (an empty list before the loop, consumed once after it by "
-                           f"{stacking})", node)
+                           f"collector ({stacking})", node)
             else:
                 info.block("PF205", f"calls {effect.what}, a side effect whose order the loop "
                            "fixes", node)

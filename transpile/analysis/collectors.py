@@ -48,15 +48,19 @@ def _find_collectors(ctx, info, nodes, node_ids, stored):
         if id(def_node) in node_ids:
             continue
         init, value = _binding(ctx, def_node)
-        if init is None or not _is_empty_list(ctx, value):
+        if init is None or not _is_list(ctx, value):
             continue
         outside = [u for u in ctx.users_of(def_node) if id(u) not in node_ids]
-        if len(outside) != 1:
-            continue
-        consumer = ctx.parents.get(id(outside[0]))
-        kind = _consumer_kind(ctx, consumer, outside[0])
-        if kind == "list":
-            consumer = outside[0]  # the name itself: the rebuilt list takes its place
+        if len(outside) == 1 and _is_empty_list(ctx, value):
+            consumer = ctx.parents.get(id(outside[0]))
+            kind = _consumer_kind(ctx, consumer, outside[0])
+            if kind == "list":
+                consumer = outside[0]  # the name itself: the rebuilt list takes its place
+        else:
+            # A list with items before the loop, or used more than once after it (`edges =
+            # [first]; for ...: edges.append(row); edges.append(last)`): the loop only
+            # appends, so the batched code extends it with the items in order.
+            consumer, kind = None, "extend"
         if kind is None:
             continue
         low, high = _append_counts(info.body, {id(c) for c in calls})
@@ -112,6 +116,11 @@ def _read_as_an_array_later(ctx, info, parent) -> bool:
     except WholeModuleNeeded:
         return False
     return True
+
+
+def _is_list(ctx, value) -> bool:
+    """A list display (``[first]``, ``[]``) or ``list()``: the binding makes a new list."""
+    return isinstance(value, gast.List) or _is_empty_list(ctx, value)
 
 
 def _is_empty_list(ctx, value) -> bool:

@@ -28,15 +28,18 @@ COMPREHENSION = "<comprehension>"
 
 @dataclass
 class Collector:
-    """A list built by ``append`` in the loop and consumed once after it.
+    """A list built by ``append`` in the loop and consumed once after it, or (``extend``) any
+    list made before the loop that the loop only appends to.
 
     Attributes:
-        init: the statement that binds the empty list before the loop (None for a comprehension).
+        init: the statement that binds the list before the loop (None for a comprehension).
         appends: the ``name.append(e)`` calls in the body (possibly under ``if``).
         consumer: the call after the loop (``tf.stack(name)``) and its ``kind`` (None and ""
             for a comprehension whose list is used as a list): ``stack`` or ``concat``, ``array``
             (a NumPy function reading the list as an array) or ``list`` (any other one use, the
-            consumer then being that use of the name).
+            consumer then being that use of the name), or ``extend`` (no consumer: a list with
+            items before the loop, or used more than once after it, which the batched code
+            extends with the items the loop appends).
         conditional: some append runs only under an ``if`` in this level's body.
     """
 

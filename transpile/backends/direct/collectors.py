@@ -29,6 +29,11 @@ class CollectorsMixin:
         if col_level is None:
             raise Unsupported(f"appends to `{name}`, which is not a collector")
         if isinstance(value_node, (gast.List, gast.Tuple)):
+            with self._discarded():  # what each item is, for rebuilding the rows as the loop appended them
+                items = [self.ev(e) for e in value_node.elts]
+            bases = {e.value.id for e in value_node.elts if isinstance(e, gast.Subscript) and isinstance(e.value, gast.Name)
+                     and not self._is_stacked_name(e.value.id) and e.value.id not in self.loop_stores}
+            self.listed_items[name] = (type(value_node), list(value_node.elts), items, bases)
             value_node = gast.Call(func=self.lib.fn("stack"), args=[gast.List(elts=list(value_node.elts), ctx=gast.Load())],
                                    keywords=[])
             self._listed_stack = True
@@ -68,7 +73,7 @@ class CollectorsMixin:
         value = entry.value
         if not value.stacked or not all(value.full):
             raise Unsupported(f"appends to {label} a value that does not vary along every loop axis")
-        if self.lib.kind == "np" and col.kind != "list":
+        if self.lib.kind == "np" and col.kind not in ("list", "extend"):
             self.nonempty = True  # no rows: `np.array([])` is `(0,)` floats, whatever the rows were
         if value.mixed and lib_infers_dtype(self.lib, col):
             raise Unsupported(f"{label} gets values of two types (a Python number on some iterations and a "
@@ -88,13 +93,13 @@ class CollectorsMixin:
                 m = mask.node if all(mask.full) else lib.call(
                     "broadcast_to", mask.node, templates.expr(f"V.shape[:{depth}]", V=value.node))
                 node = core.subscript(value.node, [m])
-                if col.kind != "list":
+                if col.kind not in ("list", "extend"):
                     # no item kept: the list is `[]`, which NumPy reads as `(0,)` floats, whatever
                     # the items' shape and dtype would have been
                     kept = self.namer.new(f"{name}_selected")
                     self.out += templates.replace(f"{kept} = V", V=node)
                     node = templates.expr(f"K if len(K) else {lib.alias}.array([])", K=templates.name(kept))
-        elif depth == 1 and (col.kind in ("stack", "array", "list") or (col.kind == "concat" and lib.kind == "np")):
+        elif depth == 1 and (col.kind in ("stack", "array", "list", "extend") or (col.kind == "concat" and lib.kind == "np")):
             node = value.node
         else:
             # NumPy consumers stay (np.concatenate(rows) concatenates the rows); TensorFlow's are
@@ -107,20 +112,52 @@ class CollectorsMixin:
                 node = templates.expr(f"V.reshape((-1,) + V.shape[{flat}:])", V=value.node)
         if col.kind == "concat" and entry.mask is not None:
             raise Unsupported(f"a filtered collector {label} consumed by concatenation")
-        if col.kind == "list":
+        if col.kind in ("list", "extend"):
             # The list itself is used: rebuilt from the batched value, Python numbers as
-            # Python numbers (`tolist`), NumPy scalars as NumPy scalars (`list`).
-            if name in self.listed or value.rank != 0 or not (value.python or value.scalar):
-                # Rows of a list of lists, arrays (the loop's are separate objects) and values
-                # that may be 0-d arrays would come back as other types.
-                raise Unsupported(f"{label} is used as a list after the loop, and its items would "
-                                  "come back as NumPy values of another type (only numbers and "
-                                  "NumPy scalars come back as they were appended)")
-            if not value.python:
-                # NumPy scalars only when what they are computed from is no list of numbers
-                self.arrays |= {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
-            node = templates.expr("V.tolist()" if value.python else "list(V)", V=node)
+            # Python numbers (`tolist`), NumPy scalars as NumPy scalars (`list`); a list that
+            # held items before the loop, or is read again after it, is extended with them.
+            rows = self._rows_of_one_kind(name, value)
+            if rows is not None:
+                node = templates.expr(rows, V=node)
+            else:
+                if name in self.listed or value.rank != 0 or not (value.python or value.scalar):
+                    # Rows of a list of lists, arrays (the loop's are separate objects) and values
+                    # that may be 0-d arrays would come back as other types.
+                    raise Unsupported(f"{label} is used as a list after the loop, and its items would "
+                                      "come back as NumPy values of another type (only numbers and "
+                                      "NumPy scalars come back as they were appended)")
+                if not value.python:
+                    # NumPy scalars only when what they are computed from is no list of numbers
+                    self.arrays |= {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+                node = templates.expr("V.tolist()" if value.python else "list(V)", V=node)
+        if col.kind == "extend":
+            self.out += templates.replace(f"{name}.extend(V)", V=node)
+            return
         self.out += templates.replace(f"{name} = V", V=node)
+
+    def _rows_of_one_kind(self, name, value) -> str | None:
+        """How to rebuild appended rows ``[a, b]`` (``edges.append([lo[i], hi[i]])``) from their
+        stack ``V``: ``V.tolist()`` where every item is a Python number of one type,
+        ``[list(r) for r in V]`` where every item is an element of one array (NumPy scalars of
+        its dtype, which the stack keeps); tuples as tuples. None for other rows, whose items'
+        types the stack would change."""
+        if name not in self.listed or name not in self.listed_items or value.rank != 1 or not all(value.full):
+            return None
+        kind, elts, items, invariant = self.listed_items[name]
+        wrap = "tuple" if kind is gast.Tuple else "list"
+        if all(v.python and v.pytype is not None and v.pytype == items[0].pytype and v.rank == 0 for v in items):
+            return "V.tolist()" if wrap == "list" else "[tuple(r) for r in V.tolist()]"
+        bases = {e.value.id for e in elts if isinstance(e, gast.Subscript) and isinstance(e.value, gast.Name)}
+        # (an element of an array, all its axes indexed, is a NumPy scalar, also where a list
+        # of 0-d arrays would have given 0-d arrays: the array, invariant, is checked to be one)
+        if len(bases) == 1 and bases <= invariant and all(isinstance(e, gast.Subscript) for e in elts) and all(
+                v.rank == 0 and not v.python for v in items):
+            # an array's elements are NumPy scalars; a list's would be Python numbers, and a list
+            # of 0-d arrays' 0-d arrays: one array itself (as a slice requires it)
+            self.arrays |= bases
+            self.sliced |= bases
+            return f"[{wrap}(r) for r in V]"
+        return None
 
     def _tf_consumer(self, col):
         return templates.name(col.name)

@@ -83,6 +83,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.tapes: dict[str, _Tape] = {}
         self.checks: list[gast.expr] = []  # run-time conditions the batched code needs (window bounds)
         self.listed: set[str] = set()  # collectors that get Python lists appended
+        self.listed_items: dict[str, tuple] = {}  # such a collector -> (List or Tuple, the items, their values, the invariant arrays they index)
         self.inlining: set[str] = set()  # helpers being inlined (never into themselves)
         self.consulted: set[str] = set()  # names whose rank or type decided an inlined helper's `if`
         self.sliced: set[str] = set()  # names read through a slice (`RewriteResult.sliced`)
@@ -129,7 +130,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                                       "which the batched value would lose")
                 replace[id(col.consumer)] = self._tf_consumer(col)
             names = {n.id for n in gast.walk(col.init) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-            if names and all(n in info.collectors for n in names):
+            if names and all(n in info.collectors for n in names) and col.kind != "extend":
                 drop.append(col.init)
         for name in info.derived:
             if self._used_outside(name):

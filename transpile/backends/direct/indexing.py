@@ -457,22 +457,22 @@ class IndexingMixin:
                 self.checks.append(check)
         return picked, full
 
-    def _boolean_index(self, index, depth: int = 0) -> bool:
-        """Whether the code shows ``index`` is a bool: a comparison, ``not``, ``and``/``or``, a
-        NumPy predicate, ``&``/``|``/``^`` or ``~`` of one, either arm of a conditional
-        expression, or a private bound once in the body to one."""
+    def _boolean_index(self, index, seen: frozenset = frozenset()) -> bool:
+        """Whether the code shows ``index`` may be a bool: a comparison, ``not``, ``and``/``or``,
+        a NumPy predicate, ``~`` of one, ``&``/``|``/``^`` of two (``b & k`` of an int ``k`` is an
+        int), either arm of a conditional expression, or a name the body binds to one."""
         if _is_boolean(index, self.ctx):
             return True
         if isinstance(index, gast.BinOp) and isinstance(index.op, (gast.BitAnd, gast.BitOr, gast.BitXor)):
-            return self._boolean_index(index.left, depth) or self._boolean_index(index.right, depth)
+            return self._boolean_index(index.left, seen) and self._boolean_index(index.right, seen)
         if isinstance(index, gast.UnaryOp) and isinstance(index.op, gast.Invert):
-            return self._boolean_index(index.operand, depth)
+            return self._boolean_index(index.operand, seen)
         if isinstance(index, gast.IfExp):
-            return self._boolean_index(index.body, depth) or self._boolean_index(index.orelse, depth)
-        if isinstance(index, gast.Name) and depth < 3 and (index.id in self.loop_stores or self._is_stacked_name(index.id)):
+            return self._boolean_index(index.body, seen) or self._boolean_index(index.orelse, seen)
+        if isinstance(index, gast.Name) and index.id not in seen:
             bindings = [s for level in self.levels for s in level.info.body if isinstance(s, gast.Assign)
                         and any(isinstance(n, gast.Name) and n.id == index.id for t in s.targets for n in gast.walk(t))]
-            return any(self._boolean_index(b.value, depth + 1) for b in bindings)
+            return any(self._boolean_index(b.value, seen | {index.id}) for b in bindings)
         return False
 
     def _integer_operands(self, index, depth: int = 0) -> None:

@@ -281,13 +281,12 @@ class WritesMixin:
         vals = [self.ev(e) for e in items.elts]
         if not any(v.stacked for v in vals):
             return None
-        if not items.elts or any(isinstance(e, gast.Starred) for e in items.elts):
-            raise Unsupported(f"line {stmt.lineno}: a starred or empty list written per iteration")
         item_ranks = {v.rank for v in vals}
         if None in item_ranks or len(item_ranks) != 1:
+            # (a starred item's rank is unknown; items of two ranks make a ragged list, which raises)
             raise Unsupported(f"line {stmt.lineno}: a list of items of unknown or different per-iteration ranks")
         depth = max(v.depth for v in vals)
-        lifted = [lift(self.lib, v, depth) if v.stacked else v for v in vals]
+        lifted = [lift(self.lib, v, depth) for v in vals]
         spread = self.lib.call("broadcast_arrays", *[v.node for v in lifted])
         full = tuple(any(v.full[k] for v in lifted if v.stacked) for k in range(depth))
         node = self.lib.call("stack", spread, axis=const(depth),
