@@ -297,6 +297,9 @@ class _Builder:
         if self.np and self.rng.random() < 0.4:
             body = (f"if {self.test()}:", f"    f{k}.append({self.expr()})") if self.rng.random() < 0.5 \
                 else (f"f{k}.append({self.expr()})",)
+            if self.rng.random() < 0.4:  # items before the loop and after it: the list is extended
+                return Fragment("list extended", VECTORIZE, body, (f"f{k} = [0.5]",), after=(f"f{k}.append(c)",),
+                                outputs=(f"f{k}",), reads=frozenset({"c"}))
             return Fragment("list used as a list", VECTORIZE, body, (f"f{k} = []",), outputs=(f"f{k}",))
         consumer = "np.array" if self.np else "tf.stack"
         return Fragment("filter", VECTORIZE, (f"if {self.test()}:", f"    f{k}.append({self.expr()})"),
@@ -702,6 +705,26 @@ class _Builder:
         return Fragment("write under a test into int64", VECTORIZE, body,
                         (f"z{k} = np.full(len(x), 2 ** 53 + 1)",), outputs=(f"z{k}",), reads=frozenset({"idx"}))
 
+    def _wrap_around(self, k):
+        """``w = E`` last in the body, read before it: iteration ``k`` reads ``E`` of ``k - 1``
+        (the first the value before the loop). A planted look-alike reads itself nonlinearly
+        (``w = sin(w) + x[i]``, a carried value) and must be refused."""
+        init = self.rng.choice(("0.0", "c", "-1", "2"))
+        if init == "c":
+            self.reads.add("c")
+        e = self.rng.choice(("x[i]", "x[i] * 2.0", "i", "y[i] + c", "np.tanh(x[i])", "x[i - 1]" if self.np else "x[i]"))
+        if "y[" in e:
+            self.reads |= {"y", "c"}
+        if "i - 1" in e:
+            self.back = max(self.back, 1)
+        setup, _ = self._out(k)
+        use = self.rng.choice((f"w{k} * {self.expr(1)}", f"w{k} + x[i]", f"{self.lib}.maximum(w{k}, x[i])"))
+        planted = self.rng.random() < 0.15
+        body = (self._write(k, use), f"w{k} = {self.lib}.sin(w{k}) + x[i]") if planted \
+            else (self._write(k, use), f"w{k} = {e}")
+        return Fragment("carried look-alike" if planted else "wrap-around", REFUSE if planted else VECTORIZE,
+                        body, (f"w{k} = {init}",) + setup, outputs=self._result(k))
+
     # -- planted dependences ------------------------------------------------------------------
 
     def _carried(self, k):
@@ -908,7 +931,7 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("selection", 2), ("masked-write", 1), ("tuple-reduction", 2), ("stack-axis", 2),
                ("linearized", 2), ("comprehension", 2), ("helper", 2), ("first-assign", 2), ("scan", 3),
                ("block", 2), ("mark", 1), ("masked-private", 2), ("guarded-read", 2), ("local-helper", 2),
-               ("list-row", 1), ("default-arm", 2))
+               ("list-row", 1), ("default-arm", 2), ("wrap-around", 2))
 DEPENDENT = (("carried", 2), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gast
 
-from pforge.transpile.analysis.facts import CARRIED, DERIVED, INDUCTION, ITEM, PRIVATE, LoopInfo
+from pforge.transpile.analysis.facts import CARRIED, DERIVED, INDUCTION, ITEM, PRIVATE, WRAPAROUND, LoopInfo
 from pforge.transpile.analysis.nodes import _loaded_names
 
 
@@ -34,6 +34,35 @@ def _find_derived(info, body, stored, targets):
             continue
         info.derived[name] = stmt
         info.classes[name] = DERIVED
+
+
+def _wraparound(info, body, name, stored, targets) -> gast.Assign | None:
+    """``w = E`` as the last binding of ``w`` in a counted loop, where every read of ``w`` comes
+    before it and ``E`` reads only the loop index and names the body does not bind, and no
+    element the loop writes: iteration ``k`` reads ``E`` of iteration ``k - 1`` (the first, the
+    value before the loop), which depends on no iteration's work (a wrap-around variable,
+    Allen & Kennedy, "Optimizing Compilers for Modern Architectures", section 5.5; TSVC's
+    s291). None when ``name`` is no such variable."""
+    space = info.space
+    if space is None or space.kind != "range" or not isinstance(info.node.target, gast.Name) \
+            or len(stored[name]) != 1:
+        return None
+    position = next((k for k, s in enumerate(body) if any(n is stored[name][0] for n in gast.walk(s))), None)
+    if position is None:
+        return None
+    stmt = body[position]
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)):
+        return None
+    if any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
+           for s in body[position:] for n in gast.walk(s)):
+        return None  # read after (or by) its binding
+    written = {n.value.id for s in body for n in gast.walk(s)
+               if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and isinstance(n.value, gast.Name)}
+    read = {n.id for n in _loaded_names(stmt.value)}
+    if read & ((set(stored) | written) - targets) or any(
+            isinstance(n, (gast.Call, gast.Lambda, gast.NamedExpr, gast.Yield, gast.Await)) for n in gast.walk(stmt.value)):
+        return None
+    return stmt
 
 
 def _exposed_reads(stmts, defined, assigned, out):
@@ -109,6 +138,19 @@ def _classify_scalars(ctx, info, body, stored, targets, node_ids):
     exposed: dict[str, gast.Name] = {}
     _exposed_reads(body, set(), assigned, exposed)
     for name in sorted(assigned):
+        wrap = _wraparound(info, body, name, stored, targets) if name in exposed else None
+        if wrap is not None:
+            info.classes[name] = WRAPAROUND
+            info.wraparound[name] = wrap
+            info.dependences.append(f"{name}: read at line {exposed[name].lineno} before it is written at line "
+                                    f"{wrap.lineno}, from the loop index only (a wrap-around variable)")
+            for store in stored[name]:
+                outside = [u for u in ctx.users_of(store) if id(u) not in node_ids]
+                if outside:
+                    info.block("PF212", f"`{name}` is used after the loop (line {outside[0].lineno}); "
+                               "it holds only the last iteration's value", outside[0])
+                    break
+            continue
         if name in exposed:
             read = exposed[name]
             write = stored[name][0]

@@ -16,8 +16,9 @@ from pforge.transpile.remarks import Remark
 from pforge.transpile.spaces import Space
 
 INVARIANT, INDUCTION, ITEM, PRIVATE = "invariant", "induction", "item", "private"
-COLLECTOR, INDEXED, REDUCTION, CARRIED, DERIVED, ARG_REDUCTION, SCAN = (
-    "collector", "indexed output", "reduction", "carried", "derived induction", "arg reduction", "scan")
+COLLECTOR, INDEXED, REDUCTION, CARRIED, DERIVED, ARG_REDUCTION, SCAN, WRAPAROUND = (
+    "collector", "indexed output", "reduction", "carried", "derived induction", "arg reduction", "scan",
+    "wrap-around")
 
 #: ``try`` and ``try ... except*`` (gast has TryStar from 0.5.4 on).
 TRY_STATEMENTS = tuple(getattr(gast, name) for name in ("Try", "TryStar") if hasattr(gast, name))
@@ -145,6 +146,10 @@ class LoopInfo:
     tensorarrays: dict[str, list[gast.Assign]] = field(default_factory=dict)
     arrays: dict[str, list[dependence.Access]] = field(default_factory=dict)
     derived: dict[str, gast.stmt] = field(default_factory=dict)
+    #: wrap-around variables (Allen & Kennedy, section 5.5): ``w = E`` last in the body, read
+    #: before it, ``E`` computed from the loop index and invariants only: each iteration reads
+    #: the previous one's ``E`` (the first one the value before the loop). Name -> that statement.
+    wraparound: dict[str, gast.stmt] = field(default_factory=dict)
     scans: dict[str, Scan] = field(default_factory=dict)
     dependences: list[str] = field(default_factory=list)
     blockers: list[Remark] = field(default_factory=list)

@@ -12,6 +12,7 @@ from pforge.transpile.analysis import LoopInfo
 from pforge.transpile.backends.common import _evidently_array
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Unsupported, Val, align, const
+from pforge.transpile.backends.direct.indexing import _substitute
 from pforge.transpile.backends.direct.shared import Ind, _Level, _loads
 from pforge.transpile.backends.pfor import _stores
 from pforge.transpile.spaces import constant_int
@@ -56,6 +57,8 @@ class LevelsMixin:
             self._row_streams(level, space)
         for name, stmt in info.derived.items():
             self._start_derived(level, name, stmt)
+        for name, stmt in info.wraparound.items():
+            self._start_wraparound(level, name, stmt)
         self._refuse_exclusive_scans(info)
         self._start_exclusive_scans(info)
         self._block(info.body, later, depth)
@@ -254,6 +257,42 @@ class LevelsMixin:
         self.env[name] = Val(gast.BinOp(left=templates.name(name), op=gast.Add(), right=term),
                              self._ind_val(level.ind).full, 0)
         self.derived_steps[name] = (step, stmt)
+
+    def _start_wraparound(self, level, name, stmt):
+        """A wrap-around variable ``w`` (``w = E`` last in the body, :attr:`LoopInfo.wraparound`)
+        as the body reads it: ``E`` of the iteration before, and ``w``'s value before the loop
+        on the first, ``np.where(i == start, w, E(i - step))``. ``E`` reads only the loop index
+        and invariants, so shifting the index is all it takes; its reads are made where the
+        loop makes them (not on the first iteration: ``b[i - 1]`` there would be ``b[-1]``)."""
+        ind = level.ind
+        if self.lib.kind == "tf" or self.to_tf or ind is None or self.mask is not None:
+            raise Unsupported(f"the wrap-around variable `{name}` (TensorFlow code, an unusual "
+                              "loop, or under an `if`)")
+        first = copy.deepcopy(ind.start) if ind.start is not None else const(0)
+        step = copy.deepcopy(ind.step) if ind.step is not None else const(1)
+        before = templates.expr(f"{ind.name} - S", S=step)
+        previous = gast.IfExp(test=templates.expr(f"{ind.name} == F", F=first), body=templates.name(name),
+                              orelse=_substitute(stmt.value, {ind.name: before}))
+        start = self.ev(templates.name(name))
+        if start.rank is None:
+            # bound before the loop to a value of no known rank (`prev = first`): it must be a
+            # number or an array of the rank `E` has, checked in front of the loop
+            with self._discarded():
+                rank = self.ev(_substitute(stmt.value, {ind.name: before})).rank
+            if rank is None:
+                raise Unsupported(f"the wrap-around variable `{name}` is of unknown rank")
+            np_ = self.lib.alias
+            self.checks.append(templates.expr(
+                f"isinstance(W, (int, float, complex, {np_}.number, {np_}.bool_, {np_}.ndarray)) and {np_}.ndim(W) == {rank}",
+                W=templates.name(name)))
+            self.env[name] = Val(templates.name(name), (), rank, python=False)
+        try:
+            value = self.ev(previous)
+        finally:
+            self.env.pop(name, None)
+        if not value.stacked:
+            raise Unsupported(f"the wrap-around variable `{name}` does not vary along the loop")
+        self.env[name] = value.with_node(self._hoist(value.node, f"{name}_before"))
 
     def _iteration_number(self, level) -> gast.expr:
         """``k`` of the current iteration as an array: ``(i - start) // step``."""

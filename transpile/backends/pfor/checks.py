@@ -61,6 +61,9 @@ class ChecksMixin:
         if info.derived:
             raise Unsupported(f"derived induction variable `{next(iter(info.derived))}` is not "
                               "rewritten by the pfor backend yet")
+        if info.wraparound:
+            raise Unsupported(f"the wrap-around variable `{next(iter(info.wraparound))}` is not "
+                              "rewritten by the pfor backend")
         if info.scans:
             raise Unsupported(f"`{next(iter(info.scans))}` is a running value (a scan): every "
                               "iteration of tf.vectorized_map would need the ones before it")

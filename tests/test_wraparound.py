@@ -1,0 +1,104 @@
+"""Wrap-around variables (Allen & Kennedy, section 5.5): ``w = E`` last in the body and read
+before it, ``E`` computed from the loop index and invariants only. Iteration ``k`` reads ``E``
+of iteration ``k - 1`` and the first iteration the value before the loop: no iteration waits
+for another's work, so the loop is parallel, with ``w`` read as ``np.where(i == start, w,
+E(i - step))``. Each rewrite is checked to happen, then against the loop on many inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pforge.runtime.loader import load_module
+from pforge.transpile import analyze_source, transpile_source
+
+KERNELS = {
+    # TSVC s291: `im1` is `i - 1`, and `n - 1` on the first iteration
+    "s291": ('''
+def f(a, b):
+    im1 = len(a) - 1
+    for i in range(len(a)):
+        a[i] = (b[i] + b[im1]) * 0.5
+        im1 = i
+    return a
+''', lambda rng, n: (np.zeros(n), rng.normal(size=n))),
+    "previous element": ('''
+def f(x, out, first):
+    prev = first
+    for i in range(1, len(x)):
+        out[i] = x[i] - prev
+        prev = x[i]
+    return out
+''', lambda rng, n: (rng.integers(-50, 50, n), np.zeros(n, dtype=np.int64), int(rng.integers(-9, 9)))),
+    "counting down by two": ('''
+def f(x, out):
+    nxt = 0.0
+    for i in range(len(x) - 1, -1, -2):
+        out[i] = x[i] * 2.0 + nxt
+        nxt = x[i] * x[i]
+    return out
+''', lambda rng, n: (rng.normal(size=n).astype(np.float32), np.zeros(n))),
+    "under a test": ('''
+def f(x, out, c):
+    last = c
+    for i in range(len(x)):
+        if x[i] > last:
+            out[i] = x[i] - last
+        last = x[i] + c
+    return out
+''', lambda rng, n: (rng.normal(size=n), np.zeros(n), float(rng.normal()))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_a_wrap_around_variable_is_read_from_the_iteration_before(name):
+    source, make = KERNELS[name]
+    source = "import numpy as np\n" + source
+    result = transpile_source(source, "m.py")
+    (plan,) = result.plans
+    assert plan.rewritten, [r.message for r in plan.remarks]
+    assert "_before" in result.code and " = np.where(i == " in result.code
+    loop, new = load_module("m.py", source=source).f, load_module("m.py", source=result.code).f
+    rng = np.random.default_rng(7)
+    for n in (1, 2, 3, 8, 17):
+        args = make(rng, n)
+        want = loop(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+        got = new(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+        assert got.dtype == want.dtype and np.array_equal(got, want), (name, n, want, got)
+
+
+@pytest.mark.parametrize("body, why", [
+    # `E` reads a name the body binds: `w` then carries the iteration's own work
+    ("t = x[i] * 2.0\n        out[i] = w\n        w = t", "`w` is read at line"),
+    # read after its binding too
+    ("out[i] = w\n        w = x[i]\n        out[i] += w", "`w` is read at line"),
+    # `E` reads an element the loop writes
+    ("out[i] = w\n        w = out[i] + 1.0", "`w` is read at line"),
+    # `E` reads itself: a (nonlinear) recurrence
+    ("out[i] = w\n        w = np.sin(w) + x[i]", "`w` is read at line"),
+    # bound under a test: not every iteration's value
+    ("out[i] = w\n        if x[i] > 0:\n            w = x[i]", "`w` is read at line"),
+])
+def test_what_is_no_wrap_around_variable_stays_carried(body, why):
+    source = f"import numpy as np\n\ndef f(x, out):\n    w = 0.0\n    for i in range(len(x)):\n        {body}\n    return out\n"
+    (plan,) = analyze_source(source, "m.py")
+    assert not plan.vectorizable
+    assert any(why in r.message for r in plan.remarks), [r.message for r in plan.remarks]
+
+
+def test_a_wrap_around_variable_used_after_the_loop_is_left():
+    source = ("import numpy as np\n\ndef f(x, out):\n    w = 0.0\n    for i in range(len(x)):\n"
+              "        out[i] = w\n        w = x[i]\n    return out, w\n")
+    (plan,) = analyze_source(source, "m.py")
+    assert not plan.vectorizable
+    assert any("`w` is used after the loop" in r.message for r in plan.remarks)
+
+
+def test_a_value_before_the_loop_that_is_no_number_runs_the_loop():
+    """`prev = None` would make the batched `where` an object array: the check in front of the
+    loop sends it to the loop, which raises as written."""
+    source = "import numpy as np\n" + KERNELS["previous element"][0]
+    result = transpile_source(source, "m.py")
+    new = load_module("m.py", source=result.code).f
+    with pytest.raises(TypeError):
+        new(np.arange(4), np.zeros(4, dtype=np.int64), None)
