@@ -102,3 +102,26 @@ def test_a_value_before_the_loop_that_is_no_number_runs_the_loop():
     new = load_module("m.py", source=result.code).f
     with pytest.raises(TypeError):
         new(np.arange(4), np.zeros(4, dtype=np.int64), None)
+
+
+def test_a_wrap_around_variable_may_read_one_bound_after_it():
+    """TSVC s292: `im2 = im1` before `im1 = i` reads the previous iteration's `im1`, itself a
+    wrap-around variable: `im2` is `i - 2`, then `n - 1` and `n - 2` on the first two."""
+    source = '''import numpy as np
+
+def f(a, b):
+    im1 = len(a) - 1
+    im2 = len(a) - 2
+    for i in range(len(a)):
+        a[i] = (b[i] + b[im1] + b[im2]) * 0.333
+        im2 = im1
+        im1 = i
+    return a
+'''
+    result = transpile_source(source, "m.py")
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    loop, new = load_module("m.py", source=source).f, load_module("m.py", source=result.code).f
+    rng = np.random.default_rng(11)
+    for n in (1, 2, 3, 9):
+        b = rng.normal(size=n)
+        np.testing.assert_array_equal(new(np.zeros(n), b), loop(np.zeros(n), b))

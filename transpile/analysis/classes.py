@@ -36,7 +36,7 @@ def _find_derived(info, body, stored, targets):
         info.classes[name] = DERIVED
 
 
-def _wraparound(info, body, name, stored, targets) -> gast.Assign | None:
+def _wraparound(info, body, name, stored, targets, wraps) -> gast.Assign | None:
     """``w = E`` as the last binding of ``w`` in a counted loop, where every read of ``w`` comes
     before it and ``E`` reads only the loop index and names the body does not bind, and no
     element the loop writes: iteration ``k`` reads ``E`` of iteration ``k - 1`` (the first, the
@@ -59,7 +59,8 @@ def _wraparound(info, body, name, stored, targets) -> gast.Assign | None:
     written = {n.value.id for s in body for n in gast.walk(s)
                if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and isinstance(n.value, gast.Name)}
     read = {n.id for n in _loaded_names(stmt.value)}
-    if read & ((set(stored) | written) - targets) or any(
+    later = {w for w, bound in wraps.items() if body.index(bound) > position}  # their previous values
+    if read & ((set(stored) | written) - targets - later) or any(
             isinstance(n, (gast.Call, gast.Lambda, gast.NamedExpr, gast.Yield, gast.Await)) for n in gast.walk(stmt.value)):
         return None
     return stmt
@@ -137,8 +138,16 @@ def _classify_scalars(ctx, info, body, stored, targets, node_ids):
     assigned = {n for n in stored if n not in info.classes}
     exposed: dict[str, gast.Name] = {}
     _exposed_reads(body, set(), assigned, exposed)
+    # wrap-around variables last to first in the body: `im2 = im1` before `im1 = i` reads the
+    # previous iteration's `im1`, itself one (TSVC s292)
+    wraps: dict[str, gast.Assign] = {}
+    for name in sorted(exposed, key=lambda n: -max(s.lineno for s in stored[n]) if n in stored else 0):
+        if name in assigned:
+            found = _wraparound(info, body, name, stored, targets, wraps)
+            if found is not None:
+                wraps[name] = found
     for name in sorted(assigned):
-        wrap = _wraparound(info, body, name, stored, targets) if name in exposed else None
+        wrap = wraps.get(name)
         if wrap is not None:
             info.classes[name] = WRAPAROUND
             info.wraparound[name] = wrap

@@ -430,18 +430,17 @@ class ExpressionsMixin:
             raise Unsupported(f"no batching rule for `{what}`" + (
                 f" (a module function is inlined when its body binds names and returns one expression; "
                 f"`{what}` {why})" if why else ""))
-        if (rule.family == "elementwise" and not name.startswith("math.") or name == "numpy.linspace") \
-                and not is_method and len(pos) >= 2 and pos[0].python != pos[1].python:
+        weak_pair = rule.family == "elementwise" and not name.startswith("math.") or name == "numpy.linspace"
+        if weak_pair and not is_method and len(pos) >= 2 and pos[0].python != pos[1].python:
             # `np.maximum(x[i], i)`, `np.linspace(x[i], i, n)`: NumPy's rule for a Python number,
             # as for `x[i] * i` (`math` converts every operand to a Python float)
             number, other = (0, 1) if pos[0].python else (1, 0)
             pos = list(pos)
             pos[number], pos[other] = self._weak(pos[number], pos[other], pos[number].pytype)
-        elif rule.family == "elementwise" and not name.startswith("math.") and not is_method and len(pos) >= 2 \
-                and (pos[0].witness is None) != (pos[1].witness is None):
+        elif weak_pair and not is_method and len(pos) >= 2 and (pos[0].witness is None) != (pos[1].witness is None):
             # `np.minimum(c * i, x[i])`: `c * i` is a Python float where `c` is one, weak against
             # a float32 `x[i]` in the loop; batched it is a float64 array unless cast (fuzz seed
-            # 5400067)
+            # 5400067; `np.linspace(x[i], c - i, 3)`, seed 6630462)
             seen, other = (0, 1) if pos[0].witness is not None else (1, 0)
             if not pos[other].python:
                 pos = list(pos)

@@ -57,8 +57,7 @@ class LevelsMixin:
             self._row_streams(level, space)
         for name, stmt in info.derived.items():
             self._start_derived(level, name, stmt)
-        for name, stmt in info.wraparound.items():
-            self._start_wraparound(level, name, stmt)
+        self._start_wraparounds(level)
         self._refuse_exclusive_scans(info)
         self._start_exclusive_scans(info)
         self._block(info.body, later, depth)
@@ -258,41 +257,70 @@ class LevelsMixin:
                              self._ind_val(level.ind).full, 0)
         self.derived_steps[name] = (step, stmt)
 
-    def _start_wraparound(self, level, name, stmt):
-        """A wrap-around variable ``w`` (``w = E`` last in the body, :attr:`LoopInfo.wraparound`)
-        as the body reads it: ``E`` of the iteration before, and ``w``'s value before the loop
-        on the first, ``np.where(i == start, w, E(i - step))``. ``E`` reads only the loop index
-        and invariants, so shifting the index is all it takes; its reads are made where the
-        loop makes them (not on the first iteration: ``b[i - 1]`` there would be ``b[-1]``)."""
+    def _wrapped(self, level, name, stmt, seen=frozenset()) -> gast.expr:
+        """``w if i == start else E(i - step)``, each wrap-around variable ``E`` reads (bound
+        after ``w`` in the body) replaced by its own such expression first."""
         ind = level.ind
-        if self.lib.kind == "tf" or self.to_tf or ind is None or self.mask is not None:
-            raise Unsupported(f"the wrap-around variable `{name}` (TensorFlow code, an unusual "
-                              "loop, or under an `if`)")
         first = copy.deepcopy(ind.start) if ind.start is not None else const(0)
         step = copy.deepcopy(ind.step) if ind.step is not None else const(1)
-        before = templates.expr(f"{ind.name} - S", S=step)
-        previous = gast.IfExp(test=templates.expr(f"{ind.name} == F", F=first), body=templates.name(name),
-                              orelse=_substitute(stmt.value, {ind.name: before}))
-        start = self.ev(templates.name(name))
-        if start.rank is None:
-            # bound before the loop to a value of no known rank (`prev = first`): it must be a
-            # number or an array of the rank `E` has, checked in front of the loop
-            with self._discarded():
-                rank = self.ev(_substitute(stmt.value, {ind.name: before})).rank
-            if rank is None:
-                raise Unsupported(f"the wrap-around variable `{name}` is of unknown rank")
-            np_ = self.lib.alias
-            self.checks.append(templates.expr(
-                f"isinstance(W, (int, float, complex, {np_}.number, {np_}.bool_, {np_}.ndarray)) and {np_}.ndim(W) == {rank}",
-                W=templates.name(name)))
-            self.env[name] = Val(templates.name(name), (), rank, python=False)
-        try:
-            value = self.ev(previous)
-        finally:
-            self.env.pop(name, None)
-        if not value.stacked:
-            raise Unsupported(f"the wrap-around variable `{name}` does not vary along the loop")
-        self.env[name] = value.with_node(self._hoist(value.node, f"{name}_before"))
+        others = {n.id for n in gast.walk(stmt.value) if isinstance(n, gast.Name)
+                  and n.id in level.info.wraparound and n.id not in seen | {name}}
+        value = _substitute(stmt.value, {o: self._wrapped(level, o, level.info.wraparound[o], seen | {name})
+                                         for o in others})
+        return gast.IfExp(test=templates.expr(f"{ind.name} == F", F=first), body=templates.name(name),
+                          orelse=_substitute(value, {ind.name: templates.expr(f"{ind.name} - S", S=step)}))
+
+    def _start_wraparounds(self, level):
+        """The wrap-around variables ``w`` of a level (``w = E`` last in the body,
+        :attr:`LoopInfo.wraparound`) as the body reads them: ``E`` of the iteration before, and
+        ``w``'s value before the loop on the first, ``np.where(i == start, w, E(i - step))``
+        (:meth:`_wrapped`). ``E`` reads only the loop index, invariants and wrap-around
+        variables, so shifting the index is all it takes; its reads are made where the loop
+        makes them (not on the first iteration: ``b[i - 1]`` there would be ``b[-1]``).
+
+        Raises:
+            Unsupported: TensorFlow code, a loop without a plain index, under an ``if``, a
+                value before the loop of unknown rank, or a value that does not vary.
+        """
+        wraps = level.info.wraparound
+        if not wraps:
+            return
+        ind = level.ind
+        if self.lib.kind == "tf" or self.to_tf or ind is None or self.mask is not None:
+            raise Unsupported(f"the wrap-around variable `{next(iter(wraps))}` (TensorFlow code, an "
+                              "unusual loop, or under an `if`)")
+        np_ = self.lib.alias
+        before = templates.expr(f"{ind.name} - S", S=copy.deepcopy(ind.step) if ind.step is not None else const(1))
+        # each value before the loop, of a known rank: a name bound to a value of no known rank
+        # (`prev = first`) must be a number or an array of the rank `E` has, checked in front
+        starts = {name: self.ev(templates.name(name)) for name in wraps}
+        for _ in range(len(wraps)):
+            for name, stmt in wraps.items():
+                if starts[name].rank is not None:
+                    continue
+                saved = dict(self.env)
+                self.env.update({n: v for n, v in starts.items() if v.rank is not None})
+                try:
+                    with self._discarded():
+                        rank = self.ev(_substitute(stmt.value, {ind.name: before})).rank
+                except Unsupported:
+                    rank = None
+                finally:
+                    self.env = saved
+                if rank is not None:
+                    self.checks.append(templates.expr(
+                        f"isinstance(W, (int, float, complex, {np_}.number, {np_}.bool_, {np_}.ndarray)) "
+                        f"and {np_}.ndim(W) == {rank}", W=templates.name(name)))
+                    starts[name] = Val(templates.name(name), (), rank, python=False)
+        unknown = sorted(name for name, v in starts.items() if v.rank is None)
+        if unknown:
+            raise Unsupported(f"the wrap-around variable `{unknown[0]}` is of unknown rank")
+        self.env.update(starts)
+        values = {name: self.ev(self._wrapped(level, name, stmt)) for name, stmt in wraps.items()}
+        for name, value in values.items():
+            if not value.stacked:
+                raise Unsupported(f"the wrap-around variable `{name}` does not vary along the loop")
+            self.env[name] = value.with_node(self._hoist(value.node, f"{name}_before"))
 
     def _iteration_number(self, level) -> gast.expr:
         """``k`` of the current iteration as an array: ``(i - start) // step``."""
