@@ -62,3 +62,16 @@ def test_the_rewrite_returns_what_the_loop_returns(path):
             continue  # where the loop raises, a rewrite may be more defined
         assert got[0] == "value", (name, args, got, result.code)
         _same(want[1], got[1])
+
+
+def test_memory_checks_compare_the_items_of_what_may_be_a_list():
+    """A parameter the checks accept as a list of arrays is compared item by item with the
+    written array (`np.may_share_memory` of the list would compare a fresh copy); one that
+    another check shows is an array (`type(b) is np.ndarray`) is compared whole."""
+    source = ("import numpy as np\n\ndef f(a, b, c):\n    for i in range(b.shape[0]):\n"
+              "        a[i] = b[i] * 2.0 + c[i]\n    return a\n")
+    code = transpile_source(source, "m.py").code
+    assert "type(b) is np.ndarray and b.ndim == 1" in code  # `b.shape` shows an array
+    assert "not np.may_share_memory(a, b)" in code
+    assert ("not (np.may_share_memory(a, c) if not isinstance(c, (list, tuple)) "
+            "else any((np.may_share_memory(a, v) for v in c)))") in code

@@ -37,7 +37,7 @@ EQUIVALENT = HERE / "equivalent.txt"
 #: the modules that decide semantics: the analyses, the plan and the printers' lowering
 SEMANTIC = (
     "dependence", "spaces", "effects", "plan", "versioning", "ranks",
-    "analysis/aliasing", "analysis/collectors", "analysis/discovery", "analysis/facts",
+    "analysis/aliasing", "analysis/classes", "analysis/collectors", "analysis/discovery", "analysis/facts",
     "analysis/linearized", "analysis/recurrences", "analysis/reductions", "analysis/subscripts",
     "vplan/build", "vplan/conditionals", "vplan/recipes",
     "backends/direct/core", "backends/direct/writes", "backends/direct/reductions",
