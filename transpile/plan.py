@@ -129,6 +129,7 @@ def _outputs(info):
     parts += [f"indexed output {n}" + (" (an argument, updated in place)" if n in info.mutated_args else "")
               for n in info.arrays]
     parts += [f"TensorArray {n}" for n in info.tensorarrays]
+    parts += [f"wrap-around {n}" for n in info.wraparound]
     if info.random_draws:
         parts.append("random draws opted in (the batch draws other numbers than the loop)")
     return ", ".join(parts)

@@ -344,6 +344,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
             parts.append(f"{'scatter-add' if info.scatter_add else 'indexed output'} {name}")
         for name in info.tensorarrays:
             parts.append(f"TensorArray {name}")
+        for name in info.wraparound:
+            parts.append(f"wrap-around {name}")
         if self.tapes:
             parts.append("GradientTape rows as tape.jacobian")
         nested = len(list(info.walk())) - 1
