@@ -158,3 +158,27 @@ def test_a_listed_row_of_items_of_two_ranks_is_left_and_says_why(row, why):
     assert not plan.rewritten
     assert any(why in r.message for r in plan.remarks), \
         [r.message for r in plan.remarks]
+
+
+ROW_SUMS = '''
+import numpy as np
+
+def sums(x, y, out):
+    """Args:
+      x: [n, m].
+      y: [n, m].
+      out: [n, 2].
+    """
+    for i in range(x.shape[0]):
+        for j in range(x.shape[1]):
+            out[i] += [x[i, j], y[i, j] * 2.0]
+    return out
+'''
+
+
+def test_a_listed_row_added_over_an_inner_loop_is_summed_along_it():
+    loop, new, code = _both(ROW_SUMS)
+    assert "np.sum(np.stack(np.broadcast_arrays(" in code
+    rng = np.random.default_rng(5)
+    x, y = rng.normal(size=(4, 3)), rng.normal(size=(4, 3))
+    np.testing.assert_allclose(new.sums(x, y, np.ones((4, 2))), loop.sums(x, y, np.ones((4, 2))), rtol=1e-12)

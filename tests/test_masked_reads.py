@@ -294,6 +294,12 @@ def f(x, k, y, out):
     ("b = x[i] > 0", "b", True),
     ("b = x[i] > 0; c = k[i]", "c", False),
     ("a = x[i] > 0; b = a; c = b; d = c; e = d", "e", True),
+    # a name bound again from itself: followed once (no endless recursion)
+    ("b = x[i] > 0; b = b & (x[i] < 2)", "b", True),
+    ("b = x[i] > 0; b = ~b", "b", True),
+    ("b = x[i] > 0; b = b if x[i] > 1 else x[i] < 0", "b", True),
+    ("b = x[i] > 0; b = x[i] < 0 if x[i] > 1 else b", "b", True),
+    ("b = x[i] > 0; b = (x[i] < 2) & b", "b", True),
 ])
 def test_a_bool_per_iteration_is_no_gather_index(body, index, left):
     """``y[x[i] > 0]`` indexes with a NumPy bool (a new axis: all of ``y`` or none of it), where a

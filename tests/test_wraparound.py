@@ -76,6 +76,8 @@ def test_a_wrap_around_variable_is_read_from_the_iteration_before(name):
     ("out[i] = w\n        w = out[i] + 1.0", "`w` is read at line"),
     # `E` reads itself: a (nonlinear) recurrence
     ("out[i] = w\n        w = np.sin(w) + x[i]", "`w` is read at line"),
+    # bound twice: the last binding is the value the next iteration reads
+    ("out[i] = w\n        w = x[i]\n        w = x[i] * 2.0", "`w` is read at line"),
     # bound under a test: not every iteration's value
     ("out[i] = w\n        if x[i] > 0:\n            w = x[i]", "`w` is read at line"),
 ])
@@ -125,3 +127,13 @@ def f(a, b):
     for n in (1, 2, 3, 9):
         b = rng.normal(size=n)
         np.testing.assert_array_equal(new(np.zeros(n), b), loop(np.zeros(n), b))
+
+
+def test_a_wrap_around_variable_of_a_loop_over_items_stays_carried():
+    """`for v in x: ...; prev = v`: the item of the iteration before has no index to shift (a
+    loop over items is not read as one here), so `prev` stays a carried value."""
+    source = ("import numpy as np\n\ndef f(x, out):\n    prev = 0.0\n    for v in x:\n"
+              "        out.append(v - prev)\n        prev = v\n    return out\n")
+    (plan,) = analyze_source(source, "m.py")
+    assert not plan.vectorizable
+    assert any("`prev` is read at line" in r.message for r in plan.remarks)

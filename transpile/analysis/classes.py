@@ -47,9 +47,8 @@ def _wraparound(info, body, name, stored, targets, wraps) -> gast.Assign | None:
     if space is None or space.kind != "range" or not isinstance(info.node.target, gast.Name) \
             or len(stored[name]) != 1:
         return None
-    position = next((k for k, s in enumerate(body) if any(n is stored[name][0] for n in gast.walk(s))), None)
-    if position is None:
-        return None
+    # (every binding in the body is inside one of its statements)
+    position = next(k for k, s in enumerate(body) if any(n is stored[name][0] for n in gast.walk(s)))
     stmt = body[position]
     if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)):
         return None
