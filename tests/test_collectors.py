@@ -443,3 +443,55 @@ def test_a_filter_on_the_outer_index_in_a_nest_keeps_the_inner_values():
     assert result.plans[0].rewritten and "broadcast_to" in result.code, result.code
     x = np.array([[1.0, 2.0], [-1.0, 5.0], [3.0, 4.0]])
     np.testing.assert_array_equal(_run(result.code, x, None), _run(source, x, None))
+
+
+PAIRWISE = '''
+import numpy as np
+
+
+def f(X, Y):
+    D = []
+    for i in range(len(X)):
+        row = []
+        for j in range(len(Y)):
+            row.append(np.sqrt(np.sum((X[i] - Y[j]) ** 2)))
+        D.append(row)
+    return np.array(D)
+'''
+
+
+def test_a_list_of_lists_built_by_nested_loops_is_the_batched_matrix():
+    """Pairwise distances as a list of rows: `row` is the inner loop's batched value, an item
+    of `D`, which `np.array` reads as the matrix."""
+    result = transpile_source(PAIRWISE, "m.py")
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    assert "D = np.sqrt(np.sum(" in result.code
+    rng = np.random.default_rng(4)
+    for n, m in ((5, 3), (1, 4), (3, 1)):
+        X, Y = rng.normal(size=(n, 2)), rng.normal(size=(m, 2))
+        want, got = _run(PAIRWISE, X, Y), _run(result.code, X, Y)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert _run(result.code, np.zeros((2, 2)), np.zeros((0, 2))).shape == (2, 0)  # the loop runs
+
+
+def test_a_list_of_lists_used_as_a_list_is_left():
+    source = PAIRWISE.replace("return np.array(D)", "return D")
+    result = transpile_source(source, "m.py")
+    assert not result.plans[0].rewritten
+    assert "`D` is used as a list after the loop" in " ".join(r.message for r in result.plans[0].remarks)
+
+
+def test_a_list_of_lists_filtered_by_the_outer_loop():
+    """The rows an outer `continue` skips are not appended: the outer collector is a filter,
+    and each kept row is the inner loop's batched value."""
+    source = PAIRWISE.replace("        row = []\n", "        if X[i, 0] < 0:\n            continue\n        row = []\n")
+    result = transpile_source(source, "m.py")
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    rng = np.random.default_rng(6)
+    for n in (6, 1):
+        X, Y = rng.normal(size=(n, 2)), rng.normal(size=(3, 2))
+        for X in (X, np.abs(X), -np.abs(X)):  # some rows kept, all, none
+            want, got = _run(source, X, Y), _run(result.code, X, Y)
+            assert got.dtype == want.dtype and got.shape == want.shape, (want, got)
+            np.testing.assert_allclose(got, want, rtol=1e-12)

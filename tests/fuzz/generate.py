@@ -705,6 +705,15 @@ class _Builder:
         return Fragment("write under a test into int64", VECTORIZE, body,
                         (f"z{k} = np.full(len(x), 2 ** 53 + 1)",), outputs=(f"z{k}",), reads=frozenset({"idx"}))
 
+    def _list_of_lists(self, k):
+        """``row = []; for j ...: row.append(v); L.append(row)``, then ``np.array(L)``: each row is
+        the inner loop's batched value (NumPy); as the list itself, ``L`` is left."""
+        if not self.np:
+            return self._map(k)
+        body = (f"row{k} = []", "for j in range(3):", f"    row{k}.append({self.expr(1)} * j + x[i])",
+                f"L{k}.append(row{k})")
+        return Fragment("list of lists", VECTORIZE, body, (f"L{k} = []",), outputs=(f"np.array(L{k})",))
+
     def _wrap_around(self, k):
         """``w = E`` last in the body, read before it: iteration ``k`` reads ``E`` of ``k - 1``
         (the first the value before the loop). A planted look-alike reads itself nonlinearly
@@ -931,7 +940,8 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("selection", 2), ("masked-write", 1), ("tuple-reduction", 2), ("stack-axis", 2),
                ("linearized", 2), ("comprehension", 2), ("helper", 2), ("first-assign", 2), ("scan", 3),
                ("block", 2), ("mark", 1), ("masked-private", 2), ("guarded-read", 2), ("local-helper", 2),
-               ("list-row", 1), ("default-arm", 2), ("wrap-around", 2))
+               ("list-row", 1), ("default-arm", 2), ("wrap-around", 2),
+               ("list-of-lists", 1))
 DEPENDENT = (("carried", 2), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))

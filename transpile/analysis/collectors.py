@@ -6,6 +6,7 @@ from __future__ import annotations
 import gast
 
 from pforge.transpile.analysis.facts import COLLECTOR, COMPREHENSION, INDEXED, Collector, WholeModuleNeeded
+from pforge.transpile.analysis.classes import likely_library
 from pforge.transpile.analysis.nodes import _binding, _scope_nodes
 from pforge.transpile.consumers import ARRAY_READERS, BUILTIN_READERS, CONSUMERS
 
@@ -56,6 +57,10 @@ def _find_collectors(ctx, info, nodes, node_ids, stored):
             kind = _consumer_kind(ctx, consumer, outside[0])
             if kind == "list":
                 consumer = outside[0]  # the name itself: the rebuilt list takes its place
+            if kind is None and _appended_to_a_list(ctx, info, outside[0]):
+                # `row = []; for j ...: row.append(v); D.append(row)` in an outer loop's body:
+                # the row is the inner loop's batched value, an item of the outer collector
+                kind, consumer = "stack", outside[0]
         else:
             # A list with items before the loop, or used more than once after it (`edges =
             # [first]; for ...: edges.append(row); edges.append(last)`): the loop only
@@ -67,6 +72,22 @@ def _find_collectors(ctx, info, nodes, node_ids, stored):
         conditional = low != high  # some iterations append fewer: a filter
         info.collectors[name] = Collector(name, init, calls, consumer, kind, conditional)
         info.classes[name] = COLLECTOR
+
+
+def _appended_to_a_list(ctx, info, use) -> bool:
+    """``use`` (the list a loop builds) is the argument of ``other.append(use)``, a statement of
+    the body of the loop around it (under ``if``s at most), in NumPy code."""
+    call = ctx.parents.get(id(use))
+    outer = info.parent
+    if not (outer is not None and isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute)
+            and call.func.attr == "append" and isinstance(call.func.value, gast.Name) and call.args == [use]
+            and not call.keywords and isinstance(ctx.parents.get(id(call)), gast.Expr)
+            and likely_library(ctx, info) != "tensorflow"):
+        return False
+    node = ctx.parents.get(id(ctx.parents.get(id(call))))
+    while isinstance(node, gast.If):  # in the outer body, perhaps under an `if` (a filter)
+        node = ctx.parents.get(id(node))
+    return node is outer.node
 
 
 def _comprehension_collector(ctx, info, nodes):

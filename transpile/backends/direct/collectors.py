@@ -9,7 +9,7 @@ import gast
 
 from pforge.transpile import templates
 from pforge.transpile.backends.direct import core
-from pforge.transpile.backends.direct.core import Unsupported, const, lift
+from pforge.transpile.backends.direct.core import Unsupported, Val, const, lift
 from pforge.transpile.backends.direct.shared import _Pending, _loads
 
 
@@ -38,7 +38,15 @@ class CollectorsMixin:
                                    keywords=[])
             self._listed_stack = True
             self.listed.add(name)
-        value = self.ev(value_node)
+        if id(value_node) in self.consumers:
+            # `D.append(row)` of the list an inner loop built: its batched value, rows that are
+            # Python lists in the loop (so `D` is no list to rebuild, only an array to read)
+            inner = self.inner_values[self.consumers[id(value_node)]]
+            value = Val(inner.node, inner.full[:len(self.levels)], None if inner.rank is None else
+                        inner.rank + inner.depth - len(self.levels))
+            self.listed.add(name)
+        else:
+            value = self.ev(value_node)
         depth = len(self.levels)
         if not value.stacked:
             if self.mask is None or col_level.info is not self.info:
@@ -53,7 +61,9 @@ class CollectorsMixin:
             self.out += templates.replace(f"{tmp} = V", V=value.node)
             value = value.with_node(templates.name(tmp))
         if col_level.info is not self.info:
-            if self.mask is not None:
+            if self.mask is not None and self.mask is not col_level.entry_mask:
+                # (under an `if` of an outer level only, every inner iteration appends: the
+                # outer level's append of the list is what that `if` filters)
                 raise Unsupported(f"a conditional append to the inner collector `{name}`")
             col = col_level.info.collectors[name]
             if col.kind != "stack":

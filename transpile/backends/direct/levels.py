@@ -32,7 +32,7 @@ class LevelsMixin:
             raise Unsupported(f"the inner loop at line {info.lineno} is not independent")
         if info.tensorarrays and depth > 1:
             raise Unsupported("a TensorArray written in an inner loop")
-        level = _Level(info, depth, len(self.out))
+        level = _Level(info, depth, len(self.out), entry_mask=self.mask)
         self.levels.append(level)
         saved = dict(self.env)
         saved_mask = self.mask

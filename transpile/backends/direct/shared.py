@@ -51,6 +51,7 @@ class _Level:
     out_start: int
     ind: Ind | None = None
     bound: bool = False
+    entry_mask: object = None  # the mask of the enclosing levels where this one starts (a Val)
 
 
 def _loads(node) -> set[str]:
