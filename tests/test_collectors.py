@@ -495,3 +495,37 @@ def test_a_list_of_lists_filtered_by_the_outer_loop():
             want, got = _run(source, X, Y), _run(result.code, X, Y)
             assert got.dtype == want.dtype and got.shape == want.shape, (want, got)
             np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+ROWS_KINDS = '''
+import numpy as np
+
+
+def f(c):
+    out = [None]
+    for i in range(len(c) - 1):
+        out.append(ROW)
+    return out
+'''
+
+
+@pytest.mark.parametrize("row, rebuilt", [
+    ("[i, i * 2]", "V.tolist()"),  # Python ints come back as Python ints
+    ("(i, i + 1)", "[tuple(r) for r in V.tolist()]"),  # tuples as tuples
+    ("[c[i], c[i + 1]]", "[list(r) for r in V]"),  # one array's NumPy scalars
+    ("(c[i + 1], c[i])", "[tuple(r) for r in V]"),
+])
+def test_rows_come_back_as_the_loop_appended_them(row, rebuilt):
+    source = ROWS_KINDS.replace("ROW", row)
+    result = transpile_source(source, "m.py")
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    assert rebuilt.replace("V", "") .split("(r)")[0] in result.code
+    for c in (np.array([1.5, 2.5, -1.0, 4.0]), np.arange(5, dtype=np.int16), np.array([3.0])):
+        _same_items(_run(source, c), _run(result.code, c))
+
+
+@pytest.mark.parametrize("row", ["[i, c[i]]", "[c[i], 1.5]", "[i, 2.5]"])
+def test_rows_of_two_kinds_of_items_are_left(row):
+    """A Python int beside a NumPy scalar (or a float): stacked, both would take one dtype."""
+    result = transpile_source(ROWS_KINDS.replace("ROW", row), "m.py")
+    assert not result.plans[0].rewritten

@@ -137,3 +137,75 @@ def test_a_wrap_around_variable_of_a_loop_over_items_stays_carried():
     (plan,) = analyze_source(source, "m.py")
     assert not plan.vectorizable
     assert any("`prev` is read at line" in r.message for r in plan.remarks)
+
+
+@pytest.mark.parametrize("source, why", [
+    # TensorFlow code: no batched `where` over a wrap-around variable there
+    ('''import tensorflow as tf
+
+def f(x):
+    out = []
+    w = 0.0
+    for i in range(x.shape[0]):
+        out.append(x[i] * w)
+        w = x[i]
+    return tf.stack(out)
+''', "wrap-around variable `w`"),
+    # the inner loop of a triangular nest has no plain index to shift
+    ('''import numpy as np
+
+def f(x, out):
+    """Args:
+      x: [n].
+      out: [n, n].
+    """
+    for i in range(len(x)):
+        w = 0.0
+        for j in range(i):
+            out[i, j] = x[j] - w
+            w = x[j]
+    return out
+''', "wrap-around variable `w`"),
+    # an inner loop under an outer `if`
+    ('''import numpy as np
+
+def f(x, out):
+    """Args:
+      x: [n].
+      out: [n, n].
+    """
+    for i in range(len(x)):
+        if x[i] > 0:
+            w = 0.0
+            for j in range(len(x)):
+                out[i, j] = x[j] - w
+                w = x[j]
+    return out
+''', "wrap-around variable `w`"),
+])
+def test_a_wrap_around_variable_the_direct_backend_does_not_shift_is_left(source, why):
+    result = transpile_source(source, "m.py", backend="direct")
+    (plan,) = result.plans
+    assert not plan.rewritten
+    assert any(why in r.message for r in plan.remarks), [r.message for r in plan.remarks]
+
+
+def test_two_wrap_around_variables_one_of_known_rank():
+    """`a_count = 0` (a number) and `b_prev = first` (checked in front of the loop): each gets
+    its value before the loop on the first iteration."""
+    source = '''import numpy as np
+
+def f(x, out, first):
+    a_count = 0
+    b_prev = first
+    for i in range(len(x)):
+        out[i] = x[i] * a_count - b_prev
+        a_count = i * 2
+        b_prev = x[i]
+    return out
+'''
+    result = transpile_source(source, "m.py")
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    loop, new = load_module("m.py", source=source).f, load_module("m.py", source=result.code).f
+    x = np.array([1.5, -2.0, 3.0, 0.5])
+    np.testing.assert_array_equal(new(x, np.zeros(4), 7.0), loop(x, np.zeros(4), 7.0))

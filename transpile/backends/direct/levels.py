@@ -257,16 +257,15 @@ class LevelsMixin:
                              self._ind_val(level.ind).full, 0)
         self.derived_steps[name] = (step, stmt)
 
-    def _wrapped(self, level, name, stmt, seen=frozenset()) -> gast.expr:
-        """``w if i == start else E(i - step)``, each wrap-around variable ``E`` reads (bound
-        after ``w`` in the body) replaced by its own such expression first."""
+    def _wrapped(self, level, name, stmt) -> gast.expr:
+        """``w if i == start else E(i - step)``, each wrap-around variable ``E`` reads replaced
+        by its own such expression first (the analysis lets ``E`` read only those bound after
+        ``w`` in the body, so the substitution ends)."""
         ind = level.ind
         first = copy.deepcopy(ind.start) if ind.start is not None else const(0)
         step = copy.deepcopy(ind.step) if ind.step is not None else const(1)
-        others = {n.id for n in gast.walk(stmt.value) if isinstance(n, gast.Name)
-                  and n.id in level.info.wraparound and n.id not in seen | {name}}
-        value = _substitute(stmt.value, {o: self._wrapped(level, o, level.info.wraparound[o], seen | {name})
-                                         for o in others})
+        others = {n.id for n in gast.walk(stmt.value) if isinstance(n, gast.Name) and n.id in level.info.wraparound}
+        value = _substitute(stmt.value, {o: self._wrapped(level, o, level.info.wraparound[o]) for o in others})
         return gast.IfExp(test=templates.expr(f"{ind.name} == F", F=first), body=templates.name(name),
                           orelse=_substitute(value, {ind.name: templates.expr(f"{ind.name} - S", S=step)}))
 
@@ -279,8 +278,8 @@ class LevelsMixin:
         makes them (not on the first iteration: ``b[i - 1]`` there would be ``b[-1]``).
 
         Raises:
-            Unsupported: TensorFlow code, a loop without a plain index, under an ``if``, a
-                value before the loop of unknown rank, or a value that does not vary.
+            Unsupported: TensorFlow code, a loop without a plain index, under an ``if``, or a
+                value before the loop of unknown rank.
         """
         wraps = level.info.wraparound
         if not wraps:
@@ -311,15 +310,14 @@ class LevelsMixin:
                     self.checks.append(templates.expr(
                         f"isinstance(W, (int, float, complex, {np_}.number, {np_}.bool_, {np_}.ndarray)) "
                         f"and {np_}.ndim(W) == {rank}", W=templates.name(name)))
-                    starts[name] = Val(templates.name(name), (), rank, python=False)
+                    starts[name] = Val(templates.name(name), (), rank)
         unknown = sorted(name for name, v in starts.items() if v.rank is None)
         if unknown:
             raise Unsupported(f"the wrap-around variable `{unknown[0]}` is of unknown rank")
         self.env.update(starts)
+        # (each is stacked: its test, `i == start`, is)
         values = {name: self.ev(self._wrapped(level, name, stmt)) for name, stmt in wraps.items()}
         for name, value in values.items():
-            if not value.stacked:
-                raise Unsupported(f"the wrap-around variable `{name}` does not vary along the loop")
             self.env[name] = value.with_node(self._hoist(value.node, f"{name}_before"))
 
     def _iteration_number(self, level) -> gast.expr:
