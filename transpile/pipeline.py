@@ -215,6 +215,7 @@ def _rewrite_unit(ctx, info, namer, backend, tf_alias, np_alias, shapes, rewrite
         why_not_direct = f"a {info.form} is rewritten with tf.vectorized_map"
     elif backend in ("auto", "direct"):
         from pforge.transpile.backends import direct  # the rule registry loads on first use
+        taken = set(namer.taken)  # a first try's names are not taken from the next one
         try:
             result = direct.rewrite_loop(ctx, info, namer, tf_alias, np_alias, shapes)
             why_not_direct = versioning.guard(info, result, [])
@@ -225,6 +226,7 @@ def _rewrite_unit(ctx, info, namer, backend, tf_alias, np_alias, shapes, rewrite
                 return
         except direct.Unsupported as exc:
             why_not_direct = str(exc)
+        namer.taken = taken
         if info.library != "tensorflow":
             result, why = versioning.rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes)
             if result is not None:
