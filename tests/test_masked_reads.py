@@ -300,6 +300,11 @@ def f(x, k, y, out):
     ("b = x[i] > 0; b = b if x[i] > 1 else x[i] < 0", "b", True),
     ("b = x[i] > 0; b = x[i] < 0 if x[i] > 1 else b", "b", True),
     ("b = x[i] > 0; b = (x[i] < 2) & b", "b", True),
+    ("b = k[i]; b = b & (x[i] > 0)", "b", False),  # an int & a bool: an int
+    ("b = k[i]; b = ~b", "b", False),
+    ("b = k[i]; b = b if x[i] > 1 else k[i] + 1", "b", False),
+    ("b = k[i]; b = k[i] - 1 if x[i] > 1 else b", "b", False),
+    ("b = k[i]; b = (x[i] > 0) | b", "b", False),
 ])
 def test_a_bool_per_iteration_is_no_gather_index(body, index, left):
     """``y[x[i] > 0]`` indexes with a NumPy bool (a new axis: all of ``y`` or none of it), where a
