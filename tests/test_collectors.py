@@ -511,6 +511,7 @@ def f(c):
 
 @pytest.mark.parametrize("row, rebuilt", [
     ("[i, i * 2]", "V.tolist()"),  # Python ints come back as Python ints
+    ("[i * 3]", "V.tolist()"),  # a row of one item
     ("(i, i + 1)", "[tuple(r) for r in V.tolist()]"),  # tuples as tuples
     ("[c[i], c[i + 1]]", "[list(r) for r in V]"),  # one array's NumPy scalars
     ("(c[i + 1], c[i])", "[tuple(r) for r in V]"),

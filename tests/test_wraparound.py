@@ -150,7 +150,7 @@ def f(x):
         out.append(x[i] * w)
         w = x[i]
     return tf.stack(out)
-''', "wrap-around variable `w`"),
+''', "the wrap-around variable `w` (TensorFlow code, an unusual loop, or under an `if`)"),
     # the inner loop of a triangular nest has no plain index to shift
     ('''import numpy as np
 
@@ -165,7 +165,7 @@ def f(x, out):
             out[i, j] = x[j] - w
             w = x[j]
     return out
-''', "wrap-around variable `w`"),
+''', "the wrap-around variable `w` (TensorFlow code, an unusual loop, or under an `if`)"),
     # an inner loop under an outer `if`
     ('''import numpy as np
 
@@ -181,7 +181,7 @@ def f(x, out):
                 out[i, j] = x[j] - w
                 w = x[j]
     return out
-''', "wrap-around variable `w`"),
+''', "the wrap-around variable `w` (TensorFlow code, an unusual loop, or under an `if`)"),
 ])
 def test_a_wrap_around_variable_the_direct_backend_does_not_shift_is_left(source, why):
     result = transpile_source(source, "m.py", backend="direct")
