@@ -60,7 +60,7 @@ def _find_collectors(ctx, info, nodes, node_ids, stored):
             if kind is None and _appended_to_a_list(ctx, info, outside[0]):
                 # `row = []; for j ...: row.append(v); D.append(row)` in an outer loop's body:
                 # the row is the inner loop's batched value, an item of the outer collector
-                kind, consumer = "stack", outside[0]
+                kind, consumer = "nested", outside[0]
         else:
             # A list with items before the loop, or used more than once after it (`edges =
             # [first]; for ...: edges.append(row); edges.append(last)`): the loop only

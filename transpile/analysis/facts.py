@@ -40,7 +40,9 @@ class Collector:
             (a NumPy function reading the list as an array) or ``list`` (any other one use, the
             consumer then being that use of the name), or ``extend`` (no consumer: a list with
             items before the loop, or used more than once after it, which the batched code
-            extends with the items the loop appends).
+            extends with the items the loop appends), or ``nested`` (the list is appended, as
+            a list, to a collector of the loop around it: a row of that collector's items,
+            batched only with it).
         conditional: some append runs only under an ``if`` in this level's body.
     """
 

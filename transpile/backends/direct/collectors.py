@@ -66,7 +66,7 @@ class CollectorsMixin:
                 # outer level's append of the list is what that `if` filters)
                 raise Unsupported(f"a conditional append to the inner collector `{name}`")
             col = col_level.info.collectors[name]
-            if col.kind != "stack":
+            if col.kind not in ("stack", "nested"):
                 raise Unsupported(f"`{name}` is consumed by concatenation inside the loop")
             if name in self.inner_values:
                 raise Unsupported(f"`{name}` gets more than one value per iteration")
@@ -77,6 +77,9 @@ class CollectorsMixin:
 
     def _emit_collector(self, name, col, entries, label=None):
         label = label or f"`{name}`"
+        if col.kind == "nested":
+            raise Unsupported(f"{label} is appended, as a list, to a list of the loop around this one, "
+                              "which is not batched with it")
         if len(entries) != 1:
             raise Unsupported(f"{label} gets {'no' if not entries else 'more than one'} value per iteration")
         entry = entries[0]
