@@ -209,3 +209,17 @@ def f(x, out, first):
     loop, new = load_module("m.py", source=source).f, load_module("m.py", source=result.code).f
     x = np.array([1.5, -2.0, 3.0, 0.5])
     np.testing.assert_array_equal(new(x, np.zeros(4), 7.0), loop(x, np.zeros(4), 7.0))
+
+
+def test_a_value_before_the_loop_that_widens_the_data_runs_the_loop():
+    """`prev = first` of float64 beside float32 data: the first iteration computes in float64,
+    the others in float32, which one batched array cannot hold; the loop runs (and a start of
+    the data's own dtype, or a Python number, runs batched)."""
+    source = "import numpy as np\n" + KERNELS["previous element"][0]
+    result = transpile_source(source, "m.py")
+    assert "np.result_type(prev, x) == np.result_type(x)" in result.code
+    loop, new = load_module("m.py", source=source).f, load_module("m.py", source=result.code).f
+    x = np.array([1.0, 3.1e-3, 2.7, -5.3e4], dtype=np.float32)
+    for first in (np.float64(0.1), np.float32(0.1), 0.1, 2):
+        want, got = loop(x, np.zeros(4), first), new(x, np.zeros(4), first)
+        assert np.array_equal(got, want), (first, want, got)

@@ -314,6 +314,17 @@ class LevelsMixin:
         unknown = sorted(name for name, v in starts.items() if v.rank is None)
         if unknown:
             raise Unsupported(f"the wrap-around variable `{unknown[0]}` is of unknown rank")
+        for name, stmt in wraps.items():
+            # The first iteration reads the value before the loop, the others `E`, each in its
+            # own dtype; batched, one array holds both. A value that would widen the arrays `E`
+            # reads (a float64 start beside float32 data) runs the loop.
+            arrays = sorted({n.id for n in gast.walk(stmt.value) if isinstance(n, gast.Name) and n.id != ind.name
+                             and n.id not in wraps and (self._shape_of(n.id) or Val(None, (), None)).rank not in (None, 0)})
+            if arrays:
+                listed = ", ".join(arrays)
+                self.checks.append(templates.expr(
+                    f"isinstance(W, (int, float, complex, {np_}.number, {np_}.bool_, {np_}.ndarray)) and "
+                    f"{np_}.result_type(W, {listed}) == {np_}.result_type({listed})", W=templates.name(name)))
         self.env.update(starts)
         # (each is stacked: its test, `i == start`, is)
         values = {name: self.ev(self._wrapped(level, name, stmt)) for name, stmt in wraps.items()}
