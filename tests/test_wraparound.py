@@ -217,7 +217,7 @@ def test_a_value_before_the_loop_that_widens_the_data_runs_the_loop():
     the data's own dtype, or a Python number, runs batched)."""
     source = "import numpy as np\n" + KERNELS["previous element"][0]
     result = transpile_source(source, "m.py")
-    assert "np.result_type(prev, x) == np.result_type(x)" in result.code
+    assert "np.result_type(prev, np.asarray(x)) == np.result_type(np.asarray(x))" in result.code
     loop, new = load_module("m.py", source=source).f, load_module("m.py", source=result.code).f
     x = np.array([1.0, 3.1e-3, 2.7, -5.3e4], dtype=np.float32)
     for first in (np.float64(0.1), np.float32(0.1), 0.1, 2):

@@ -9,6 +9,9 @@ import numpy as np
 #   loop that stays a loop (a nonlinear recurrence): the inner loop alone turned `row` into an
 #   array, an item of `L` of another type (fuzz seed 6661770). The row is batched only with the
 #   loop around it.
+# - wrap_around_of_a_list: the check that a wrap-around variable's start does not widen the
+#   data called `np.result_type` on a Python list, which raises (fuzz seeds 6680103 and six
+#   more, in this session's own new check); the list is read through `np.asarray`.
 
 
 def linspace_weak_stop(x, c):
@@ -31,10 +34,23 @@ def rows_of_a_carried_loop(x, c):
     return h, rows
 
 
+
+def wrap_around_of_a_list(x):
+    w = 2
+    out = np.zeros(len(x))
+    for i in range(1, len(x)):
+        out[i] = np.maximum(w, x[i])
+        w = x[i - 1]
+    return out
+
+
 CALLS = [("linspace_weak_stop", "np.array([1.5, -0.25, 3.0], dtype=np.float32), 0.5"),
          ("linspace_weak_stop", "np.array([1.5, -0.25, 3.0]), 0.5"),
          ("linspace_weak_stop", "np.array([1.5, -0.25], dtype=np.float32), np.float32(2.5)"),
-         ("rows_of_a_carried_loop", "np.array([1.5, -0.25, 2.0], dtype=np.float32), 0.25")]
+         ("rows_of_a_carried_loop", "np.array([1.5, -0.25, 2.0], dtype=np.float32), 0.25"),
+         ("wrap_around_of_a_list", "[0.5]"),
+         ("wrap_around_of_a_list", "[0.5, 3.0, -1.0]"),
+         ("wrap_around_of_a_list", "np.array([0.5, 3.0, -1.0, 7.0])")]
 
 #: the functions whose loop pforge rewrites; every other loop here is left as it is:
-REWRITTEN = ("linspace_weak_stop",)
+REWRITTEN = ("linspace_weak_stop", "wrap_around_of_a_list")

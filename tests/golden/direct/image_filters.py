@@ -70,7 +70,7 @@ def circular_difference(signal):
     out = np.empty(len(signal))
     prev = signal[-1]
     # pforge: vectorized loop (was lines 65-67: map over signal, indexed output out, wrap-around prev) with batched ops, where its run-time checks hold
-    if isinstance(prev, (int, float, complex, np.number, np.bool_, np.ndarray)) and np.ndim(prev) == 0 and isinstance(prev, (int, float, complex, np.number, np.bool_, np.ndarray)) and np.result_type(prev, signal) == np.result_type(signal) and np.shape(signal)[0] > 0 and len(signal) > 0:
+    if isinstance(prev, (int, float, complex, np.number, np.bool_, np.ndarray)) and np.ndim(prev) == 0 and isinstance(prev, (int, float, complex, np.number, np.bool_, np.ndarray)) and np.result_type(prev, np.asarray(signal)) == np.result_type(np.asarray(signal)) and np.shape(signal)[0] > 0 and len(signal) > 0:
         i = np.arange(len(signal))
         reached = np.logical_not(i == 0)
         prev_before = np.where(i == 0, prev, signal[np.where(reached, i - 1, 0)])

@@ -320,8 +320,8 @@ class LevelsMixin:
             # reads (a float64 start beside float32 data) runs the loop.
             arrays = sorted({n.id for n in gast.walk(stmt.value) if isinstance(n, gast.Name) and n.id != ind.name
                              and n.id not in wraps and (self._shape_of(n.id) or Val(None, (), None)).rank not in (None, 0)})
-            if arrays:
-                listed = ", ".join(arrays)
+            if arrays:  # (a list of numbers is read as the array it becomes)
+                listed = ", ".join(f"{np_}.asarray({a})" for a in arrays)
                 self.checks.append(templates.expr(
                     f"isinstance(W, (int, float, complex, {np_}.number, {np_}.bool_, {np_}.ndarray)) and "
                     f"{np_}.result_type(W, {listed}) == {np_}.result_type({listed})", W=templates.name(name)))
