@@ -530,3 +530,37 @@ def test_rows_of_two_kinds_of_items_are_left(row):
     """A Python int beside a NumPy scalar (or a float): stacked, both would take one dtype."""
     result = transpile_source(ROWS_KINDS.replace("ROW", row), "m.py")
     assert not result.plans[0].rewritten
+
+
+def test_a_list_reached_by_a_second_name_is_extended_in_place_or_left():
+    """`other = out` before the loop: the batched code extends the one list (rebinding `out`
+    would leave `other` empty), and a loop reading `other` sees its items grow, so it stays."""
+    from pforge.runtime.loader import load_module
+    from pforge.transpile import transpile_source
+
+    returned = '''
+import numpy as np
+
+def f(x):
+    out = []
+    other = out
+    for i in range(len(x)):
+        out.append(x[i] * 2)
+    return other
+'''
+    result = transpile_source(returned, "m.py")
+    assert result.plans[0].rewritten and ".extend(" in result.code, result.code
+    x = np.array([1.0, 2.0, 3.0])
+    assert load_module("m.py", source=result.code).f(x) == load_module("m.py", source=returned).f(x)
+    read = '''
+import numpy as np
+
+def f(x):
+    out = [0.0]
+    other = out
+    for i in range(len(x)):
+        out.append(x[i] + other[-1])
+    return out
+'''
+    (plan,) = transpile_source(read, "m.py").plans
+    assert not plan.rewritten

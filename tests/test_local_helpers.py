@@ -182,3 +182,86 @@ def test_a_listed_row_added_over_an_inner_loop_is_summed_along_it():
     rng = np.random.default_rng(5)
     x, y = rng.normal(size=(4, 3)), rng.normal(size=(4, 3))
     np.testing.assert_allclose(new.sums(x, y, np.ones((4, 2))), loop.sums(x, y, np.ones((4, 2))), rtol=1e-12)
+
+
+@pytest.mark.parametrize("source, name", [
+    # the helper reads the written array under another name
+    ('''
+import numpy as np
+
+def f(x, out):
+    buf = out
+
+    def step(v, k):
+        return v * 2 + buf[k - 1]
+
+    for i in range(1, len(x)):
+        out[i] = step(x[i], i)
+    return out
+''', "buf"),
+    # the helper reads a view of the array the written one views
+    ('''
+import numpy as np
+
+def f(b):
+    x = b[:-1]
+    out = b[1:]
+
+    def twice(k):
+        return x[k] * 2
+
+    for i in range(len(out)):
+        out[i] = twice(i) + out[i] * 0
+    return b
+''', "b"),
+])
+def test_a_helper_reading_what_the_loop_writes_keeps_the_loop(source, name):
+    """The names a helper defined in the function reads from it are reads of the loop: the
+    batched code would read them before any iteration wrote."""
+    (plan,) = transpile_source(source, "m.py").plans
+    assert not plan.rewritten and not plan.vectorizable
+    assert any(r.code == "PF203" and f"`{name}`" in r.message for r in plan.remarks), plan.remarks
+
+
+def test_an_argument_a_helper_reads_is_checked_apart_from_the_written_one():
+    source = '''
+import numpy as np
+
+def f(x, out, y):
+    """Args:
+        x: [n]
+        out: [n]
+        y: [n]
+    """
+    def step(v, k):
+        return v * 2 + y[k - 1]
+
+    for i in range(1, len(x)):
+        out[i] = step(x[i], i)
+    return out
+'''
+    loop, new, code = _both(source)
+    assert "np.may_share_memory(out, y)" in code
+    a = np.ones(4)
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    np.testing.assert_array_equal(new.f(x, a.copy(), a.copy()), loop.f(x, a.copy(), a.copy()))
+    same, twin = a.copy(), a.copy()
+    np.testing.assert_array_equal(new.f(x, same, same), loop.f(x, twin, twin))
+
+
+def test_a_row_that_may_fill_a_default_is_not_spread():
+    source = '''
+import numpy as np
+
+def f(rows):
+    def total(a, b, c=10):
+        return a + b + c
+
+    out = np.zeros(len(rows))
+    for i in range(len(rows)):
+        out[i] = total(*rows[i])
+    return out
+'''
+    (plan,) = transpile_source(source, "m.py").plans
+    assert not plan.rewritten
+    assert any("may fill a parameter that has a default" in r.message for r in plan.remarks), plan.remarks

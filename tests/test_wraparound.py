@@ -184,10 +184,20 @@ def f(x, out):
 ''', "the wrap-around variable `w` (TensorFlow code, an unusual loop, or under an `if`)"),
 ])
 def test_a_wrap_around_variable_the_direct_backend_does_not_shift_is_left(source, why):
+    """The nest stays a loop, saying why; an inner loop may then be batched on its own, each run
+    of it starting from the value the loop around it gives `w` (checked against the loop)."""
     result = transpile_source(source, "m.py", backend="direct")
-    (plan,) = result.plans
+    plan = result.plans[0]
     assert not plan.rewritten
     assert any(why in r.message for r in plan.remarks), [r.message for r in plan.remarks]
+    assert all(p.rewritten for p in result.plans[1:])
+    if "tensorflow" in source:
+        assert not result.changed
+        return
+    x = np.array([1.5, -2.0, 0.25, 3.0])
+    want = load_module("m.py", source=source).f(x, np.zeros((4, 4)))
+    got = load_module("m.py", source=result.code).f(x, np.zeros((4, 4)))
+    np.testing.assert_array_equal(got, want)
 
 
 def test_two_wrap_around_variables_one_of_known_rank():
@@ -213,13 +223,118 @@ def f(x, out, first):
 
 def test_a_value_before_the_loop_that_widens_the_data_runs_the_loop():
     """`prev = first` of float64 beside float32 data: the first iteration computes in float64,
-    the others in float32, which one batched array cannot hold; the loop runs (and a start of
-    the data's own dtype, or a Python number, runs batched)."""
+    the others in float32, which one batched array cannot hold; the loop runs, as it does for a
+    Python number (weak on the first iteration only). A start of the type of the first
+    iteration's value runs batched."""
     source = "import numpy as np\n" + KERNELS["previous element"][0]
     result = transpile_source(source, "m.py")
-    assert "np.result_type(prev, np.asarray(x)) == np.result_type(np.asarray(x))" in result.code
+    assert "type(prev) is type(x[" in result.code
     loop, new = load_module("m.py", source=source).f, load_module("m.py", source=result.code).f
     x = np.array([1.0, 3.1e-3, 2.7, -5.3e4], dtype=np.float32)
     for first in (np.float64(0.1), np.float32(0.1), 0.1, 2):
         want, got = loop(x, np.zeros(4), first), new(x, np.zeros(4), first)
         assert np.array_equal(got, want), (first, want, got)
+
+
+@pytest.mark.parametrize("source, calls", [
+    # `E` reads the written array through a second name
+    ('''import numpy as np
+
+def f(x):
+    out = np.zeros(len(x))
+    y = out
+    prev = 0.0
+    for i in range(len(x)):
+        out[i] = x[i] - prev
+        prev = y[i]
+    return out
+''', [(np.array([1.0, 2.0, 3.0, 4.0]),)]),
+    # a Python number first, NumPy values after: the first iteration computes weakly
+    ('''import numpy as np
+
+def f(x, y):
+    out = np.zeros(len(x))
+    prev = 0.1
+    for i in range(len(x)):
+        out[i] = y[i] * prev
+        prev = x[i]
+    return out
+''', [(np.array([1.0, 3.0, 2.0]), np.array([1.1, 2.2, 3.3], dtype=np.float32)),
+      (np.array([1.0, 3.0, 2.0]), np.array([1.1, 2.2, 3.3]))]),
+    # 1000 before the loop beside int8 data, stored into a float array
+    ('''import numpy as np
+
+def f(x):
+    out = np.zeros(len(x))
+    prev = 1000
+    for i in range(len(x)):
+        out[i] = prev
+        prev = x[i]
+    return out
+''', [(np.array([1, 2, 3], dtype=np.int8),), (np.array([1.5, 2.5]),)]),
+    # Python numbers on every iteration (`E` of the index): weak beside float32 data
+    ('''import numpy as np
+
+def f(x):
+    out = np.zeros_like(x)
+    h = 0.0
+    for i in range(len(x)):
+        out[i] = x[i] + h
+        h = i * 0.1
+    return out
+''', [(np.array([1.1, 2.2, 3.3], dtype=np.float32),), (np.array([1, 2, 3], dtype=np.float16),)]),
+])
+def test_the_first_iteration_reads_the_start_as_the_loop_does(source, calls):
+    """The value before the loop and `E` must be of one type (`type(w) is type(E(start))`,
+    checked in front), and `E` may not read what the loop writes under another name."""
+    result = transpile_source(source, "m.py")
+    (plan,) = result.plans
+    assert plan.rewritten, [r.message for r in plan.remarks]
+    assert "type(" in result.code.split("else:")[0]
+    loop, new = load_module("m.py", source=source).f, load_module("m.py", source=result.code).f
+    for args in calls:
+        want, got = loop(*[a.copy() for a in args]), new(*[a.copy() for a in args])
+        assert got.dtype == want.dtype and np.array_equal(got, want), (args, want, got)
+
+
+def test_an_inner_wrap_around_kept_into_the_next_outer_iteration_is_carried():
+    """`prev` is not reset per row: the inner loop's last value starts its next run, through
+    the outer loop's back edge, so neither loop is a wrap-around of the index alone."""
+    source = '''import numpy as np
+
+def f(x):
+    out = np.zeros_like(x)
+    prev = 0.0
+    for r in range(x.shape[0]):
+        for i in range(x.shape[1]):
+            out[r, i] = x[r, i] - prev
+            prev = x[r, i]
+    return out
+'''
+    plans = analyze_source(source, "m.py")
+    assert any(r.code == "PF212" and "keeps its last value into the next iteration of the loop at line 6"
+               in r.message for p in plans for r in p.remarks), [r.message for p in plans for r in p.remarks]
+    assert not transpile_source(source, "m.py").changed
+
+
+def test_a_wrap_around_bound_by_the_loop_around_it_is_batched_with_the_inner_loop_alone():
+    """`prev` is bound per row before the inner loop: the nest is not batched whole (no value
+    before the inner loop for a check in front), the inner loop is, on each row."""
+    source = '''import numpy as np
+
+def f(x):
+    out = np.zeros_like(x)
+    for r in range(x.shape[0]):
+        prev = x[r, 0] * 0
+        for i in range(x.shape[1]):
+            out[r, i] = x[r, i] - prev
+            prev = x[r, i]
+    return out
+'''
+    result = transpile_source(source, "m.py")
+    outer, inner = result.plans
+    assert not outer.rewritten and inner.rewritten and inner.lineno == 7
+    assert any("bound by the loop around its loop" in r.message for r in outer.remarks)
+    x = np.arange(12.0).reshape(3, 4) ** 1.5
+    want = load_module("m.py", source=source).f(x.copy())
+    np.testing.assert_array_equal(load_module("m.py", source=result.code).f(x.copy()), want)

@@ -139,7 +139,10 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
     if rewrite:
         reserved = global_names(tree)
         namers: dict[int, Namer] = {}  # one per function: generated names are local to it
-        for info in loop_units:
+        position, tried = 0, set()
+        while position < len(loop_units):
+            info = loop_units[position]
+            position += 1
             if not info.vectorizable or (loops is not None and info.lineno not in loops):
                 continue
             scope = info.function if info.function is not None else tree
@@ -148,6 +151,17 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
                 _move_to_tensorflow(ctx, info, namer, tf_alias, shapes, rewrites, notes, chosen)
             else:
                 _rewrite_unit(ctx, info, namer, backend, tf_alias, np_alias, shapes, rewrites, notes, chosen)
+            if id(info) not in rewrites:
+                # a nest no backend batched whole: its inner loops are tried on their own, in
+                # source order, each iteration of the loops around them running as written
+                inner = [c for c in info.children if c.form == "loop"
+                         and not getattr(c.node, "pforge_synthetic", False)]
+                loop_units[position:position] = inner
+                tried.update(id(c) for c in inner)
+                if loops is not None:
+                    loops = set(loops) | {c.lineno for c in inner}
+        # an inner loop tried on its own is reported only where it was rewritten
+        loop_units = [info for info in loop_units if id(info) not in tried or id(info) in rewrites]
         if not unsafe:
             # Held back only when it would have been applied (rewritten, and its function
             # stageable), so "N loops left as unsafe" counts what --unsafe-fixes would change.

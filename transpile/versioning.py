@@ -82,7 +82,8 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
             return None
         return unparse_lines(found.stmts) + unparse_lines([gast.Expr(value=c) for c in found.checks])
 
-    in_loop = {n.id for n in gast.walk(info.node) if isinstance(n, gast.Name)}
+    in_loop = {n.id for n in gast.walk(info.node) if isinstance(n, gast.Name)} | {
+        name for level in info.walk() for name in level.helper_reads}  # (read by helpers it calls)
     told = ", ".join(f"`{name}` {_rank_words(rank)}" for name, rank in sorted(guess.ranks.items())) or \
         ", ".join(f"`{name}` {_rank_words(rank)}" for name, rank in sorted(locals_for({}).items())
                   if name in in_loop)

@@ -65,6 +65,21 @@ def _wraparound(info, body, name, stored, targets, wraps) -> gast.Assign | None:
     return stmt
 
 
+def _live_around(ctx, info, name):
+    """The innermost loop around ``info``'s loop, in its function, whose body may read ``name``
+    before binding it (a wrap-around variable's last value reaching the next run of the inner
+    loop through the outer loop's back edge), or None."""
+    node = ctx.parents.get(id(info.node))
+    while node is not None and not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)):
+        if isinstance(node, (gast.For, gast.While)):
+            exposed: dict[str, gast.Name] = {}
+            _exposed_reads(node.body, set(), {name}, exposed)
+            if name in exposed:
+                return node
+        node = ctx.parents.get(id(node))
+    return None
+
+
 def _exposed_reads(stmts, defined, assigned, out):
     """Must-define scan: records loads of ``assigned`` names not yet defined in the iteration.
 
@@ -158,6 +173,10 @@ def _classify_scalars(ctx, info, body, stored, targets, node_ids):
                     info.block("PF212", f"`{name}` is used after the loop (line {outside[0].lineno}); "
                                "it holds only the last iteration's value", outside[0])
                     break
+            around = _live_around(ctx, info, name)
+            if around is not None:
+                info.block("PF212", f"`{name}` keeps its last value into the next iteration of the loop at "
+                           f"line {around.lineno}, whose next run of this loop starts from it", around)
             continue
         if name in exposed:
             read = exposed[name]

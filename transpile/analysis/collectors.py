@@ -52,7 +52,10 @@ def _find_collectors(ctx, info, nodes, node_ids, stored):
         if init is None or not _is_list(ctx, value):
             continue
         outside = [u for u in ctx.users_of(def_node) if id(u) not in node_ids]
-        if len(outside) == 1 and _is_empty_list(ctx, value):
+        earlier = [u for u in outside if (u.lineno, u.col_offset) < (info.node.lineno, info.node.col_offset)]
+        if not _unaliased_before(ctx, earlier, nodes):
+            continue
+        if len(outside) == 1 and not earlier and _is_empty_list(ctx, value):
             consumer = ctx.parents.get(id(outside[0]))
             kind = _consumer_kind(ctx, consumer, outside[0])
             if kind == "list":
@@ -72,6 +75,26 @@ def _find_collectors(ctx, info, nodes, node_ids, stored):
         conditional = low != high  # some iterations append fewer: a filter
         info.collectors[name] = Collector(name, init, calls, consumer, kind, conditional)
         info.classes[name] = COLLECTOR
+
+
+def _unaliased_before(ctx, uses, nodes) -> bool:
+    """Whether the list a loop appends to is reached by no other name the loop reads, given its
+    ``uses`` before the loop: ``other = out`` binds a second name (the batched code must then
+    extend the one object, and the loop must not read ``other``, whose items it would see grow);
+    any other use but ``len(out)`` may keep the object anywhere (``register(out)``)."""
+    loaded = {n.id for n in nodes if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    for use in uses:
+        parent = ctx.parents.get(id(use))
+        if isinstance(parent, gast.Call) and parent.args == [use] and not parent.keywords \
+                and ctx.imports.resolve(parent.func) == "builtins.len":
+            continue
+        if isinstance(parent, gast.Assign) and parent.value is use and all(
+                isinstance(t, gast.Name) for t in parent.targets):
+            if {t.id for t in parent.targets} & loaded:
+                return False
+            continue
+        return False
+    return True
 
 
 def _appended_to_a_list(ctx, info, use) -> bool:

@@ -168,6 +168,8 @@ class LoopInfo:
     random_draws: list[gast.Call] = field(default_factory=list)
     mutated_args: list[str] = field(default_factory=list)
     snapshots: dict[int, str] = field(default_factory=dict)
+    #: names that helpers defined in the function, called by the loop, read from it (closures)
+    helper_reads: set[str] = field(default_factory=set)
 
     @property
     def vectorizable(self) -> bool:

@@ -16,9 +16,46 @@ from pforge.transpile.operators import AUG_OPS
 from pforge.transpile.spaces import constant_int
 
 
+def helper_free_reads(info) -> dict[str, gast.Name]:
+    """The names that helpers defined in the loop's function, and called by the loop (directly
+    or through one another), read from the function around them (a closure's variables): name
+    -> one such read. The loop reads them at each call, as if written in its body, though no
+    name in the body shows it (``buf = out; def g(k): return buf[k - 1]``)."""
+    fdef = info.function
+    if fdef is None:
+        return {}
+    helpers = {n.name: n for n in gast.walk(fdef) if isinstance(n, gast.FunctionDef) and n is not fdef}
+    found: dict[str, gast.Name] = {}
+    seen: set[str] = set()
+    todo = [n.func.id for n in gast.walk(info.node) if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)]
+    while todo:
+        name = todo.pop()
+        if name not in helpers or name in seen:
+            continue
+        seen.add(name)
+        helper = helpers[name]
+        bound = {n.id for n in gast.walk(helper) if isinstance(n, gast.Name)
+                 and isinstance(n.ctx, (gast.Store, gast.Param, gast.Del))}
+        for n in gast.walk(helper):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id not in bound:
+                found.setdefault(n.id, n)
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Name):
+                todo.append(n.func.id)
+    # the function's own variables (a builtin or a module's name is no array the loop writes)
+    own = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param))}
+    return {name: node for name, node in found.items() if name not in helpers and name in own}
+
+
 def _check_subscripts(ctx, info, nodes, stored, targets):
     writes: dict[str, list[dependence.Access]] = {}
     reads: dict[str, list[dependence.Access]] = {}
+    # the names helpers read for the loop: read whole, at indices the loop's own cannot describe
+    through_helpers = helper_free_reads(info)
+    info.helper_reads = set(through_helpers)
+    helper_accesses = {name: dependence.Access(name, [gast.Slice(lower=None, upper=None, step=None)], node)
+                       for name, node in through_helpers.items()}
+    for name, access in helper_accesses.items():
+        reads.setdefault(name, []).append(access)
     aug_read_ids: set[int] = set()
     shared: dict[int, tuple[gast.Subscript, list[gast.AST], gast.AST]] = {}  # see _through_shared_rows
     for node in nodes:
@@ -65,7 +102,8 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
             access.dims = [_forward_substituted(ctx, d, defs, access.node) for d in access.dims]
     for name in {w.base for ws in writes.values() for w in ws if id(w) in shared} & set(reads):
         reads[name] = [_through_shared_rows(ctx, r, r.node, shared) for r in reads[name]]
-    _merge_aliases(ctx, info, nodes, writes, reads, stored)
+    _merge_aliases(ctx, info, nodes + list(through_helpers.values()), writes, reads, stored)
+    helper_ids = {id(a) for a in helper_accesses.values()}
     variant = (set(stored) | {n for n in targets if n != (info.space.induction if info.space else None)}
                | _inner_targets(info))
     induction = info.space.induction if info.space and info.space.kind != "rows" else None
@@ -94,6 +132,14 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
                                     "are written")
             info.block("PF203", f"`{name}` is written element by element and also used whole "
                        f"(line {whole.lineno}), so iterations see one another's writes", whole)
+            continue
+        inside = next((r for r in reads.get(name, []) if id(r) in helper_ids), None)
+        if inside is not None:
+            info.dependences.append(f"{name}: read by a helper the loop calls (line {inside.node.lineno}) "
+                                    "while the loop writes it")
+            info.block("PF203", f"`{inside.base}` is read inside a helper the loop calls (line "
+                       f"{inside.node.lineno}) while the loop writes `{name}`, so iterations may see one "
+                       "another's writes", inside.node)
             continue
         blocked_before = len(info.blockers)
         rlist = [r for r in reads.get(name, []) if id(r.node) not in aug_read_ids]

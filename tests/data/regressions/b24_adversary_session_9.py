@@ -114,3 +114,7 @@ def ones_as_long_as_a_row(x):
 CALLS += [("ones_as_long_as_a_row", "np.zeros((3, 4))"), ("ones_as_long_as_a_row", "np.zeros((0, 4))"),
           ("ones_as_long_as_a_row", "np.zeros(0)")]
 REWRITTEN += ("ones_as_long_as_a_row",)
+
+# (session 12) a nest no backend batches whole has its inner loops tried on their own: the
+# inner loop of `inner_range_of_the_row` writes one constant under a test of its own row
+REWRITTEN += ("inner_range_of_the_row",)

@@ -60,6 +60,7 @@ class ConditionalsMixin:
             if a is None or b is None or isinstance(a, Ind) or isinstance(b, Ind):
                 raise Unsupported(f"`{name}` is bound in only one branch of the `if` at line {stmt.lineno}")
             (c, x, y), full, rank = align(self.lib, [test, a, b], f"`{name}` merged after the `if`")
+            x, y = self._strong_arm(x, y), self._strong_arm(y, x)
             self._bind(name, merged(self.lib.call("where", c.node, x.node, y.node), full, rank, a, b), later)
         for merge in plan.outputs:
             if merge.how != "select" or merge.name not in self.pending:
@@ -71,6 +72,7 @@ class ConditionalsMixin:
                 raise Unsupported(f"`{merge.name}` gets more than one value per iteration")
             (c, x, y), full, rank = align(self.lib, [test, then_new[0].value, else_new[0].value],
                                           f"the value appended to `{merge.name}`")
+            x, y = self._strong_arm(x, y), self._strong_arm(y, x)
             value = merged(self.lib.call("where", c.node, x.node, y.node), full, rank,
                            then_new[0].value, else_new[0].value)
             self.pending[merge.name] = entries[:start] + [_Pending(saved_mask, value)]

@@ -89,6 +89,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.sliced: set[str] = set()  # names read through a slice (`RewriteResult.sliced`)
         self.arrays: set[str] = set()  # names that must be arrays (`RewriteResult.arrays`)
         self.not_inlined: dict[str, str] = {}  # module function -> why it was not inlined
+        self.mixed_arithmetic = False  # computes with a value of two kinds (:meth:`_default_dtypes`)
         self._declined: str | None = None  # why the last partial evaluation gave no expression
         self.nonempty = False  # a list NumPy reads as an array: right only where the loop runs
         self.needs_trip = False  # an element at a fixed index: read only where the loop runs
@@ -138,9 +139,38 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         drop += self.ta_drop
         replace.update(self.ta_replace)
         self._parameters_apart()
+        self._default_dtypes()
         if self.to_tf:
             self.out = [_ToTensorFlow(self.ctx, self.lib.alias).visit(stmt) for stmt in self.out]
         return LoopRewrite(self.out, drop, replace, self._pattern(), checks=list(self.checks))
+
+    def _default_dtypes(self) -> None:
+        """``np.asarray(x).dtype in (np.float64, np.bool_)`` (or a Python number) for each value
+        the loop reads, where it computes with a value that is a Python number on some iterations and a NumPy value on
+        others (``np.mean(lo) if len(lo) else 0.0``): with NumPy values of these dtypes only,
+        Python's numbers compute as the batched ``float64`` arrays do (ints within 2**53),
+        where a uint8 or float32 value would wrap or round otherwise, and an int64 one beside a
+        Python float would round past 2**53."""
+        if not self.mixed_arithmetic:
+            return
+        np_ = self.lib.alias
+        stored = {n.id for n in gast.walk(self.info.node) if isinstance(n, gast.Name)
+                  and isinstance(n.ctx, gast.Store)}
+        # (not a function's or module's name, nor an array only written into)
+        bases = {id(n.func) for n in gast.walk(self.info.node) if isinstance(n, gast.Call)} | {
+            id(n.value) for n in gast.walk(self.info.node) if isinstance(n, gast.Attribute)} | {
+            id(n.value) for n in gast.walk(self.info.node) if isinstance(n, gast.Subscript)
+            and isinstance(n.ctx, (gast.Store, gast.Del))}
+        read = {n.id for n in gast.walk(self.info.node) if isinstance(n, gast.Name)
+                and isinstance(n.ctx, gast.Load) and id(n) not in bases} \
+            | {name for level in self.info.walk() for name in level.helper_reads}
+        for name in sorted(read - stored):
+            if self._shape_of(name) is None:
+                continue
+            check = templates.expr(f"type(N) in (int, float, bool) or {np_}.asarray(N).dtype in ({np_}.float64, {np_}.bool_)",
+                                   N=templates.name(name))
+            if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
+                self.checks.append(check)
 
     def _parameters_apart(self) -> None:
         """``not np.may_share_memory(w, r)`` for each parameter ``w`` the loop writes elements
@@ -154,7 +184,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         from pforge.transpile.rank_inference import _parameters
         params = set(_parameters(fdef)) - _stores(fdef.body)
         written = sorted({name for level in self.info.walk() for name in level.arrays} & params)
-        read = {n.id for n in gast.walk(self.info.node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+        read = {n.id for n in gast.walk(self.info.node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)} \
+            | {name for level in self.info.walk() for name in level.helper_reads}
         for w in written:
             for r in sorted((read & params) - {w}):
                 shape = self._shape_of(r)

@@ -24,6 +24,10 @@ _LIST_ARG_RULES = {"tensorflow.stack", "numpy.stack", "tensorflow.concat", "nump
                    "numpy.asarray"}
 #: the zero of each Python number type, for NumPy's rule for a weak Python number
 _WEAK_ZEROS = {"int": "0", "float": "0.0", "complex": "0j", "bool": "False"}
+
+#: expressions that compute a new number from their operands (see :meth:`ExpressionsMixin.ev`;
+#: a call, whose arguments' kinds decide, is seen in :meth:`ExpressionsMixin._ev_Call`)
+_COMPUTING = (gast.BinOp, gast.UnaryOp, gast.Compare)
 #: the nodes of an expression cheap enough to spell twice
 _PLAIN_READS = (gast.Name, gast.Attribute, gast.Subscript, gast.Constant, gast.Slice, gast.Tuple,
                 gast.Load, gast.expr_context, gast.UnaryOp, gast.USub)
@@ -67,6 +71,20 @@ class ExpressionsMixin:
             result = method(node)
         finally:
             mixed, self.mixing = self.mixing, outer
+        if mixed and self._np and isinstance(node, _COMPUTING):
+            # `(x[i] if c else 0.1) * 3`: in the loop, the Python number's iterations compute in
+            # Python (or weakly, in the other operand's dtype) and the others in the array's
+            # dtype (uint8 wraps, float32 rounds); the batched `where` has one dtype for both.
+            # Python's numbers compute as float64 does (ints within 2**53), so where every array
+            # the loop reads holds float64 values (or bools), checked in front, the two agree.
+            if isinstance(node, gast.BinOp) and (isinstance(node.op, gast.MatMult) or isinstance(node.op, gast.Pow) and not (
+                    isinstance(node.right, gast.Constant) and (type(node.right.value) is float or type(
+                        node.right.value) is int and node.right.value >= 0))) or \
+                    isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Invert):
+                raise Unsupported(f"`{gast.unparse(node).strip()}` computes with a value that is a Python "
+                                  "number on some iterations and a NumPy value on others, or Python numbers "
+                                  "of two types, with an operator whose result differs between them")
+            self.mixed_arithmetic = True
         if mixed or result.mixed:  # a value computed from a mixed one is mixed too
             self.mixing = True
             if not result.mixed:
@@ -336,6 +354,11 @@ class ExpressionsMixin:
         if type(value) is bool or type(value) is int and 0 <= value <= 127 \
                 or type(value) is float and _half_holds(value):
             return arm
+        if type(value) is int and _smallest_int(value) is not None:
+            # the smallest dtype that holds it (NumPy's `min_scalar_type`): 300 beside uint64
+            # stays uint64, where an int64 300 would make the `where` float64
+            dtype = templates.expr(f"{self.lib.alias}.{_smallest_int(value)}")
+            return arm.with_node(self.lib.call("asarray", node, dtype=dtype), python=False, pytype=None)
         return arm.with_node(self.lib.call("asarray", node), python=False, pytype=None)
 
     def _ev_List(self, node):
@@ -366,7 +389,9 @@ class ExpressionsMixin:
             k.arg is None for k in node.keywords) else None
         if spread and inlined is None:
             if any(self._is_stacked_name(n.id) for n in gast.walk(node) if isinstance(n, gast.Name)):
-                raise Unsupported("`*args`/`**kwargs` in a call on per-iteration values")
+                why = self.not_inlined.get(node.func.id) if isinstance(node.func, gast.Name) else None
+                raise Unsupported("`*args`/`**kwargs` in a call on per-iteration values"
+                                  + (f" (`{node.func.id}` {why})" if why else ""))
             return Val(node, (), None)
         if name is None and isinstance(node.func, gast.Name):
             if inlined is not None:
@@ -393,6 +418,8 @@ class ExpressionsMixin:
                 raise Unsupported(f"the method `.{node.func.attr}()`, which TensorFlow tensors lack")
             pos = [receiver] + pos
         kw = {k.arg: self.ev(k.value) for k in node.keywords}
+        if self._np and any(v.mixed for v in [*pos, *kw.values()]):
+            self.mixed_arithmetic = True  # `np.sqrt(x[i] if c else 2)`, as for an operator (:meth:`ev`)
         rule = core.lookup(name) if name else None
         if self.mask is not None and name in _RAISE_ON_VALUES and any(v.stacked for v in [*pos, *kw.values()]):
             raise Unsupported(f"`{name}` under a per-iteration test: it raises on values the loop never "
@@ -504,6 +531,11 @@ class ExpressionsMixin:
         params = [a.id for a in args.args]
         call_args = list(node.args)
         if call_args and isinstance(call_args[-1], gast.Starred):
+            if args.defaults:
+                # a parameter with a default may be filled by the row or not: the loop takes rows
+                # of several lengths, the batched code one
+                declined(fname, "is called with `*v` where `v` may fill a parameter that has a default")
+                return None
             spread = self._spread(call_args[-1].value, len(params) - len(call_args) + 1, fname, invariant)
             if spread is None:
                 declined(fname, "is called with `*v` of a value whose items the call cannot count")
@@ -794,6 +826,7 @@ class ExpressionsMixin:
             if len(vals) != 2:
                 raise Unsupported(f"`{short}` of other than two per-iteration values")
             (a, b), full, rank = align(self.lib, vals, f"`{short}`")
+            a, b = self._strong_arm(a, b), self._strong_arm(b, a)  # `max(x[i], 300)` of uint8 `x`
             # Python's max(a, b) is `b if b > a else a`: with a NaN the comparison is false and
             # `a` is kept, where np.maximum would give NaN. `where` keeps Python's meaning.
             test = gast.Compare(left=copy.deepcopy(b.node), ops=[gast.Gt() if short == "max" else gast.Lt()],
@@ -948,6 +981,17 @@ def _constructor_rank(rw, node, name):
         return 1
     if name in ("numpy.unique", "numpy.flatnonzero") and len(node.args) == 1 and not node.keywords:
         return 1  # flattened, whatever the argument's rank
+    return None
+
+
+def _smallest_int(value: int) -> str | None:
+    """The smallest NumPy integer dtype that holds ``value`` (unsigned first, as NumPy's
+    ``min_scalar_type``), None past 64 bits."""
+    for bits in (8, 16, 32, 64):
+        if 0 <= value < 2 ** bits:
+            return f"uint{bits}"
+        if -2 ** (bits - 1) <= value < 0:
+            return f"int{bits}"
     return None
 
 

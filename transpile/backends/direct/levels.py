@@ -293,38 +293,63 @@ class LevelsMixin:
         # each value before the loop, of a known rank: a name bound to a value of no known rank
         # (`prev = first`) must be a number or an array of the rank `E` has, checked in front
         starts = {name: self.ev(templates.name(name)) for name in wraps}
+        bound = sorted(name for name, v in starts.items() if v.stacked)
+        if bound:
+            # (bound per iteration of a loop around this one, batched with it: no single value
+            # before this loop for a check in front to read)
+            raise Unsupported(f"the wrap-around variable `{bound[0]}` is bound by the loop around its loop")
+        shifted: dict[str, Val] = {}
         for _ in range(len(wraps)):
             for name, stmt in wraps.items():
-                if starts[name].rank is not None:
+                if name in shifted:
                     continue
                 saved = dict(self.env)
                 self.env.update({n: v for n, v in starts.items() if v.rank is not None})
                 try:
                     with self._discarded():
-                        rank = self.ev(_substitute(stmt.value, {ind.name: before})).rank
+                        shifted[name] = self.ev(_substitute(stmt.value, {ind.name: before}))
                 except Unsupported:
-                    rank = None
+                    pass
                 finally:
                     self.env = saved
-                if rank is not None:
+                if name in shifted and starts[name].rank is None and shifted[name].rank is not None:
                     self.checks.append(templates.expr(
                         f"isinstance(W, (int, float, complex, {np_}.number, {np_}.bool_, {np_}.ndarray)) "
-                        f"and {np_}.ndim(W) == {rank}", W=templates.name(name)))
-                    starts[name] = Val(templates.name(name), (), rank)
-        unknown = sorted(name for name, v in starts.items() if v.rank is None)
+                        f"and {np_}.ndim(W) == {shifted[name].rank}", W=templates.name(name)))
+                    starts[name] = Val(templates.name(name), (), shifted[name].rank)
+        unknown = sorted(name for name, v in starts.items() if v.rank is None or name not in shifted)
         if unknown:
             raise Unsupported(f"the wrap-around variable `{unknown[0]}` is of unknown rank")
+        first = copy.deepcopy(ind.start) if ind.start is not None else const(0)
+        bounds = [ind.stop] if ind.start is None and ind.step is None else [first, ind.stop] + (
+            [ind.step] if ind.step is not None else [])
+        trips = gast.Call(func=templates.name("range"), args=[copy.deepcopy(a) for a in bounds], keywords=[])
+        written = sorted({w for level_info in self.info.walk() for w in level_info.arrays})
         for name, stmt in wraps.items():
-            # The first iteration reads the value before the loop, the others `E`, each in its
-            # own dtype; batched, one array holds both. A value that would widen the arrays `E`
-            # reads (a float64 start beside float32 data) runs the loop.
-            arrays = sorted({n.id for n in gast.walk(stmt.value) if isinstance(n, gast.Name) and n.id != ind.name
-                             and n.id not in wraps and (self._shape_of(n.id) or Val(None, (), None)).rank not in (None, 0)})
-            if arrays:  # (a list of numbers is read as the array it becomes)
-                listed = ", ".join(f"{np_}.asarray({a})" for a in arrays)
-                self.checks.append(templates.expr(
-                    f"isinstance(W, (int, float, complex, {np_}.number, {np_}.bool_, {np_}.ndarray)) and "
-                    f"{np_}.result_type(W, {listed}) == {np_}.result_type({listed})", W=templates.name(name)))
+            # The first iteration reads the value before the loop, the others `E`; batched, one
+            # array holds both. They must be of one type (a Python float start beside float32
+            # data computes weakly on the first iteration, in float32, and a float64 array
+            # strongly; 1000 beside int8 data would wrap): `E` of the first iteration, computed
+            # as the loop computes it, shows the type; where they differ the loop runs.
+            e0 = _substitute(stmt.value, {ind.name: first})
+            self.checks.append(templates.expr(
+                f"len(T) == 0 or type(W) is type(E) and (not isinstance(W, {np_}.ndarray) or "
+                "(W.dtype == E.dtype and W.shape == E.shape))", T=trips, W=templates.name(name), E=e0))
+            if shifted[name].python:
+                starts[name] = starts[name].with_node(starts[name].node, python=True, pytype=shifted[name].pytype)
+            # `E` reads arrays the loop must not write (the analysis saw no name of them
+            # written), nor may the start be a view of one: an alias (`y = out`) or an argument
+            # passed twice would read what the loop writes
+            bases = {id(n.value) for n in gast.walk(stmt.value) if isinstance(n, gast.Attribute)}
+            read = sorted({n.id for n in gast.walk(stmt.value) if isinstance(n, gast.Name) and id(n) not in bases
+                           and n.id != ind.name and n.id not in wraps
+                           and (self._shape_of(n.id) or Val(None, (), None)).rank != 0} | {name})
+            for w in written:
+                for r in read:
+                    if r != w:
+                        check = templates.expr(templates.apart(np_, w, r))
+                        if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
+                            self.checks.append(check)
         self.env.update(starts)
         # (each is stacked: its test, `i == start`, is)
         values = {name: self.ev(self._wrapped(level, name, stmt)) for name, stmt in wraps.items()}

@@ -229,12 +229,34 @@ class WritesMixin:
                 (m, v, o), vfull, rank = align(self.lib, [mask, self._as_element(value, name), old],
                                                "a conditional write")
                 value = Val(self.lib.call("where", m.node, v.node, o.node), vfull, rank)
+            elif all(full) and not fancy and value_node is not None:
+                # each iteration updates its own element: `np.where(m, out op v, out)`, the
+                # update computed as the loop computes it (`out + np.where(m, 7, 0)` would add an
+                # int64 array to a uint64 `out`, in float64; `-0.0 + 0` loses the sign)
+                load = gast.Subscript(value=copy.deepcopy(target.value), slice=copy.deepcopy(target.slice),
+                                      ctx=gast.Load())
+                new = self.ev(gast.BinOp(left=load, op=copy.deepcopy(op), right=value_node))
+                old = Val(copy.deepcopy(node), full, elem_rank)
+                (m, v, o), vfull, rank = align(self.lib, [mask, self._as_element(new, name), old],
+                                               "a conditional update")
+                value = Val(self.lib.call("where", m.node, v.node, o.node), vfull, rank)
+                op = red = None
             else:
                 if OPERATORS[red].identity is None:
                     raise Unsupported("a conditional augmented write")
                 (m, v, z), vfull, rank = align(self.lib, [mask, value, Val(templates.expr(OPERATORS[red].identity_text), (), 0, True)],
                                                "a conditional write")
-                value = Val(self.lib.call("where", m.node, v.node, z.node), vfull, rank)
+                merged = self.lib.call("where", m.node, v.node, z.node)
+                if value.python:
+                    # the loop updates by a weak Python number, in the element's dtype (`+= 7`
+                    # of uint64 stays uint64); the `where` of two numbers is an int64 array
+                    if value.pytype not in ("int", "float", "bool"):
+                        raise Unsupported(f"line {stmt.lineno}: a conditional update by a Python number "
+                                          "of unknown type")
+                    zero = {"int": "0", "float": "0.0", "bool": "False"}[value.pytype]
+                    merged = templates.expr(f"M.astype({self.lib.alias}.result_type(A, {zero}))",
+                                            M=merged, A=templates.name(name))
+                value = Val(merged, vfull, rank)
         if value.stacked:
             if value.rank is None or (elem_rank is None and value.rank != 0):
                 raise Unsupported(f"line {stmt.lineno}: the rank of the written element is unknown")
