@@ -705,6 +705,46 @@ class _Builder:
         return Fragment("write under a test into int64", VECTORIZE, body,
                         (f"z{k} = np.full(len(x), 2 ** 53 + 1)",), outputs=(f"z{k}",), reads=frozenset({"idx"}))
 
+    def _mixed_arithmetic(self, k):
+        """Arithmetic on a value that is a Python number on some iterations and a NumPy value on
+        others (``(x[i] if c else 0.1) * 3``, ``max(v[i], 300) * 2``), the NumPy side perhaps of a
+        narrow dtype: each iteration computes in its own value's dtype."""
+        if not self.np:
+            return self._map(k)
+        dtype = self.rng.choice(("float", "float", "np.float32", "np.int64", "np.uint8", "np.int8"))
+        default = self.rng.choice(("-1", "0.1", "0", "300", "2 ** 60", "-0.5"))
+        arm = self.rng.choice((f"v{k}[i]", self.expr(1), f"v{k}[idx[i]]"))
+        value = self.rng.choice((f"({arm} if {self.test()} else {default}) * 3 + 1",
+                                 f"np.sqrt(np.abs({arm} if {self.test()} else {default}))",
+                                 f"max({arm}, {default}) * 2",
+                                 f"({arm} if {self.test()} else {default}) - ({self.expr(1)} if {self.test()} else 0.5)"))
+        setup, _ = self._out(k)
+        return Fragment("mixed arithmetic", VECTORIZE, (self._write(k, value),),
+                        (f"v{k} = (np.asarray(x) * 7).astype({dtype})",) + setup, outputs=self._result(k),
+                        reads=frozenset({"idx"}))
+
+    def _conditional_update(self, k):
+        """``if c: u[i] = u[i] + v`` (or ``*=``, ``-=``) of an array of some dtype, whose other
+        elements (-0.0, ints past 2**53) must stay as they are."""
+        if not self.np:
+            return self._map(k)
+        dtype, init = self.rng.choice((("np.uint64", "2 ** 63 + 5"), ("np.int64", "2 ** 53 + 1"),
+                                       ("np.float32", "-0.0"), ("float", "-0.0"), ("np.int8", "100")))
+        update = self.rng.choice((f"u{k}[i] = u{k}[i] + 7", f"u{k}[i] *= 3", f"u{k}[i] = u{k}[i] + i",
+                                  f"u{k}[i] -= {self.expr(1)}", f"u{k}[i] = u{k}[i] + 0.1"))
+        return Fragment("conditional update", VECTORIZE, (f"if {self.test()}:", f"    {update}"),
+                        (f"u{k} = np.full(len(x), {init}, dtype={dtype})",), outputs=(f"u{k}",))
+
+    def _inner_of_carried(self, k):
+        """An outer loop kept for a carried value, with an inner loop batched on its own: each
+        run of it reads the outer iteration's values."""
+        if not self.np:
+            return self._carried(k)
+        body = (f"h{k} = np.sin(h{k}) * 0.5 + x[i]", "for j in range(3):",
+                f"    m{k}[i, j] = h{k} * j + {self.expr(1)}")
+        return Fragment("inner loop of a carried one", REFUSE, body,
+                        (f"h{k} = 0.0", f"m{k} = np.zeros((len(x), 3))"), outputs=(f"h{k}", f"m{k}"))
+
     def _list_of_lists(self, k):
         """``row = []; for j ...: row.append(v); L.append(row)``, then ``np.array(L)``: each row is
         the inner loop's batched value (NumPy); as the list itself, ``L`` is left."""
@@ -941,8 +981,8 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("linearized", 2), ("comprehension", 2), ("helper", 2), ("first-assign", 2), ("scan", 3),
                ("block", 2), ("mark", 1), ("masked-private", 2), ("guarded-read", 2), ("local-helper", 2),
                ("list-row", 1), ("default-arm", 2), ("wrap-around", 2),
-               ("list-of-lists", 1))
-DEPENDENT = (("carried", 2), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
+               ("list-of-lists", 1), ("mixed-arithmetic", 2), ("conditional-update", 2))
+DEPENDENT = (("carried", 2), ("inner-of-carried", 1), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))
 

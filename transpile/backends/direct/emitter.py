@@ -161,8 +161,12 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
             id(n.value) for n in gast.walk(self.info.node) if isinstance(n, gast.Attribute)} | {
             id(n.value) for n in gast.walk(self.info.node) if isinstance(n, gast.Subscript)
             and isinstance(n.ctx, (gast.Store, gast.Del))}
-        read = {n.id for n in gast.walk(self.info.node) if isinstance(n, gast.Name)
-                and isinstance(n.ctx, gast.Load) and id(n) not in bases} \
+        # (nor one read only as an index, `v[idx[i]]`, whose values meet no arithmetic)
+        in_index = {id(m) for n in gast.walk(self.info.node) if isinstance(n, gast.Subscript)
+                    for m in gast.walk(n.slice)}
+        loads = [n for n in gast.walk(self.info.node) if isinstance(n, gast.Name)
+                 and isinstance(n.ctx, gast.Load) and id(n) not in bases]
+        read = {n.id for n in loads if id(n) not in in_index} \
             | {name for level in self.info.walk() for name in level.helper_reads}
         for name in sorted(read - stored):
             if self._shape_of(name) is None:
