@@ -214,6 +214,23 @@ def f(b):
         out[i] = twice(i) + out[i] * 0
     return b
 ''', "b"),
+    # through a second helper, and after a call of a builtin
+    ('''
+import numpy as np
+
+def f(x, out):
+    buf = out
+
+    def previous(k):
+        return buf[k - 1]
+
+    def step(v, k):
+        return v * 2 + previous(k)
+
+    for i in range(1, len(x)):
+        out[i] = step(x[i], i) + abs(x[i])
+    return out
+''', "buf"),
 ])
 def test_a_helper_reading_what_the_loop_writes_keeps_the_loop(source, name):
     """The names a helper defined in the function reads from it are reads of the loop: the
@@ -265,3 +282,25 @@ def f(rows):
     (plan,) = transpile_source(source, "m.py").plans
     assert not plan.rewritten
     assert any("may fill a parameter that has a default" in r.message for r in plan.remarks), plan.remarks
+
+
+def test_a_recursive_helper_is_read_once():
+    """A helper that calls itself: its reads are collected once (the analysis ends), and it is
+    not inlined into itself."""
+    source = '''
+import numpy as np
+
+def f(x, out):
+    scale = 2.0
+
+    def fact(k):
+        return 1 if k <= 1 else k * fact(k - 1) * scale
+
+    for i in range(len(x)):
+        out[i] = x[i] * fact(3)
+    return out
+'''
+    result = transpile_source(source, "m.py")
+    x = np.array([1.0, 2.0, 3.0])
+    want = load_module("m.py", source=source).f(x, np.zeros(3))
+    np.testing.assert_array_equal(load_module("m.py", source=result.code).f(x, np.zeros(3)), want)
