@@ -8,7 +8,7 @@ import numpy as np
 # - row_fills_a_default: `f(*row)` where a row may also fill a parameter with a default.
 # - arm_in_arithmetic_*: `(x[i] if c else 0.1) * 3`: a value that is a Python number on some
 #   iterations and a NumPy value on others computes in two dtypes in the loop, one when
-#   batched; computing with it runs the loop unless every array read is float64, int64 or bool.
+#   batched; computing with it runs the loop unless every array read is float64.
 # - branch_number_kept: `if c: v = x[i] else: v = -1` merged weakly (-1 became 255 beside uint8).
 # - conditional_update_uint64 / _mul: `if c: out[i] = out[i] + 7` was `out + np.where(c, 7, 0)`,
 #   an int64 array beside uint64 `out` (float64); it is `np.where(c, out + 7, out)`.

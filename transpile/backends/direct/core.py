@@ -145,8 +145,30 @@ def merged(node, full, rank, a: Val, b: Val) -> Val:
     """The value that is ``a`` on some iterations and ``b`` on others (``node``, a ``where``):
     a Python number of one type when both are that, else (a NumPy value) perhaps mixed."""
     same = a.python and b.python and a.pytype is not None and a.pytype == b.pytype
-    return Val(node, full, rank, same, mixed=mixes(a, b), pytype=a.pytype if same else None,
+    if isinstance(node, gast.Call) and len(node.args) == 3:
+        node.pforge_merge = True  # (a direct store casts each arm: `writes._cast_arms`)
+    mixed = mixes(a, b)
+    if mixed and not same and any(v.mixed == INT_ARM or v.python and not _float_like(v) for v in (a, b)):
+        mixed = INT_ARM
+    return Val(node, full, rank, same, mixed=mixed, pytype=a.pytype if same else None,
                scalar=a.scalar and b.scalar)
+
+
+#: :attr:`Val.mixed` of a value one of whose kinds is a Python int that may compute otherwise
+#: than a float64 would: 0 (``-0`` is 0, ``-0.0`` is not), one past 2**53, or one NumPy
+#: converts to int64 (``np.square(2**40)`` wraps)
+INT_ARM = "int"
+
+
+def _float_like(v: Val) -> bool:
+    """A Python number that computes as the float64 the batched ``where`` holds: a float, or
+    a nonzero int constant within 2**20."""
+    node = v.node
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        node = node.operand
+    if v.pytype == "float":
+        return True
+    return isinstance(node, gast.Constant) and type(node.value) is int and 0 < node.value <= 2 ** 20
 
 
 def python_result(op, a: str | None, b: str | None, exponent: int | None = None) -> str | None:

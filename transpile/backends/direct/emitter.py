@@ -145,12 +145,13 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         return LoopRewrite(self.out, drop, replace, self._pattern(), checks=list(self.checks))
 
     def _default_dtypes(self) -> None:
-        """``np.asarray(x).dtype in (np.float64, np.bool_)`` (or a Python number) for each value
-        the loop reads, where it computes with a value that is a Python number on some iterations and a NumPy value on
-        others (``np.mean(lo) if len(lo) else 0.0``): with NumPy values of these dtypes only,
-        Python's numbers compute as the batched ``float64`` arrays do (ints within 2**53),
-        where a uint8 or float32 value would wrap or round otherwise, and an int64 one beside a
-        Python float would round past 2**53."""
+        """``np.asarray(x).dtype == np.float64`` (or a Python number) for each value the loop
+        reads, where it computes with a value that is a Python number on some iterations and a NumPy value on
+        others (``np.mean(lo) if len(lo) else 0.0``): with NumPy values of that dtype only,
+        Python's floats compute as the batched ``float64`` arrays do, where a uint8 or float32
+        value would wrap or round otherwise, a bool add as a bool, and an int64 one beside a
+        Python float round past 2**53 (a Python int that may compute otherwise, :data:`INT_ARM`,
+        is refused before)."""
         if not self.mixed_arithmetic:
             return
         np_ = self.lib.alias
@@ -171,7 +172,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         for name in sorted(read - stored):
             if self._shape_of(name) is None:
                 continue
-            check = templates.expr(f"type(N) in (int, float, bool) or {np_}.asarray(N).dtype in ({np_}.float64, {np_}.bool_)",
+            check = templates.expr(f"type(N) in (int, float, bool) or {np_}.asarray(N).dtype == {np_}.float64",
                                    N=templates.name(name))
             if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
                 self.checks.append(check)

@@ -12,7 +12,7 @@ import gast
 from pforge.transpile import ranks, templates
 from pforge.transpile.analysis.aliasing import _fresh_value
 from pforge.transpile.backends.direct import core
-from pforge.transpile.backends.direct.core import Args, Unsupported, Val, align, const, merged, python_result
+from pforge.transpile.backends.direct.core import INT_ARM, Args, Unsupported, Val, align, const, merged, python_result
 from pforge.transpile.backends.direct.linalg import convert_matmul_operator
 from pforge.transpile.backends.direct.shared import Ind
 from pforge.transpile.consumers import ARRAY_READERS
@@ -24,6 +24,11 @@ _LIST_ARG_RULES = {"tensorflow.stack", "numpy.stack", "tensorflow.concat", "nump
                    "numpy.asarray"}
 #: the zero of each Python number type, for NumPy's rule for a weak Python number
 _WEAK_ZEROS = {"int": "0", "float": "0.0", "complex": "0j", "bool": "False"}
+
+#: NumPy functions of a float result for any real input: a Python number or a float64 array in
+#: them gives the same number
+_FLOAT_VALUED = {f"numpy.{f}" for f in ("sqrt exp exp2 expm1 log log2 log10 log1p sin cos tan arcsin arccos "
+                                        "arctan sinh cosh tanh arcsinh arccosh arctanh").split()}
 
 #: expressions that compute a new number from their operands (see :meth:`ExpressionsMixin.ev`;
 #: a call, whose arguments' kinds decide, is seen in :meth:`ExpressionsMixin._ev_Call`)
@@ -76,19 +81,24 @@ class ExpressionsMixin:
             # Python (or weakly, in the other operand's dtype) and the others in the array's
             # dtype (uint8 wraps, float32 rounds); the batched `where` has one dtype for both.
             # Python's numbers compute as float64 does (ints within 2**53), so where every array
-            # the loop reads holds float64 values (or bools), checked in front, the two agree.
+            # the loop reads holds float64 values, checked in front, the two agree.
+            if mixed == INT_ARM:
+                raise Unsupported(f"`{gast.unparse(node).strip()}` computes with a value that is a Python int "
+                                  "on some iterations and a NumPy value on others, which may compute otherwise "
+                                  "than the batched float64 (`-0` is 0, ints past 2**53)")
             if isinstance(node, gast.BinOp) and (isinstance(node.op, gast.MatMult) or isinstance(node.op, gast.Pow) and not (
-                    isinstance(node.right, gast.Constant) and (type(node.right.value) is float or type(
-                        node.right.value) is int and node.right.value >= 0))) or \
+                    # (a float power of a negative Python float is complex, of a float64 nan)
+                    isinstance(node.right, gast.Constant) and type(node.right.value) is int and node.right.value >= 0)) or \
                     isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Invert):
                 raise Unsupported(f"`{gast.unparse(node).strip()}` computes with a value that is a Python "
                                   "number on some iterations and a NumPy value on others, or Python numbers "
                                   "of two types, with an operator whose result differs between them")
             self.mixed_arithmetic = True
         if mixed or result.mixed:  # a value computed from a mixed one is mixed too
-            self.mixing = True
-            if not result.mixed:
-                result = result.with_node(result.node, mixed=True)
+            kind = INT_ARM if INT_ARM in (mixed, result.mixed) else True
+            self.mixing = kind
+            if result.mixed != kind:
+                result = result.with_node(result.node, mixed=kind)
         if not result.stacked and result.node is node and any(
                 isinstance(n, gast.Name) and self._is_stacked_name(n.id) for n in gast.walk(node)):
             # An invariant result kept as written would still name the loop's variables
@@ -205,7 +215,9 @@ class ExpressionsMixin:
         (a, b), full, rank = align(self.lib, [left, right], f"`{gast.unparse(node).strip()}`")
         witness = None
         if left.python != right.python:
-            a, b = self._weak(a, b, left.pytype) if left.python else self._weak(b, a, right.pytype)[::-1]
+            divide = isinstance(node.op, gast.Div)
+            a, b = self._weak(a, b, left.pytype, divide=divide) if left.python \
+                else self._weak(b, a, right.pytype, divide=divide)[::-1]
             number, other = (left, right) if left.python else (right, left)
             if other.witness is not None:
                 witness = other.witness  # `(i + c) * 2` is what `i + c` is
@@ -243,7 +255,8 @@ class ExpressionsMixin:
             product = gast.BinOp(left=product, op=gast.Mult(), right=gast.Constant(value=0.0, kind=None))
         return product
 
-    def _weak(self, number: Val, other: Val, pytype: str | None, zero: gast.expr | None = None) -> tuple[Val, Val]:
+    def _weak(self, number: Val, other: Val, pytype: str | None, zero: gast.expr | None = None,
+              divide: bool = False) -> tuple[Val, Val]:
         """A Python number that is a stacked array (``i`` as ``np.arange``) meeting a NumPy value:
         in the loop, the number was *weak* and took the array's dtype (``x[i] * i`` is float32
         for a float32 ``x``, NEP 50), where an int64 or float64 array would widen the result.
@@ -258,6 +271,9 @@ class ExpressionsMixin:
             pytype: the number's Python type (:attr:`Val.pytype`, which alignment drops).
             zero: for a value whose kind only the run knows, its :attr:`Val.witness`, in
                 place of the zero of ``pytype``.
+            divide: the operation is a true division, which NumPy computes in the dtype of
+                ``other / 1`` with the number's exact value (``uint8 / 257`` is float64, where
+                casting 257 to uint8 first would wrap it).
         Returns:
             ``(number, other)`` as the operation reads them.
         """
@@ -274,6 +290,8 @@ class ExpressionsMixin:
             self.out += templates.replace(f"{tmp} = V", V=other.node)
             other = other.with_node(templates.name(tmp))
         dtype = self.lib.call("result_type", other.node, zero if zero is not None else templates.expr(_WEAK_ZEROS[pytype]))
+        if divide:
+            dtype = templates.expr(f"({self.lib.alias}.zeros(0, D) / 1).dtype", D=dtype)
         return number.with_node(templates.expr("N.astype(D)", N=number.node, D=dtype)), other
 
     def _ev_UnaryOp(self, node):
@@ -419,7 +437,12 @@ class ExpressionsMixin:
             pos = [receiver] + pos
         kw = {k.arg: self.ev(k.value) for k in node.keywords}
         if self._np and any(v.mixed for v in [*pos, *kw.values()]):
-            self.mixed_arithmetic = True  # `np.sqrt(x[i] if c else 2)`, as for an operator (:meth:`ev`)
+            # `np.sqrt(x[i] if c else 2.0)`, as for an operator (:meth:`ev`); NumPy converts a
+            # Python int to int64 (`np.square(2**40)` wraps): only functions of a float result
+            if name not in _FLOAT_VALUED or any(v.mixed == INT_ARM for v in [*pos, *kw.values()]):
+                raise Unsupported(f"`{gast.unparse(node).strip()}` on a value that is a Python number on some "
+                                  "iterations and a NumPy value on others")
+            self.mixed_arithmetic = True
         rule = core.lookup(name) if name else None
         if self.mask is not None and name in _RAISE_ON_VALUES and any(v.stacked for v in [*pos, *kw.values()]):
             raise Unsupported(f"`{name}` under a per-iteration test: it raises on values the loop never "
@@ -463,7 +486,8 @@ class ExpressionsMixin:
             # as for `x[i] * i` (`math` converts every operand to a Python float)
             number, other = (0, 1) if pos[0].python else (1, 0)
             pos = list(pos)
-            pos[number], pos[other] = self._weak(pos[number], pos[other], pos[number].pytype)
+            pos[number], pos[other] = self._weak(pos[number], pos[other], pos[number].pytype,
+                                                 divide=name in ("numpy.true_divide", "numpy.divide"))
         elif weak_pair and not is_method and len(pos) >= 2 and (pos[0].witness is None) != (pos[1].witness is None):
             # `np.minimum(c * i, x[i])`: `c * i` is a Python float where `c` is one, weak against
             # a float32 `x[i]` in the loop; batched it is a float64 array unless cast (fuzz seed

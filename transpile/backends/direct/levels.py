@@ -320,6 +320,21 @@ class LevelsMixin:
         unknown = sorted(name for name, v in starts.items() if v.rank is None or name not in shifted)
         if unknown:
             raise Unsupported(f"the wrap-around variable `{unknown[0]}` is of unknown rank")
+        # `E` of Python numbers (`im1 = i`) keeps the start a Python number of its type, which
+        # NumPy's weak rule then covers (`im2 = im1` is one once `im1` is: to a fixed point)
+        for _ in range(len(wraps)):
+            for name, stmt in wraps.items():
+                if shifted[name].python and not starts[name].python:
+                    starts[name] = starts[name].with_node(starts[name].node, python=True,
+                                                          pytype=shifted[name].pytype)
+            saved = dict(self.env)
+            self.env.update(starts)
+            try:
+                with self._discarded():
+                    shifted = {name: self.ev(_substitute(stmt.value, {ind.name: before}))
+                               for name, stmt in wraps.items()}
+            finally:
+                self.env = saved
         first = copy.deepcopy(ind.start) if ind.start is not None else const(0)
         bounds = [ind.stop] if ind.start is None and ind.step is None else [first, ind.stop] + (
             [ind.step] if ind.step is not None else [])
@@ -335,8 +350,6 @@ class LevelsMixin:
             self.checks.append(templates.expr(
                 f"len(T) == 0 or type(W) is type(E) and (not isinstance(W, {np_}.ndarray) or "
                 "(W.dtype == E.dtype and W.shape == E.shape))", T=trips, W=templates.name(name), E=e0))
-            if shifted[name].python:
-                starts[name] = starts[name].with_node(starts[name].node, python=True, pytype=shifted[name].pytype)
             # `E` reads arrays the loop must not write (the analysis saw no name of them
             # written), nor may the start be a view of one: an alias (`y = out`) or an argument
             # passed twice would read what the loop writes

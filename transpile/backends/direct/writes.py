@@ -257,6 +257,8 @@ class WritesMixin:
                     merged = templates.expr(f"M.astype({self.lib.alias}.result_type(A, {zero}))",
                                             M=merged, A=templates.name(name))
                 value = Val(merged, vfull, rank)
+        if op is None and self.mask is None and getattr(value.node, "pforge_merge", False):
+            value = value.with_node(self._cast_arms(value.node, name))
         if value.stacked:
             if value.rank is None or (elem_rank is None and value.rank != 0):
                 raise Unsupported(f"line {stmt.lineno}: the rank of the written element is unknown")
@@ -289,6 +291,14 @@ class WritesMixin:
             ufunc = OPERATORS[red].np_scatter
             idx = _slices_as_calls(node.slice)
             right = value.node if not isinstance(op, gast.Sub) else gast.UnaryOp(op=gast.USub(), operand=value.node)
+            if value.python:
+                # `np.add.at` takes a Python number as an int64 or float64 array, not weakly as
+                # the loop's `out[k] += 1` does (uint64 `out` would add through float64)
+                if value.pytype not in ("int", "float", "bool"):
+                    raise Unsupported(f"line {stmt.lineno}: a scattered update by a Python number of unknown type")
+                zero = {"int": "0", "float": "0.0", "bool": "False"}[value.pytype]
+                right = templates.expr(f"{self.lib.alias}.asarray(V).astype({self.lib.alias}.result_type(A, {zero}))",
+                                       V=right, A=templates.name(name))
             self.out += templates.replace(f"{self.lib.alias}.{ufunc}.at(A, I, V)", A=templates.name(name), I=idx, V=right)
             return
         self.out += _in_place(node, op, value.node, views=self.lib.kind == "np" and bool(elem_rank))
@@ -314,6 +324,15 @@ class WritesMixin:
         node = self.lib.call("stack", spread, axis=const(depth),
                              dtype=templates.expr("A.dtype", A=templates.name(name)), casting=const("unsafe"))
         return Val(node, full, item_ranks.pop() + 1)
+
+    def _cast_arms(self, node, name: str):
+        """A stored ``np.where`` of values of two kinds (``x[i] if c else 0.0`` of an int64
+        ``x``), each arm cast to ``name``'s dtype first, as the loop stores each iteration's own
+        value: the ``where`` of an int64 and a float arm is float64, which rounds past 2**53."""
+        if not getattr(node, "pforge_merge", False):
+            return self._as_element(Val(node, (), None), name).node
+        test, a, b = node.args
+        return self.lib.call("where", test, self._cast_arms(a, name), self._cast_arms(b, name))
 
     def _as_element(self, value: Val, name: str | None) -> Val:
         """``np.asarray(v).astype(out.dtype)``: the value cast as the loop's element writes cast
