@@ -564,3 +564,23 @@ def f(x):
 '''
     (plan,) = transpile_source(read, "m.py").plans
     assert not plan.rewritten
+
+
+@pytest.mark.parametrize("before, rewritten", [
+    ("    n0 = len(out)\n", True),                      # a length read: the list is extended
+    ("    box = [out]\n", False),                       # kept elsewhere, read in the loop
+    ("    n0 = len(out)\n    box = [out]\n", False),    # every use before the loop is seen
+    ("    other = out\n    box = [out]\n", False),
+])
+def test_a_list_used_before_the_loop_is_extended_only_where_nothing_else_holds_it(before, rewritten):
+    from pforge.runtime.loader import load_module
+    from pforge.transpile import transpile_source
+
+    reads = " + box[0][-1]" if "box" in before else ""
+    source = ("import numpy as np\n\ndef f(x):\n    out = [0.5]\n" + before + "    for i in range(len(x)):\n"
+              f"        out.append(x[i] * 2{reads})\n    return out\n")
+    result = transpile_source(source, "m.py")
+    (plan,) = result.plans
+    assert plan.rewritten == rewritten, [r.message for r in plan.remarks]
+    x = np.array([1.0, 2.0, 3.0])
+    assert load_module("m.py", source=result.code).f(x) == load_module("m.py", source=source).f(x)
