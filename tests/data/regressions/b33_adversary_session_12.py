@@ -108,3 +108,28 @@ CALLS = [("index_in_a_true_division", "np.full(258, 3, np.uint8)"),
 #: float64 check at run time, an int arm 0, a large int NumPy converts)
 REWRITTEN = ("index_in_a_true_division", "wrapped_index_in_a_true_division", "stored_two_kinds_int64",
              "stored_max_int64", "stored_two_arrays", "scattered_one_into_uint64", "bool_arm_sum")
+
+
+def scattered_under_a_test(out, idx, c):
+    # (helper-28) a scatter-add under a test added the identity where the test fails: -0.0 + 0
+    # is 0.0, and an int64 element past 2**53 rounded through a float term; only the updates
+    # where the test holds are scattered now
+    for i in range(len(idx)):
+        if c[i] > 0:
+            out[idx[i]] -= 0.5
+    return out
+
+
+def scattered_one_under_a_test(out, idx, c):
+    for i in range(len(idx)):
+        if c[i] > 0:
+            out[idx[i]] += 1
+    return out
+
+
+CALLS += [("scattered_under_a_test", "np.array([2**60 + 1, 7]), np.array([0, 1, 1]), np.array([-1.0, 1.0, 1.0])"),
+          ("scattered_under_a_test", "np.array([-0.0, 1.5]), np.array([0, 1, 0]), np.array([-1.0, 1.0, -1.0])"),
+          ("scattered_one_under_a_test", "np.array([-0.0, 2.0]), np.array([0, 1, 1]), np.array([-1.0, 1.0, 1.0])"),
+          ("scattered_one_under_a_test", "np.array([2**63 + 1, 2], dtype=np.uint64), np.array([0, 1]), "
+                                         "np.array([1.0, 0.0])")]
+REWRITTEN += ("scattered_under_a_test", "scattered_one_under_a_test")

@@ -190,6 +190,7 @@ class WritesMixin:
             return self._moved_write(node, kind, elem_rank, value, op, stmt)
         value = lift(self.lib, value, depth) if value.stacked else value
         red = AUG_OPS.get(type(op)) if op else None  # `-=` adds the negated value
+        selected = None  # (mask, value) of a scattered update under a test
         if op is not None and red is None:
             raise Unsupported(f"line {stmt.lineno}: augmented `{type(op).__name__}` write")
         # `t1[j] = 1` under a test of row i: every write stores one constant (the analysis'
@@ -246,6 +247,8 @@ class WritesMixin:
                     raise Unsupported("a conditional augmented write")
                 (m, v, z), vfull, rank = align(self.lib, [mask, value, Val(templates.expr(OPERATORS[red].identity_text), (), 0, True)],
                                                "a conditional write")
+                if fancy and elem_rank == 0 and not any(isinstance(c, gast.Slice) for c in comps):
+                    selected = (lift(self.lib, m, depth), value)  # a scatter takes the updates where the test holds
                 merged = self.lib.call("where", m.node, v.node, z.node)
                 if value.python:
                     # the loop updates by a weak Python number, in the element's dtype (`+= 7`
@@ -290,6 +293,19 @@ class WritesMixin:
         if scatter:
             ufunc = OPERATORS[red].np_scatter
             idx = _slices_as_calls(node.slice)
+            if selected is not None and not any(value.full[k] and not full[k] for k in range(depth)):
+                # under a test: only the iterations where it holds update (adding the identity
+                # elsewhere turns -0.0 into 0.0, and rounds an int64 element through a float term)
+                value = selected[1]
+                parts = list(idx.elts) if isinstance(idx, gast.Tuple) else [idx]
+                names = [self.namer.new("sel") for _ in range(len(parts) + 2)]
+                self.out += templates.replace(f"{', '.join(names)} = {self.lib.alias}.broadcast_arrays(M, "
+                                              + ", ".join(f"P{k}" for k in range(len(parts))) + ", V)",
+                                              M=selected[0].node, V=value.node,
+                                              **{f"P{k}": p for k, p in enumerate(parts)})
+                mask_name, picked = names[0], [f"{n}[{names[0]}]" for n in names[1:]]
+                idx = templates.expr(f"({', '.join(picked[:-1])},)")
+                value = value.with_node(templates.expr(picked[-1]))
             right = value.node if not isinstance(op, gast.Sub) else gast.UnaryOp(op=gast.USub(), operand=value.node)
             if value.python:
                 # `np.add.at` takes a Python number as an int64 or float64 array, not weakly as
