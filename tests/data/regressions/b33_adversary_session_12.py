@@ -133,3 +133,15 @@ CALLS += [("scattered_under_a_test", "np.array([2**60 + 1, 7]), np.array([0, 1, 
           ("scattered_one_under_a_test", "np.array([2**63 + 1, 2], dtype=np.uint64), np.array([0, 1]), "
                                          "np.array([1.0, 0.0])")]
 REWRITTEN += ("scattered_under_a_test", "scattered_one_under_a_test")
+
+
+def complex_arm_in_arithmetic(x, c):
+    # (helper-28) a complex Python arm made the float arm's arithmetic complex: `inf * 2` is
+    # `inf+nanj` as a complex product; the loop keeps it a float on those iterations
+    out = np.zeros(len(x), dtype=complex)
+    for i in range(len(x)):
+        out[i] = (x[i] if c[i] > 0 else 1j) * 2
+    return out
+
+
+CALLS += [("complex_arm_in_arithmetic", "np.array([np.inf, 1.0]), np.array([1.0, -1.0])")]
