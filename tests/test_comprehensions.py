@@ -72,10 +72,23 @@ def test_the_batched_array_never_aliases_an_argument():
     assert not X.any()
 
 
+def test_python_floats_beside_float64_items_run_batched_on_float64_arrays_only():
+    """``np.array([x[0] if x[0] > 0 else 0.5 for x in X])`` holds float64 where ``X`` does, as
+    the batched ``where`` does; for float32 or int rows its dtype depends on the data, and the
+    comprehension runs (checked in front)."""
+    source = "import numpy as np\n\n\ndef f(X, w):\n    return np.array([x[0] if x[0] > 0 else 0.5 for x in X])\n"
+    result = transpile_source(source, "m.py")
+    assert _only_plan(result).rewritten
+    assert "np.asarray(X).dtype == np.float64" in result.code
+    rng = np.random.default_rng(4)
+    for X in (rng.normal(size=(5, 2)), rng.normal(size=(5, 2)).astype(np.float32), np.array([[-1, 2], [3, 4]])):
+        want, got = _run(source, "f", X, 0), _run(result.code, "f", X, 0)
+        assert got.dtype == want.dtype and np.array_equal(got, want), (X.dtype, want, got)
+
+
 STAY = {
     # np.array([0, 0]) holds ints, np.where(c, x, 0) floats: the dtype would depend on the data
     "python number on some items": "np.array([x[0] if x[0] > 0 else 0 for x in X])",
-    "python float on some items": "np.array([x[0] if x[0] > 0 else 0.5 for x in X])",
     "a generator": "np.sum(x[0] for x in X)",
     "part of a larger expression": "np.sum([x[0] for x in X]) + np.sum(w)",
     "a computed argument": "np.sum([x for x in X], axis=int(w[0] > 9))",

@@ -1140,3 +1140,70 @@ def test_an_ellipsis_beside_a_mask_is_left_as_written():
     assert not result.plans[0].rewritten
     assert "`x[i][..., x[i, 0] > 0]`: a per-iteration index into a per-iteration value" in \
         result.plans[0].remarks[-1].message
+
+
+def test_pow_of_two_arguments_is_the_power_operator():
+    """`pow(a[i] - b[i], 2)` calls `__pow__` as `**` does: a sum of squares is a reduction;
+    `pow` with a modulus keeps the loop."""
+    source = textwrap.dedent("""\
+        import numpy as np
+
+
+        def f(a, b):
+            dist = 0.0
+            for i in range(len(a)):
+                dist += pow(a[i] - b[i], 2)
+            return dist
+        """)
+    result = transpile_source(source, "m.py")
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    assert "** 2" in result.code.split("else:")[0]
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(size=9), rng.normal(size=9)
+    np.testing.assert_allclose(_run(result.code, a, b), _run(source, a, b), rtol=1e-12)
+    modulus = source.replace("dist = 0.0", "dist = 0").replace("pow(a[i] - b[i], 2)", "pow(a[i], 2, 7)")
+    assert not transpile_source(modulus, "m.py").plans[0].rewritten
+
+
+def test_a_comprehension_variable_is_not_the_loop_variable():
+    """`[y[i] for i in near]` binds its own `i` (a comprehension has its own scope): the loop
+    variable `i` is not reassigned, and the loop's verdict is its own."""
+    source = textwrap.dedent("""\
+        import numpy as np
+
+
+        def f(x, y):
+            out = np.empty(len(x))
+            for i in range(len(x)):
+                near = np.array([y[i] for i in range(2)])
+                out[i] = x[i] + near.sum()
+            return out
+        """)
+    (plan,) = transpile_source(source, "m.py").plans
+    assert not any(r.code == "PF211" for r in plan.remarks), [r.message for r in plan.remarks]
+    assert any(r.code == "PF101" for r in plan.remarks), [r.message for r in plan.remarks]
+    walrus = source.replace("[y[i] for i in range(2)]", "[(i := j) for j in range(2)]")
+    (plan,) = transpile_source(walrus, "m.py").plans
+    assert any(r.code == "PF211" for r in plan.remarks), "`:=` in a comprehension binds the loop's `i`"
+
+
+def test_a_one_item_list_index_keeps_its_axis():
+    """`gains[..., [b]]` (a band's gain as a length-1 axis, to broadcast) is
+    `gains[..., b, None]`; a list holding a bool is a mask, and keeps the loop."""
+    source = textwrap.dedent("""\
+        import numpy as np
+
+
+        def f(coefs, gains):
+            for b in range(gains.shape[-1]):
+                coefs[b] *= gains[..., [b]]
+            return coefs
+        """)
+    result = transpile_source(source, "m.py")
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    assert "[b]]" not in result.code.split("else:")[0]
+    rng = np.random.default_rng(2)
+    coefs, gains = rng.normal(size=(4, 6)), rng.normal(size=4)
+    np.testing.assert_array_equal(_run(result.code, coefs.copy(), gains), _run(source, coefs.copy(), gains))
+    mask = source.replace("gains[..., [b]]", "gains[..., [b > 1]]")
+    assert not transpile_source(mask, "m.py").plans[0].rewritten

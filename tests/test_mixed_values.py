@@ -145,3 +145,69 @@ def test_an_operator_whose_result_differs_between_the_kinds_keeps_the_loop(sourc
     (plan,) = transpile_source(source, "m.py").plans
     assert not plan.rewritten
     assert any(why in r.message for r in plan.remarks), [r.message for r in plan.remarks]
+
+
+@pytest.mark.parametrize("arm", ["x[i] > 0", "np.isnan(x[i])", "np.argmax(y[i])", "np.sum(y[i] > 0)",
+                                 "(x[i] > 0) * 2", "x[i].astype(int)"])
+def test_a_numpy_arm_of_bools_or_ints_in_arithmetic_keeps_the_loop(arm):
+    """`(x[i] > 0) if c else 0.5`, then `v + v`: the loop adds two NumPy bools (`True + True`
+    is `True`, stored 1.0) where the batched `where` holds float64 (2.0); the same for ints
+    past 2**53 and `-0`."""
+    source = f'''
+import numpy as np
+
+def f(x, y, c):
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        v = {arm} if c[i] > 0 else 0.5
+        out[i] = v + v
+    return out
+'''
+    (plan,) = transpile_source(source, "m.py").plans
+    assert not plan.rewritten
+    assert any("one of them an int or a bool" in r.message for r in plan.remarks), \
+        [r.message for r in plan.remarks]
+
+
+@pytest.mark.parametrize("arm", ["x[i]", "np.mean(y[i])", "(x[i] > 0) / 2", "np.sqrt(x[i] ** 2)", "-y[i, 0]"])
+def test_a_float_arm_in_arithmetic_is_batched(arm):
+    """Arms that are float64 wherever the arrays read are (checked in front) compute as the
+    batched `where` does: an array read, a mean, a true division, a float-valued function."""
+    source = f'''
+import numpy as np
+
+def f(x, y, c):
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        v = {arm} if c[i] > 0 else 0.5
+        out[i] = v + v
+    return out
+'''
+    loop, new, _ = _rewritten(source)
+    rng = np.random.default_rng(3)
+    x, y, c = rng.normal(size=6), rng.normal(size=(6, 3)), rng.normal(size=6)
+    np.testing.assert_array_equal(new(x, y, c), loop(x, y, c))
+
+
+COLLECTED_TWO_KINDS = '''
+import numpy as np
+
+def f(edges, keep):
+    widths = []
+    for b, (lo, hi) in enumerate(edges):
+        start = 0.0 if b == 0 and keep else lo
+        widths.append(hi - start)
+    return np.array(widths)
+'''
+
+
+def test_python_floats_beside_float64_values_are_collected_into_an_array():
+    """A list of Python floats and float64 NumPy values becomes a float64 array either way; with
+    float32 (or int) edges the list holds values of two dtypes, and the loop runs."""
+    loop, new, code = _rewritten(COLLECTED_TWO_KINDS)
+    assert "np.asarray(edges).dtype == np.float64" in code
+    edges = np.array([[1.0, 2.5], [2.5, 7.25], [7.25, 9.0]])
+    for keep in (True, False):
+        for e in (edges, edges.astype(np.float32), np.array([[1, 3], [3, 8]])):
+            want, got = loop(e, keep), new(e, keep)
+            assert got.dtype == want.dtype and np.array_equal(got, want), (e.dtype, keep, want, got)

@@ -18,9 +18,14 @@ def _scope_nodes(stmts):
 
 
 def _stored_names(stmts) -> dict[str, list[gast.Name]]:
+    """The names ``stmts`` bind in their own scope, each with its stores. A comprehension's
+    targets live in the comprehension's scope (Python 3), so they are not stores of ``stmts``;
+    a ``:=`` inside a comprehension binds in the enclosing scope and is one."""
     stored: dict[str, list[gast.Name]] = {}
+    private = {id(n) for node in _scope_nodes(stmts) if isinstance(node, gast.comprehension)
+               for n in gast.walk(node.target)}
     for node in _scope_nodes(stmts):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store) and id(node) not in private:
             stored.setdefault(node.id, []).append(node)
     return stored
 

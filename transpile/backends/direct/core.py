@@ -45,6 +45,12 @@ class Val:
             batched code that is a number of that kind (``c * 0``). Where the value meets a
             NumPy array it is cast to ``np.result_type(array, witness)``, NumPy's own rule for
             either kind (NEP 50).
+        floaty: a float64 NumPy value (or a Python float) on every iteration where every array
+            the loop reads holds float64 values (:meth:`ExpressionsMixin._floaty`): an array
+            read, a true division, a float-valued function. A comparison's bools or an
+            ``argmax``'s ints are not, so a value that is such a NumPy value on some
+            iterations and a Python number on others computes otherwise than the batched
+            float64 ``where`` (``True + True`` is ``True``).
     """
 
     node: gast.expr
@@ -56,6 +62,7 @@ class Val:
     pytype: str | None = None  # for a Python number: `int`, `float`, `bool` or `complex` when known
     scalar: bool = False
     witness: gast.expr | None = None
+    floaty: bool = False
 
     @property
     def depth(self) -> int:
@@ -130,7 +137,7 @@ def lift(lib: Lib, val: Val, depth: int) -> Val:
         return val
     node = insert_axes(lib, val, val.depth, depth - val.depth)
     return Val(node, val.full + (False,) * (depth - val.depth), val.rank, val.python, mixed=val.mixed,
-               pytype=val.pytype, scalar=val.scalar, witness=val.witness)
+               pytype=val.pytype, scalar=val.scalar, witness=val.witness, floaty=val.floaty)
 
 
 def mixes(a: Val, b: Val) -> bool:
@@ -148,10 +155,12 @@ def merged(node, full, rank, a: Val, b: Val) -> Val:
     if isinstance(node, gast.Call) and len(node.args) == 3:
         node.pforge_merge = True  # (a direct store casts each arm: `writes._cast_arms`)
     mixed = mixes(a, b)
-    if mixed and not same and any(v.mixed == INT_ARM or v.python and not _float_like(v) for v in (a, b)):
-        mixed = INT_ARM
+    if mixed and not same and any(v.mixed == INT_ARM or (not _float_like(v) if v.python else not v.floaty)
+                                  for v in (a, b)):
+        mixed = INT_ARM  # (a NumPy arm of bools or ints: `(x[i] > 0) if c else 0.5`)
     return Val(node, full, rank, same, mixed=mixed, pytype=a.pytype if same else None,
-               scalar=a.scalar and b.scalar)
+               scalar=a.scalar and b.scalar,
+               floaty=all(v.floaty or v.python and v.pytype == "float" for v in (a, b)))
 
 
 #: :attr:`Val.mixed` of a value one of whose kinds is a Python int that may compute otherwise

@@ -90,6 +90,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.arrays: set[str] = set()  # names that must be arrays (`RewriteResult.arrays`)
         self.not_inlined: dict[str, str] = {}  # module function -> why it was not inlined
         self.mixed_arithmetic = False  # computes with a value of two kinds (:meth:`_default_dtypes`)
+        self.floaty_seen: dict[int, tuple] = {}  # id(node) -> (node, :attr:`Val.floaty`) for :meth:`_floaty`
         self._declined: str | None = None  # why the last partial evaluation gave no expression
         self.nonempty = False  # a list NumPy reads as an array: right only where the loop runs
         self.needs_trip = False  # an element at a fixed index: read only where the loop runs
@@ -259,6 +260,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
             stmt.value.args[0] = batched
             if callee == "numpy.asarray":  # the batched value may be an argument itself (`[r for r in x]`)
                 stmt.value.func = self.lib.fn("array")
+        self._default_dtypes()
         return LoopRewrite(self.out + [stmt], [], {}, self._pattern(), anchor=anchor, checks=list(self.checks))
 
     def _snapshots(self):

@@ -30,6 +30,18 @@ _WEAK_ZEROS = {"int": "0", "float": "0.0", "complex": "0j", "bool": "False"}
 _FLOAT_VALUED = {f"numpy.{f}" for f in ("sqrt exp exp2 expm1 log log2 log10 log1p sin cos tan arcsin arccos "
                                         "arctan sinh cosh tanh arcsinh arccosh arctanh").split()}
 
+#: functions whose result is float64 for float64, int and bool arguments (:meth:`ExpressionsMixin._floaty`)
+_FLOAT_RESULT = {f"numpy.{f}" for f in "mean average std var true_divide divide linspace nanmean".split()}
+#: functions whose result is float64 where an argument is (NumPy's promotion to the widest)
+_FLOAT_KEEPING = {f"numpy.{f}" for f in (
+    "sum prod max min amax amin nansum nanmax nanmin abs absolute fabs maximum minimum fmax fmin dot matmul "
+    "clip cumsum cumprod square negative round around floor ceil trunc rint sign transpose reshape ravel "
+    "asarray array squeeze expand_dims concatenate stack hstack vstack where einsum outer inner tensordot "
+    "sort take power add subtract multiply diff flip roll copy median percentile quantile").split()} | {
+    "builtins.abs", "builtins.min", "builtins.max", "builtins.sum"}
+_FLOAT_KEEPING_METHODS = frozenset("sum prod max min mean std var cumsum cumprod dot transpose reshape ravel "
+                                   "squeeze copy flatten round clip".split())
+
 #: expressions that compute a new number from their operands (see :meth:`ExpressionsMixin.ev`;
 #: a call, whose arguments' kinds decide, is seen in :meth:`ExpressionsMixin._ev_Call`)
 _COMPUTING = (gast.BinOp, gast.UnaryOp, gast.Compare)
@@ -76,6 +88,11 @@ class ExpressionsMixin:
             result = method(node)
         finally:
             mixed, self.mixing = self.mixing, outer
+        if self._np:
+            floaty = result.floaty or self._floaty(node, result)
+            self.floaty_seen[id(node)] = (node, floaty)  # (the node kept: its id is not reused)
+            if floaty != result.floaty:
+                result = result.with_node(result.node, floaty=floaty)
         if mixed and self._np and isinstance(node, _COMPUTING):
             # `(x[i] if c else 0.1) * 3`: in the loop, the Python number's iterations compute in
             # Python (or weakly, in the other operand's dtype) and the others in the array's
@@ -83,9 +100,10 @@ class ExpressionsMixin:
             # Python's numbers compute as float64 does (ints within 2**53), so where every array
             # the loop reads holds float64 values, checked in front, the two agree.
             if mixed == INT_ARM:
-                raise Unsupported(f"`{gast.unparse(node).strip()}` computes with a value that is a Python int "
-                                  "on some iterations and a NumPy value on others, which may compute otherwise "
-                                  "than the batched float64 (`-0` is 0, ints past 2**53)")
+                raise Unsupported(f"`{gast.unparse(node).strip()}` computes with a value that is a Python number "
+                                  "on some iterations and a NumPy value on others, one of them an int or a bool, "
+                                  "which may compute otherwise than the batched float64 (`-0` is 0, ints past "
+                                  "2**53, `True + True` is `True`)")
             if isinstance(node, gast.BinOp) and (isinstance(node.op, gast.MatMult) or isinstance(node.op, gast.Pow) and not (
                     # (a float power of a negative Python float is complex, of a float64 nan)
                     isinstance(node.right, gast.Constant) and type(node.right.value) is int and node.right.value >= 0)) or \
@@ -144,6 +162,41 @@ class ExpressionsMixin:
         if shape is not None:
             return Val(node, (), shape.rank)
         return Val(node, (), None)
+
+    def _floaty(self, node, result: Val) -> bool:
+        """Whether ``node`` (of the loop body, batched as ``result``) is a float64 NumPy value
+        or a Python float on every iteration, given float64 arrays (:attr:`Val.floaty`): from
+        the kinds of its operands, which :meth:`ev` saw before it. Unknown is False."""
+        def seen(child) -> bool:
+            entry = self.floaty_seen.get(id(child))
+            return entry is not None and entry[0] is child and entry[1]
+
+        if result.python:
+            return result.pytype == "float"
+        if isinstance(node, gast.Name):  # an array the loop reads (a loop local's Val says)
+            shape = self._shape_of(node.id) if node.id not in self.env else None
+            return shape is not None and shape.rank is not None and shape.rank >= 1
+        if isinstance(node, gast.Subscript):
+            return seen(node.value)
+        if isinstance(node, gast.Attribute):
+            return node.attr in ("T", "real", "flat") and seen(node.value)
+        if isinstance(node, gast.BinOp):  # float64 beside a bool or an int is float64
+            return isinstance(node.op, gast.Div) or not isinstance(
+                node.op, (gast.BitAnd, gast.BitOr, gast.BitXor, gast.LShift, gast.RShift)) and (
+                seen(node.left) or seen(node.right))
+        if isinstance(node, gast.UnaryOp):
+            return isinstance(node.op, (gast.USub, gast.UAdd)) and seen(node.operand)
+        if isinstance(node, gast.Call):
+            if any(k.arg == "dtype" for k in node.keywords):
+                return False
+            name = self.ctx.imports.resolve(node.func)
+            if name in _FLOAT_VALUED or name in _FLOAT_RESULT:
+                return True
+            if name in _FLOAT_KEEPING:  # (`where`'s test is not a value of its result)
+                return any(seen(a) for a in node.args[name == "numpy.where":])
+            if name is None and isinstance(node.func, gast.Attribute) and node.func.attr in _FLOAT_KEEPING_METHODS:
+                return seen(node.func.value)
+        return False
 
     def _ind_val(self, ind: Ind) -> Val:
         """A loop index used as a value: ``i = np.arange(start, stop, step)`` on its loop axis."""
@@ -427,6 +480,10 @@ class ExpressionsMixin:
         if name in ("builtins.min", "builtins.max", "builtins.abs", "builtins.len", "builtins.int",
                     "builtins.float", "builtins.bool", "builtins.round"):
             return self._builtin(node, name)
+        if name == "builtins.pow" and len(node.args) == 2 and not node.keywords:
+            # `pow(x, y)` calls `x.__pow__(y)`, as `x ** y` does (three arguments: a modulus)
+            return self.ev(gast.copy_location(gast.BinOp(left=node.args[0], op=gast.Pow(),
+                                                         right=node.args[1]), node))
         if name in _LIST_ARG_RULES:
             pos = [Val(node.args[0], (), None)] + [self.ev(a) for a in node.args[1:]]
         else:

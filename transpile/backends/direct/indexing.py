@@ -66,6 +66,9 @@ class IndexingMixin:
         merged = self._merged_chain(node)
         if merged is not node:
             return self.ev(merged)
+        listed = self._without_one_item_list(node)
+        if listed is not node:
+            return self.ev(listed)
         expanded = self._without_ellipsis(node)
         if expanded is not node:
             return self.ev(expanded)
@@ -125,6 +128,26 @@ class IndexingMixin:
             if value is not None and not value.stacked and value.rank == 0:
                 return True
         return False
+
+    def _without_one_item_list(self, node):
+        """``x[..., [b]]`` as ``x[..., b, None]`` when ``b`` is a Python int and every other
+        index is a slice, ``...`` or ``None``: a one-item list is an array index that keeps
+        its axis (of length 1) in place, which NumPy puts where an int index and ``None`` put
+        it (advanced indices beside int indices move their axes first, so none may be there);
+        else ``node``."""
+        comps = _components(node.slice)
+        lists = [k for k, c in enumerate(comps) if isinstance(c, gast.List)]
+        if not isinstance(node.ctx, gast.Load) or len(lists) != 1 or len(comps[lists[0]].elts) != 1 \
+                or not all(k in lists or isinstance(c, gast.Slice) or _is_ellipsis(c) or _is_newaxis(c, self.ctx)
+                           for k, c in enumerate(comps)):
+            return node
+        item = comps[lists[0]].elts[0]
+        value = self._aside(item)
+        if value is None or not value.python or value.pytype != "int" or value.rank != 0:
+            return node  # (a bool in a list is a mask)
+        parts = comps[:lists[0]] + [item, gast.Constant(value=None, kind=None)] + comps[lists[0] + 1:]
+        return gast.copy_location(gast.Subscript(value=node.value, slice=gast.Tuple(elts=parts, ctx=gast.Load()),
+                                                 ctx=node.ctx), node)
 
     def _without_ellipsis(self, node):
         """``x[..., i]`` as ``x[:, i]`` when the rank of ``x`` (per iteration, for a value of the
