@@ -303,10 +303,12 @@ def test_masked_selections_read_by_len_sum_and_mean():
     assert all(p.rewritten for p in result.plans), [r.message for p in result.plans for r in p.remarks]
     assert "np.where(grey < t" in result.code.split("else:")[0] or "grey < t" in result.code
     rng = np.random.default_rng(2)
-    # `np.mean(lo) if ... else 0.` in arithmetic: batched where every array read is float64;
-    # an int image runs the loop (a Python float beside an int64 value rounds past 2**53)
+    # `np.mean(lo) if ... else 0.` in arithmetic: a mean of ints is float64, as of floats, so
+    # batched where every array read is float64, an int or a bool; a float32 image (whose
+    # mean is float32, beside a Python float in float32) runs the loop
     for grey, batched in ((rng.integers(0, 9, (5, 6)).astype(float), True), (np.full((2, 3), 4.0), True),
-                          (rng.integers(0, 9, (5, 6)), False)):
+                          (rng.integers(0, 9, (5, 6)), True), (rng.integers(0, 9, (5, 6)).astype(np.uint8), True),
+                          (rng.integers(0, 9, (5, 6)).astype(np.float32), False)):
         y = rng.integers(0, 3, 7).astype(float)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # the mean of an empty selection

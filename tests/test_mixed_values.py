@@ -211,3 +211,72 @@ def test_python_floats_beside_float64_values_are_collected_into_an_array():
         for e in (edges, edges.astype(np.float32), np.array([[1, 3], [3, 8]])):
             want, got = loop(e, keep), new(e, keep)
             assert got.dtype == want.dtype and np.array_equal(got, want), (e.dtype, keep, want, got)
+
+
+def test_an_int_operand_beside_a_python_int_arm_keeps_the_loop():
+    """`(x[i] if c else -1) * k` with an int `k` of 0: the loop's `-1 * 0` is the int 0, stored
+    0.0; the batched `-1.0 * 0` is -0.0. A float64 operand, or a true division, computes as
+    the batched code does."""
+    source = '''
+import numpy as np
+
+def f(x, c, k):
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        v = x[i] if c[i] > 0 else -1
+        out[i] = v * k
+    return out
+'''
+    (plan,) = transpile_source(source, "m.py").plans
+    assert not plan.rewritten
+    assert any("`k`, which may not be float64" in r.message for r in plan.remarks), [r.message for r in plan.remarks]
+    for kept in ("v * x[i]", "v / k"):
+        loop, new, _ = _rewritten(source.replace("v * k", kept))
+        x, c = np.array([1.5, 2.25, 0.0]), np.array([0.0, 1.0, 0.0])
+        for k in ((0, 3, 0.5) if "*" in kept else (3, -2, 0.5)):
+            want, got = loop(x, c, k), new(x, c, k)
+            assert np.array_equal(np.signbit(got), np.signbit(want)) and np.array_equal(got, want), (kept, k)
+
+
+def test_a_narrowed_operand_keeps_the_loop():
+    """`v + x[i].astype(np.float32)`: the loop adds a Python float to a float32 in float32,
+    where the batched float64 `where` adds in float64."""
+    source = '''
+import numpy as np
+
+def f(x, c):
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        v = x[i] if c[i] > 0 else 0.1
+        out[i] = v + x[i].astype(np.float32)
+    return out
+'''
+    (plan,) = transpile_source(source, "m.py").plans
+    assert not plan.rewritten
+    assert any("which may not be float64" in r.message for r in plan.remarks), [r.message for r in plan.remarks]
+
+
+MEAN_OR_ZERO = '''
+import numpy as np
+
+def f(img, c):
+    out = np.zeros(len(img))
+    for i in range(len(img)):
+        m = np.mean(img[i]) if c[i] > 0 else 0.0
+        out[i] = (m - 3) ** 2 * 0.5
+    return out
+'''
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int64, np.bool_, np.float32, np.float64], ids=lambda d: np.dtype(d).name)
+def test_a_mean_of_int_arrays_beside_a_python_float_runs_batched(dtype):
+    """A mean of ints or bools is float64, as a Python float computes: the check in front
+    lets int, uint and bool arrays through (`dtype.kind in 'biu'`), where a float32 image
+    (whose mean is float32) runs the loop."""
+    loop, new, code = _rewritten(MEAN_OR_ZERO)
+    assert "np.asarray(img).dtype.kind in 'biu'" in code
+    rng = np.random.default_rng(6)
+    img = (rng.random((5, 4)) * 200).astype(dtype)
+    c = rng.normal(size=5)
+    want, got = loop(img, c), new(img, c)
+    assert got.dtype == want.dtype and np.array_equal(got, want), (want, got)

@@ -9,7 +9,8 @@ import gast
 
 from pforge.transpile import templates
 from pforge.transpile.backends.direct import core
-from pforge.transpile.backends.direct.core import INT_ARM, Unsupported, Val, const, lift
+from pforge.transpile.backends.direct.core import (FLOAT_ARMS, FLOAT_ARMS_LOOSE, LOOSE, STRICT, Unsupported, Val,
+                                                   const, lift)
 from pforge.transpile.backends.direct.shared import _Pending, _loads
 
 
@@ -88,10 +89,12 @@ class CollectorsMixin:
             raise Unsupported(f"appends to {label} a value that does not vary along every loop axis")
         if self.lib.kind == "np" and col.kind not in ("list", "extend"):
             self.nonempty = True  # no rows: `np.array([])` is `(0,)` floats, whatever the rows were
-        if value.mixed and value.floaty and not value.mixed == INT_ARM and col.kind not in ("list", "extend"):
+        if value.mixed in (FLOAT_ARMS, FLOAT_ARMS_LOOSE) and value.floaty and col.kind not in ("list", "extend"):
             # Python floats beside float64 NumPy values (checked in front: every array the
-            # loop reads holds float64): the array holds float64, as the batched one does
-            self.mixed_arithmetic = True
+            # loop reads holds float64, or an int or bool dtype for a mean): the array holds
+            # float64, as the batched one does
+            level = LOOSE if value.floaty == LOOSE else STRICT
+            self.mixed_arithmetic = level if not self.mixed_arithmetic else min(self.mixed_arithmetic, level)
         elif value.mixed and lib_infers_dtype(self.lib, col):
             raise Unsupported(f"{label} gets values of two types (a Python number on some iterations and a "
                               "NumPy value on others, or an int and a float), so the array it becomes has "

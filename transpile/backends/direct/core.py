@@ -45,12 +45,18 @@ class Val:
             batched code that is a number of that kind (``c * 0``). Where the value meets a
             NumPy array it is cast to ``np.result_type(array, witness)``, NumPy's own rule for
             either kind (NEP 50).
-        floaty: a float64 NumPy value (or a Python float) on every iteration where every array
-            the loop reads holds float64 values (:meth:`ExpressionsMixin._floaty`): an array
-            read, a true division, a float-valued function. A comparison's bools or an
-            ``argmax``'s ints are not, so a value that is such a NumPy value on some
-            iterations and a Python number on others computes otherwise than the batched
-            float64 ``where`` (``True + True`` is ``True``).
+        floaty: where the value is a float64 NumPy value (or a Python float) on every
+            iteration: :data:`STRICT` where every array the loop reads holds float64 values
+            (an array read, a float-valued function of one), :data:`LOOSE` also where they
+            hold ints or bools (a mean, a true division), 0 when not known
+            (:meth:`ExpressionsMixin._kinds`). A comparison's bools or an ``argmax``'s ints
+            are not float64, so a value that is such a NumPy value on some iterations and a
+            Python number on others computes otherwise than the batched float64 ``where``
+            (``True + True`` is ``True``).
+        wide: where the value's dtype is float64, an int or bool one (or it is a Python
+            number), in the same terms: such a value computes with a float64 one, or a
+            Python float, in float64, where a float32 one computes with a Python float in
+            float32.
     """
 
     node: gast.expr
@@ -62,7 +68,8 @@ class Val:
     pytype: str | None = None  # for a Python number: `int`, `float`, `bool` or `complex` when known
     scalar: bool = False
     witness: gast.expr | None = None
-    floaty: bool = False
+    floaty: int = 0
+    wide: int = 0
 
     @property
     def depth(self) -> int:
@@ -137,7 +144,8 @@ def lift(lib: Lib, val: Val, depth: int) -> Val:
         return val
     node = insert_axes(lib, val, val.depth, depth - val.depth)
     return Val(node, val.full + (False,) * (depth - val.depth), val.rank, val.python, mixed=val.mixed,
-               pytype=val.pytype, scalar=val.scalar, witness=val.witness, floaty=val.floaty)
+               pytype=val.pytype, scalar=val.scalar, witness=val.witness, floaty=val.floaty,
+               wide=val.wide)
 
 
 def mixes(a: Val, b: Val) -> bool:
@@ -155,18 +163,41 @@ def merged(node, full, rank, a: Val, b: Val) -> Val:
     if isinstance(node, gast.Call) and len(node.args) == 3:
         node.pforge_merge = True  # (a direct store casts each arm: `writes._cast_arms`)
     mixed = mixes(a, b)
-    if mixed and not same and any(v.mixed == INT_ARM or (not _float_like(v) if v.python else not v.floaty)
-                                  for v in (a, b)):
-        mixed = INT_ARM  # (a NumPy arm of bools or ints: `(x[i] > 0) if c else 0.5`)
+    if mixed and not same:
+        if any(v.mixed == INT_ARM or (not _float_like(v) if v.python else not v.floaty) for v in (a, b)):
+            mixed = INT_ARM  # (a NumPy arm of bools or ints: `(x[i] > 0) if c else 0.5`)
+        else:
+            floats = all(v.pytype == "float" for v in (a, b) if v.python)
+            own = (FLOAT_ARMS_LOOSE if all(v.floaty == LOOSE for v in (a, b) if not v.python) else FLOAT_ARMS) \
+                if floats else True
+            mixed = join_mixed(own, a.mixed, b.mixed)
     return Val(node, full, rank, same, mixed=mixed, pytype=a.pytype if same else None,
                scalar=a.scalar and b.scalar,
-               floaty=all(v.floaty or v.python and v.pytype == "float" for v in (a, b)))
+               floaty=min((LOOSE if v.pytype == "float" else 0) if v.python else v.floaty for v in (a, b)),
+               wide=min(LOOSE if v.python else v.wide for v in (a, b)))
 
 
 #: :attr:`Val.mixed` of a value one of whose kinds is a Python int that may compute otherwise
 #: than a float64 would: 0 (``-0`` is 0, ``-0.0`` is not), one past 2**53, or one NumPy
-#: converts to int64 (``np.square(2**40)`` wraps)
+#: converts to int64 (``np.square(2**40)`` wraps), or a NumPy value not float64
 INT_ARM = "int"
+#: :attr:`Val.mixed` of a value whose Python numbers are floats and whose NumPy values are
+#: float64 where the arrays read are (:data:`STRICT`), or where they are float64, ints or bools
+#: (:data:`LOOSE`): it may compute with an int or bool NumPy value too (``0.5 * k`` is
+#: float64 as ``v * k`` is); ``True`` allows Python ints (nonzero, within 2**20) as well
+FLOAT_ARMS = "floats"
+FLOAT_ARMS_LOOSE = "floats, loose"
+_MIXED_ORDER = {False: 0, FLOAT_ARMS_LOOSE: 1, FLOAT_ARMS: 2, True: 3, INT_ARM: 4}
+
+#: levels of :attr:`Val.floaty` and :attr:`Val.wide`: what the arrays the loop reads must hold
+#: for the value to be float64 (or float64, an int or a bool): float64 only, or float64, ints
+#: and bools
+STRICT, LOOSE = 1, 2
+
+
+def join_mixed(*kinds):
+    """The :attr:`Val.mixed` of a value computed from values of these kinds: the widest."""
+    return max(kinds, key=lambda k: _MIXED_ORDER[k])
 
 
 def _float_like(v: Val) -> bool:

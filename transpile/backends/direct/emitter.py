@@ -25,7 +25,7 @@ from pforge.transpile import analysis, ranks, templates
 from pforge.transpile.analysis import COMPREHENSION, LoopInfo, ModuleContext
 from pforge.transpile.backends.direct.collectors import CollectorsMixin
 from pforge.transpile.backends.direct.conditionals import ConditionalsMixin
-from pforge.transpile.backends.direct.core import Lib, Unsupported, Val
+from pforge.transpile.backends.direct.core import LOOSE, Lib, Unsupported, Val
 from pforge.transpile.backends.direct.expressions import ExpressionsMixin
 from pforge.transpile.backends.direct.indexing import IndexingMixin
 from pforge.transpile.backends.direct.levels import LevelsMixin
@@ -89,8 +89,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.sliced: set[str] = set()  # names read through a slice (`RewriteResult.sliced`)
         self.arrays: set[str] = set()  # names that must be arrays (`RewriteResult.arrays`)
         self.not_inlined: dict[str, str] = {}  # module function -> why it was not inlined
-        self.mixed_arithmetic = False  # computes with a value of two kinds (:meth:`_default_dtypes`)
-        self.floaty_seen: dict[int, tuple] = {}  # id(node) -> (node, :attr:`Val.floaty`) for :meth:`_floaty`
+        self.mixed_arithmetic = 0  # computes with a value of two kinds: core.STRICT or LOOSE (:meth:`_default_dtypes`)
+        self.seen_vals: dict[int, tuple] = {}  # id(node) -> (node, its Val), for :meth:`_kinds`
         self._declined: str | None = None  # why the last partial evaluation gave no expression
         self.nonempty = False  # a list NumPy reads as an array: right only where the loop runs
         self.needs_trip = False  # an element at a fixed index: read only where the loop runs
@@ -152,7 +152,10 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         Python's floats compute as the batched ``float64`` arrays do, where a uint8 or float32
         value would wrap or round otherwise, a bool add as a bool, and an int64 one beside a
         Python float round past 2**53 (a Python int that may compute otherwise, :data:`INT_ARM`,
-        is refused before)."""
+        is refused before). Where every NumPy value of two kinds is float64 for int and bool
+        arrays too (a mean, a true division: :data:`core.LOOSE`) and computes only with such
+        values, an int or bool dtype passes as well (``np.mean(grey[grey < t])`` of a uint8
+        image is float64)."""
         if not self.mixed_arithmetic:
             return
         np_ = self.lib.alias
@@ -173,7 +176,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         for name in sorted(read - stored):
             if self._shape_of(name) is None:
                 continue
-            check = templates.expr(f"type(N) in (int, float, bool) or {np_}.asarray(N).dtype == {np_}.float64",
+            loose = f" or {np_}.asarray(N).dtype.kind in 'biu'" if self.mixed_arithmetic == LOOSE else ""
+            check = templates.expr(f"type(N) in (int, float, bool) or {np_}.asarray(N).dtype == {np_}.float64{loose}",
                                    N=templates.name(name))
             if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
                 self.checks.append(check)
@@ -335,6 +339,18 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         if rank is not None:
             return ranks.Shape(rank, None, inferred=rank > 0)
         return None
+
+    def _module_float(self, name: str) -> bool:
+        """Whether ``name`` is a module-level float literal (``force = 5.0``), bound once and
+        never rebound, and no parameter, local or free name of the function."""
+        fdef = self.info.function
+        if name in self.params or name in self.locals or name in self.free or fdef is not None and any(
+                isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store) for n in gast.walk(fdef)):
+            return False
+        value = module_value(self.ctx, name)
+        if isinstance(value, gast.UnaryOp) and isinstance(value.op, (gast.USub, gast.UAdd)):
+            value = value.operand
+        return isinstance(value, gast.Constant) and type(value.value) is float
 
     def _as_array(self, node):
         """``node`` when it is evidently an array, else ``np.asarray(node)``/``tf.convert_to_tensor``.

@@ -12,7 +12,8 @@ import gast
 from pforge.transpile import ranks, templates
 from pforge.transpile.analysis.aliasing import _fresh_value
 from pforge.transpile.backends.direct import core
-from pforge.transpile.backends.direct.core import INT_ARM, Args, Unsupported, Val, align, const, merged, python_result
+from pforge.transpile.backends.direct.core import (INT_ARM, LOOSE, STRICT, Args, Unsupported, Val, align, const,
+                                                   merged, python_result)
 from pforge.transpile.backends.direct.linalg import convert_matmul_operator
 from pforge.transpile.backends.direct.shared import Ind
 from pforge.transpile.consumers import ARRAY_READERS
@@ -89,10 +90,10 @@ class ExpressionsMixin:
         finally:
             mixed, self.mixing = self.mixing, outer
         if self._np:
-            floaty = result.floaty or self._floaty(node, result)
-            self.floaty_seen[id(node)] = (node, floaty)  # (the node kept: its id is not reused)
-            if floaty != result.floaty:
-                result = result.with_node(result.node, floaty=floaty)
+            floaty, wide = self._kinds(node, result)
+            floaty, wide = max(floaty, result.floaty), max(wide, result.wide)
+            if (floaty, wide) != (result.floaty, result.wide):
+                result = result.with_node(result.node, floaty=floaty, wide=wide)
         if mixed and self._np and isinstance(node, _COMPUTING):
             # `(x[i] if c else 0.1) * 3`: in the loop, the Python number's iterations compute in
             # Python (or weakly, in the other operand's dtype) and the others in the array's
@@ -111,12 +112,16 @@ class ExpressionsMixin:
                 raise Unsupported(f"`{gast.unparse(node).strip()}` computes with a value that is a Python "
                                   "number on some iterations and a NumPy value on others, or Python numbers "
                                   "of two types, with an operator whose result differs between them")
-            self.mixed_arithmetic = True
+            operands = [node.left, node.right] if isinstance(node, gast.BinOp) else [node.operand] \
+                if isinstance(node, gast.UnaryOp) else [node.left, *node.comparators]
+            self._mixed_operands(node, mixed, operands)
         if mixed or result.mixed:  # a value computed from a mixed one is mixed too
-            kind = INT_ARM if INT_ARM in (mixed, result.mixed) else True
+            kind = core.join_mixed(mixed, result.mixed)
             self.mixing = kind
             if result.mixed != kind:
                 result = result.with_node(result.node, mixed=kind)
+        if self._np:
+            self.seen_vals[id(node)] = (node, result)  # (the node kept: its id is not reused)
         if not result.stacked and result.node is node and any(
                 isinstance(n, gast.Name) and self._is_stacked_name(n.id) for n in gast.walk(node)):
             # An invariant result kept as written would still name the loop's variables
@@ -163,40 +168,133 @@ class ExpressionsMixin:
             return Val(node, (), shape.rank)
         return Val(node, (), None)
 
-    def _floaty(self, node, result: Val) -> bool:
-        """Whether ``node`` (of the loop body, batched as ``result``) is a float64 NumPy value
-        or a Python float on every iteration, given float64 arrays (:attr:`Val.floaty`): from
-        the kinds of its operands, which :meth:`ev` saw before it. Unknown is False."""
-        def seen(child) -> bool:
-            entry = self.floaty_seen.get(id(child))
-            return entry is not None and entry[0] is child and entry[1]
+    def _seen(self, child) -> Val | None:
+        """The Val :meth:`ev` gave ``child``, a node of the loop body, if it evaluated it."""
+        entry = self.seen_vals.get(id(child))
+        return entry[1] if entry is not None and entry[0] is child else None
+
+    def _kinds(self, node, result: Val) -> tuple[int, int]:
+        """:attr:`Val.floaty` and :attr:`Val.wide` of ``node`` (of the loop body, batched as
+        ``result``), from the kinds of its operands, which :meth:`ev` saw before it (NumPy's
+        promotion: float64 beside an int or a bool is float64, ints beside ints an int, a
+        comparison a bool; a mean or a true division of ints float64, a square root of an
+        int8 float16). Unknown is 0."""
+        def floaty(child) -> int:
+            v = child if isinstance(child, Val) else self._seen(child)
+            return 0 if v is None else (LOOSE if v.pytype == "float" else 0) if v.python else v.floaty
+
+        def wide(child) -> int:
+            v = child if isinstance(child, Val) else self._seen(child)
+            return 0 if v is None else LOOSE if v.python else v.wide
 
         if result.python:
-            return result.pytype == "float"
+            return floaty(result), LOOSE
         if isinstance(node, gast.Name):  # an array the loop reads (a loop local's Val says)
             shape = self._shape_of(node.id) if node.id not in self.env else None
-            return shape is not None and shape.rank is not None and shape.rank >= 1
+            if shape is None or shape.rank is None:
+                return 0, 0
+            # (checked in front: float64 or, at rank 0, a Python number; :meth:`_default_dtypes`)
+            if shape.rank == 0 and self._module_float(node.id):
+                return LOOSE, LOOSE  # `force = 5.0` at module level
+            return (STRICT, LOOSE) if shape.rank >= 1 else (0, LOOSE)
         if isinstance(node, gast.Subscript):
-            return seen(node.value)
+            return floaty(node.value), wide(node.value)
         if isinstance(node, gast.Attribute):
-            return node.attr in ("T", "real", "flat") and seen(node.value)
-        if isinstance(node, gast.BinOp):  # float64 beside a bool or an int is float64
-            return isinstance(node.op, gast.Div) or not isinstance(
-                node.op, (gast.BitAnd, gast.BitOr, gast.BitXor, gast.LShift, gast.RShift)) and (
-                seen(node.left) or seen(node.right))
+            return (floaty(node.value), wide(node.value)) if node.attr in ("T", "real", "flat") else (0, 0)
+        if isinstance(node, gast.Compare):
+            return 0, LOOSE
+        if isinstance(node, gast.BinOp):
+            both = min(wide(node.left), wide(node.right))
+            if isinstance(node.op, gast.Div):
+                return both, both
+            if isinstance(node.op, (gast.BitAnd, gast.BitOr, gast.BitXor, gast.LShift, gast.RShift, gast.MatMult)):
+                return 0, both
+            return min(both, max(floaty(node.left), floaty(node.right))), both
         if isinstance(node, gast.UnaryOp):
-            return isinstance(node.op, (gast.USub, gast.UAdd)) and seen(node.operand)
+            if isinstance(node.op, gast.Not):
+                return 0, LOOSE
+            return (floaty(node.operand) if not isinstance(node.op, gast.Invert) else 0), wide(node.operand)
         if isinstance(node, gast.Call):
-            if any(k.arg == "dtype" for k in node.keywords):
-                return False
+            if any(k.arg == "dtype" for k in node.keywords) or any(isinstance(a, gast.Starred) for a in node.args):
+                return 0, 0
             name = self.ctx.imports.resolve(node.func)
-            if name in _FLOAT_VALUED or name in _FLOAT_RESULT:
-                return True
-            if name in _FLOAT_KEEPING:  # (`where`'s test is not a value of its result)
-                return any(seen(a) for a in node.args[name == "numpy.where":])
-            if name is None and isinstance(node.func, gast.Attribute) and node.func.attr in _FLOAT_KEEPING_METHODS:
-                return seen(node.func.value)
+            method = node.func.attr if name is None and isinstance(node.func, gast.Attribute) else None
+            args = [node.func.value] if method else list(node.args)
+            if not args:
+                return 0, 0
+            first = args[0]
+            if isinstance(first, gast.Name) and first.id in self.selections:
+                first = self.selections[first.id][1]  # the array a selection takes its rows from
+            if name in _FLOAT_RESULT or method in ("mean", "std", "var"):
+                return wide(first), wide(first)
+            if name in _FLOAT_VALUED:  # (of an int8 or a bool, float16)
+                level = LOOSE if self._python_real(first) else floaty(first)
+                return level, level
+            if name in _FLOAT_KEEPING or method in _FLOAT_KEEPING_METHODS:
+                values = [first, *args[1:]][(name == "numpy.where"):]  # (`where`'s test is no value of it)
+                both = min((wide(a) for a in values), default=0)
+                return min(both, max((floaty(a) for a in values), default=0)), both
+        return 0, 0
+
+    def _python_real(self, node) -> bool:
+        """Whether ``node`` is a Python int or float, or a float64 scalar, on every iteration,
+        never a bool or a complex (NumPy's functions take those to float64): a number of that
+        type, the loop index, or arithmetic on Python numbers, among them the invariant
+        scalars checked in front to be ints, floats, bools or float64 (:meth:`_default_dtypes`;
+        ``True - True`` is the int 0). ``i - ox`` batched is an array, and these are its
+        iterations' values."""
+        v = self._seen(node)
+        if v is not None and v.python and v.pytype in ("int", "float"):
+            return True
+        if isinstance(node, gast.Constant):
+            return type(node.value) in (int, float)
+        if isinstance(node, gast.Name):
+            return isinstance(self.env.get(node.id), Ind)
+        if isinstance(node, gast.BinOp) and (
+                isinstance(node.op, (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod))
+                or isinstance(node.op, gast.Pow) and (constant_int(node.right) or -1) >= 0):
+            return all(self._python_number(c) for c in (node.left, node.right))
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+            return self._python_number(node.operand)
         return False
+
+    def _python_number(self, node) -> bool:
+        """A Python int, float or bool, or a float64 scalar, on every iteration (see
+        :meth:`_python_real`)."""
+        v = self._seen(node)
+        if v is not None and v.python and v.pytype == "bool":
+            return True
+        if isinstance(node, gast.Name) and node.id not in self.env:
+            shape = self._shape_of(node.id)
+            return shape is not None and shape.rank == 0  # (checked in front)
+        return self._python_real(node)
+
+    def _mixed_operands(self, node, kind, operands) -> None:
+        """Records what the arrays the loop reads must hold (:meth:`_default_dtypes`) for
+        ``node``, which computes with a value of two kinds (``kind``, its :attr:`Val.mixed`)
+        and with ``operands``, to compute as the batched float64 ``where`` does; raises
+        Unsupported where nothing makes it so (a float32 operand: a Python float beside it
+        computes in float32, a float64 one in float64)."""
+        level = LOOSE if kind == core.FLOAT_ARMS_LOOSE else STRICT
+        for operand in operands:
+            v = self._seen(operand)
+            if v is None:
+                raise Unsupported(f"`{gast.unparse(node).strip()}` computes with a value that is a Python number "
+                                  "on some iterations and a NumPy value on others, and with an operand of "
+                                  "unknown dtype")
+            if v.mixed or v.python or level == LOOSE and (v.floaty == LOOSE or v.wide == LOOSE):
+                continue
+            if v.floaty or v.wide and (kind in (core.FLOAT_ARMS, core.FLOAT_ARMS_LOOSE) or isinstance(
+                    node, gast.BinOp) and isinstance(node.op, gast.Div)):
+                # (an int or bool beside a Python int arm computes as an int: `0 * -1` is 0, the
+                # batched `0.0 * -1.0` -0.0; a true division is a float division either way)
+                level = STRICT
+                continue
+            raise Unsupported(f"`{gast.unparse(node).strip()}` computes with a value that is a Python number "
+                              f"on some iterations and a NumPy value on others, and with `"
+                              f"{gast.unparse(operand).strip()}`, which may not be float64: a Python float "
+                              "beside a float32 value computes in float32")
+        self.mixed_arithmetic = level if not self.mixed_arithmetic else min(self.mixed_arithmetic, level)
 
     def _ind_val(self, ind: Ind) -> Val:
         """A loop index used as a value: ``i = np.arange(start, stop, step)`` on its loop axis."""
@@ -499,7 +597,8 @@ class ExpressionsMixin:
             if name not in _FLOAT_VALUED or any(v.mixed == INT_ARM for v in [*pos, *kw.values()]):
                 raise Unsupported(f"`{gast.unparse(node).strip()}` on a value that is a Python number on some "
                                   "iterations and a NumPy value on others")
-            self.mixed_arithmetic = True
+            self._mixed_operands(node, core.join_mixed(*(v.mixed for v in [*pos, *kw.values()])),
+                                 [*node.args, *(k.value for k in node.keywords)])
         rule = core.lookup(name) if name else None
         if self.mask is not None and name in _RAISE_ON_VALUES and any(v.stacked for v in [*pos, *kw.values()]):
             raise Unsupported(f"`{name}` under a per-iteration test: it raises on values the loop never "

@@ -138,7 +138,7 @@ class LevelsMixin:
         seqs = []
         for target, seq in space.items:
             combinations = self._combinations(seq, target, space.kind)
-            floaty = False  # (rows of a float64 array are, :attr:`Val.floaty`)
+            kinds = {"floaty": 0, "wide": 0}  # (rows of an array are float64 where it is, :attr:`Val.floaty`)
             if combinations is not None:
                 node, rank = combinations
             else:
@@ -152,13 +152,13 @@ class LevelsMixin:
                 if rank is None:
                     raise Unsupported(f"the rank of `{gast.unparse(seq).strip()}` is unknown")
                 node = self._as_array(copy.deepcopy(seq))
-                floaty = val.floaty
+                kinds = {"floaty": val.floaty, "wide": val.wide}
             if rank == 0:
                 raise Unsupported("iterating over a scalar")
-            row = Val(node, (True,), rank - 1, floaty=floaty)
+            row = Val(node, (True,), rank - 1, **kinds)
             if depth > 1:
                 row = Val(core.insert_axes(self.lib, Val(node), 0, depth - 1), (False,) * (depth - 1) + (True,),
-                          rank - 1, floaty=floaty)
+                          rank - 1, **kinds)
             seqs.append(seq)
             if isinstance(target, gast.Name):
                 self.env[target.id] = row
@@ -175,7 +175,7 @@ class LevelsMixin:
                 for k, elt in enumerate(target.elts):
                     part = core.subscript(row.node, [gast.Slice(lower=None, upper=None, step=None)] * depth
                                           + [const(k)])
-                    self.env[elt.id] = Val(part, row.full, row.rank - 1, floaty=floaty)
+                    self.env[elt.id] = Val(part, row.full, row.rank - 1, **kinds)
             if depth == 1:
                 self.labels.append(gast.unparse(seq).strip())
         names = [s.id if isinstance(s, gast.Name) else None for s in seqs]
