@@ -1209,3 +1209,59 @@ def test_a_one_item_list_index_keeps_its_axis():
     np.testing.assert_array_equal(_run(result.code, coefs.copy(), gains), _run(source, coefs.copy(), gains))
     mask = source.replace("gains[..., [b]]", "gains[..., [b > 1]]")
     assert not transpile_source(mask, "m.py").plans[0].rewritten
+
+
+SVM_GRAD = textwrap.dedent("""\
+    import numpy as np
+
+
+    def f(W, X, y):
+        G = np.zeros(W.shape)
+        for i in range(X.shape[0]):
+            s = X[i].dot(W)
+            t = y[i]
+            for j in range(W.shape[1]):
+                if j != t and s[j] >= s[t] - 1:
+                    G[:, j] += X[i]
+                    G[:, t] -= X[i]
+        return G
+    """)
+
+
+def test_column_updates_in_a_nest_scatter_through_a_view_with_that_axis_first():
+    """cs231n's naive SVM gradient: `G[:, j] += X[i]` and `G[:, t] -= X[i]` under a test of
+    `i` and `j` are updates of `np.moveaxis(G, 1, 0)`'s rows, a view of `G`: `np.add.at` of
+    the masked rows, summed over `i` for `j` and over `j` for `t`, colliding classes added."""
+    result = transpile_source(SVM_GRAD, "m.py")
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    batched = result.code.split("else:")[0]
+    assert "np.moveaxis(G, 1, 0)" in batched and "np.add.at(" in batched
+    rng = np.random.default_rng(3)
+    for n, d, k in ((7, 3, 4), (1, 2, 2), (12, 5, 3)):
+        W, X, y = rng.normal(size=(d, k)), rng.normal(size=(n, d)), rng.integers(0, k, n)
+        np.testing.assert_allclose(_run(result.code, W, X, y), _run(SVM_GRAD, W, X, y), rtol=1e-12, atol=1e-12)
+
+
+def test_a_column_update_of_a_parameter_runs_the_loop_where_it_shares_memory():
+    """`G[:, y[i]] += X[i]` writes `G` through a view; where `X` is a view of `G` the loop
+    reads what earlier iterations wrote, and the check in front runs it."""
+    source = textwrap.dedent("""\
+        import numpy as np
+
+
+        def f(G, X, y):
+            for i in range(X.shape[0]):
+                G[:, y[i]] += X[i]
+            return G
+        """)
+    result = transpile_source(source, "m.py")
+    assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
+    assert "np.may_share_memory(G, X)" in result.code
+    rng = np.random.default_rng(4)
+    G, X, y = rng.normal(size=(3, 4)), rng.normal(size=(6, 3)), rng.integers(0, 4, 6)
+    np.testing.assert_allclose(_run(result.code, G.copy(), X, y), _run(source, G.copy(), X, y), rtol=1e-12)
+    shared = rng.normal(size=(3, 3))
+    np.testing.assert_array_equal(_run(result.code, shared.copy(), shared.copy().T, y[:3] % 3),
+                                  _run(source, shared.copy(), shared.copy().T, y[:3] % 3))
+    aliased, again = shared.copy(), shared.copy()
+    np.testing.assert_array_equal(_run(result.code, aliased, aliased.T, y[:3] % 3), _run(source, again, again.T, y[:3] % 3))

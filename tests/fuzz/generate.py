@@ -965,6 +965,24 @@ class _Builder:
                         (f"q{k}[b{k} * i:b{k} * (i + 1)] = q{k}[b{k} * (i + 1):b{k} * (i + 2)] + {self.expr(1)}",),
                         setup, outputs=(f"q{k}",))
 
+    def _column_scatter(self, k):
+        """``G[:, j] += R[i]`` or ``G[:, c[i]] -= R[i]`` in a loop over ``j`` under a test of
+        ``i`` and ``j`` (a linear SVM's gradient): updates along the second axis, some at
+        colliding columns; and ``H[c[i]] += R[i]`` there, whose index varies along ``i`` only."""
+        if not self.np:
+            return self._map(k)
+        self.reads.add("x")
+        test = self.rng.choice((f"j != c{k}[i] and {self.test()}", f"{self.expr(1)} > j - 1.5", f"j != c{k}[i]",
+                                f"{self.expr(1)} >= R{k}[i, 0] * j"))
+        update = self.rng.choice((f"G{k}[:, j] += R{k}[i]", f"G{k}[:, c{k}[i]] -= R{k}[i]",
+                                  f"H{k}[c{k}[i]] += R{k}[i]", f"G{k}[:, j] -= R{k}[i] * j",
+                                  f"G{k}[:, c{k}[i]] += {self.expr(1)}"))
+        body = ("for j in range(3):", f"    if {test}:", f"        {update}")
+        setup = (f"c{k} = (np.arange(len(x)) * 7) % 3",
+                 f"R{k} = np.stack([np.asarray(x, dtype=float), np.asarray(x, dtype=float) * 2 - 1], axis=1)",
+                 f"G{k} = np.zeros((2, 3))", f"H{k} = np.zeros((3, 2))")
+        return Fragment("column scatter", VECTORIZE, body, setup, outputs=(f"G{k}", f"H{k}"))
+
     def _rows(self, k):
         if not self.np:
             return self._carried(k)
@@ -981,7 +999,7 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("linearized", 2), ("comprehension", 2), ("helper", 2), ("first-assign", 2), ("scan", 3),
                ("block", 2), ("mark", 1), ("masked-private", 2), ("guarded-read", 2), ("local-helper", 2),
                ("list-row", 1), ("default-arm", 2), ("wrap-around", 2),
-               ("list-of-lists", 1), ("mixed-arithmetic", 2), ("conditional-update", 2))
+               ("list-of-lists", 1), ("mixed-arithmetic", 2), ("conditional-update", 2), ("column-scatter", 2))
 DEPENDENT = (("carried", 2), ("inner-of-carried", 1), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))

@@ -90,6 +90,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.arrays: set[str] = set()  # names that must be arrays (`RewriteResult.arrays`)
         self.not_inlined: dict[str, str] = {}  # module function -> why it was not inlined
         self.mixed_arithmetic = 0  # computes with a value of two kinds: core.STRICT or LOOSE (:meth:`_default_dtypes`)
+        self.moved_views: dict[tuple, str] = {}  # (array, axis) -> its view with that axis first
         self.seen_vals: dict[int, tuple] = {}  # id(node) -> (node, its Val), for :meth:`_kinds`
         self._declined: str | None = None  # why the last partial evaluation gave no expression
         self.nonempty = False  # a list NumPy reads as an array: right only where the loop runs
@@ -141,9 +142,29 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         replace.update(self.ta_replace)
         self._parameters_apart()
         self._default_dtypes()
+        self._views_in_front()
         if self.to_tf:
             self.out = [_ToTensorFlow(self.ctx, self.lib.alias).visit(stmt) for stmt in self.out]
         return LoopRewrite(self.out, drop, replace, self._pattern(), checks=list(self.checks))
+
+    def _views_in_front(self) -> None:
+        """The checks in front run before the batched code binds its views (``G_moved =
+        np.moveaxis(G, 1, 0)``, :meth:`WritesMixin._through_moved_view`): there each is
+        spelled out, and a label names the array itself."""
+        spelled = {view: (name, position) for (name, position), view in self.moved_views.items()}
+        if not spelled:
+            return
+
+        class Spell(gast.NodeTransformer):
+            def visit_Name(inner, node):
+                if node.id not in spelled:
+                    return node
+                name, position = spelled[node.id]
+                return templates.expr(f"{self.lib.alias}.moveaxis({name}, {position}, 0)")
+
+        self.checks[:] = [Spell().visit(copy.deepcopy(c)) for c in self.checks]
+        for view, (name, _) in spelled.items():
+            self.labels[:] = [label.replace(view, name) for label in self.labels]
 
     def _default_dtypes(self) -> None:
         """``np.asarray(x).dtype == np.float64`` (or a Python number) for each value the loop

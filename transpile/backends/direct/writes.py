@@ -12,6 +12,7 @@ from pforge.transpile.backends.common import _evidently_array
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Unsupported, Val, align, const, lift
 from pforge.transpile.backends.direct.shared import _REDUCE_FN, Ind, _components, _is_boolean
+from pforge.transpile.backends.direct.indexing import _is_ellipsis, _is_newaxis
 from pforge.transpile.operators import AUG_OPS, OPERATORS
 
 _OP_SYMBOL = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.BitOr: "|", gast.BitAnd: "&"}
@@ -180,13 +181,30 @@ class WritesMixin:
             raise Unsupported(f"line {stmt.lineno}: a write into `{name}`, which may be a Python list")
         if self._bound_to_list(name):
             raise Unsupported(f"line {stmt.lineno}: a write into `{name}`, a Python list")
-        index = self._index(templates.name(name), comps, shape, store=True)
+        saved = (list(self.out), list(self.checks), list(self.labels), [(lv.bound, lv.out_start) for lv in self.levels])
+        try:
+            index = self._index(templates.name(name), comps, shape, store=True)
+        except Unsupported:
+            # `G[:, t] -= X[i]` of a per-iteration `t`: through a view with that axis first
+            if not comps or not _full_slice(comps[0]):
+                raise
+            self.out[:], self.checks[:], self.labels[:] = saved[:3]
+            for level, (bound, start) in zip(self.levels, saved[3]):
+                level.bound, level.out_start = bound, start
+            moved = self._through_moved_view(name, comps, shape, stmt)
+            if moved is None:
+                raise
+            return self._write(moved, value_node, op, stmt, value=value)
         if index is None:
             raise Unsupported(f"line {stmt.lineno}: a write whose index does not depend on the loop")
         node, idx_full, elem_rank, kind = index
         fancy = kind is True
         full = tuple(idx_full) + (False,) * (depth - len(idx_full))
         if type(kind) is int:
+            if len(self.levels) != 1 or self.mask is not None and op is not None:
+                moved = self._through_moved_view(name, comps, shape, stmt)
+                if moved is not None:  # `G[:, t] += X[i]` in a nest: `np.moveaxis(G, 1, 0)[t] += X[i]`
+                    return self._write(moved, value_node, op, stmt, value=value)
             return self._moved_write(node, kind, elem_rank, value, op, stmt)
         value = lift(self.lib, value, depth) if value.stacked else value
         red = AUG_OPS.get(type(op)) if op else None  # `-=` adds the negated value
@@ -282,11 +300,19 @@ class WritesMixin:
                 if red not in ("add", "mul"):
                     raise Unsupported(f"line {stmt.lineno}: a bitwise update combined across iterations")
                 fn = _REDUCE_FN["np"][red]
-                axes = missing[0] if len(missing) == 1 else gast.Tuple(elts=[const(a) for a in missing], ctx=gast.Load())
-                kws = {"axis": axes if isinstance(axes, gast.AST) else const(axes)}
-                if fancy:
-                    kws["keepdims"] = const(True)
-                value = Val(self.lib.call(fn, value.node, **kws), value.full, value.rank)
+                # A scatter's index arrays broadcast over the loop axes up to the last one they
+                # vary along: the updates keep those axes (size 1 where summed) and lose the
+                # later ones (`H[t[i]] -= X[i]` in a loop over `j`: `t` is `(n,)`, the updates
+                # `(n, d)`, not `(n, 1, d)`)
+                dropped = [a for a in missing if fancy and a >= len(idx_full)]
+                kept = [a for a in missing if a not in dropped]
+                reduced = value.node
+                for axes, keep in ((dropped, False), (kept, fancy)):
+                    if axes:
+                        axis = const(axes[0]) if len(axes) == 1 else gast.Tuple(elts=[const(a) for a in axes],
+                                                                                ctx=gast.Load())
+                        reduced = self.lib.call(fn, reduced, axis=axis, **({"keepdims": const(True)} if keep else {}))
+                value = Val(reduced, value.full, value.rank)
         if not value.stacked and op is not None and not all(full):
             raise Unsupported(f"line {stmt.lineno}: an update repeated along a loop it does not depend on")
         scatter = fancy and op is not None  # ufunc.at is += that also adds colliding indices
@@ -362,6 +388,28 @@ class WritesMixin:
             return value
         cast = templates.expr(f"{self.lib.alias}.asarray(V).astype(A.dtype)", V=node, A=templates.name(name))
         return value.with_node(cast, python=False, pytype=None, mixed=False)
+
+    def _through_moved_view(self, name, comps, shape, stmt):
+        """``G[:, t]`` as ``G_moved[t]``, where ``G_moved = np.moveaxis(G, 1, 0)`` is a view of
+        ``G`` with the indexed axis first: the same elements, in the same order, so a write
+        through it is the write into ``G``, and the leading-axis writes (scatters, updates
+        under a test, nests) apply to it. None unless every index before the first other one
+        is a full slice ``:``."""
+        position = next((k for k, c in enumerate(comps) if not _full_slice(c)), None)
+        if not position or shape is None or shape.rank is None or len(comps) > shape.rank \
+                or any(_is_ellipsis(c) or _is_newaxis(c, self.ctx) for c in comps):
+            return None
+        view = self.moved_views.get((name, position))
+        if view is None:
+            view = self.namer.new(f"{name}_moved")
+            self.out += templates.replace(f"{view} = {self.lib.alias}.moveaxis({name}, {position}, 0)")
+            self.params[view] = ranks.Shape(shape.rank)
+            self.moved_views[(name, position)] = view
+        rest = comps[position + 1:]
+        parts = [comps[position]] + comps[:position] + rest if rest else [comps[position]]
+        index = parts[0] if len(parts) == 1 else gast.Tuple(elts=[copy.deepcopy(c) for c in parts], ctx=gast.Load())
+        return gast.copy_location(gast.Subscript(value=templates.name(view), slice=copy.deepcopy(index),
+                                                 ctx=gast.Store()), stmt)
 
     def _moved_write(self, node, position, elem_rank, value, op, stmt):
         """``x[:, i] = v``: the value's loop axis goes where the loop index is in the target."""
@@ -519,3 +567,7 @@ class WritesMixin:
             if value.rank < elem_rank:  # the loop axis leads; the element's own axes follow
                 value = Val(core.insert_axes(self.lib, value, 1, elem_rank - value.rank), value.full, elem_rank)
         self.out += templates.replace("T = V", T=core.subscript(templates.name(name), parts), V=value.node)
+
+
+def _full_slice(c) -> bool:
+    return isinstance(c, gast.Slice) and c.lower is None and c.upper is None and c.step is None
