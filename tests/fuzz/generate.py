@@ -983,6 +983,37 @@ class _Builder:
                  f"G{k} = np.zeros((2, 3))", f"H{k} = np.zeros((3, 2))")
         return Fragment("column scatter", VECTORIZE, body, setup, outputs=(f"G{k}", f"H{k}"))
 
+    def _constant_branch(self, k):
+        """``r = 0`` before the loop and ``if r != 0: r = E`` in it: the branch never runs, so
+        ``r`` stays 0 on every iteration. A planted look-alike's test also holds for some data
+        (``r != 0 or x[i] > 0``): ``r`` is carried."""
+        planted = self.rng.random() < 0.3
+        test = f"r{k} != 0" + (f" or x[i] > {self.rng.choice(('0.0', '0.5', '-0.5'))}" if planted else "")
+        setup, _ = self._out(k)
+        body = (f"if {test}:", f"    r{k} = {self.expr(1)}", self._write(k, f"{self.expr(1)} + r{k}"))
+        return Fragment("carried branch look-alike" if planted else "constant branch", REFUSE if planted else VECTORIZE,
+                        body, (f"r{k} = 0",) + setup, outputs=self._result(k) + (f"r{k}",))
+
+    def _invariant_choice(self, k):
+        """``a if c > 0.5 else b`` of per-iteration arms with an invariant test: every
+        iteration takes the same arm."""
+        self.reads.add("c")
+        setup, _ = self._out(k)
+        value = f"({self.expr(1)} if c > 0.5 else {self.expr(1)})"
+        return Fragment("invariant choice", VECTORIZE, (self._write(k, f"{value} * 2"),), setup,
+                        outputs=self._result(k))
+
+    def _live_invariant(self, k):
+        """``s = len(x) * 2 + c`` in the loop, read after it: the same on every iteration, its
+        last value is computed once. A planted look-alike binds ``s = x[i]``, the last item."""
+        planted = self.rng.random() < 0.3
+        self.reads.add("c")
+        setup, _ = self._out(k)
+        value = "x[i] * 0.5" if planted else "len(x) * 2 + c"
+        return Fragment("last item look-alike" if planted else "live invariant", REFUSE if planted else VECTORIZE,
+                        (self._write(k, self.expr()), f"s{k} = {value}"), setup + (f"s{k} = -1",),
+                        outputs=self._result(k) + (f"s{k}",))
+
     def _rows(self, k):
         if not self.np:
             return self._carried(k)
@@ -999,7 +1030,8 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("linearized", 2), ("comprehension", 2), ("helper", 2), ("first-assign", 2), ("scan", 3),
                ("block", 2), ("mark", 1), ("masked-private", 2), ("guarded-read", 2), ("local-helper", 2),
                ("list-row", 1), ("default-arm", 2), ("wrap-around", 2),
-               ("list-of-lists", 1), ("mixed-arithmetic", 2), ("conditional-update", 2), ("column-scatter", 2))
+               ("list-of-lists", 1), ("mixed-arithmetic", 2), ("conditional-update", 2), ("column-scatter", 2),
+               ("constant-branch", 2), ("invariant-choice", 2), ("live-invariant", 2))
 DEPENDENT = (("carried", 2), ("inner-of-carried", 1), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))

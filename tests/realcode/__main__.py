@@ -13,7 +13,10 @@ Outcomes:
 - ``left``: no loop rewritten (the reason is pforge's note);
 - ``wrong``: the rewrite returned other numbers or raised where the loop did not;
 - ``verdict``: a loop marked not vectorizable was rewritten (numbers equal on these inputs:
-  to be read by hand).
+  to be read by hand);
+- ``scan``: a loop marked not vectorizable, for a running value, was rewritten as a scan (a
+  prefix sum or product, a linear recurrence: exact parallel forms of that dependence) and
+  the numbers match. It counts in neither the rate nor the verdicts.
 
 The rate is ``rewritten`` over the loops marked vectorizable. Exit status 1 when any case is
 ``wrong`` or ``verdict``.
@@ -104,7 +107,8 @@ def judge(path: Path) -> CaseResult:
         held += after._PFORGE_CHECKS_HELD
         after._PFORGE_CHECKS_HELD.clear()
     if not marked:
-        return CaseResult(project, name, marked, "verdict", rewritten[0].backend_note)
+        scans = any(r.code == "PF106" for p in rewritten for r in p.remarks)  # (loop can be vectorized (scan))
+        return CaseResult(project, name, marked, "scan" if scans else "verdict", rewritten[0].backend_note)
     if held and not all(held):
         return CaseResult(project, name, marked, "check failed", rewritten[0].backend_note)
     return CaseResult(project, name, marked, "rewritten", rewritten[0].backend_note)
@@ -112,7 +116,7 @@ def judge(path: Path) -> CaseResult:
 
 def table(results: list[CaseResult]) -> str:
     """Per project: loops, marked vectorizable, rewritten, the rate, wrong results."""
-    rows = [("project", "loops", "vectorizable", "rewritten", "rate", "check failed", "wrong", "verdict")]
+    rows = [("project", "loops", "vectorizable", "rewritten", "rate", "check failed", "wrong", "verdict", "scan")]
     projects = sorted({r.project for r in results})
     for project in [*projects, "total"]:
         mine = [r for r in results if project in ("total", r.project)]
@@ -122,7 +126,8 @@ def table(results: list[CaseResult]) -> str:
                      f"{100 * done / len(vec):.0f}%" if vec else "-",
                      str(sum(r.outcome == "check failed" for r in mine)),
                      str(sum(r.outcome == "wrong" for r in mine)),
-                     str(sum(r.outcome == "verdict" for r in mine))))
+                     str(sum(r.outcome == "verdict" for r in mine)),
+                     str(sum(r.outcome == "scan" for r in mine))))
     widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) if k == 0 else cell.rjust(w) for k, (cell, w) in enumerate(zip(row, widths)))
              for row in rows]

@@ -193,9 +193,32 @@ def _classify_scalars(ctx, info, body, stored, targets, node_ids):
         for store in stored[name]:
             outside = [u for u in ctx.users_of(store) if id(u) not in node_ids]
             if outside:
-                info.block("PF212", f"`{name}` is used after the loop (line {outside[0].lineno}); "
-                           "it holds only the last iteration's value", outside[0])
+                info.live_out[name] = outside[0]  # decided once the writes are known: :func:`check_live_out`
                 break
+
+
+def check_live_out(info: LoopInfo, body, stored, targets) -> None:
+    """A private used after the loop holds the last iteration's value: the same as every
+    iteration's where one unconditional statement of the body binds it to a value of the loop's
+    invariants only (``n_cols = picture[1].size``), which the batched code computes once; else
+    the loop stays (PF212). An invariant is a name the loop neither binds (its index and items
+    among them) nor writes elements or attributes of, read by no random draw."""
+    if not info.live_out:
+        return
+    written = set(stored) | set(targets) | set(info.arrays) | set(info.mutated_args) | {
+        n.value.id for s in body for n in gast.walk(s)
+        if isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.ctx, (gast.Store, gast.Del))
+        and isinstance(n.value, gast.Name)}
+    draws = {id(c) for c in info.random_draws}
+    for name, use in sorted(info.live_out.items()):
+        bound = [s for s in body if isinstance(s, gast.Assign) and len(s.targets) == 1
+                 and isinstance(s.targets[0], gast.Name) and s.targets[0].id == name]
+        if len(stored[name]) == 1 and len(bound) == 1 and not any(id(n) in draws for n in gast.walk(bound[0].value)) \
+                and not {n.id for n in _loaded_names(bound[0].value)} & written:
+            info.live_invariants.add(name)
+            continue
+        info.block("PF212", f"`{name}` is used after the loop (line {use.lineno}); "
+                   "it holds only the last iteration's value", use)
 
 
 def read_outside(info: LoopInfo, node: gast.AST) -> set[str]:

@@ -7,7 +7,8 @@ import gast
 
 from pforge.transpile.analysis.aliasing import _check_inplace_views
 from pforge.transpile.analysis.calls import _check_calls, _detect_library
-from pforge.transpile.analysis.classes import _classify_scalars, _find_derived
+from pforge.transpile.analysis.classes import _classify_scalars, _find_derived, check_live_out
+from pforge.transpile.analysis.constants import fold_dead_branches
 from pforge.transpile.analysis.collectors import (_comprehension_collector, _consumer_kind,
                                                   _find_collectors, _find_tensorarrays)
 from pforge.transpile.analysis.facts import (COMPREHENSION, INVARIANT, TRY_STATEMENTS, LoopInfo,
@@ -343,6 +344,7 @@ def _analyse_level(ctx: ModuleContext, info: LoopInfo) -> None:
                        "one pforge models (range, rows, enumerate, zip)")
     if getattr(loop, "orelse", None):
         info.block("PF211", "`for ... else` is not vectorized")
+    fold_dead_branches(info)
     body = info.body
     nodes = list(_scope_nodes(body))
     node_ids = {id(n) for n in gast.walk(loop)}  # uses in lambdas in the loop are inside it
@@ -365,5 +367,6 @@ def _analyse_level(ctx: ModuleContext, info: LoopInfo) -> None:
     _check_calls(ctx, info, nodes)
     _detect_library(ctx, info, nodes)
     _check_inplace_views(ctx, info, nodes, stored)
+    check_live_out(info, body, stored, targets | ({info.space.induction} if info.space else set()))
     for name in sorted({n.id for n in nodes if isinstance(n, gast.Name)} - set(info.classes)):
         info.classes[name] = INVARIANT

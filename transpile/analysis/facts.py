@@ -170,6 +170,10 @@ class LoopInfo:
     snapshots: dict[int, str] = field(default_factory=dict)
     #: names that helpers defined in the function, called by the loop, read from it (closures)
     helper_reads: set[str] = field(default_factory=set)
+    #: privates used after the loop -> a use there (:func:`classes.check_live_out`)
+    live_out: dict[str, gast.Name] = field(default_factory=dict)
+    #: of those, the ones bound to a value of the loop's invariants (the last value is that)
+    live_invariants: set[str] = field(default_factory=set)
 
     @property
     def vectorizable(self) -> bool:

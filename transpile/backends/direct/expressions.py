@@ -485,6 +485,8 @@ class ExpressionsMixin:
 
     def _ev_IfExp(self, node):
         test = self.ev(node.test)
+        if not test.stacked:
+            return self._invariant_choice(node, test)
         if test.stacked:
             test = self._test(node.test)
         saved = self.mask
@@ -505,6 +507,28 @@ class ExpressionsMixin:
         (c, a, b), full, rank = align(self.lib, [test, body, orelse], "a conditional expression")
         a, b = self._strong_arm(a, b), self._strong_arm(b, a)
         return merged(self.lib.call("where", c.node, a.node, b.node), full, rank, body, orelse)
+
+    def _invariant_choice(self, node, test: Val) -> Val:
+        """``a if c else b`` with ``c`` the same on every iteration: every iteration takes the
+        same arm, so the batched value is Python's conditional of the batched arms (only the
+        arm taken is computed, as in the loop). Each arm must emit nothing before it (that would
+        run for the arm not taken) and be of one kind and rank with the other."""
+        before = len(self.out)
+        body, orelse = self.ev(node.body), self.ev(node.orelse)
+        if not (body.stacked or orelse.stacked):
+            return Val(_respelled(node, test=test, body=body, orelse=orelse), (), None)
+        if len(self.out) != before:
+            raise Unsupported("a conditional expression with an invariant test whose branches compute "
+                              "values before it")
+        if body.python != orelse.python or body.rank is None or body.rank != orelse.rank \
+                or body.pytype != orelse.pytype or body.scalar != orelse.scalar:
+            raise Unsupported("a conditional expression with an invariant test and branches of two kinds "
+                              "or ranks")
+        (a, b), full, rank = align(self.lib, [body, orelse], "a conditional expression")
+        choice = gast.IfExp(test=test.node, body=a.node, orelse=b.node)
+        return Val(choice, full, rank, body.python, mixed=core.join_mixed(body.mixed, orelse.mixed),
+                   pytype=body.pytype, scalar=body.scalar, floaty=min(body.floaty, orelse.floaty),
+                   wide=min(body.wide, orelse.wide))
 
     def _strong_arm(self, arm: Val, other: Val) -> Val:
         """``np.asarray(-1)``: a Python number beside a NumPy value in a ``where`` (``t[k] if c

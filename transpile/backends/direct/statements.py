@@ -129,6 +129,8 @@ class StatementsMixin:
                 self.needs_trip = True  # the loop computes it only where it runs
             else:
                 self.out.append(copy.deepcopy(stmt))  # invariant: computed once, as written
+                if any(name in level.info.live_invariants for level in self.levels):
+                    self.needs_trip = True  # read after the loop: bound only where the loop runs
             self.env[name] = Val(templates.name(name), (), val.rank, val.python, mixed=val.mixed)
             return
         if isinstance(target, gast.Tuple) and isinstance(stmt.value, gast.Tuple) \

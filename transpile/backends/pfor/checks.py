@@ -64,6 +64,9 @@ class ChecksMixin:
         if info.wraparound:
             raise Unsupported(f"the wrap-around variable `{next(iter(info.wraparound))}` is not "
                               "rewritten by the pfor backend")
+        if info.live_invariants:
+            raise Unsupported(f"`{min(info.live_invariants)}` is used after the loop, which the body "
+                              "function of tf.vectorized_map does not bind")
         if info.scans:
             raise Unsupported(f"`{next(iter(info.scans))}` is a running value (a scan): every "
                               "iteration of tf.vectorized_map would need the ones before it")
