@@ -190,3 +190,128 @@ def test_a_private_that_varies_is_not_read_after_the_loop(name):
     _, plans = _plans(LIVE)
     assert not plans[name].rewritten
     assert any(r.code == "PF212" for r in plans[name].remarks), [r.message for r in plans[name].remarks]
+
+
+# -- the analysis itself (transpile/analysis/constants.py) ----------------------------------------
+
+import gast  # noqa: E402
+
+from pforge.transpile.analysis import constants  # noqa: E402
+from pforge.transpile.analysis.facts import LoopInfo  # noqa: E402
+
+
+@pytest.mark.parametrize("text", [
+    "r != 0", "r == 0", "r < 1", "r <= -1", "r > 0.5", "r >= 0", "0 < r < 2", "r is None", "r is not None",
+    "not r", "-r < 1", "r + 1 == 1", "r - 2 > -3", "r * 3 == 0", "r / 2 == 0", "r // 2 == 0", "r % 2 == 0",
+    "r != 0 and r > 1", "r == 0 and r < 1", "r != 0 or r > 1", "r == 0 or r > 1", "(r + 1) * 2 > 1",
+])
+@pytest.mark.parametrize("value", [0, 1, -1, 2.5, True, False])
+def test_a_test_of_constants_folds_as_python_computes_it(text, value):
+    got = constants._fold(gast.parse(text).body[0].value, {"r": value})
+    try:
+        want = eval(text, {}, {"r": value})  # noqa: S307 - the expression is the test's own
+    except (TypeError, ZeroDivisionError):
+        assert got is constants._UNKNOWN
+        return
+    assert got == want and type(got) is type(want), (text, value, got, want)
+
+
+@pytest.mark.parametrize("text", [
+    "r != q", "f(r) == 0", "r[0] == 0", "r.x == 0", "r != 'a'", "1 / r > 0", "r @ r == 0", "r in (0, 1)",
+    "x[i] > 0 and r == 0",
+])
+def test_a_test_of_anything_else_does_not_fold(text):
+    """An unknown name, a call, a subscript, a string, a division by the zero `r` holds, an
+    operator it does not model: unknown, so the branch may run."""
+    assert constants._fold(gast.parse(text).body[0].value, {"r": 0}) is constants._UNKNOWN
+
+
+def test_and_is_false_where_a_part_is_false_whatever_the_others():
+    assert constants._fold(gast.parse("x[i] > 0 and r != 0").body[0].value, {"r": 0}) is False
+    assert constants._fold(gast.parse("r != 0 or x[i] > 0").body[0].value, {"r": 0}) is constants._UNKNOWN
+
+
+def _loop_info(source):
+    tree = gast.parse(textwrap.dedent(source))
+    fdef = tree.body[0]
+    loop = next(n for n in gast.walk(fdef) if isinstance(n, gast.For))
+    return LoopInfo(node=loop, qualname="f", function=fdef, parent=None, body=list(loop.body))
+
+
+@pytest.mark.parametrize("source, value", [
+    ("def f(x):\n    r = 0\n    for i in x:\n        pass\n", 0),
+    ("def f(x):\n    r = -1\n    for i in x:\n        pass\n", -1),
+    ("def f(x):\n    r = True\n    for i in x:\n        pass\n", True),
+    ("def f(x):\n    r = None\n    for i in x:\n        pass\n", None),
+    ("def f(x):\n    r = 2 * 3\n    y = 1\n    for i in x:\n        pass\n", 6),
+    ("def f(x):\n    if x:\n        r = 0.5\n        for i in x:\n            pass\n", 0.5),
+    ("def f(x):\n    if x:\n        pass\n    else:\n        r = 3\n        for i in x:\n            pass\n", 3),
+    ("def f(x):\n    try:\n        pass\n    finally:\n        r = 4\n        for i in x:\n            pass\n", 4),
+])
+def test_the_constant_a_name_holds_where_the_loop_starts(source, value):
+    got = constants._constant_on_entry(_loop_info(source), "r")
+    assert got == value and type(got) is type(value)
+
+
+@pytest.mark.parametrize("source", [
+    "def f(x, r):\n    for i in x:\n        pass\n",                               # a parameter
+    "def f(x):\n    r = 0\n    r = 1\n    for i in x:\n        pass\n",             # bound twice
+    "def f(x):\n    if x:\n        r = 0\n    for i in x:\n        pass\n",         # in another block
+    "def f(x):\n    for i in x:\n        pass\n    r = 0\n",                         # after the loop
+    "def f(x):\n    global r\n    r = 0\n    for i in x:\n        pass\n",          # a global
+    "def f(x):\n    r = x[0]\n    for i in x:\n        pass\n",                     # not a constant
+    "def f(x):\n    r = 'a'\n    for i in x:\n        pass\n",                      # not a number
+    "def f(x):\n    r = 0\n    def g():\n        r = 1\n    for i in x:\n        pass\n",  # a helper's own
+])
+def test_no_constant_where_the_name_may_hold_another_value(source):
+    assert constants._constant_on_entry(_loop_info(source), "r") is constants._UNKNOWN
+
+
+def test_each_false_branch_is_dropped_and_its_else_kept():
+    """`if r != 0: ... elif c: A else: B` keeps the `elif` (the `else` part of the dropped
+    test); a false test inside another `if` is dropped from that one; the loop's statements are
+    not changed."""
+    info = _loop_info("""\
+        def f(x, c, out):
+            r = 0
+            for i in range(len(x)):
+                if r != 0:
+                    r = x[i]
+                elif c > 0:
+                    out[i] = 1.0
+                else:
+                    out[i] = 2.0
+                if x[i] > 0:
+                    if r > 0:
+                        r = 2
+                    out[i] += r
+        """)
+    original = gast.dump(info.node)
+    constants.fold_dead_branches(info)
+    assert gast.dump(info.node) == original
+    assert not any(isinstance(n, gast.Name) and n.id == "r" and isinstance(n.ctx, gast.Store)
+                   for s in info.body for n in gast.walk(s))
+    first, second = info.body
+    assert gast.unparse(first.test).strip() == "c > 0"
+    assert gast.unparse(second).count("r = ") == 0 and "out[i] += r" in gast.unparse(second)
+    assert len(info.notes) == 1 and "`r` keeps its value 0" in info.notes[0]
+
+
+def test_a_branch_is_dropped_only_where_it_leaves_the_name_unbound():
+    """`if r != 0: r = ...` and, later, `r = x[i]`: `r` is stored on every iteration, so the
+    body is left as it is; `if flag != 0` of a constant `flag` that no statement stores is no
+    concern either."""
+    info = _loop_info("""\
+        def f(x):
+            r = 0
+            flag = 0
+            for i in range(len(x)):
+                if r != 0:
+                    r = 1
+                if flag != 0:
+                    x[i] = 0
+                r = x[i]
+        """)
+    body = list(info.body)
+    constants.fold_dead_branches(info)
+    assert info.body == body and not info.notes

@@ -720,7 +720,7 @@ def test_an_inlined_helper_reads_the_length_of_a_per_iteration_row():
     around that, not kept naming the loop's variables."""
     result = transpile_source(DENSITY, "m.py")
     assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
-    body = result.code.split("def f(")[1]
+    body = result.code.split("def f(")[1].split("else:")[0]  # (a list argument runs the loop)
     assert "log_density(" not in body and "for i in" not in body
     rng = np.random.default_rng(2)
     X, means, variances = rng.random((5, 3)), rng.random((4, 3)), rng.random((4, 3)) + 0.5
@@ -749,7 +749,7 @@ def test_reductions_assigned_as_a_tuple_are_two_reductions():
     reductions it spells."""
     result = transpile_source(TUPLE_REDUCTIONS, "m.py", unsafe=True)
     assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
-    assert "for i in" not in result.code
+    assert "for i in" not in result.code.split("else:")[0]
     rng = np.random.default_rng(3)
     x, y = rng.random((6, 3)), rng.random(6)
     got, want = _run(result.code, x, y), _run(TUPLE_REDUCTIONS, x, y)
@@ -803,7 +803,7 @@ def test_numpy_stacks_and_joins_along_another_axis(consumer, item):
         """)
     result = transpile_source(source, "m.py")
     assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
-    assert "if m.shape[0] > 0:" in result.code and "for i in" not in result.code.split("else:")[0]
+    assert "m.shape[0] > 0:" in result.code and "for i in" not in result.code.split("else:")[0]
     assert consumer in result.code
     m = np.random.default_rng(4).random((5, 2, 3))
     got, want = _run(result.code, m), _run(source, m)
@@ -1041,7 +1041,7 @@ def test_the_rank_of_an_invariant_method_call_is_its_rule_s(method):
     source = INVARIANT_METHOD.replace("METHOD", method)
     result = transpile_source(source, "m.py")
     assert result.plans[0].rewritten, [r.message for r in result.plans[0].remarks]
-    assert "for i in range" not in result.code
+    assert "for i in range" not in result.code.split("else:")[0]
     rng = np.random.default_rng(3)
     args = (rng.standard_normal(5), rng.standard_normal((2, 4)), np.linspace(0.0, 3.0, 7))
     np.testing.assert_allclose(_run(result.code, *args), _run(source, *args))

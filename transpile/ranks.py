@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import gast
 
@@ -26,6 +26,9 @@ class Shape:
     dims: tuple[str | None, ...] | None = None
     sequence: bool = False  # a Python list/tuple: must go through asarray before batching
     inferred: bool = False  # inferred from the code's use of it: may be a list, so asarray it
+    #: declared by a docstring, which gives the rank but does not say the value is no list
+    #: (``array_like``, or nothing): a batched code that takes it as an array checks that
+    may_be_list: bool = False
 
     def dim(self, k: int) -> str | None:
         if self.dims is None or k >= len(self.dims):
@@ -155,7 +158,8 @@ def docstring_shapes(fdef: gast.FunctionDef) -> dict[str, Shape]:
             if shape is not None:
                 found[name] = shape
     styled = _styled_docstring_shapes(fdef.body[0].value.value, params)
-    return {**styled, **found}
+    return {name: replace(shape, may_be_list=True) if shape.rank else shape
+            for name, shape in {**styled, **found}.items()}
 
 
 def annotation_shapes(fdef: gast.FunctionDef, lines: list[str]) -> dict[str, Shape]:

@@ -121,7 +121,7 @@ def _fold(node, env):
             return _UNKNOWN
         if isinstance(node.op, gast.Not):
             return not operand
-        if isinstance(node.op, gast.USub) and type(operand) in (int, float):
+        if isinstance(node.op, gast.USub) and type(operand) in (bool, int, float):
             return -operand
         return _UNKNOWN
     if isinstance(node, gast.BinOp) and type(node.op) in _BINARY:

@@ -10,6 +10,8 @@ import numpy as np
 #   updates kept the summed `j` axis, `(n, 1, d)` against the index's `(n,)`, and raised.
 # - column_scatter_alone: `G[:, j] += R[i]` in an inner loop batched on its own (the outer
 #   loop kept): the check in front read the view `G_moved` before the batched code bound it.
+# - declared_by_a_docstring: `x: [n]` in a docstring gives the rank, not that `x` is no list;
+#   `x * 3` of a list repeats it (session 12's B6). A list now runs the loop.
 
 
 def bool_arm_doubled(x, c):
@@ -48,7 +50,21 @@ def column_scatter_alone(x, R):
     return G
 
 
-CALLS = [("bool_arm_doubled", "np.array([1.5, -2.0, 3.0]), np.array([1.0, 1.0, -1.0])"),
+def declared_by_a_docstring(x):
+    """Triples.
+
+    Args:
+        x: [n]
+    """
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        out[i] = x[i] * 3
+    return out
+
+
+CALLS = [("declared_by_a_docstring", "[1.0, 2.0]"), ("declared_by_a_docstring", "(1, 2, 3)"),
+         ("declared_by_a_docstring", "np.array([1.5, -2.0])"),
+         ("bool_arm_doubled", "np.array([1.5, -2.0, 3.0]), np.array([1.0, 1.0, -1.0])"),
          ("int_arm_times_int", "np.array([1.5, 2.0]), np.array([-1.0, 1.0]), 0"),
          ("scatter_in_a_nest", "np.arange(12.0).reshape(6, 2), np.array([0, 2, 1, 1, 0, 2]), "
                                "np.linspace(-1, 1, 18).reshape(6, 3)"),
@@ -56,4 +72,4 @@ CALLS = [("bool_arm_doubled", "np.array([1.5, -2.0, 3.0]), np.array([1.0, 1.0, -
 
 #: the functions whose loop pforge rewrites (the first two keep the loop: a bool arm, an int
 #: operand beside an int arm)
-REWRITTEN = ("scatter_in_a_nest", "column_scatter_alone")
+REWRITTEN = ("scatter_in_a_nest", "column_scatter_alone", "declared_by_a_docstring")

@@ -45,7 +45,7 @@ def sepia(picture, factor):
         return min(value, 255)
 
     # pforge: vectorized loop (was lines 47-50: map over picture, indexed output picture, 1 inner loop) with batched ops, where its run-time checks hold
-    if isinstance(factor, (int, float, complex, np.number, np.bool_, np.ndarray)) and np.ndim(factor) == 0 and isinstance(n_cols, (int, float, complex, np.number, np.bool_, np.ndarray)) and np.ndim(n_cols) == 0 and isinstance(n_rows, (int, float, complex, np.number, np.bool_, np.ndarray)) and np.ndim(n_rows) == 0 and n_rows <= np.shape(picture)[0] and n_cols <= np.shape(picture)[1] and n_rows > 0 and n_cols > 0:
+    if isinstance(factor, (int, float, complex, np.number, np.bool_, np.ndarray)) and np.ndim(factor) == 0 and isinstance(n_cols, (int, float, complex, np.number, np.bool_, np.ndarray)) and np.ndim(n_cols) == 0 and isinstance(n_rows, (int, float, complex, np.number, np.bool_, np.ndarray)) and np.ndim(n_rows) == 0 and n_rows <= np.shape(picture)[0] and n_cols <= np.shape(picture)[1] and not isinstance(picture, (list, tuple)) and n_rows > 0 and n_cols > 0:
         if np.shape(picture[:n_rows, :n_cols])[2] != 3:
             raise TypeError('grey_of() takes 3 positional arguments for the items of one row')
         grey = (0.2126 * picture[:n_rows, :n_cols, 2] + 0.587 * picture[:n_rows, :n_cols, 1] + 0.114 * picture[:n_rows, :n_cols, 0]).astype(int)
@@ -70,7 +70,7 @@ def circular_difference(signal):
     out = np.empty(len(signal))
     prev = signal[-1]
     # pforge: vectorized loop (was lines 65-67: map over signal, indexed output out, wrap-around prev) with batched ops, where its run-time checks hold
-    if isinstance(prev, (int, float, complex, np.number, np.bool_, np.ndarray)) and np.ndim(prev) == 0 and (len(range(len(signal))) == 0 or (type(prev) is type(signal[0]) and (not isinstance(prev, np.ndarray) or (prev.dtype == signal[0].dtype and prev.shape == signal[0].shape)))) and not (np.may_share_memory(out, prev) if not isinstance(prev, (list, tuple)) else any((np.may_share_memory(out, v) for v in prev))) and not (np.may_share_memory(out, signal) if not isinstance(signal, (list, tuple)) else any((np.may_share_memory(out, v) for v in signal))) and np.shape(signal)[0] > 0 and len(signal) > 0:
+    if isinstance(prev, (int, float, complex, np.number, np.bool_, np.ndarray)) and np.ndim(prev) == 0 and (len(range(len(signal))) == 0 or (type(prev) is type(signal[0]) and (not isinstance(prev, np.ndarray) or (prev.dtype == signal[0].dtype and prev.shape == signal[0].shape)))) and not (np.may_share_memory(out, prev) if not isinstance(prev, (list, tuple)) else any((np.may_share_memory(out, v) for v in prev))) and not (np.may_share_memory(out, signal) if not isinstance(signal, (list, tuple)) else any((np.may_share_memory(out, v) for v in signal))) and np.shape(signal)[0] > 0 and not isinstance(signal, (list, tuple)) and len(signal) > 0:
         i = np.arange(len(signal))
         reached = np.logical_not(i == 0)
         prev_before = np.where(i == 0, prev, signal[np.where(reached, i - 1, 0)])

@@ -25,6 +25,7 @@ from pforge.transpile import analysis, ranks, templates
 from pforge.transpile.analysis import COMPREHENSION, LoopInfo, ModuleContext
 from pforge.transpile.backends.direct.collectors import CollectorsMixin
 from pforge.transpile.backends.direct.conditionals import ConditionalsMixin
+from pforge.transpile.backends.direct.dtypes import DtypesMixin
 from pforge.transpile.backends.direct.core import LOOSE, Lib, Unsupported, Val
 from pforge.transpile.backends.direct.expressions import ExpressionsMixin
 from pforge.transpile.backends.direct.indexing import IndexingMixin
@@ -41,7 +42,7 @@ from pforge.transpile.naming import Namer
 
 @dataclass
 class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, CollectorsMixin,
-                     ConditionalsMixin, WritesMixin, ExpressionsMixin, IndexingMixin):
+                     ConditionalsMixin, WritesMixin, ExpressionsMixin, DtypesMixin, IndexingMixin):
     """Builds the batched replacement of one vectorizable loop nest (the outermost level)."""
 
     ctx: ModuleContext
@@ -90,6 +91,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.arrays: set[str] = set()  # names that must be arrays (`RewriteResult.arrays`)
         self.not_inlined: dict[str, str] = {}  # module function -> why it was not inlined
         self.mixed_arithmetic = 0  # computes with a value of two kinds: core.STRICT or LOOSE (:meth:`_default_dtypes`)
+        self.unlisted: set[str] = set()  # names declared by a docstring, taken as arrays (:meth:`_declared`)
         self.moved_views: dict[tuple, str] = {}  # (array, axis) -> its view with that axis first
         self.seen_vals: dict[int, tuple] = {}  # id(node) -> (node, its Val), for :meth:`_kinds`
         self._declined: str | None = None  # why the last partial evaluation gave no expression
@@ -142,10 +144,22 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         replace.update(self.ta_replace)
         self._parameters_apart()
         self._default_dtypes()
+        self._no_lists()
         self._views_in_front()
         if self.to_tf:
             self.out = [_ToTensorFlow(self.ctx, self.lib.alias).visit(stmt) for stmt in self.out]
         return LoopRewrite(self.out, drop, replace, self._pattern(), checks=list(self.checks))
+
+    def _no_lists(self) -> None:
+        """``not isinstance(x, (list, tuple))`` for each name a docstring declared that the
+        batched code takes as an array (:meth:`_declared`)."""
+        written = {gast.unparse(c).strip() for c in self.checks}
+        for name in sorted(self.unlisted):
+            if any(f"type({name}) is {self.lib.alias}.ndarray" in text for text in written):
+                continue  # (checked to be an array already)
+            check = templates.expr("not isinstance(N, (list, tuple))", N=templates.name(name))
+            if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
+                self.checks.append(check)
 
     def _views_in_front(self) -> None:
         """The checks in front run before the batched code binds its views (``G_moved =
@@ -286,6 +300,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
             if callee == "numpy.asarray":  # the batched value may be an argument itself (`[r for r in x]`)
                 stmt.value.func = self.lib.fn("array")
         self._default_dtypes()
+        self._no_lists()
         return LoopRewrite(self.out + [stmt], [], {}, self._pattern(), anchor=anchor, checks=list(self.checks))
 
     def _snapshots(self):
@@ -361,6 +376,18 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
             return ranks.Shape(rank, None, inferred=rank > 0)
         return None
 
+    def _declared(self, name: str) -> bool:
+        """Whether the user declared ``name``'s shape (not inferred by pforge, not a Python
+        sequence), so the batched code takes it as an array; a docstring's declaration does not
+        say it is no list (:attr:`ranks.Shape.may_be_list`), and the check in front then does
+        (``x * 2`` of a list repeats it)."""
+        shape = self._shape_of(name)
+        if shape is None or shape.sequence or shape.inferred:
+            return False
+        if shape.may_be_list and self.lib.kind == "np" and not self.to_tf:
+            self.unlisted.add(name)  # (TensorFlow's ops take a list as a tensor of it)
+        return True
+
     def _module_float(self, name: str) -> bool:
         """Whether ``name`` is a module-level float literal (``force = 5.0``), bound once and
         never rebound, and no parameter, local or free name of the function."""
@@ -382,8 +409,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         """
         if isinstance(node, gast.Name):
             shape = self._shape_of(node.id)
-            if shape is not None and not shape.sequence and not shape.inferred and (
-                    node.id in self.params or node.id in self.locals):
+            if (node.id in self.params or node.id in self.locals) and self._declared(node.id):
                 return node
             if (shape is None or not shape.sequence) and _evidently_array(self.ctx, self.info.function, node):
                 return node

@@ -50,8 +50,7 @@ class IndexingMixin:
             return node
         if levels < 2 or not isinstance(base, gast.Name) or self._is_stacked_name(base.id):
             return node
-        shape = self._shape_of(base.id)
-        declared = shape is not None and not shape.sequence and not shape.inferred
+        declared = self._declared(base.id)
         if not (declared or _evidently_array(self.ctx, self.info.function, base)):
             return node
         for part in indices:

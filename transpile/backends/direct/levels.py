@@ -185,7 +185,7 @@ class LevelsMixin:
             inferred = [s for s in seqs if isinstance(s, gast.Name) and self._shape_of(s.id) is not None
                         and self._shape_of(s.id).inferred and not _evidently_array(self.ctx, self.info.function, s)]
             known = all(isinstance(s, gast.Name) and (
-                _declared_array(self._shape_of(s.id)) or _evidently_array(self.ctx, self.info.function, s))
+                self._declared(s.id) or _evidently_array(self.ctx, self.info.function, s))
                 or any(s is t for t in inferred) for s in seqs)
             if self.lib.kind != "np" or self.to_tf or depth != 1 or not known or any(
                     isinstance(n, gast.Name) and n.id in self.loop_stores for s in seqs for n in gast.walk(s)):
@@ -386,8 +386,3 @@ class LevelsMixin:
         args = [copy.deepcopy(a) for a in (space.start, space.stop, space.step) if a is not None]
         trips = gast.Call(func=templates.name("range"), args=args, keywords=[])
         self.out += templates.replace(f"{name} = {name} + len(TRIPS) * STEP", TRIPS=trips, STEP=step)
-
-
-def _declared_array(shape) -> bool:
-    """A shape the user declared (not inferred by pforge, not a Python sequence)."""
-    return shape is not None and not shape.sequence and not shape.inferred

@@ -13,7 +13,6 @@ from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Unsupported, Val, align, const, lift
 from pforge.transpile.backends.direct.indexing import _is_ellipsis
 from pforge.transpile.backends.common import _evidently_array
-from pforge.transpile.backends.direct.levels import _declared_array
 from pforge.transpile.backends.direct.shared import _REDUCE_FN, _is_boolean
 from pforge.transpile.backends.pfor import _stores
 from pforge.transpile.operators import OPERATORS
@@ -662,7 +661,7 @@ class ReductionsMixin:
         """A list compares as one value (`[1, 2] == 1` is False) and takes no mask as an index:
         each name the code does not show to be an array is checked to be one at run time."""
         for name in sorted(set(names)):
-            if not _declared_array(self._shape_of(name)) and \
+            if not self._declared(name) and \
                     not _evidently_array(self.ctx, self.info.function, templates.name(name)):
                 self.checks.append(templates.expr(f"type(X) is {self.lib.alias}.ndarray", X=templates.name(name)))
 

@@ -174,7 +174,7 @@ class WritesMixin:
             return self._private_write(name, current, target, value, op, stmt)
         comps = _components(target.slice)
         shape = self._shape_of(name)
-        declared = shape is not None and not shape.sequence and not shape.inferred
+        declared = self._declared(name)
         if not declared and (name not in self.locals or name in self.inferred_locals) \
                 and not _evidently_array(self.ctx, self.info.function, base):
             # A Python list has no `x[...] = batch`: only an array the code shows, or declares.
