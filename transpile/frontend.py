@@ -190,10 +190,16 @@ class ImportMap:
 
     aliases: dict[str, str] = field(default_factory=dict)
     shadowed: set[str] = field(default_factory=set)
+    #: the positions ``(line, column)`` of reads of a builtin's name that a binding of their
+    #: own scope or an enclosing one shadows (:func:`shadowed_builtin_reads`); where not
+    #: known, every name a ``def`` or ``class`` binds anywhere shadows (:attr:`shadowed`)
+    shadowed_at: set[tuple[int, int]] | None = None
 
     @classmethod
     def from_module(cls, module: gast.Module) -> "ImportMap":
-        return cls.from_nodes(gast.walk(module))
+        imports = cls.from_nodes(gast.walk(module))
+        imports.shadowed_at = shadowed_builtin_reads(module)
+        return imports
 
     @classmethod
     def from_nodes(cls, nodes) -> "ImportMap":
@@ -223,7 +229,8 @@ class ImportMap:
         if isinstance(node, gast.Name):
             if node.id in self.aliases:
                 return self.aliases[node.id]
-            if node.id in _BUILTIN_NAMES and node.id not in self.shadowed:
+            if node.id in _BUILTIN_NAMES and (node.id not in self.shadowed if self.shadowed_at is None else (
+                    getattr(node, "lineno", None), getattr(node, "col_offset", None)) not in self.shadowed_at):
                 return f"builtins.{node.id}"
             return None
         if isinstance(node, gast.Attribute):
@@ -237,3 +244,68 @@ class ImportMap:
             if target == module:
                 return name
         return None
+
+
+_SCOPES = ("FunctionDef", "AsyncFunctionDef", "Lambda")
+
+
+def _scope_nodes(root):
+    """The nodes of ``root``'s own scope: its descendants, a nested function, lambda or class
+    included but not what lies inside it."""
+    stack = list(ast.iter_child_nodes(root) if isinstance(root, ast.AST) else gast.iter_child_nodes(root))
+    while stack:
+        node = stack.pop()
+        yield node
+        if type(node).__name__ not in _SCOPES and type(node).__name__ != "ClassDef":
+            stack.extend(ast.iter_child_nodes(node) if isinstance(node, ast.AST) else gast.iter_child_nodes(node))
+
+
+def _bound_in(root) -> set[str]:
+    """The names ``root`` (a module, function or lambda; ``ast`` or gast) binds in its own
+    scope: parameters, assignment and loop targets, ``def``/``class`` names, imports."""
+    names: set[str] = set()
+    for node in _scope_nodes(root):
+        kind = type(node).__name__
+        if kind == "Name" and type(node.ctx).__name__ in ("Store", "Param", "Del"):
+            names.add(node.id)
+        elif kind == "arg":
+            names.add(node.arg)
+        elif kind in ("FunctionDef", "AsyncFunctionDef", "ClassDef"):
+            names.add(node.name)
+        elif kind == "alias":
+            names.add(node.asname or node.name.split(".")[0])
+        elif kind in ("MatchAs", "MatchStar") and node.name:
+            names.add(node.name)
+        elif kind == "ExceptHandler" and isinstance(node.name, str):
+            names.add(node.name)
+    if type(root).__name__ in _SCOPES:  # (parameters are children of `args`, in its own scope)
+        args = root.args
+        for group in (args.posonlyargs, args.args, args.kwonlyargs, [args.vararg, args.kwarg]):
+            for a in group:
+                if a is not None:
+                    names.add(a.arg if hasattr(a, "arg") else a.id)
+    return names
+
+
+def shadowed_builtin_reads(module) -> set[tuple[int, int]]:
+    """The positions of the reads of a builtin's name (``max``, ``abs``, ``pow``) that do not
+    mean the builtin: the name is bound in the read's own function, an enclosing one or the
+    module (a parameter ``abs``, a local ``max = lambda a, b: a``, ``sum = 0`` at module
+    level). Conservative: a binding anywhere in a scope counts for every read in it, before
+    it or after (Python's own rule, up to reads before the first binding, which raise).
+    ``module``: an ``ast`` or gast module."""
+    found: set[tuple[int, int]] = set()
+
+    def visit(root, outer: set[str]) -> None:
+        bound = outer | _bound_in(root)
+        # (a class body's names are not seen in its methods)
+        enclosing = outer if type(root).__name__ == "ClassDef" else bound
+        for node in _scope_nodes(root):
+            if type(node).__name__ in _SCOPES or type(node).__name__ == "ClassDef":
+                visit(node, enclosing)
+            elif type(node).__name__ == "Name" and type(node.ctx).__name__ == "Load" \
+                    and node.id in _BUILTIN_NAMES and node.id in bound:
+                found.add((node.lineno, node.col_offset))
+
+    visit(module, set())
+    return found

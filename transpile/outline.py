@@ -31,7 +31,7 @@ import gast
 from pforge.transpile.analysis import ModuleContext, WholeModuleNeeded
 from pforge.transpile.consumers import ARRAY_READERS, BUILTIN_READERS, CONSUMERS
 from pforge.transpile.errors import SourceError
-from pforge.transpile.frontend import ImportMap, SourceText, parse_ast, position, to_gast
+from pforge.transpile.frontend import ImportMap, SourceText, parse_ast, position, shadowed_builtin_reads, to_gast
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -374,5 +374,7 @@ def outline(source: SourceText) -> Outline:
             counts[n.name] = counts.get(n.name, 0) + 1
     # Only names defined by one `def`: which of two a call reaches is the chains' to say.
     functions = {n.name: n for n in ordered if isinstance(n, ast.FunctionDef) and counts[n.name] == 1}
-    return Outline(source, module, bool(loops), partial_ok, ImportMap.from_nodes(ordered),
+    imports = ImportMap.from_nodes(ordered)
+    imports.shadowed_at = shadowed_builtin_reads(module)
+    return Outline(source, module, bool(loops), partial_ok, imports,
                    global_names, functions, parents, holds_loop)

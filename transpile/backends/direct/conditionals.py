@@ -6,7 +6,7 @@ from __future__ import annotations
 import gast
 
 from pforge.transpile import templates
-from pforge.transpile.backends.direct.core import Unsupported, Val, align, merged
+from pforge.transpile.backends.direct.core import Unsupported, Val, align
 from pforge.transpile.backends.direct.shared import Ind, _Pending, _is_boolean
 from pforge.transpile.vplan import if_conversion
 
@@ -61,7 +61,7 @@ class ConditionalsMixin:
                 raise Unsupported(f"`{name}` is bound in only one branch of the `if` at line {stmt.lineno}")
             (c, x, y), full, rank = align(self.lib, [test, a, b], f"`{name}` merged after the `if`")
             x, y = self._strong_arm(x, y), self._strong_arm(y, x)
-            self._bind(name, merged(self.lib.call("where", c.node, x.node, y.node), full, rank, a, b), later)
+            self._bind(name, self._merged(self.lib.call("where", c.node, x.node, y.node), full, rank, a, b), later)
         for merge in plan.outputs:
             if merge.how != "select" or merge.name not in self.pending:
                 continue  # a filter keeps its masked entry; a masked reduction is done
@@ -73,7 +73,7 @@ class ConditionalsMixin:
             (c, x, y), full, rank = align(self.lib, [test, then_new[0].value, else_new[0].value],
                                           f"the value appended to `{merge.name}`")
             x, y = self._strong_arm(x, y), self._strong_arm(y, x)
-            value = merged(self.lib.call("where", c.node, x.node, y.node), full, rank,
+            value = self._merged(self.lib.call("where", c.node, x.node, y.node), full, rank,
                            then_new[0].value, else_new[0].value)
             self.pending[merge.name] = entries[:start] + [_Pending(saved_mask, value)]
 

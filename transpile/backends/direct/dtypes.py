@@ -104,6 +104,23 @@ class DtypesMixin:
                 return min(both, max((floaty(a) for a in values), default=0)), both
         return 0, 0
 
+    def _merged(self, node, full, rank, a: Val, b: Val, one_type: bool = False) -> Val:
+        """:func:`core.merged` of ``a`` and ``b`` (``node``, their ``where``), where NumPy
+        values whose dtypes may differ are of two kinds too: ``(x[i] if c else y[i]) * 2`` of
+        a uint8 ``x`` wraps in the loop on the iterations that take ``x[i]``, where the batched
+        ``where`` of uint8 and int64 is int64 (a float32 arm rounds as float32, a number ``k``
+        of a kind the code does not show computes as whatever it is). Of one dtype: arms read
+        from one array (``x[i] if c else x[i - 1]``), or comparisons. Where both would be
+        float64 if the arrays read are, the value is :data:`core.FLOAT_ARMS` (computing with it
+        checks that in front), else :data:`core.INT_ARM`. ``one_type``: the two are of one type
+        whatever they are (a wrap-around variable's start, checked in front to be of the type
+        of its later values)."""
+        if self._np and not one_type and not (a.python or b.python or a.mixed or b.mixed) and not _one_dtype(a.node, b.node):
+            kind = (core.FLOAT_ARMS_LOOSE if a.floaty == b.floaty == LOOSE else core.FLOAT_ARMS) \
+                if a.floaty and b.floaty else core.INT_ARM
+            a = a.with_node(a.node, mixed=kind)
+        return core.merged(node, full, rank, a, b)
+
     def _python_real(self, node) -> bool:
         """Whether ``node`` is a Python int or float, or a float64 scalar, on every iteration,
         never a bool or a complex (NumPy's functions take those to float64): a number of that
@@ -163,3 +180,27 @@ class DtypesMixin:
                               f"{gast.unparse(operand).strip()}`, which may not be float64: a Python float "
                               "beside a float32 value computes in float32")
         self.mixed_arithmetic = level if not self.mixed_arithmetic else min(self.mixed_arithmetic, level)
+
+
+def _array_read(node) -> str | None:
+    """The array ``node`` reads elements of as they are (``x[i]``, ``np.asarray(x)[:n]``,
+    ``-x[i]``), keeping its dtype, or None."""
+    while True:
+        if isinstance(node, gast.Subscript):
+            node = node.value
+        elif isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+            node = node.operand
+        elif isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords \
+                and isinstance(node.func, gast.Attribute) and node.func.attr in ("asarray", "abs", "absolute"):
+            node = node.args[0]
+        else:
+            return node.id if isinstance(node, gast.Name) else None
+
+
+def _one_dtype(a, b) -> bool:
+    """Whether the batched values ``a`` and ``b`` (nodes) hold one dtype on every iteration:
+    elements of one array, or two comparisons (bools)."""
+    if isinstance(a, gast.Compare) and isinstance(b, gast.Compare):
+        return True
+    base = _array_read(a)
+    return base is not None and base == _array_read(b)

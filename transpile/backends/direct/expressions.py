@@ -12,7 +12,7 @@ import gast
 from pforge.transpile import ranks, templates
 from pforge.transpile.analysis.aliasing import _fresh_value
 from pforge.transpile.backends.direct import core
-from pforge.transpile.backends.direct.core import INT_ARM, Args, Unsupported, Val, align, const, merged, python_result
+from pforge.transpile.backends.direct.core import INT_ARM, Args, Unsupported, Val, align, const, python_result
 from pforge.transpile.backends.direct.dtypes import FLOAT_VALUED
 from pforge.transpile.backends.direct.linalg import convert_matmul_operator
 from pforge.transpile.backends.direct.shared import Ind
@@ -81,6 +81,9 @@ class ExpressionsMixin:
             floaty, wide = max(floaty, result.floaty), max(wide, result.wide)
             if (floaty, wide) != (result.floaty, result.wide):
                 result = result.with_node(result.node, floaty=floaty, wide=wide)
+        if mixed and isinstance(node, gast.Subscript) and self._seen(node.value) is not None:
+            # an element is of its array's dtype, whatever kind of number indexes it
+            mixed = self._seen(node.value).mixed
         if mixed and self._np and isinstance(node, _COMPUTING):
             # `(x[i] if c else 0.1) * 3`: in the loop, the Python number's iterations compute in
             # Python (or weakly, in the other operand's dtype) and the others in the array's
@@ -364,8 +367,11 @@ class ExpressionsMixin:
         if not test.stacked:
             raise Unsupported("a conditional expression with an invariant test and per-iteration branches")
         (c, a, b), full, rank = align(self.lib, [test, body, orelse], "a conditional expression")
-        a, b = self._strong_arm(a, b), self._strong_arm(b, a)
-        return merged(self.lib.call("where", c.node, a.node, b.node), full, rank, body, orelse)
+        one_type = getattr(node, "pforge_one_type", False)
+        if not one_type:
+            a, b = self._strong_arm(a, b), self._strong_arm(b, a)
+        return self._merged(self.lib.call("where", c.node, a.node, b.node), full, rank, body, orelse,
+                            one_type=one_type)
 
     def _invariant_choice(self, node, test: Val) -> Val:
         """``a if c else b`` with ``c`` the same on every iteration: every iteration takes the
@@ -396,7 +402,13 @@ class ExpressionsMixin:
         the default dtype of its kind, and the ``where`` one that holds both. Left weak: a bool,
         an int in ``[0, 127]`` or a float a float16 holds, which every dtype NumPy could give it
         holds exactly."""
-        if not arm.python or arm.stacked or other.python or self.lib.kind != "np":
+        if arm.stacked or other.python or self.lib.kind != "np":
+            return arm
+        if not arm.python:
+            # a number the code does not show the kind of (`k`, a parameter): a Python int 300
+            # beside uint8 would wrap in the `where`, as a constant would
+            if arm.rank == 0 and isinstance(arm.node, (gast.Name, gast.Attribute)):
+                return arm.with_node(self.lib.call("asarray", arm.node))
             return arm
         node = arm.node
         if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and isinstance(node.operand, gast.Constant):
@@ -894,7 +906,7 @@ class ExpressionsMixin:
             # `a` is kept, where np.maximum would give NaN. `where` keeps Python's meaning.
             test = gast.Compare(left=copy.deepcopy(b.node), ops=[gast.Gt() if short == "max" else gast.Lt()],
                                 comparators=[copy.deepcopy(a.node)])
-            return merged(self.lib.call("where", test, b.node, a.node), full, rank, vals[1], vals[0])
+            return self._merged(self.lib.call("where", test, b.node, a.node), full, rank, vals[1], vals[0])
         if short == "abs":
             return Val(gast.Call(func=copy.deepcopy(node.func), args=[vals[0].node], keywords=[]), vals[0].full,
                        vals[0].rank, mixed=vals[0].mixed)

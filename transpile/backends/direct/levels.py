@@ -268,8 +268,10 @@ class LevelsMixin:
         step = copy.deepcopy(ind.step) if ind.step is not None else const(1)
         others = {n.id for n in gast.walk(stmt.value) if isinstance(n, gast.Name) and n.id in level.info.wraparound}
         value = _substitute(stmt.value, {o: self._wrapped(level, o, level.info.wraparound[o]) for o in others})
-        return gast.IfExp(test=templates.expr(f"{ind.name} == F", F=first), body=templates.name(name),
-                          orelse=_substitute(value, {ind.name: templates.expr(f"{ind.name} - S", S=step)}))
+        choice = gast.IfExp(test=templates.expr(f"{ind.name} == F", F=first), body=templates.name(name),
+                            orelse=_substitute(value, {ind.name: templates.expr(f"{ind.name} - S", S=step)}))
+        choice.pforge_one_type = True  # (checked in front: the start is of the type of `E`)
+        return choice
 
     def _start_wraparounds(self, level):
         """The wrap-around variables ``w`` of a level (``w = E`` last in the body,

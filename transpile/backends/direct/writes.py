@@ -307,11 +307,19 @@ class WritesMixin:
                 dropped = [a for a in missing if fancy and a >= len(idx_full)]
                 kept = [a for a in missing if a not in dropped]
                 reduced = value.node
+                dtype = {}
+                if self.lib.kind == "np" and not self.to_tf and not value.python:
+                    # summed as the loop adds each term into the element: in the dtype of
+                    # `A + t` (int64 terms added first would wrap, float32 ones round)
+                    reduced = self._hoist(reduced, f"{name}_terms")
+                    dtype = {"dtype": templates.expr(f"{self.lib.alias}.result_type(A, T)", A=templates.name(name),
+                                                     T=reduced)}
                 for axes, keep in ((dropped, False), (kept, fancy)):
                     if axes:
                         axis = const(axes[0]) if len(axes) == 1 else gast.Tuple(elts=[const(a) for a in axes],
                                                                                 ctx=gast.Load())
-                        reduced = self.lib.call(fn, reduced, axis=axis, **({"keepdims": const(True)} if keep else {}))
+                        reduced = self.lib.call(fn, reduced, axis=axis, **({"keepdims": const(True)} if keep else {}),
+                                                **dtype)
                 value = Val(reduced, value.full, value.rank)
         if not value.stacked and op is not None and not all(full):
             raise Unsupported(f"line {stmt.lineno}: an update repeated along a loop it does not depend on")
@@ -332,7 +340,13 @@ class WritesMixin:
                 mask_name, picked = names[0], [f"{n}[{names[0]}]" for n in names[1:]]
                 idx = templates.expr(f"({', '.join(picked[:-1])},)")
                 value = value.with_node(templates.expr(picked[-1]))
-            right = value.node if not isinstance(op, gast.Sub) else gast.UnaryOp(op=gast.USub(), operand=value.node)
+            right = value.node
+            if isinstance(op, gast.Sub):
+                # `A[k] -= v` subtracts in the dtype of `A - v`; a negated uint8 `v` would wrap
+                # first, a negated bool raise
+                if ufunc != "add":
+                    raise Unsupported(f"line {stmt.lineno}: a scattered `-=` of a {red} update")
+                ufunc = "subtract"
             if value.python:
                 # `np.add.at` takes a Python number as an int64 or float64 array, not weakly as
                 # the loop's `out[k] += 1` does (uint64 `out` would add through float64)
