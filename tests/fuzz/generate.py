@@ -712,7 +712,9 @@ class _Builder:
         if not self.np:
             return self._map(k)
         dtype = self.rng.choice(("float", "float", "np.float32", "np.int64", "np.uint8", "np.int8"))
-        default = self.rng.choice(("-1", "0.1", "0", "300", "2 ** 60", "-0.5"))
+        # (or an array of another dtype: `x[i] if c else y[i]` of uint8 and int64)
+        default = self.rng.choice(("-1", "0.1", "0", "300", "2 ** 60", "-0.5", f"w{k}[i]", f"w{k}[i]"))
+        other = self.rng.choice(("float", "np.float32", "np.int64", "np.uint8", "np.int8", "bool"))
         arm = self.rng.choice((f"v{k}[i]", self.expr(1), f"v{k}[idx[i]]"))
         value = self.rng.choice((f"({arm} if {self.test()} else {default}) * 3 + 1",
                                  f"np.sqrt(np.abs({arm} if {self.test()} else {default}))",
@@ -720,7 +722,8 @@ class _Builder:
                                  f"({arm} if {self.test()} else {default}) - ({self.expr(1)} if {self.test()} else 0.5)"))
         setup, _ = self._out(k)
         return Fragment("mixed arithmetic", VECTORIZE, (self._write(k, value),),
-                        (f"v{k} = (np.asarray(x) * 7).astype({dtype})",) + setup, outputs=self._result(k),
+                        (f"v{k} = (np.asarray(x) * 7).astype({dtype})",
+                         f"w{k} = (np.asarray(x) * 5).astype({other})") + setup, outputs=self._result(k),
                         reads=frozenset({"idx"}))
 
     def _conditional_update(self, k):
@@ -972,6 +975,8 @@ class _Builder:
         if not self.np:
             return self._map(k)
         self.reads.add("x")
+        # (updates of another dtype than G's: a negated uint8 wraps, a bool raises)
+        dtype = self.rng.choice(("float", "float", "np.float32", "np.uint8", "np.int8", "bool"))
         test = self.rng.choice((f"j != c{k}[i] and {self.test()}", f"{self.expr(1)} > j - 1.5", f"j != c{k}[i]",
                                 f"{self.expr(1)} >= R{k}[i, 0] * j"))
         update = self.rng.choice((f"G{k}[:, j] += R{k}[i]", f"G{k}[:, c{k}[i]] -= R{k}[i]",
@@ -979,7 +984,8 @@ class _Builder:
                                   f"G{k}[:, c{k}[i]] += {self.expr(1)}"))
         body = ("for j in range(3):", f"    if {test}:", f"        {update}")
         setup = (f"c{k} = (np.arange(len(x)) * 7) % 3",
-                 f"R{k} = np.stack([np.asarray(x, dtype=float), np.asarray(x, dtype=float) * 2 - 1], axis=1)",
+                 f"R{k} = (np.stack([np.asarray(x, dtype=float), np.asarray(x, dtype=float) * 2 - 1], axis=1)"
+                 f" * (1 if {dtype} in (float, np.float32) else 3)).astype({dtype})",
                  f"G{k} = np.zeros((2, 3))", f"H{k} = np.zeros((3, 2))")
         return Fragment("column scatter", VECTORIZE, body, setup, outputs=(f"G{k}", f"H{k}"))
 
