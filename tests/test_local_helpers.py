@@ -178,7 +178,7 @@ def sums(x, y, out):
 
 def test_a_listed_row_added_over_an_inner_loop_is_summed_along_it():
     loop, new, code = _both(ROW_SUMS)
-    assert "np.sum(np.stack(np.broadcast_arrays(" in code
+    assert "np.stack(np.broadcast_arrays(" in code and "np.sum(out_terms, axis=1" in code
     rng = np.random.default_rng(5)
     x, y = rng.normal(size=(4, 3)), rng.normal(size=(4, 3))
     np.testing.assert_allclose(new.sums(x, y, np.ones((4, 2))), loop.sums(x, y, np.ones((4, 2))), rtol=1e-12)

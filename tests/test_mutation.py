@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -27,10 +29,13 @@ def test_equivalent_mutants_have_reasons_and_exist():
 
 
 @pytest.mark.skipif(not os.environ.get("CI"), reason="a five-minute mutation run; set CI=1 to run it")
-def test_dependence_pair_mutants_are_killed(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "tests.mutation", "dependence", "--only", BUDGET,
-                          "--min-score", "1", "--work", str(tmp_path / "mutation")],
-                         cwd=ROOT, capture_output=True, text=True, timeout=1800)
+def test_dependence_pair_mutants_are_killed():
+    # not under pytest's `tmp_path`: the copy's own test runs make base temporary folders of
+    # their own, and pytest keeps only the newest three (it removed this run's copy mid-run)
+    with tempfile.TemporaryDirectory(prefix="pforge-mutation-") as work:
+        run = subprocess.run([sys.executable, "-m", "tests.mutation", "dependence", "--only", BUDGET,
+                              "--min-score", "1", "--work", str(Path(work) / "mutation")],
+                             cwd=ROOT, capture_output=True, text=True, timeout=1800)
     assert run.returncode == 0, run.stdout + run.stderr
     table = run.stdout.splitlines()
     assert table[1].split()[0] == "dependence" and int(table[1].split()[2]) >= 40, run.stdout

@@ -126,11 +126,15 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
                  and isinstance(n.func, gast.Attribute) and n.func.attr == "asarray"}
     # `x.shape` shows an array, but not that it is no subclass: a matrix multiplies its rows
     # with `*`, a masked array drops its mask. Only `type(x) is np.ndarray` runs batched.
+    # A negative Python float's fractional power is complex where float64 gives nan: where the
+    # loop takes such a power of a number, a list the batched code converts runs the loop.
+    raising = getattr(result, "scalar_raising", False)
     tests = [_rank_check(np_alias, name, sorted(f), array=min(f) >= 1)
              if name in evident and name not in arrays else
              _kind_check(np_alias, name, sorted(f), name in arrays, name not in written | sliced,
                          sorted(f) == [2] and _elements_only(info, name),
-                         python_ints=name not in converted or ("exact" if _compared_or_stored(info, name) else False))
+                         python_ints=name not in converted or ("exact" if _compared_or_stored(info, name) else False),
+                         lists=not (raising and name in converted))
              for name, f in sorted(found.items())]
     local = {name: rank for name, rank in locals_for(guess.ranks).items()
              if name in in_loop and not _evidently_array(ctx, fdef, templates.name(name)) and name not in extended}
@@ -138,7 +142,7 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     # a float32 array (or scalar) keeps float32 (NEP 50): where it is a list, the other values
     # must compute in float64 with either.
     lists = sorted(name for name, f in found.items() if name in converted and not (name in evident and name not in arrays)
-                   and _lists_of_numbers(sorted(f), name in arrays, name not in written | sliced))
+                   and not raising and _lists_of_numbers(sorted(f), name in arrays, name not in written | sliced))
     for name in lists:
         partners = [f"{np_alias}.result_type({np_alias}.asarray({o}), 0.0) == {np_alias}.float64"
                     for o in sorted((set(found) | set(local)) - {name})]
@@ -449,7 +453,7 @@ def _lists_of_numbers(found: list[int], array: bool, read_only: bool) -> bool:
 
 
 def _kind_check(np_alias: str, name: str, found: list[int], array: bool, read_only: bool,
-                number_rows: bool = False, python_ints: bool | str = False) -> str:
+                number_rows: bool = False, python_ints: bool | str = False, lists: bool = True) -> str:
     """The run-time check of an inferred rank that holds only for inputs the batched code takes
     as the loop does, and never raises itself (``np.ndim`` of a ragged list would): an array
     where the batched code writes it or takes its rows (or, read only, a list of arrays of one
@@ -459,12 +463,14 @@ def _kind_check(np_alias: str, name: str, found: list[int], array: bool, read_on
     numbers mixed with floats are promoted); with ``python_ints`` (the batched code does not
     convert the value, so Python computes with it as in the loop) also of Python ints; with
     ``python_ints="exact"`` (the batched code converts a list only compared or stored) of
-    Python ints that a float64 holds exactly."""
+    Python ints that a float64 holds exactly. Without ``lists``, no list of numbers."""
+    if not lists:
+        number_rows = False
     if array and found[0] == 0 and len(found) > 1:
         # a number, or an array of one of the other ranks (a list of rows is no array here)
         return (f"({_number_test(np_alias, name)} and {_rank_check(np_alias, name, [0])} or "
                 f"{_rank_check(np_alias, name, found[1:], True, read_only, number_rows)})")
-    if array and read_only and found[0] == 1 and len(found) > 1:
+    if array and read_only and found[0] == 1 and len(found) > 1 and lists:
         # a flat list of numbers (rank 1 only), or an array of any of the ranks
         number = _EXACT_NUMBER if python_ints == "exact" else _PYTHON_NUMBER if python_ints else _NUMBER
         return (f"(isinstance({name}, (list, tuple)) and all({number} for v in {name}) or "
@@ -474,6 +480,8 @@ def _kind_check(np_alias: str, name: str, found: list[int], array: bool, read_on
     if found[-1] == 0:
         return f"{_number_test(np_alias, name)} and {_rank_check(np_alias, name, found)}"
     scalar = f" or isinstance({name}, (int, float, complex, {np_alias}.number))" if found[0] == 0 else ""
+    if not lists:
+        return f"(type({name}) is {np_alias}.ndarray{scalar}) and {_rank_check(np_alias, name, found)}"
     number = _EXACT_NUMBER if python_ints == "exact" else _PYTHON_NUMBER if python_ints else _NUMBER
     flat = (f"(type({name}) is {np_alias}.ndarray{scalar} or isinstance({name}, (list, tuple)) and "
             f"all({number} for v in {name}))")

@@ -1002,10 +1002,18 @@ class _Builder:
 
     def _invariant_choice(self, k):
         """``a if c > 0.5 else b`` of per-iteration arms with an invariant test: every
-        iteration takes the same arm."""
+        iteration takes the same arm. One arm is sometimes invariant (``x[i] if c > 0.5 else
+        0.5``: the arm taken is one number on every iteration), and the value is sometimes
+        summed (``s += ...``), where a batched single number would be one term."""
         self.reads.add("c")
+        arms = [self.expr(1), self.expr(1)]
+        if self.rng.random() < 0.4:
+            arms[self.rng.randrange(2)] = self.rng.choice(("0.5", "c", "c * 0.5", "-c"))
+        value = f"({arms[0]} if c > 0.5 else {arms[1]})"
+        if self.rng.random() < 0.3:
+            return Fragment("invariant choice summed", VECTORIZE, (f"s{k} += {value}",), (f"s{k} = 0.0",),
+                            outputs=(f"s{k}",))
         setup, _ = self._out(k)
-        value = f"({self.expr(1)} if c > 0.5 else {self.expr(1)})"
         return Fragment("invariant choice", VECTORIZE, (self._write(k, f"{value} * 2"),), setup,
                         outputs=self._result(k))
 

@@ -73,6 +73,7 @@ def rewrite_loop(ctx: ModuleContext, info: LoopInfo, namer: Namer, tf: str | Non
     result.needs_trip = rewriter.needs_trip
     result.arrays = set(rewriter.arrays)
     result.sliced = set(rewriter.sliced)
+    result.scalar_raising = rewriter.scalar_raising
     return result
 
 

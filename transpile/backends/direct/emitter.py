@@ -88,6 +88,9 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.inlining: set[str] = set()  # helpers being inlined (never into themselves)
         self.consulted: set[str] = set()  # names whose rank or type decided an inlined helper's `if`
         self.sliced: set[str] = set()  # names read through a slice (`RewriteResult.sliced`)
+        # takes a fractional power of a per-iteration number, complex for a negative Python
+        # float where float64 gives nan (`versioning`: no list of numbers is converted)
+        self.scalar_raising = False
         self.arrays: set[str] = set()  # names that must be arrays (`RewriteResult.arrays`)
         self.not_inlined: dict[str, str] = {}  # module function -> why it was not inlined
         self.mixed_arithmetic = 0  # computes with a value of two kinds: core.STRICT or LOOSE (:meth:`_default_dtypes`)

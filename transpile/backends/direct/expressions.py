@@ -208,6 +208,11 @@ class ExpressionsMixin:
             return Val(gast.Attribute(value=base.node, attr=node.attr, ctx=gast.Load()), base.full, base.rank)
         raise Unsupported(f"the attribute `.{node.attr}` of a per-iteration value")
 
+    def _numpy_call(self, node: gast.AST) -> bool:
+        """Whether ``node`` calls a NumPy function (``np.sqrt(v)``): in the loop its result is a
+        NumPy scalar or array, never a Python float."""
+        return isinstance(node, gast.Call) and (self.ctx.imports.resolve(node.func) or "").startswith("numpy.")
+
     def _ev_BinOp(self, node):
         left, right = self.ev(node.left), self.ev(node.right)
         if not left.stacked and not right.stacked:
@@ -217,6 +222,14 @@ class ExpressionsMixin:
             return Val(_respelled(node, left=left, right=right), (), rank, left.python and right.python,
                        mixed=left.mixed or right.mixed,
                        pytype=python_result(node.op, left.pytype, right.pytype, constant_int(node.right)))
+        if isinstance(node.op, gast.Pow) and left.rank in (0, None) and right.rank in (0, None) \
+                and not _integral_constant(node.right) \
+                and not any(self._numpy_call(n) for n in (node.left, node.right)):
+            # a power of two numbers: a negative Python float's fractional power is a complex
+            # (`(-4.0) ** 0.5`) where float64 gives nan; a NumPy function's result
+            # (`np.sqrt(b) ** p`) computes as float64 in the loop too. (Where Python's floats
+            # raise, `1.0 / 0.0` or `1e200 ** 2`, the batched code may be more defined.)
+            self.scalar_raising = True
         if isinstance(node.op, gast.MatMult):
             return convert_matmul_operator(self.lib, left, right, node)
         if type(node.op) not in _BINOPS:
@@ -377,7 +390,8 @@ class ExpressionsMixin:
         """``a if c else b`` with ``c`` the same on every iteration: every iteration takes the
         same arm, so the batched value is Python's conditional of the batched arms (only the
         arm taken is computed, as in the loop). Each arm must emit nothing before it (that would
-        run for the arm not taken) and be of one kind and rank with the other."""
+        run for the arm not taken), vary per iteration (an invariant arm would be one value where
+        the loop has one per iteration) and be of one kind and rank with the other."""
         before = len(self.out)
         body, orelse = self.ev(node.body), self.ev(node.orelse)
         if not (body.stacked or orelse.stacked):
@@ -385,6 +399,9 @@ class ExpressionsMixin:
         if len(self.out) != before:
             raise Unsupported("a conditional expression with an invariant test whose branches compute "
                               "values before it")
+        if not (body.stacked and orelse.stacked):
+            # `x[i] if flag else BIG`: the arm taken would be one number, not one per iteration
+            raise Unsupported("a conditional expression with an invariant test and one invariant arm")
         if body.python != orelse.python or body.rank is None or body.rank != orelse.rank \
                 or body.pytype != orelse.pytype or body.scalar != orelse.scalar:
             raise Unsupported("a conditional expression with an invariant test and branches of two kinds "
@@ -881,10 +898,12 @@ class ExpressionsMixin:
         indices it bound (``i = np.arange(n)``, so a later use binds them again)."""
         saved = (list(self.out), list(self.checks), list(self.labels))
         levels = [(level.bound, level.out_start) for level in self.levels]
+        raising = self.scalar_raising
         try:
             yield
         finally:
             self.out[:], self.checks[:], self.labels[:] = saved
+            self.scalar_raising = raising
             for level, (bound, start) in zip(self.levels, levels):
                 level.bound, level.out_start = bound, start
 
@@ -1076,3 +1095,12 @@ def _half_holds(value: float) -> bool:
         return struct.unpack("<e", struct.pack("<e", value))[0] == value
     except (OverflowError, struct.error):
         return False
+
+
+def _integral_constant(node: gast.AST) -> bool:
+    """Whether ``node`` is a literal whole number (``2``, ``3.0``, ``-1``): a power with it is
+    real for every real base."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        node = node.operand
+    return isinstance(node, gast.Constant) and (
+        type(node.value) is int or type(node.value) is float and node.value.is_integer())

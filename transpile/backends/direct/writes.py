@@ -125,7 +125,10 @@ class WritesMixin:
                               "compare, in the value written at it")
         # Position by position only when every vector in the value is a masked read: a vector
         # of its own (`bank[m, sel] = w[m]`) fills the selected positions in order instead.
-        if self.ev(_OneOf().visit(copy.deepcopy(value_node))).rank != 0:
+        raising = self.scalar_raising  # (a probe: the loop computes on the selected vectors)
+        one = self.ev(_OneOf().visit(copy.deepcopy(value_node)))
+        self.scalar_raising = raising
+        if one.rank != 0:
             raise Unsupported(f"line {stmt.lineno}: a value written at masked positions that is not "
                               "one number per position")
         value = self.ev(whole_value)
