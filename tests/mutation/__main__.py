@@ -170,7 +170,8 @@ def main(argv=None) -> int:
         # (and its tests' temporary folders lie in the copy: pytest keeps only the newest three
         # base folders under its root, so they would remove those of a test run that started this)
         (args.work / "tmp").mkdir(exist_ok=True)
-        env = {k: v for k, v in os.environ.items() if k != "CI"} | {
+        # (nor a pytest run's own variables, where a test starts this)
+        env = {k: v for k, v in os.environ.items() if k != "CI" and not k.startswith("PYTEST_")} | {
             "PYTHONPATH": str(HERE / "plugins"), "PYTEST_DEBUG_TEMPROOT": str(args.work / "tmp")}
         command = [str(mutmut), "run", "--max-children", str(args.jobs)]
         if args.only:

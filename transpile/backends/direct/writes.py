@@ -314,6 +314,7 @@ class WritesMixin:
                 if self.lib.kind == "np" and not self.to_tf and not value.python:
                     # summed as the loop adds each term into the element: in the dtype of
                     # `A + t` (int64 terms added first would wrap, float32 ones round)
+                    self._presum_check(name, value_node)
                     reduced = self._hoist(reduced, f"{name}_terms")
                     dtype = {"dtype": templates.expr(f"{self.lib.alias}.result_type(A, T)", A=templates.name(name),
                                                      T=reduced)}
@@ -363,6 +364,28 @@ class WritesMixin:
         self.out += _in_place(node, op, value.node, views=self.lib.kind == "np" and bool(elem_rank))
         if self.mask is None and op is None:
             self._exclusive_first(stmt)
+
+    def _presum_check(self, name: str, value_node) -> None:
+        """The run-time check under which terms summed along loop axes before one update
+        (``G[t[i]] += X[i, j]`` over ``j``) give what the loop's update of each term gives:
+        the loop casts the element back to ``name``'s dtype after every term, so an int
+        element beside float terms truncates each time (``0 + 0.5`` stays 0 three times, where
+        the terms' sum 1.5 adds 1). It holds where ``name`` is floating (a sum in the wider
+        dtype only rounds less), or where the value computes only ints from arrays read before
+        the loop (`+ - * // %` of array elements and int literals) whose dtype with
+        ``name``'s is ``name``'s (a sum that wraps, wraps as the loop's updates do)."""
+        np_ = self.lib.alias
+        base = next((original for (original, _), view in self.moved_views.items() if view == name), name)
+        stored = {n.id for n in gast.walk(self.info.node) if isinstance(n, gast.Name)
+                  and isinstance(n.ctx, gast.Store)}
+        arrays = _int_closed_arrays(value_node, stored) if value_node is not None else None
+        text = f"{np_}.asarray(A).dtype.kind in 'fc'"
+        if arrays:
+            dtypes = ", ".join(f"{np_}.asarray({a}).dtype" for a in sorted(arrays))
+            text += f" or {np_}.result_type({np_}.asarray(A).dtype, {dtypes}) == {np_}.asarray(A).dtype"
+        check = templates.expr(text, A=templates.name(base))
+        if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
+            self.checks.append(check)
 
     def _listed_row(self, name: str, items, stmt) -> Val | None:
         """``out[i] = [a, b, c]`` of per-iteration values: their stack after the loop axes,
@@ -584,6 +607,28 @@ class WritesMixin:
             if value.rank < elem_rank:  # the loop axis leads; the element's own axes follow
                 value = Val(core.insert_axes(self.lib, value, 1, elem_rank - value.rank), value.full, elem_rank)
         self.out += templates.replace("T = V", T=core.subscript(templates.name(name), parts), V=value.node)
+
+
+def _int_closed_arrays(node, stored: set[str]) -> set[str] | None:
+    """The arrays whose elements ``node`` reads, where it computes ints from them alone (`+`,
+    `-`, `*`, `//`, `%` of their elements and int literals; indices may be anything), or None
+    (a call, a float literal, a true division, a name the loop binds)."""
+    arrays: set[str] = set()
+
+    def walk(n) -> bool:
+        if isinstance(n, gast.Subscript):
+            if not isinstance(n.value, gast.Name) or n.value.id in stored:
+                return False
+            arrays.add(n.value.id)
+            return True
+        if isinstance(n, gast.BinOp):
+            return isinstance(n.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod)) \
+                and walk(n.left) and walk(n.right)
+        if isinstance(n, gast.UnaryOp):
+            return isinstance(n.op, (gast.USub, gast.UAdd)) and walk(n.operand)
+        return isinstance(n, gast.Constant) and type(n.value) is int
+
+    return arrays if walk(node) else None
 
 
 def _full_slice(c) -> bool:
