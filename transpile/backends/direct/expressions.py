@@ -927,6 +927,13 @@ class ExpressionsMixin:
                                 comparators=[copy.deepcopy(a.node)])
             return self._merged(self.lib.call("where", test, b.node, a.node), full, rank, vals[1], vals[0])
         if short == "abs":
+            if self._np and vals[0].mixed:
+                # `abs(min(x[i], 0.5))` of int8 `x`: the loop's abs of int8 -128 wraps, the
+                # batched `where` is float64; arms of floats compute alike (the float64 check)
+                if vals[0].mixed not in (core.FLOAT_ARMS, core.FLOAT_ARMS_LOOSE):
+                    raise Unsupported(f"`{gast.unparse(node).strip()}` of a value of two kinds (arrays of two "
+                                      "dtypes, or a Python number and a NumPy value)")
+                self._mixed_operands(node, vals[0].mixed, [])
             return Val(gast.Call(func=copy.deepcopy(node.func), args=[vals[0].node], keywords=[]), vals[0].full,
                        vals[0].rank, mixed=vals[0].mixed)
         if short == "len":

@@ -39,6 +39,15 @@ class ReductionsMixin:
                               "(Python returns an operand, `any`/`all` a bool)")
         term = self.ev(term_node)
         python_term = term.python
+        if term.mixed and red.op in ("add", "mul") and self.lib.kind == "np" and not self.to_tf:
+            # a term of two kinds (`x[i] if c[i] else y[i]` of a bool and a uint8 array): the
+            # loop's running value takes each term's own kind (True + 0 is 1, uint8 terms then
+            # wrap), the batched `where` one dtype for all. Terms of float64 arrays or Python
+            # floats compute alike: under the float64 check only.
+            if term.mixed not in (core.FLOAT_ARMS, core.FLOAT_ARMS_LOOSE):
+                raise Unsupported(f"`{red.name}`: a reduction of terms that are values of two kinds "
+                                  "(arrays of two dtypes, or a Python number and a NumPy value)")
+            self._mixed_operands(term_node, term.mixed, [])
         if red.op == "mul" and term.python:
             raise Unsupported(f"`{red.name}`: a product of Python integers, which NumPy could overflow")
         depth = len(self.levels)
