@@ -719,7 +719,16 @@ class _Builder:
         value = self.rng.choice((f"({arm} if {self.test()} else {default}) * 3 + 1",
                                  f"np.sqrt(np.abs({arm} if {self.test()} else {default}))",
                                  f"max({arm}, {default}) * 2",
+                                 f"abs(min({arm}, {default}))",
                                  f"({arm} if {self.test()} else {default}) - ({self.expr(1)} if {self.test()} else 0.5)"))
+        reads = (f"v{k} = (np.asarray(x) * 7).astype({dtype})", f"w{k} = (np.asarray(x) * 5).astype({other})")
+        if self.rng.random() < 0.3:
+            # summed: the loop's running value takes each term's own kind
+            start = self.rng.choice(("0", "0.0"))
+            term = self.rng.choice((f"{arm} if {self.test()} else {default}", f"max({arm}, {default})",
+                                    f"abs({arm} if {self.test()} else {default})"))
+            return Fragment("mixed arithmetic summed", VECTORIZE, (f"s{k} += {term}",), reads + (f"s{k} = {start}",),
+                            outputs=(f"s{k}",), reads=frozenset({"idx"}))
         setup, _ = self._out(k)
         return Fragment("mixed arithmetic", VECTORIZE, (self._write(k, value),),
                         (f"v{k} = (np.asarray(x) * 7).astype({dtype})",
