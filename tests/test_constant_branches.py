@@ -316,3 +316,16 @@ def test_a_branch_is_dropped_only_where_it_leaves_the_name_unbound():
     body = list(info.body)
     constants.fold_dead_branches(info)
     assert info.body == body and not info.notes
+
+
+@pytest.mark.parametrize("text", ["-r", "r * 3", "3 * r", "r + r"])
+def test_arithmetic_on_a_string_does_not_fold(text):
+    """Only numbers (and None) are folded: `-'a'` raises, `'a' * 3` is no number a test reads."""
+    assert constants._fold(gast.parse(text).body[0].value, {"r": "a"}) is constants._UNKNOWN
+
+
+def test_and_of_known_parts_is_false_where_a_part_is_a_falsy_non_number():
+    """`r > 0 and s` with `s = ''`: every part known, one falsy: the test is false (all, not any)."""
+    got = constants._fold(gast.parse("r > 0 and s").body[0].value, {"r": 1, "s": ""})
+    assert got is not constants._UNKNOWN and not got
+    assert constants._fold(gast.parse("r > 0 or s").body[0].value, {"r": 1, "s": ""}) is True
