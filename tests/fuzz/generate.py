@@ -737,14 +737,22 @@ class _Builder:
 
     def _conditional_update(self, k):
         """``if c: u[i] = u[i] + v`` (or ``*=``, ``-=``) of an array of some dtype, whose other
-        elements (-0.0, ints past 2**53) must stay as they are."""
+        elements (-0.0, ints past 2**53) must stay as they are; ``v`` perhaps a Python int the
+        dtype cannot hold (``u[i] + 300`` of int8 raises where the loop computes it)."""
         if not self.np:
             return self._map(k)
         dtype, init = self.rng.choice((("np.uint64", "2 ** 63 + 5"), ("np.int64", "2 ** 53 + 1"),
                                        ("np.float32", "-0.0"), ("float", "-0.0"), ("np.int8", "100")))
         update = self.rng.choice((f"u{k}[i] = u{k}[i] + 7", f"u{k}[i] *= 3", f"u{k}[i] = u{k}[i] + i",
-                                  f"u{k}[i] -= {self.expr(1)}", f"u{k}[i] = u{k}[i] + 0.1"))
-        return Fragment("conditional update", VECTORIZE, (f"if {self.test()}:", f"    {update}"),
+                                  f"u{k}[i] -= {self.expr(1)}", f"u{k}[i] = u{k}[i] + 0.1",
+                                  # (a Python int the dtype may not hold: NumPy raises, where the
+                                  # loop computes it only on the iterations the test takes)
+                                  f"u{k}[i] = u{k}[i] + 300", f"u{k}[i] = u{k}[i] * -1",
+                                  f"u{k}[i] = (u{k}[i] - 2 ** 40) if {self.test()} else u{k}[i]"))
+        test = self.test()
+        if any(t in update for t in ("300", "-1", "2 ** 40")) and self.rng.random() < 0.5:
+            test = "x[i] > 50.0"  # (no iteration takes it: the loop never computes the update)
+        return Fragment("conditional update", VECTORIZE, (f"if {test}:", f"    {update}"),
                         (f"u{k} = np.full(len(x), {init}, dtype={dtype})",), outputs=(f"u{k}",))
 
     def _inner_of_carried(self, k):

@@ -230,6 +230,8 @@ class ExpressionsMixin:
             # (`np.sqrt(b) ** p`) computes as float64 in the loop too. (Where Python's floats
             # raise, `1.0 / 0.0` or `1e200 ** 2`, the batched code may be more defined.)
             self.scalar_raising = True
+        if self.mask is not None and self._np and left.python != right.python:
+            self._masked_python_int(node, *((left, right) if left.python else (right, left)))
         if isinstance(node.op, gast.MatMult):
             return convert_matmul_operator(self.lib, left, right, node)
         if type(node.op) not in _BINOPS:
@@ -280,6 +282,26 @@ class ExpressionsMixin:
         if isinstance(op, gast.Div):
             product = gast.BinOp(left=product, op=gast.Mult(), right=gast.Constant(value=0.0, kind=None))
         return product
+
+    def _masked_python_int(self, node, number: Val, other: Val) -> None:
+        """``u[i] + 1000`` under a per-iteration test: NumPy raises OverflowError where a Python
+        int meets an integer array whose dtype cannot hold it (NEP 50: int8 and 1000, uint8 and
+        -1), and the batched code computes the arm on every element, where the loop computes it
+        only on the iterations that take it (and raises only if one does). An int in
+        ``[0, 127]``, which every integer dtype holds, and a float or bool are safe; otherwise
+        ``other`` must be float64 where the arrays the loop reads are (:attr:`Val.floaty`,
+        checked in front by :meth:`_default_dtypes`), else Unsupported."""
+        if number.stacked or number.pytype in ("float", "bool", "complex"):
+            return  # (a stacked number is cast to the array's dtype by :meth:`_weak`)
+        value = constant_int(number.node)
+        if value is not None and 0 <= value <= 127:
+            return
+        if not other.floaty:
+            raise Unsupported(f"`{gast.unparse(node).strip()}` under a per-iteration test: a Python int beside "
+                              "a value that may be an integer array, where NumPy raises for an int its dtype "
+                              "cannot hold (int8 and 1000) on the elements the loop never computes")
+        self.mixed_arithmetic = other.floaty if not self.mixed_arithmetic else min(self.mixed_arithmetic,
+                                                                                   other.floaty)
 
     def _weak(self, number: Val, other: Val, pytype: str | None, zero: gast.expr | None = None,
               divide: bool = False) -> tuple[Val, Val]:
