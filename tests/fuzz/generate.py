@@ -1034,6 +1034,34 @@ class _Builder:
         return Fragment("invariant choice", VECTORIZE, (self._write(k, f"{value} * 2"),), setup,
                         outputs=self._result(k))
 
+    def _invariant_if(self, k):
+        """An ``if`` at the top of the body whose test is the same on every iteration (``if c >
+        0.5:``): the loop is rewritten once per outcome (unswitched). The branches write, bind a
+        private, add to a running sum or hold a per-iteration ``if``; sometimes one has no
+        ``else``. A planted look-alike tests a name the loop binds after it: carried."""
+        self.reads.add("c")
+        setup, _ = self._out(k)
+        test = self.rng.choice(("c > 0.5", "not c > 0.5", "c > 0.5 and c < 2.0", "c <= -0.5 or c > 1.0"))
+        if self.rng.random() < 0.2:
+            body = (f"if q{k} > 0.5:", f"    {self._write(k, self.expr())}", "else:",
+                    f"    {self._write(k, self.expr())}", f"q{k} = x[i]")
+            return Fragment("invariant if look-alike", REFUSE, body, setup + (f"q{k} = 0.0",),
+                            outputs=self._result(k) + (f"q{k}",))
+        form = self.rng.random()
+        if form < 0.3:
+            body = (f"if {test}:", f"    {self._write(k, self.expr())}", "else:", f"    {self._write(k, self.expr())}")
+        elif form < 0.5:
+            body = (f"t{k} = {self.expr()}", f"if {test}:", f"    t{k} = t{k} * {self.expr(1)}",
+                    self._write(k, f"t{k} + 1.0"))
+        elif form < 0.7:
+            body = (f"if {test}:", f"    s{k} += {self.expr()}", self._write(k, self.expr(1)))
+            return Fragment("invariant if", VECTORIZE, body, setup + (f"s{k} = 0.0",),
+                            outputs=self._result(k) + (f"s{k}",))
+        else:
+            body = (f"if {test}:", f"    if {self.test()}:", f"        {self._write(k, self.expr())}",
+                    "    else:", f"        {self._write(k, self.expr(1))}", "else:", f"    {self._write(k, self.expr())}")
+        return Fragment("invariant if", VECTORIZE, body, setup, outputs=self._result(k))
+
     def _live_invariant(self, k):
         """``s = len(x) * 2 + c`` in the loop, read after it: the same on every iteration, its
         last value is computed once. A planted look-alike binds ``s = x[i]``, the last item."""
@@ -1062,7 +1090,7 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("block", 2), ("mark", 1), ("masked-private", 2), ("guarded-read", 2), ("local-helper", 2),
                ("list-row", 1), ("default-arm", 2), ("wrap-around", 2),
                ("list-of-lists", 1), ("mixed-arithmetic", 2), ("conditional-update", 2), ("column-scatter", 2),
-               ("constant-branch", 2), ("invariant-choice", 2), ("live-invariant", 2))
+               ("constant-branch", 2), ("invariant-choice", 2), ("live-invariant", 2), ("invariant-if", 2))
 DEPENDENT = (("carried", 2), ("inner-of-carried", 1), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))

@@ -10,13 +10,15 @@ which has no ``vectorized_map``. One module per op family registers its rules in
 
 from __future__ import annotations
 
+import copy
+
 import gast
 
 from pforge.transpile.analysis import LoopInfo, ModuleContext
 from pforge.transpile.backends.direct import elementwise, linalg, nn, reductions, shape  # noqa: F401
 
 _FAMILIES = (elementwise, linalg, nn, reductions, shape)  # importing them registers their rules
-from pforge.transpile.backends.direct.core import REGISTRY, Lib, Unsupported
+from pforge.transpile.backends.direct.core import REGISTRY, InvariantTest, Lib, Unsupported
 from pforge.transpile.backends.direct.emitter import DirectRewriter
 from pforge.transpile.backends.pfor import LoopRewrite
 from pforge.transpile.naming import Namer
@@ -66,7 +68,13 @@ def rewrite_loop(ctx: ModuleContext, info: LoopInfo, namer: Namer, tf: str | Non
         lib = Lib("np", np)
     else:
         raise Unsupported("the loop mixes NumPy and TensorFlow")
-    rewriter = DirectRewriter(ctx, info, namer, lib, shapes or {})
+    try:
+        return _rewritten(DirectRewriter(ctx, info, namer, lib, shapes or {}))
+    except InvariantTest as exc:
+        return _unswitched(ctx, info, namer, lib, shapes or {}, exc)
+
+
+def _rewritten(rewriter: DirectRewriter) -> LoopRewrite:
     result = rewriter.run()
     result.consulted = set(rewriter.consulted)
     result.nonempty = rewriter.nonempty
@@ -74,6 +82,74 @@ def rewrite_loop(ctx: ModuleContext, info: LoopInfo, namer: Namer, tf: str | Non
     result.arrays = set(rewriter.arrays)
     result.sliced = set(rewriter.sliced)
     result.scalar_raising = rewriter.scalar_raising
+    return result
+
+
+def _unswitched(ctx, info, namer, lib, shapes, found: InvariantTest) -> LoopRewrite:
+    """Loop unswitching (Allen & Kennedy, "Optimizing Compilers for Modern Architectures",
+    2001, section 7.2.2): an ``if`` at the top of the body whose test is the same on every
+    iteration (``if normalize:``) becomes a Python ``if`` around two rewrites of the loop, one
+    with the ``if`` replaced by its body and one by its ``else`` part::
+
+        if normalize:
+            <the loop with `if normalize: A else: B` as A, batched>
+        else:
+            <the loop with it as B, batched>
+
+    The test is evaluated once, where the loop evaluates it on every iteration: it reads only
+    names the loop does not bind (``_unswitchable_test``), and only where the loop runs at
+    least once (a check in front). Each rewrite's own checks are evaluated only where its
+    outcome holds (``not t or checks``), so a check of a value one outcome never reads (a
+    ``None`` the other branch skips) is never evaluated. One such ``if`` per loop.
+
+    Raises:
+        Unsupported: either rewrite fails, a second invariant ``if``, a loop whose trip count
+            the check in front cannot state, or rewrites that edit code outside the loop apart.
+    """
+    from pforge.transpile import versioning
+    stmt = found.stmt
+    trips = versioning._runs_at_all(info)
+    if trips is None:
+        raise Unsupported(f"{found} (the loop's trip count is no simple test, so the `if` cannot be "
+                          "evaluated once in front of it)")
+    results = []
+    for outcome in (True, False):
+        try:
+            results.append(_rewritten(DirectRewriter(ctx, info, namer, lib, shapes, assume={id(stmt): outcome})))
+        except InvariantTest as exc:
+            raise Unsupported(f"{exc}, a second `if` whose test does not depend on the loop") from None
+        except Unsupported as exc:
+            branch = "its body" if outcome else "its `else` part"
+            raise Unsupported(f"{exc} (the loop rewritten with the `if` at line {stmt.lineno} taken as "
+                              f"{branch})") from None
+    taken, other = results
+    if taken.replace or other.replace or {id(s) for s in taken.drop} != {id(s) for s in other.drop}:
+        raise Unsupported(f"{found}, and the two rewrites edit code outside the loop apart")
+    test = stmt.test
+    checks = [] if trips is versioning.RUNS else [copy.deepcopy(trips)]
+    both = {gast.dump(c) for c in taken.checks} & {gast.dump(c) for c in other.checks}
+    checks += [c for c in taken.checks if gast.dump(c) in both]  # (evaluated whichever way the test goes)
+    for result, holds in ((taken, True), (other, False)):
+        mine = [c for c in result.checks if gast.dump(c) not in both]
+        if not mine:
+            continue
+        own = mine[0] if len(mine) == 1 else gast.BoolOp(op=gast.And(), values=mine)
+        skip = copy.deepcopy(test) if not holds else gast.UnaryOp(op=gast.Not(), operand=copy.deepcopy(test))
+        checks.append(gast.BoolOp(op=gast.Or(), values=[skip, own]))
+    # what both rewrites do before the test's statement is written once, in front of the `if`
+    dumps = [[gast.dump(s) for s in r.stmts] for r in results]
+    common = next((k for k, (a, b) in enumerate(zip(*dumps)) if a != b), min(map(len, dumps)))
+    common = min(common, len(taken.stmts) - 1, len(other.stmts) - 1) if common else 0
+    unswitched = gast.If(test=copy.deepcopy(test), body=taken.stmts[common:] or [gast.Pass()],
+                         orelse=other.stmts[common:] or [gast.Pass()])
+    result = LoopRewrite(taken.stmts[:common] + [unswitched], taken.drop, {}, f"{taken.pattern}, unswitched on `{gast.unparse(test).strip()}`",
+                         checks=checks)
+    result.consulted = taken.consulted | other.consulted
+    result.nonempty = taken.nonempty or other.nonempty
+    result.needs_trip = True  # (the test is evaluated only where the loop runs)
+    result.arrays = taken.arrays | other.arrays
+    result.sliced = taken.sliced | other.sliced
+    result.scalar_raising = taken.scalar_raising or other.scalar_raising
     return result
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import gast
 
 from pforge.transpile import templates
-from pforge.transpile.backends.direct.core import Unsupported, Val, align
+from pforge.transpile.backends.direct.core import InvariantTest, Unsupported, Val, align
 from pforge.transpile.backends.direct.shared import Ind, _Pending, _is_boolean
 from pforge.transpile.vplan import if_conversion
 
@@ -21,10 +21,17 @@ class ConditionalsMixin:
         branches run under their masks, the plan's blends merge with ``where``, masked
         reductions carry their running value from one branch into the next, and appends
         become the plan's selects or filters."""
+        if id(stmt) in self.assume:  # unswitched: this rewrite is for one outcome of the test
+            self._block(stmt.body if self.assume[id(stmt)] else stmt.orelse, later, depth)
+            return
         plan = if_conversion(self.info, self.levels[-1].info, stmt)
         test = self.tests.pop(id(stmt), None) or self._chain_tests(plan)
         if not test.stacked:
-            raise Unsupported(f"line {stmt.lineno}: an `if` whose test does not depend on the loop")
+            message = f"line {stmt.lineno}: an `if` whose test does not depend on the loop"
+            if self.mask is None and any(stmt is s for s in self.info.body) and self.lib.kind == "np" \
+                    and not self.to_tf and _unswitchable_test(stmt.test, self.loop_stores):
+                raise InvariantTest(message, stmt)
+            raise Unsupported(message)
         if test.rank not in (0, None):
             raise Unsupported(f"line {stmt.lineno}: an `if` on an array")
         test = Val(test.node, test.full, 0)
@@ -147,3 +154,22 @@ class ConditionalsMixin:
     def _and(self, a, b):
         (x, y), full, rank = align(self.lib, [a, b], "a nested test")
         return Val(self.lib.call("logical_and", x.node, y.node), full, rank)
+
+
+def _unswitchable_test(test, loop_stores: set[str]) -> bool:
+    """Whether the invariant test of an ``if`` at the top of the loop body can be evaluated once,
+    in front of the loop, as the loop evaluates it on its first iteration: names the loop does
+    not bind (and attributes of them), constants, comparisons, ``not``, ``and`` and ``or``; no
+    call, subscript or other expression that could do work or raise otherwise."""
+    allowed = (gast.Name, gast.Attribute, gast.Constant, gast.Compare, gast.BoolOp, gast.UnaryOp, gast.Load,
+               gast.boolop, gast.cmpop, gast.Not)
+    for node in gast.walk(test):
+        if not isinstance(node, allowed):
+            return False
+        if isinstance(node, gast.UnaryOp) and not isinstance(node.op, gast.Not):
+            return False
+        if isinstance(node, gast.Attribute) and not isinstance(node.value, (gast.Name, gast.Attribute)):
+            return False
+        if isinstance(node, gast.Name) and node.id in loop_stores:
+            return False
+    return True

@@ -22,6 +22,20 @@ class Unsupported(Exception):
     """No batching rule (or no known rank) for an op: the loop falls back; the message names the op."""
 
 
+class InvariantTest(Unsupported):
+    """An ``if`` of the loop body whose test is the same on every iteration (``if normalize:``),
+    which predication cannot batch (there is no mask per iteration): the loop is rewritten
+    once for each outcome, under a Python ``if`` on the test (loop unswitching).
+
+    Attributes:
+        stmt: the ``if`` statement.
+    """
+
+    def __init__(self, message: str, stmt):
+        super().__init__(message)
+        self.stmt = stmt
+
+
 @dataclass(frozen=True)
 class Val:
     """One value of the loop body in batched form.

@@ -51,6 +51,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
     lib: Lib
     shapes: dict
     to_tf: bool = False  # a NumPy loop written with tf.experimental.numpy (--target tensorflow)
+    #: ``id`` of an ``if`` with an invariant test -> the outcome this rewrite is for (unswitching)
+    assume: dict = field(default_factory=dict)
     out: list = field(default_factory=list)
 
     def __post_init__(self):
