@@ -179,10 +179,16 @@ def test_arg_reductions(body, op):
     assert f"{op} at of best" in remark and f"{op[3:]} reduction best" in remark, remark
 
 
+def test_arg_reductions_of_several_values():
+    """Each value the `if` takes where the extreme is reached is tracked (`k = 0` as well)."""
+    classes, remark = _level("if x[i] > best:\n    best, at, k = x[i], i, 0", "best = 0.0\nat = 0\nk = -1")
+    assert classes["best"] == "reduction" and classes["at"] == classes["k"] == "arg reduction", (classes, remark)
+    assert "argmax at of best" in remark and "argmax k of best" in remark, remark
+
+
 @pytest.mark.parametrize("body", [
     "if x[i] > best:\n    best, at = y[i], i",           # keeps another value than it compares
     "if x[i] > best:\n    best, at = x[i]",
-    "if x[i] > best:\n    best, at, k = x[i], i, 0",
     "if x[i] > best:\n    (best, at), k = (x[i], i), 0",
     "if x[i] > best:\n    best = x[i]\n    best = i",
 ])

@@ -124,7 +124,7 @@ def _outputs(info):
     if info.form != "loop":
         parts.insert(0, info.form)
     parts += [f"{r.op} reduction {n}" for n, r in info.reductions.items()]
-    parts += [f"arg{a.op} {n} of {a.value}" for n, a in info.arg_reductions.items()]
+    parts += [f"arg{a.op} {n} of {a.value}" for n, a in info.arg_reductions.items() if a.name is not None]
     parts += [f"{s.op} scan {s.array or n}" for n, s in info.scans.items()]
     parts += [f"indexed output {n}" + (" (an argument, updated in place)" if n in info.mutated_args else "")
               for n in info.arrays]

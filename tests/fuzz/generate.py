@@ -414,7 +414,8 @@ class _Builder:
 
     def _argmax(self, k):
         """``if v > best: best = v; at = i``: with ties (rounded terms) one time in two, a start
-        value no term may beat one time in five, and the element recorded instead of the index."""
+        value no term may beat one time in five, and the element recorded instead of the index;
+        sometimes no index at all (``if v > best: best = v``), from a start that may be NaN."""
         cmp = self.rng.choice((">", ">=", "<", "<="))
         start = "-1e9" if cmp in (">", ">=") else "1e9"
         if self.rng.random() < 0.2:
@@ -426,7 +427,19 @@ class _Builder:
         if self.np and self.rng.random() < 0.3:
             index = "x[i]"
             self.reads.add("x")
+        if self.rng.random() < 0.3:  # no index: the extreme of the terms that beat the start
+            if self.rng.random() < 0.5:
+                start = self.rng.choice(("x[0]", "float('nan')", "0.0"))
+                self.reads.add("x")
+            body = (f"v{k} = {value}", f"if v{k} {cmp} best{k}:", f"    best{k} = v{k}")
+            return Fragment(f"if-reduction {cmp}", VECTORIZE, body, (f"best{k} = {start}",), outputs=(f"best{k}",))
         body = (f"v{k} = {value}", f"if v{k} {cmp} best{k}:", f"    best{k} = v{k}", f"    at{k} = {index}")
+        if self.np and self.rng.random() < 0.3:  # more values taken where it is reached
+            extra = self.rng.choice((f"{self.expr(1)} * 2.0", "m2[i]", "c", "'found'"))
+            if "m2" in extra:
+                self.reads.add("m2")
+            return Fragment(f"arg reduction {cmp} with payloads", VECTORIZE, body + (f"    w{k} = {extra}",),
+                            (f"best{k} = {start}", f"at{k} = -1", f"w{k} = None"), outputs=(f"best{k}", f"at{k}", f"w{k}"))
         return Fragment(f"arg reduction {cmp}", VECTORIZE, body, (f"best{k} = {start}", f"at{k} = -1"),
                         outputs=(f"best{k}", f"at{k}"))
 

@@ -112,14 +112,16 @@ def _negated(node) -> bool:
 class ArgReduction:
     """``if v > best: best, idx = v, i``: ``idx`` tracks where the ``max`` (or ``min``) reduction
     of ``value`` was reached. ``strict`` (``>``/``<``) keeps the first such iteration, ``>=``/``<=``
-    the last; ``index`` is the expression recorded (usually the loop index)."""
+    the last; ``index`` is the expression recorded (usually the loop index). With no index
+    (``if v > best: best = v``), ``name`` and ``index`` are None and the entry is keyed by
+    ``value``: a max or min reduction that NaN terms never win."""
 
-    name: str
+    name: str | None
     value: str
     op: str
     strict: bool
     term: gast.expr
-    index: gast.expr
+    index: gast.expr | None
     stmt: gast.If
 
 

@@ -269,7 +269,10 @@ _MIRROR = {gast.Gt: gast.Lt, gast.GtE: gast.LtE, gast.Lt: gast.Gt, gast.LtE: gas
 
 def _find_arg_reductions(info, body, stored):
     """Finds argmax/argmin tracking: ``if v > best: best, idx = v, i`` (also as two assignments,
-    with ``>=``, ``<``, ``<=``, or with ``best`` on the left of the comparison)."""
+    with ``>=``, ``<``, ``<=``, or with ``best`` on the left of the comparison), and the same
+    with no index, ``if v > best: best = v`` (a max reduction whose NaN terms never win, keyed
+    by ``best``, :attr:`ArgReduction.name` None), or with several values taken where the
+    extreme is reached (``best_w = w``, ``best_at = i``: one ArgReduction each, one ``stmt``)."""
     for stmt in body:
         if not (isinstance(stmt, gast.If) and not stmt.orelse and isinstance(stmt.test, gast.Compare)
                 and len(stmt.test.ops) == 1 and type(stmt.test.ops[0]) in _COMPARE_DIRECTION):
@@ -281,23 +284,24 @@ def _find_arg_reductions(info, body, stored):
             continue
         best = right.id
         assigned = _pairs_assigned(stmt.body)
-        if assigned is None or len(assigned) != 2 or best not in assigned:
+        if assigned is None or best not in assigned:
             continue
-        (idx,) = set(assigned) - {best}
-        term, index = assigned[best], assigned[idx]
-        loaded = {n.id for part in (left, term, index) for n in _loaded_names(part)}
-        if gast.dump(term) != gast.dump(left) or loaded & {best, idx} or \
-                len(stored.get(best, ())) != 1 or len(stored.get(idx, ())) != 1:
+        term, names = assigned[best], set(assigned)
+        loaded = {n.id for part in (left, *assigned.values()) for n in _loaded_names(part)}
+        if gast.dump(term) != gast.dump(left) or loaded & names or \
+                any(len(stored.get(n, ())) != 1 for n in names):
             continue
         owned = {id(n) for n in gast.walk(stmt)}
-        if any(isinstance(n, gast.Name) and n.id in (best, idx) and id(n) not in owned
+        if any(isinstance(n, gast.Name) and n.id in names and id(n) not in owned
                for n in _scope_nodes(body)):
             continue
         red_op, strict = _COMPARE_DIRECTION[op]
         info.reductions[best] = Reduction(best, red_op, [stmt])
-        info.arg_reductions[idx] = ArgReduction(idx, best, red_op, strict, term, index, stmt)
         info.classes[best] = REDUCTION
-        info.classes[idx] = ARG_REDUCTION
+        for idx in [n for n in assigned if n != best] or [None]:
+            info.arg_reductions[idx or best] = ArgReduction(idx, best, red_op, strict, term, assigned.get(idx), stmt)
+            if idx is not None:
+                info.classes[idx] = ARG_REDUCTION
 
 
 def _pairs_assigned(stmts) -> dict[str, gast.expr] | None:

@@ -185,9 +185,9 @@ class _Builder:
         return []
 
     def convert_If(self, info, stmt, mask):
-        for arg in self._levels_arg_reductions():
-            if arg.stmt is stmt:
-                return [r.ArgReduce(stmt.lineno, mask, arg.name, arg.value, arg.op, arg.strict)]
+        args = [a for a in self._levels_arg_reductions() if a.stmt is stmt]
+        if args:
+            return [r.ArgReduce(stmt.lineno, mask, arg.name, arg.value, arg.op, arg.strict) for arg in args]
         decision = if_conversion(self.root, info, stmt)
         self.masks += 1
         name = f"m{self.masks}"
@@ -289,7 +289,8 @@ class _Builder:
     def _reduction_level(self, name, stmt):
         for level in self.root.walk():
             red = level.reductions.get(name)
-            if red is not None and stmt in red.updates and name not in level.arg_reductions:
+            if red is not None and stmt in red.updates and (
+                    name not in level.arg_reductions or level.arg_reductions[name].name is None):
                 return level
         return None
 

@@ -142,7 +142,7 @@ def _masked_outputs(root: LoopInfo, stmt: gast.If) -> set[str]:
                 found.add(name)
         for arg in level.arg_reductions.values():
             if id(arg.stmt) in inside:
-                found |= {arg.name, arg.value}
+                found |= {arg.name, arg.value} - {None}
     return found
 
 

@@ -136,15 +136,18 @@ class Scan(Recipe):
 
 @dataclass(frozen=True)
 class ArgReduce(Recipe):
-    """``if v > best: best, idx = v, i``: where the extreme of ``value`` was reached."""
+    """``if v > best: best, idx = v, i``: where the extreme of ``value`` was reached (``name``
+    None: ``if v > best: best = v``, the extreme alone, which NaN terms never reach)."""
 
-    name: str
+    name: str | None
     value: str
     op: str
     first: bool
     kind = "argreduce"
 
     def text(self):
+        if self.name is None:
+            return f"{self.value} <- {self.op} of the terms that beat it (NaN never does)"
         return f"{self.name} <- arg{self.op} of {self.value} ({'first' if self.first else 'last'} on ties)"
 
 

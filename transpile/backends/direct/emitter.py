@@ -443,7 +443,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         for name, red in info.reductions.items():
             parts.append(f"{red.op} reduction {name}")
         for name, arg in info.arg_reductions.items():
-            parts.append(f"arg{arg.op} {name} of {arg.value}")
+            if arg.name is not None:
+                parts.append(f"arg{arg.op} {name} of {arg.value}")
         for name, scan in info.scans.items():
             parts.append(f"{scan.op} scan {scan.array or name}")
         for name in info.arrays:

@@ -563,33 +563,48 @@ class ReductionsMixin:
             if scan.element is None:
                 self.out += templates.replace(f"{name} = {self.scan_steps[name][1]}")
 
-    def _arg_reduce(self, arg):
+    def _arg_reduce(self, args):
         """Argmax tracking, ``if v > best: best = v; idx = i`` (NumPy, one loop level): the
         extreme term among those that beat ``best``'s value before the loop, and the first
         (``>``, ``<``) or last (``>=``, ``<=``) iteration that reached it; with none,
         ``best`` and ``idx`` keep their values. NaN terms never beat anything, as in the loop.
-        After pfor's arg-reduction lowering (``backends/pfor``)."""
+        ``args`` are the ArgReductions of one ``if``: each value it takes where the extreme is
+        reached (``idx = i``, ``best_w = w``, a row) is its batched value at that iteration, or
+        itself where it is the same on every iteration; none (``if v > best: best = v``), the
+        extreme alone. After pfor's arg-reduction lowering (``backends/pfor``)."""
+        arg = args[0]
         if self.lib.kind != "np" or self.to_tf or len(self.levels) != 1 or self.mask is not None:
-            raise Unsupported(f"argmax tracking of `{arg.name}` has no batching rule here "
+            raise Unsupported(f"argmax tracking of `{arg.name or arg.value}` has no batching rule here "
                               "(NumPy, an outermost loop with no inner one)")
-        term, index = self.ev(arg.term), self.ev(arg.index)
-        if not term.stacked or term.rank != 0 or not index.stacked or index.rank != 0:
-            raise Unsupported(f"argmax tracking of `{arg.name}`: a term or index that is not one "
+        term = self.ev(arg.term)
+        if not term.stacked or term.rank != 0:
+            raise Unsupported(f"argmax tracking of `{arg.name or arg.value}`: a term that is not one "
                               "number per iteration")
-        np_, best, idx = self.lib.alias, arg.value, arg.name
-        terms, indices = self.namer.new(f"{best}_terms"), self.namer.new(f"{idx}_values")
-        better, top = self.namer.new(f"{best}_better"), self.namer.new("at")
+        np_, best = self.lib.alias, arg.value
+        terms, better = self.namer.new(f"{best}_terms"), self.namer.new(f"{best}_better")
         compare = {("max", True): ">", ("max", False): ">=", ("min", True): "<",
                    ("min", False): "<="}[(arg.op, arg.strict)]
-        pick = "0" if arg.strict else "-1"
-        value = f"{indices}[{top}]" + (".item()" if index.python else "")
-        self.out += templates.replace(f"{terms} = T\n{indices} = I", T=term.node, I=index.node)
+        top = self.namer.new("at")
+        pick = "0" if arg.strict else "-1"  # (of equal terms, 0.0 and -0.0 among them)
+        self.out += templates.replace(f"{terms} = T", T=term.node)
+        found = []
+        for each in (a for a in args if a.name is not None):
+            index = self.ev(each.index)
+            if index.rank is None or index.stacked and index.depth != 1 or index.mixed:
+                raise Unsupported(f"argmax tracking of `{each.name}`: a value of unknown rank, or a Python "
+                                  "number on some iterations and a NumPy value on others")
+            if not index.stacked:  # the same on every iteration: taken as it is
+                found.append(templates.replace(f"{each.name} = I", I=index.node)[0])
+                continue
+            values = self.namer.new(f"{each.name}_values")
+            self.out += templates.replace(f"{values} = I", I=index.node)
+            found.append(templates.replace(f"{each.name} = {values}[{top}]" + (".item()" if index.python else ""))[0])
         self.out += templates.replace(
             f"{better} = {terms} {compare} {best}\n"
             f"if {np_}.any({better}):\n"
             f"    {top} = {np_}.flatnonzero({terms} == {np_}.{arg.op}({terms}[{better}]))[{pick}]\n"
-            f"    {best} = {terms}[{top}]{'.item()' if term.python else ''}\n"
-            f"    {idx} = {value}")
+            f"    {best} = {terms}[{top}]{'.item()' if term.python else ''}")
+        self.out[-1].body += found
 
     # -- per-iteration row selections (NumPy) ----------------------------------------------------------
 

@@ -51,9 +51,9 @@ class StatementsMixin:
                 return self._append(call.func.value.id, call.args[0], later)
             raise Unsupported(f"line {stmt.lineno}: an expression statement (a call for its effect)")
         if isinstance(stmt, gast.If):
-            arg = next((a for a in info_here.arg_reductions.values() if a.stmt is stmt), None)
-            if arg is not None:
-                return self._arg_reduce(arg)
+            args = [a for a in info_here.arg_reductions.values() if a.stmt is stmt]
+            if args:
+                return self._arg_reduce(args)
             return self._if(stmt, later, depth)
         if isinstance(stmt, gast.For):
             child = next((c for c in self.levels[-1].info.children if c.node is stmt), None)

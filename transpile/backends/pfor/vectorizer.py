@@ -379,6 +379,12 @@ class _Vectorizer(ChecksMixin, BranchesMixin, InnerLoopsMixin):
                 return f"ta:{name}", stmt.value.args[1]
         for arg in info.arg_reductions.values():
             if stmt is arg.stmt:
+                if sum(a.stmt is stmt for a in info.arg_reductions.values()) > 1:
+                    raise Unsupported(f"`{arg.value}` is tracked with more than one value, which pfor's "
+                                      "arg-reduction lowering does not take")
+                if arg.name is None:
+                    raise Unsupported(f"`if v > {arg.value}: {arg.value} = v` (a {arg.op} that NaN terms never "
+                                      "reach) has no pfor lowering")
                 return f"arg:{arg.name}", arg.term
         for red in info.reductions.values():
             if stmt in red.updates:
