@@ -329,3 +329,108 @@ def test_and_of_known_parts_is_false_where_a_part_is_a_falsy_non_number():
     got = constants._fold(gast.parse("r > 0 and s").body[0].value, {"r": 1, "s": ""})
     assert got is not constants._UNKNOWN and not got
     assert constants._fold(gast.parse("r > 0 or s").body[0].value, {"r": 1, "s": ""}) is True
+
+
+def _stores_of(info, name):
+    return [n for s in info.body for n in gast.walk(s)
+            if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)]
+
+
+def test_every_name_with_a_branch_that_never_runs_is_folded():
+    """`q` and `r` each keep their constant: both branches go, one note each."""
+    info = _loop_info("""\
+        def f(x, out):
+            q = 0
+            r = 0
+            for i in range(len(x)):
+                if q != 0:
+                    q = x[i]
+                if r != 0:
+                    r = x[i]
+                out[i] = x[i] + q + r
+        """)
+    constants.fold_dead_branches(info)
+    assert not _stores_of(info, "q") and not _stores_of(info, "r")
+    assert len(info.body) == 1 and len(info.notes) == 2
+
+
+@pytest.mark.parametrize("test", ["1 < 0", "r == 0", "r >= 0 and x[i] != 5"])
+def test_a_branch_stays_where_its_test_does_not_read_the_name_or_holds(test):
+    """`if 1 < 0:` is false of constants alone (the user's to see, left); `r == 0` holds where
+    the loop starts, so its branch runs and `r` is carried; a test that may hold, kept."""
+    info = _loop_info(f"""\
+        def f(x, out):
+            r = 0
+            for i in range(len(x)):
+                if {test}:
+                    r = x[i]
+                out[i] = r
+        """)
+    body = list(info.body)
+    constants.fold_dead_branches(info)
+    assert info.body == body and not info.notes
+
+
+def test_a_false_elif_is_dropped_with_its_if():
+    """`if r != 0: ... elif r > 5: ... else: B`: both tests are false where `r` is 0: B alone."""
+    info = _loop_info("""\
+        def f(x, out):
+            r = 0
+            for i in range(len(x)):
+                if r != 0:
+                    r = x[i]
+                elif r > 5:
+                    r = -x[i]
+                else:
+                    out[i] = 1.0
+                out[i] += r
+        """)
+    constants.fold_dead_branches(info)
+    assert [gast.unparse(s).strip() for s in info.body] == ["out[i] = 1.0", "out[i] += r"]
+
+
+def test_a_false_branch_in_the_else_of_another_if_is_dropped_from_it():
+    """The `if` that holds it is rebuilt with its `else` part (a list of statements), and the
+    statements after it stay."""
+    info = _loop_info("""\
+        def f(x, out):
+            r = 0
+            for i in range(len(x)):
+                if x[i] > 0:
+                    out[i] = 1.0
+                else:
+                    if r != 0:
+                        r = x[i]
+                    out[i] = 2.0
+                out[i] += r
+        """)
+    constants.fold_dead_branches(info)
+    assert not _stores_of(info, "r") and len(info.body) == 2
+    first, second = info.body
+    assert isinstance(first.orelse, list) and [gast.unparse(s).strip() for s in first.orelse] == ["out[i] = 2.0"]
+    assert gast.unparse(second).strip() == "out[i] += r"
+
+
+def test_the_note_names_the_first_branch_that_never_runs():
+    info = _loop_info("""\
+        def f(x, out):
+            r = 0
+            for i in range(len(x)):
+                if r != 0:
+                    r = x[i]
+                if x[i] > 0:
+                    if r > 1:
+                        r = 2
+                if r < 0:
+                    r = 3
+                out[i] = r
+        """)
+    constants.fold_dead_branches(info)
+    assert not _stores_of(info, "r")
+    assert len(info.notes) == 1 and "line 4 never runs" in info.notes[0], info.notes
+
+
+def test_and_with_a_falsy_constant_is_false_whatever_else_it_reads():
+    """`'' and x[i] > 0 and r == 0` is falsy in Python whatever `x[i]` is: the branch never runs."""
+    assert constants._fold(gast.parse("'' and x[i] > 0 and r == 0").body[0].value, {"r": 0}) is False
+    assert constants._fold(gast.parse("'a' and x[i] > 0").body[0].value, {"r": 0}) is constants._UNKNOWN

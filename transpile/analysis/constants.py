@@ -141,9 +141,10 @@ def _fold(node, env):
         except TypeError:
             return _UNKNOWN
     if isinstance(node, gast.BoolOp):
-        # `a and b` is False where any part is (the parts before it decide nothing else)
+        # `a and b` is False where any part is (the parts before it decide nothing else), a
+        # falsy constant of any type (`''`) too
         values = [_fold(v, env) for v in node.values]
-        if isinstance(node.op, gast.And) and any(v is not _UNKNOWN and type(v) in _NUMBERS and not v for v in values):
+        if isinstance(node.op, gast.And) and any(v is not _UNKNOWN and not v for v in values):
             return False
         if any(v is _UNKNOWN for v in values):
             return _UNKNOWN
