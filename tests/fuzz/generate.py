@@ -841,6 +841,31 @@ class _Builder:
         return Fragment("previous output", REFUSE, (f"p{k}[i] = np.tanh(p{k}[{prev}]) + {self.expr(1)}",),
                         (f"p{k} = np.ones(len(x))",), outputs=(f"p{k}",), **offsets)
 
+    def _reordered(self, k):
+        """``o[i] = q[i - 1] * ...`` before ``q[i] = ...``: the read sees what the previous
+        iteration wrote, which whole-array execution gives where the write runs first
+        (statement reordering); a private between them keeps its order. Planted look-alikes
+        read ``q[i + 1]`` too (an element a later iteration writes: old, which the reordered
+        write would make new) or feed the write from the read's statement (a cycle)."""
+        if not self.np:
+            return self._map(k)
+        setup = (f"q{k} = np.asarray(x, dtype=float) * 0.5", f"o{k} = np.zeros(len(x))")
+        shape = self.rng.random()
+        # (a planted read of both neighbours: one is written by an earlier iteration whichever
+        # way the loop counts, the other by a later one, or the write reads the read's result)
+        if shape < 0.15:
+            body = (f"o{k}[i] = q{k}[i - 1] + q{k}[i + 1]", f"q{k}[i] = {self.expr(1)}")
+            return Fragment("reordering look-alike", REFUSE, body, setup, outputs=(f"o{k}", f"q{k}"),
+                            back=1, ahead=1)
+        if shape < 0.3:
+            body = (f"o{k}[i] = (q{k}[i - 1] + q{k}[i + 1]) * 2.0", f"q{k}[i] = o{k}[i] + {self.expr(1)}")
+            return Fragment("reordering cycle", REFUSE, body, setup, outputs=(f"o{k}", f"q{k}"), back=1, ahead=1)
+        if shape < 0.6:
+            body = (f"t{k} = q{k}[i - 1] * {self.expr(1)}", f"q{k}[i] = {self.expr()}", f"o{k}[i] = t{k} + 1.0")
+        else:
+            body = (f"o{k}[i] = q{k}[i - 1] * {self.expr(1)}", f"q{k}[i] = {self.expr()}")
+        return Fragment("statement reordering", VECTORIZE, body, setup, outputs=(f"o{k}", f"q{k}"), back=1)
+
     def _stencil(self, k):
         if not self.np:
             return self._carried(k)
@@ -1103,7 +1128,8 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("block", 2), ("mark", 1), ("masked-private", 2), ("guarded-read", 2), ("local-helper", 2),
                ("list-row", 1), ("default-arm", 2), ("wrap-around", 2),
                ("list-of-lists", 1), ("mixed-arithmetic", 2), ("conditional-update", 2), ("column-scatter", 2),
-               ("constant-branch", 2), ("invariant-choice", 2), ("live-invariant", 2), ("invariant-if", 2))
+               ("constant-branch", 2), ("invariant-choice", 2), ("live-invariant", 2), ("invariant-if", 2),
+               ("reordered", 2))
 DEPENDENT = (("carried", 2), ("inner-of-carried", 1), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))

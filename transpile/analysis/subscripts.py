@@ -10,6 +10,7 @@ import gast
 from pforge.transpile import dependence
 from pforge.transpile.analysis.aliasing import (_fresh_value, _merge_aliases, _shared_row_written,
                                                 _through_shared_rows)
+from pforge.transpile.analysis.classes import likely_library
 from pforge.transpile.analysis.facts import INDEXED, INDUCTION, ITEM, PRIVATE
 from pforge.transpile.analysis.nodes import _binding, _loaded_names, _statement_of
 from pforge.transpile.operators import AUG_OPS
@@ -109,6 +110,7 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
     induction = info.space.induction if info.space and info.space.kind != "rows" else None
     step_sign = info.space.step_sign() if info.space else None
     nest = _nest(info) if induction is not None else None
+    deferred: list[tuple] = []  # flow dependences statement reordering may resolve (see _reorder)
     for name, wlist in sorted(writes.items()):
         cls = info.classes.get(name)
         if cls in (PRIVATE, ITEM, INDUCTION) or name in stored and cls is None:
@@ -176,6 +178,11 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
                     continue
                 where = f"line {w.node.lineno}" + (
                     f" and line {other.node.lineno}" if other.node.lineno != w.node.lineno else "")
+                if conflict.kind == "flow" and len(wlist) == 1 and not other.write:
+                    # the read sees what an earlier iteration wrote: whole-array execution gives
+                    # it that where the writing statement runs first (decided once all are seen)
+                    deferred.append((name, w, other, conflict, where))
+                    continue
                 info.dependences.append(f"{name}: {conflict.kind} dependence ({conflict.detail}) at {where}")
                 if conflict.kind == "flow":
                     info.block("PF202", f"`{gast.unparse(other.node).strip()}` {conflict.detail} "
@@ -206,6 +213,96 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
             info.dependences.append(f"{name}: a negative index wraps around at line {wrapping.node.lineno}")
             info.block("PF203", f"`{text}` may index `{name}` below zero, which wraps around to "
                        "the end of the array, where other iterations write", wrapping.node)
+    if not deferred:
+        return
+    order = _reorder(ctx, info, deferred, writes, reads, info.helper_reads & set(writes)) \
+        if not info.blockers else None
+    blocked = set()
+    for name, w, other, conflict, where in deferred:
+        if order is None and id(w) in blocked:
+            continue  # (one remark per write, the first read it reaches)
+        blocked.add(id(w))
+        info.dependences.append(f"{name}: {conflict.kind} dependence ({conflict.detail}) at {where}"
+                                + (", the writing statement run first (statement reordering)" if order else ""))
+        if order is None:
+            info.block("PF202", f"`{gast.unparse(other.node).strip()}` {conflict.detail} "
+                       f"(`{w.base}` is written at line {w.node.lineno}): a loop-carried "
+                       "dependence", other.node)
+    if order is not None and [id(s) for s in order] != [id(s) for s in info.body]:
+        info.notes.append("statement reordering: the body runs as whole arrays in the order of lines "
+                          + ", ".join(str(s.lineno) for s in order))
+        info.body = order
+
+
+def _reorder(ctx, info, deferred, writes, reads, helper_ids) -> list | None:
+    """The body's statements in an order whole-array execution computes as the loop does, where
+    the only loop-carried dependences are flows from one statement's write to another
+    statement's read (``a[i] = b[i - 1] + c[i]`` before ``b[i] = b[i + 1] - e[i]``, TSVC
+    s211): the writing statement runs first, so the read sees what earlier iterations wrote.
+    Statement reordering (Allen & Kennedy, "Optimizing Compilers for Modern Architectures",
+    2001, section 5.2: a topological order of the statement dependence graph, here of the
+    top-level statements). None where no such order exists or it cannot be shown.
+
+    Every other pair of statements touching one array (one of them writing it) or one name
+    (one of them binding it, or calling a method of it) keeps its order. A deferred read must be
+    one of its statement's only reads of that array, every one of them a flow of this kind (an
+    element the same iteration has not yet written, ``b[i]``, would be read new)."""
+    stmts = list(info.body)
+    if info.snapshots or any(len(names) > 1 for names in info.aliases.values()) or helper_ids \
+            or likely_library(ctx, info) == "tensorflow":
+        return None
+    position = {id(s): k for k, s in enumerate(stmts)}
+
+    def top(node):
+        while node is not None and id(node) not in position:
+            node = ctx.parents.get(id(node))
+        return None if node is None else position[id(node)]
+
+    flows = {(id(w), id(r)) for _, w, r, _, _ in deferred}
+    for name, w, r, _, _ in deferred:
+        mine = [x for x in reads.get(name, []) if top(x.node) == top(r.node)]
+        if top(w.node) is None or top(r.node) is None or top(w.node) == top(r.node) or \
+                any((id(w), id(x)) not in flows for x in mine):
+            return None
+    edges: set[tuple[int, int]] = set()
+    for name in writes:  # (an array only read needs no order)
+        accesses = [(top(a.node), a) for a in writes.get(name, []) + reads.get(name, [])]
+        if any(k is None for k, _ in accesses):
+            return None
+        for ka, a in accesses:
+            for kb, b in accesses:
+                if ka >= kb or not (a.write or b.write):
+                    continue
+                if (id(b), id(a)) in flows:
+                    edges.add((kb, ka))  # the write (later in the body) runs first
+                elif (id(a), id(b)) in flows:
+                    edges.add((ka, kb))
+                else:
+                    edges.add((ka, kb))
+    bound, touched = [], []
+    for stmt in stmts:
+        names = {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name)}
+        stores = {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+        stores |= {n.func.value.id for n in gast.walk(stmt) if isinstance(n, gast.Call)  # `out.append(v)`
+                   and isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name)
+                   and ctx.imports.resolve(n.func) is None}
+        if any(isinstance(n, (gast.Attribute, gast.Subscript)) and isinstance(n.ctx, gast.Store)
+               and not isinstance(n.value, gast.Name) for n in gast.walk(stmt)):
+            return None  # a write through an attribute or a call: no name says what it touches
+        bound.append(stores)
+        touched.append(names)
+    for ka in range(len(stmts)):
+        for kb in range(ka + 1, len(stmts)):
+            if bound[ka] & touched[kb] or bound[kb] & touched[ka]:
+                edges.add((ka, kb))
+    order, done = [], set()
+    while len(order) < len(stmts):
+        ready = [k for k in range(len(stmts)) if k not in done and all(a in done for a, b in edges if b == k)]
+        if not ready:
+            return None  # a cycle: the statements depend on each other both ways
+        order.append(ready[0])
+        done.add(ready[0])
+    return [stmts[k] for k in order]
 
 
 def _one_constant(wlist) -> str | None:
