@@ -212,14 +212,16 @@ STATEMENT_ORDER = textwrap.dedent("""\
             for j in range(w):
                 q[t] = m2[i, j] * 3.0
                 t += 1
-            a[i] = x[i] + x[i]
+            a[i] = np.tanh(a[i - 1]) + x[i]
             b[i] = a[i - 1] * 2.0 + np.tanh(x[i])
         return q, a, b
     """)
 
 
 def test_an_inner_level_rewritten_alone_keeps_the_nested_form_where_its_checks_fail():
-    """Fuzzer, seed 2400861: the outer loop stays (statement order), the inner one is rewritten
+    """Fuzzer, seed 2400861: the outer loop stays (a recurrence through `a`; the fuzzer's own
+    program, `a[i] = x[i] + x[i]` before `b[i] = a[i - 1] ...`, is now rewritten whole: the
+    read of the previous iteration's `a` comes after the write), the inner one is rewritten
     with ``t`` in closed form. Where the inner rewrite's run-time checks fail, the loop that
     runs must be the nested form, which computes ``t``, not the loop as written, which would
     count on from the array the batched code left in ``t``."""
