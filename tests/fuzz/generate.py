@@ -866,6 +866,24 @@ class _Builder:
             body = (f"o{k}[i] = q{k}[i - 1] * {self.expr(1)}", f"q{k}[i] = {self.expr()}")
         return Fragment("statement reordering", VECTORIZE, body, setup, outputs=(f"o{k}", f"q{k}"), back=1)
 
+    def _derived_write(self, k):
+        """``j += 2; o[j] = ...``: a write at a derived induction variable that starts at a
+        constant, read as ``j0 + (i + 1) * 2`` (induction-variable substitution); sometimes the
+        output is also read there after the update. A planted start below zero may wrap around
+        onto elements other iterations write."""
+        if not self.np:
+            return self._map(k)
+        planted = self.rng.random() < 0.2
+        start = self.rng.choice(("-9", "-7")) if planted else self.rng.choice(("-1", "0", "3"))
+        step = self.rng.choice(("2", "3"))
+        self.reads.add("x")  # (a value that varies: one constant stored everywhere collides harmlessly)
+        body = (f"j{k} += {step}", f"o{k}[j{k}] = x[i] + {self.expr(1)}")
+        if self.rng.random() < 0.3:
+            body += (f"p{k}[i] = o{k}[j{k}] * 0.5",)
+        setup = (f"j{k} = {start}", f"o{k} = np.zeros(3 * len(x) + 4)", f"p{k} = np.zeros(len(x))")
+        return Fragment("derived write look-alike" if planted else "derived write", REFUSE if planted else VECTORIZE,
+                        body, setup, outputs=(f"o{k}", f"p{k}"))
+
     def _stencil(self, k):
         if not self.np:
             return self._carried(k)
@@ -1129,7 +1147,7 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("list-row", 1), ("default-arm", 2), ("wrap-around", 2),
                ("list-of-lists", 1), ("mixed-arithmetic", 2), ("conditional-update", 2), ("column-scatter", 2),
                ("constant-branch", 2), ("invariant-choice", 2), ("live-invariant", 2), ("invariant-if", 2),
-               ("reordered", 2))
+               ("reordered", 2), ("derived-write", 2))
 DEPENDENT = (("carried", 2), ("inner-of-carried", 1), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))

@@ -97,6 +97,10 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
                 dims = [node.args[0]] if node.func.attr == "read" and node.args else [gast.Slice(None, None, None)]
                 reads.setdefault(name, []).append(dependence.Access(name, dims, node))
 
+    inductions = _derived_forms(info)
+    if inductions:
+        for access in [a for accesses in (writes, reads) for group in accesses.values() for a in group]:
+            access.dims = [_induction_substituted(ctx, info, d, inductions, access.node) for d in access.dims]
     defs = _affine_definitions(ctx, info, stored)
     if defs:
         for access in [a for accesses in (writes, reads) for group in accesses.values() for a in group]:
@@ -384,6 +388,70 @@ def _affine_definitions(ctx, info, stored) -> dict[str, tuple[gast.Assign, list]
                 continue
             defs[name] = (stmt, body)
     return defs
+
+
+def _derived_forms(info) -> dict[str, tuple[gast.stmt, gast.expr, int]]:
+    """The derived induction variables of the outermost level (``j += c`` once per iteration,
+    :attr:`LoopInfo.derived`) of a loop over ``range`` by 1 or -1 with an integer step ``c``,
+    bound to an int constant before the loop (so that the test of negative indices, which wrap
+    around, sees every index): name -> (the update, ``c`` with its sign, that constant)."""
+    from pforge.transpile.analysis.constants import _UNKNOWN, _constant_on_entry
+    space = info.space
+    if space is None or space.kind != "range" or space.step is not None and constant_int(space.step) not in (1, -1):
+        return {}
+    found = {}
+    for name, stmt in info.derived.items():
+        if isinstance(stmt, gast.AugAssign):
+            step, minus = stmt.value, isinstance(stmt.op, gast.Sub)
+        else:
+            step, minus = stmt.value.right, isinstance(stmt.value.op, gast.Sub)
+        entry = _constant_on_entry(info, name) if info.function is not None else _UNKNOWN
+        if constant_int(step) is None or type(entry) is not int:
+            continue
+        found[name] = (stmt, gast.Constant(value=-constant_int(step) if minus else constant_int(step), kind=None),
+                       entry)
+    return found
+
+
+def _induction_substituted(ctx, info, index, inductions, user):
+    """``index`` with each derived induction variable replaced by its value where ``user`` runs:
+    ``j`` after ``j += c`` in iteration ``i`` of ``range(s, ...)`` is ``j0 + ((i - s) * d + 1) * c``
+    (``d`` the direction), before it ``j0 + (i - s) * d * c``, where ``j0`` is the int the
+    name holds where the loop starts (induction-variable substitution;
+    Allen & Kennedy, "Optimizing Compilers for Modern Architectures", section 4.5)."""
+    if isinstance(index, gast.Slice) or not any(isinstance(n, gast.Name) and n.id in inductions
+                                                 for n in gast.walk(index)):
+        return index
+    space = info.space
+    position = {id(s): k for k, s in enumerate(info.body)}
+
+    def top(node):
+        while node is not None and id(node) not in position:
+            node = ctx.parents.get(id(node))
+        return None if node is None else position[id(node)]
+
+    where = top(user)
+
+    class _Substitute(gast.NodeTransformer):
+        def visit_Name(self, node):
+            found = inductions.get(node.id)
+            if not isinstance(node.ctx, gast.Load) or found is None or where is None:
+                return node
+            update, step, value = found
+            after = 1 if where > position[id(update)] else 0 if where < position[id(update)] else None
+            if after is None:
+                return node  # (read by its own update)
+            start = copy.deepcopy(space.start) if space.start is not None else gast.Constant(value=0, kind=None)
+            direction = constant_int(space.step) if space.step is not None else 1
+            count = gast.BinOp(left=gast.BinOp(left=gast.Name(id=space.induction, ctx=gast.Load(), annotation=None,
+                                                              type_comment=None), op=gast.Sub(), right=start),
+                               op=gast.Mult(), right=gast.Constant(value=direction, kind=None))
+            count = gast.BinOp(left=count, op=gast.Add(), right=gast.Constant(value=after, kind=None))
+            entry = gast.Constant(value=value, kind=None)
+            return gast.BinOp(left=entry, op=gast.Add(), right=gast.BinOp(left=count, op=gast.Mult(),
+                                                                          right=copy.deepcopy(step)))
+
+    return _Substitute().visit(copy.deepcopy(index))
 
 
 def _forward_substituted(ctx, index, defs, user):
