@@ -238,7 +238,19 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
         info.body = order
 
 
-def _reorder(ctx, info, deferred, writes, reads, helper_ids) -> list | None:
+def _top_level(ctx, body):
+    """A function giving the position in ``body`` of the statement that holds a node (None:
+    the node is not in ``body``)."""
+    position = {id(s): k for k, s in enumerate(body)}
+
+    def top(node):
+        while node is not None and id(node) not in position:
+            node = ctx.parents.get(id(node))
+        return None if node is None else position[id(node)]
+    return top
+
+
+def _reorder(ctx, info, deferred, writes, reads, helper_written) -> list | None:
     """The body's statements in an order whole-array execution computes as the loop does, where
     the only loop-carried dependences are flows from one statement's write to another
     statement's read (``a[i] = b[i - 1] + c[i]`` before ``b[i] = b[i + 1] - e[i]``, TSVC
@@ -252,15 +264,10 @@ def _reorder(ctx, info, deferred, writes, reads, helper_ids) -> list | None:
     one of its statement's only reads of that array, every one of them a flow of this kind (an
     element the same iteration has not yet written, ``b[i]``, would be read new)."""
     stmts = list(info.body)
-    if info.snapshots or any(len(names) > 1 for names in info.aliases.values()) or helper_ids \
+    if info.snapshots or any(len(names) > 1 for names in info.aliases.values()) or helper_written \
             or likely_library(ctx, info) == "tensorflow":
         return None
-    position = {id(s): k for k, s in enumerate(stmts)}
-
-    def top(node):
-        while node is not None and id(node) not in position:
-            node = ctx.parents.get(id(node))
-        return None if node is None else position[id(node)]
+    top = _top_level(ctx, stmts)
 
     flows = {(id(w), id(r)) for _, w, r, _, _ in deferred}
     for name, w, r, _, _ in deferred:
@@ -277,12 +284,8 @@ def _reorder(ctx, info, deferred, writes, reads, helper_ids) -> list | None:
             for kb, b in accesses:
                 if ka >= kb or not (a.write or b.write):
                     continue
-                if (id(b), id(a)) in flows:
-                    edges.add((kb, ka))  # the write (later in the body) runs first
-                elif (id(a), id(b)) in flows:
-                    edges.add((ka, kb))
-                else:
-                    edges.add((ka, kb))
+                # (a deferred flow from a write later in the body: the write runs first)
+                edges.add((kb, ka) if (id(b), id(a)) in flows else (ka, kb))
     bound, touched = [], []
     for stmt in stmts:
         names = {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name)}
@@ -423,13 +426,7 @@ def _induction_substituted(ctx, info, index, inductions, user):
                                                  for n in gast.walk(index)):
         return index
     space = info.space
-    position = {id(s): k for k, s in enumerate(info.body)}
-
-    def top(node):
-        while node is not None and id(node) not in position:
-            node = ctx.parents.get(id(node))
-        return None if node is None else position[id(node)]
-
+    top = _top_level(ctx, info.body)
     where = top(user)
 
     class _Substitute(gast.NodeTransformer):
@@ -438,7 +435,8 @@ def _induction_substituted(ctx, info, index, inductions, user):
             if not isinstance(node.ctx, gast.Load) or found is None or where is None:
                 return node
             update, step, value = found
-            after = 1 if where > position[id(update)] else 0 if where < position[id(update)] else None
+            at = top(update)
+            after = 1 if where > at else 0 if where < at else None
             if after is None:
                 return node  # (read by its own update)
             start = copy.deepcopy(space.start) if space.start is not None else gast.Constant(value=0, kind=None)
