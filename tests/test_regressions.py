@@ -38,6 +38,9 @@ def _same(want, got):
         assert len(got) == len(want), (want, got)
         for a, b in zip(want, got):
             _same(a, b)
+    elif isinstance(want, np.ma.MaskedArray):  # (the `masked` constant too): the same mask, the same values
+        np.testing.assert_array_equal(np.ma.getmaskarray(got), np.ma.getmaskarray(want))
+        np.testing.assert_array_equal(np.ma.filled(got, 0), np.ma.filled(want, 0))
     elif isinstance(want, np.ndarray):
         assert got.shape == want.shape and got.dtype == want.dtype, (want, got)
         if want.dtype.kind in "biu":  # exactly: a round trip through float64 loses ints past 2**53

@@ -128,7 +128,7 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     # with `*`, a masked array drops its mask. Only `type(x) is np.ndarray` runs batched.
     # A negative Python float's fractional power is complex where float64 gives nan: where the
     # loop takes such a power of a number, a list the batched code converts runs the loop.
-    raising = getattr(result, "scalar_raising", False)
+    raising = getattr(result, "scalar_raising", False) or _numbers_out(ctx, info)
     tests = [_rank_check(np_alias, name, sorted(f), array=min(f) >= 1)
              if name in evident and name not in arrays else
              _kind_check(np_alias, name, sorted(f), name in arrays, name not in written | sliced,
@@ -148,7 +148,8 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
                     for o in sorted((set(found) | set(local)) - {name})]
         if partners:
             tests.append(f"(type({name}) is {np_alias}.ndarray or {' and '.join(partners)})")
-    tests += [_kind_check(np_alias, name, [rank], rank >= 2, True) for name, rank in sorted(local.items())]
+    tests += [_kind_check(np_alias, name, [rank], rank >= 2, True, lists=not (raising and name in converted))
+              for name, rank in sorted(local.items())]
     # Two arguments may be one array (`f(a, a)`): the batched code reads all of it before it
     # writes, the loop reads what earlier iterations wrote.
     tests += [templates.apart(np_alias, w, r) for w in sorted(written & params)
@@ -437,6 +438,23 @@ _PYTHON_NUMBER = "isinstance(v, (int, float))"
 #: makes a list with an int of 2**63 or more uint64 or float64, and one mixing floats with
 #: ints beyond 2**53 rounds them)
 _EXACT_NUMBER = "(isinstance(v, float) or isinstance(v, int) and -2 ** 53 <= v <= 2 ** 53)"
+
+
+def _numbers_out(ctx, info) -> bool:
+    """Whether the loop binds a name the function reads outside it that may be a number
+    (``total`` of ``total += x[i] * 2``, the best of an argmax; not an evident array,
+    ``field = np.zeros(n)``): computed from a list of Python floats, the loop's is a Python
+    float, the batched code's a NumPy one; so a list the batched code converts then runs the
+    loop. (Collected values come back as Python numbers: ``V.tolist()``.)"""
+    fdef = info.function
+    if fdef is None:
+        return False
+    inside = {id(n) for n in gast.walk(info.node)}
+    targets = info.space.target_names() if info.space is not None else set()
+    bound = {n.id for n in gast.walk(info.node) if isinstance(n, gast.Name)
+             and isinstance(n.ctx, gast.Store)} - targets
+    return any(isinstance(n, gast.Name) and n.id in bound and isinstance(n.ctx, gast.Load) and id(n) not in inside
+               and not _evidently_array(ctx, fdef, templates.name(n.id)) for n in gast.walk(fdef))
 
 
 def _number_test(np_alias: str, name: str) -> str:

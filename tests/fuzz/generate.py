@@ -884,6 +884,57 @@ class _Builder:
         return Fragment("derived write look-alike" if planted else "derived write", REFUSE if planted else VECTORIZE,
                         body, setup, outputs=(f"o{k}", f"p{k}"))
 
+    def _dtype_edge(self, k):
+        """Values whose kind decides the loop's result, where a batched value of one dtype
+        would compute otherwise: sums of Python ints past int64 and of int8 or uint64 values
+        (at the top and in an inner loop), ``int()`` of floats past int64, a sign under a test
+        no bool takes, a derived induction variable beside int8 values, an index difference
+        divided by uint8 values, the square of a bool."""
+        if not self.np:
+            return self._map(k)
+        self.reads.add("x")
+        shape = self.rng.randrange(8)
+        if shape == 0:  # a list of Python ints (a local of no known kind) summed or multiplied
+            op, start = self.rng.choice((("+=", "0"), ("*=", "1"), ("-=", "0")))
+            setup = (f"b{k} = [int(t * 1000) * 2 ** 60 + 1 for t in np.asarray(x).tolist()]", f"s{k} = {start}")
+            return Fragment("python-int reduction", VECTORIZE, (f"s{k} {op} b{k}[i]",), setup, outputs=(f"s{k}",))
+        if shape == 1:  # an inner accumulator of int8 or uint64 values
+            dtype = self.rng.choice(("np.int8", "np.uint64", "bool"))
+            self.reads.add("m2")
+            setup = (f"w{k} = (np.asarray(m2) * 90).astype({dtype})", f"o{k} = np.zeros(len(x))")
+            body = (f"a{k} = {self.rng.choice(('0', '0.0', '1'))}", f"for j in range(w{k}.shape[1]):",
+                    f"    a{k} {self.rng.choice(('+=', '*='))} w{k}[i, j]", f"o{k}[i] = a{k}")
+            return Fragment("inner typed accumulator", VECTORIZE, body, setup, outputs=(f"o{k}",))
+        if shape == 2:  # int() of floats past int64 (and NaN lanes a test skips)
+            setup = (f"o{k} = []", f"g{k} = np.asarray(x) * 1e19")
+            body = (f"if g{k}[i] == g{k}[i]:", f"    o{k}.append(int(g{k}[i]))") if self.rng.random() < 0.5 else \
+                (f"o{k}.append(int(g{k}[i]))",)
+            return Fragment("int past int64", VECTORIZE, body, setup, outputs=(f"o{k}",))
+        if shape == 3:  # a sign under a test no bool passes
+            setup = (f"f{k} = np.asarray(x) > 0", f"o{k} = np.zeros(len(x))")
+            return Fragment("masked sign of bools", VECTORIZE, (f"if f{k}[i] < 0:", f"    o{k}[i] = -f{k}[i]"),
+                            setup, outputs=(f"o{k}",))
+        if shape == 4:  # a derived induction variable beside int8 or float32 values
+            dtype = self.rng.choice(("np.int8", "np.float32", "float"))
+            setup = (f"j{k} = {self.rng.choice(('0', '5', '-3'))}", f"v{k} = (np.asarray(x) * 50).astype({dtype})",
+                     f"o{k} = np.zeros(len(x))")  # (float64: an int8 product's wrap shows)
+            body = (f"j{k} += {self.rng.choice(('1', '2'))}", f"o{k}[i] = v{k}[i] * j{k}")
+            return Fragment("derived value", VECTORIZE, body, setup, outputs=(f"o{k}",))
+        if shape == 5:  # an index difference over uint8 or float32 values
+            self.reads.add("c")
+            dtype = self.rng.choice(("np.uint8", "np.float32", "np.int16"))
+            setup = (f"u{k} = (np.abs(np.asarray(x)) * 9 + 1).astype({dtype})", f"o{k} = np.zeros(len(x))")
+            shift = self.rng.choice(("3", "int(c * 10)"))
+            return Fragment("index difference divided", VECTORIZE, (f"o{k}[i] = (i - {shift}) / u{k}[i]",), setup,
+                            outputs=(f"o{k}",))
+        if shape == 6:  # the square of a bool, collected
+            setup = (f"f{k} = np.asarray(x) > 0", f"o{k} = []")
+            return Fragment("square of bools", VECTORIZE, (f"o{k}.append(f{k}[i] ** 2 * 200)",), setup,
+                            outputs=(f"o{k}",))
+        # a sum of Python floats (a list) returned as a number
+        setup = (f"h{k} = [float(t) for t in np.asarray(x).tolist()]", f"s{k} = 0.0")
+        return Fragment("python-float sum", VECTORIZE, (f"s{k} = s{k} + h{k}[i] * 2",), setup, outputs=(f"s{k}",))
+
     def _stencil(self, k):
         if not self.np:
             return self._carried(k)
@@ -1147,7 +1198,7 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("list-row", 1), ("default-arm", 2), ("wrap-around", 2),
                ("list-of-lists", 1), ("mixed-arithmetic", 2), ("conditional-update", 2), ("column-scatter", 2),
                ("constant-branch", 2), ("invariant-choice", 2), ("live-invariant", 2), ("invariant-if", 2),
-               ("reordered", 2), ("derived-write", 2))
+               ("reordered", 2), ("derived-write", 2), ("dtype-edge", 3))
 DEPENDENT = (("carried", 2), ("inner-of-carried", 1), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))

@@ -140,6 +140,9 @@ def _differs(want, got, rtol, atol, dtypes=False) -> str | None:
         return None
     if want is None or got is None:
         return None if want is got else f"{want!r} vs {got!r}"
+    if dtypes and type(want) is not type(got) and not (isinstance(want, np.ndarray) and isinstance(got, np.ndarray)):
+        # a number returned as a number: a Python float, not a NumPy float64, as the loop's
+        return f"{type(want).__name__} vs {type(got).__name__}"
     if dtypes and (isinstance(want, list) or isinstance(got, list)):
         # a list returned as a list: its items must be the loop's, of the loop's types
         if not (isinstance(want, list) and isinstance(got, list) and len(want) == len(got)):

@@ -48,7 +48,8 @@ def sepia(picture, factor):
     if isinstance(factor, (int, float, complex, np.number, np.bool_, np.ndarray)) and np.ndim(factor) == 0 and isinstance(n_cols, (int, float, complex, np.number, np.bool_, np.ndarray)) and np.ndim(n_cols) == 0 and isinstance(n_rows, (int, float, complex, np.number, np.bool_, np.ndarray)) and np.ndim(n_rows) == 0 and n_rows <= np.shape(picture)[0] and n_cols <= np.shape(picture)[1] and not isinstance(picture, (list, tuple)) and n_rows > 0 and n_cols > 0:
         if np.shape(picture[:n_rows, :n_cols])[2] != 3:
             raise TypeError('grey_of() takes 3 positional arguments for the items of one row')
-        grey = (0.2126 * picture[:n_rows, :n_cols, 2] + 0.587 * picture[:n_rows, :n_cols, 1] + 0.114 * picture[:n_rows, :n_cols, 0]).astype(int)
+        whole = 0.2126 * picture[:n_rows, :n_cols, 2] + 0.587 * picture[:n_rows, :n_cols, 1] + 0.114 * picture[:n_rows, :n_cols, 0]
+        grey = whole.astype(int) if not np.any(np.abs(whole) >= 2.0 ** 63) else np.vectorize(int, otypes=[object])(np.where(np.isfinite(whole), whole, 0))
         picture[:n_rows, :n_cols] = np.stack(np.broadcast_arrays(np.where(255 < grey, 255, grey), np.where(np.asarray(255, dtype=np.uint8) < grey.astype(np.result_type(factor, 0)) + factor, np.asarray(255, dtype=np.uint8), grey.astype(np.result_type(factor, 0)) + factor), np.where(np.asarray(255, dtype=np.uint8) < grey.astype(np.result_type(2 * factor, 0)) + 2 * factor, np.asarray(255, dtype=np.uint8), grey.astype(np.result_type(2 * factor, 0)) + 2 * factor)), axis=2, dtype=picture.dtype, casting='unsafe')
     else:
         for i in range(n_rows):

@@ -97,6 +97,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.not_inlined: dict[str, str] = {}  # module function -> why it was not inlined
         self.mixed_arithmetic = 0  # computes with a value of two kinds: core.STRICT or LOOSE (:meth:`_default_dtypes`)
         self.unlisted: set[str] = set()  # names declared by a docstring, taken as arrays (:meth:`_declared`)
+        self.unknown_kinds: set[str] = set()  # names of no known kind read through asarray (:meth:`_known_kinds`)
         self.moved_views: dict[tuple, str] = {}  # (array, axis) -> its view with that axis first
         self.seen_vals: dict[int, tuple] = {}  # id(node) -> (node, its Val), for :meth:`_kinds`
         self._declined: str | None = None  # why the last partial evaluation gave no expression
@@ -150,6 +151,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self._parameters_apart()
         self._default_dtypes()
         self._no_lists()
+        self._known_kinds()
         self._views_in_front()
         if self.to_tf:
             self.out = [_ToTensorFlow(self.ctx, self.lib.alias).visit(stmt) for stmt in self.out]
@@ -165,6 +167,18 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
             check = templates.expr("not isinstance(N, (list, tuple))", N=templates.name(name))
             if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
                 self.checks.append(check)
+
+    def _known_kinds(self) -> None:
+        """``type(x) is np.ndarray`` for each name of no known rank or kind that the batched code
+        reads through ``np.asarray`` (a reduction over its rows, ``s += x[i]``, batches for any
+        rank): a list of Python ints would become int64 and wrap where the loop's ints grow, a
+        list of Python floats sum to a NumPy float where the loop's is a Python float, and a
+        masked array lose its mask. Only a plain array computes as the loop does."""
+        written = {gast.unparse(c).strip() for c in self.checks}
+        for name in sorted(self.unknown_kinds):
+            if any(f"type({name}) is {self.lib.alias}.ndarray" in text for text in written):
+                continue  # (checked to be an array already)
+            self.checks.append(templates.expr(f"type(N) is {self.lib.alias}.ndarray", N=templates.name(name)))
 
     def _views_in_front(self) -> None:
         """The checks in front run before the batched code binds its views (``G_moved =
@@ -418,6 +432,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                 return node
             if (shape is None or not shape.sequence) and _evidently_array(self.ctx, self.info.function, node):
                 return node
+            if shape is None and self.lib.kind == "np" and not self.to_tf and node.id not in self.env:
+                self.unknown_kinds.add(node.id)
         elif isinstance(node, gast.Call) and _evidently_array(self.ctx, self.info.function, node):
             return node
         if self.lib.kind == "np":

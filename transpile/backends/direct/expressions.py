@@ -261,9 +261,16 @@ class ExpressionsMixin:
                 if not p.stacked and p.rank == 0:
                     witness = self._kind_witness(node.op, w.witness, plain.node)  # `(i + c) * d`
                 else:  # a NumPy value: the cast `i + c` would have taken in the loop
-                    seen, plain = self._weak(seen, plain, None, zero=w.witness)
+                    seen, plain = self._weak(seen, plain, None, zero=w.witness, divide=isinstance(node.op, gast.Div))
                     a, b = (seen, plain) if left.witness is not None else (plain, seen)
         python = left.python and right.python
+        if isinstance(node.op, gast.Pow) and self._np and not left.python and left.stacked \
+                and constant_int(node.right) == 2:
+            # a bool array's `** 2` is NumPy's square, int8, where a bool's is an int64 (`x[i] ** 2
+            # * 200` of a bool `x` overflows int8): np.power computes as the loop's scalars do
+            return Val(self.lib.call("power", a.node, b.node), full, rank, python,
+                       pytype=python_result(node.op, left.pytype, right.pytype, constant_int(node.right)),
+                       scalar=rank == 0 and witness is None, witness=witness)
         return Val(gast.BinOp(left=a.node, op=copy.deepcopy(node.op), right=b.node), full, rank, python,
                    pytype=python_result(node.op, left.pytype, right.pytype, constant_int(node.right)),
                    scalar=rank == 0 and not python and witness is None, witness=witness)
@@ -302,6 +309,26 @@ class ExpressionsMixin:
                               "cannot hold (int8 and 1000) on the elements the loop never computes")
         self.mixed_arithmetic = other.floaty if not self.mixed_arithmetic else min(self.mixed_arithmetic,
                                                                                    other.floaty)
+
+    def _masked_unary(self, node, operand: Val) -> None:
+        """``-x[i]`` under a per-iteration test: NumPy raises for ``-`` and ``+`` of a bool
+        array and ``~`` of a float one, and the batched code computes the arm on every element,
+        where the loop computes it only on the iterations that take it (``if x[i] < 0: out[i] =
+        -x[i]`` of a bool ``x`` takes none). ``-`` and ``+`` need the operand float64 where the
+        arrays the loop reads are (checked in front, as for :meth:`_masked_python_int`), ``~``
+        a comparison's bools; otherwise Unsupported."""
+        if isinstance(node.op, gast.Invert):
+            if not isinstance(node.operand, gast.Compare):
+                raise Unsupported(f"`{gast.unparse(node).strip()}` under a per-iteration test: `~` of a value "
+                                  "that may be a float array, where NumPy raises on the elements the loop never "
+                                  "computes")
+            return
+        if not operand.floaty:
+            raise Unsupported(f"`{gast.unparse(node).strip()}` under a per-iteration test: a sign of a value "
+                              "that may be a bool array, where NumPy raises on the elements the loop never "
+                              "computes")
+        self.mixed_arithmetic = operand.floaty if not self.mixed_arithmetic else min(self.mixed_arithmetic,
+                                                                                     operand.floaty)
 
     def _weak(self, number: Val, other: Val, pytype: str | None, zero: gast.expr | None = None,
               divide: bool = False) -> tuple[Val, Val]:
@@ -352,6 +379,8 @@ class ExpressionsMixin:
             # `-flag`, `+flag`, `~flag` of a Python bool are the ints -1, 1 and -2; a NumPy
             # bool array refuses `-` and `+` and takes `~` as logical not
             raise Unsupported(f"`{gast.unparse(node).strip()}` of a per-iteration Python value that may be a bool")
+        if self.mask is not None and self._np and not operand.python:
+            self._masked_unary(node, operand)
         # `-i` of the loop index stays a Python number for NumPy's weak rule (`-i - x[i]` is
         # float32 for a float32 `x`)
         return Val(gast.UnaryOp(op=copy.deepcopy(node.op), operand=operand.node), operand.full, operand.rank,
@@ -967,6 +996,16 @@ class ExpressionsMixin:
             raise Unsupported(f"`{short}()` of a per-iteration array")
         if short == "round":
             raise Unsupported("`round()` (Python rounds halves to even like NumPy, but returns an int)")
+        if short == "int":
+            # `astype(int)` wraps a float past int64 (1e19 becomes -2**63) where Python's int is
+            # exact: such values (rare) take a slower path to Python ints (an object array);
+            # a NaN or inf, where the loop raises, is 0 there (a lane the loop may not take).
+            np_ = self.lib.alias
+            value = self._hoist(vals[0].node, "whole")
+            return Val(templates.expr(
+                f"V.astype(int) if not {np_}.any({np_}.abs(V) >= 2.0 ** 63) else "
+                f"{np_}.vectorize(int, otypes=[object])({np_}.where({np_}.isfinite(V), V, 0))", V=value),
+                vals[0].full, 0, True, pytype=short)
         return Val(templates.expr(f"V.astype({short})", V=vals[0].node), vals[0].full, 0, True, pytype=short)
 
 

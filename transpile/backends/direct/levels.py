@@ -255,9 +255,22 @@ class LevelsMixin:
             raise Unsupported(f"`{name}` steps by a per-iteration amount")
         count = self._iteration_number(level)
         term = count if constant_int(step) == 1 else gast.BinOp(left=count, op=gast.Mult(), right=copy.deepcopy(step))
-        self.env[name] = Val(gast.BinOp(left=templates.name(name), op=gast.Add(), right=term),
-                             self._ind_val(level.ind).full, 0)
+        # evaluated as the loop computes it, `j + (i + 1)`: the kinds of the start and the
+        # index decide the dtype (a Python int start is weak beside an int8 `x[i]`, NEP 50)
+        self.env[name] = self._derived_start(level, name)
+        self.env[name] = self.ev(gast.BinOp(left=templates.name(name), op=gast.Add(), right=term))
         self.derived_steps[name] = (step, stmt)
+
+    def _derived_start(self, level, name) -> Val:
+        """The value of the derived induction variable ``name`` where the loop starts: a Python
+        number where the function binds it to a literal before the loop (``j = 0``), else an
+        invariant scalar of unknown kind (a Python number or a NumPy scalar, which the batched
+        arithmetic casts by, as for ``i + c``)."""
+        from pforge.transpile.analysis.constants import _constant_on_entry
+        entry = _constant_on_entry(level.info, name) if level.info.function is not None else None
+        if type(entry) in (int, float):
+            return Val(templates.name(name), (), 0, True, pytype=type(entry).__name__)
+        return Val(templates.name(name), (), 0)
 
     def _wrapped(self, level, name, stmt) -> gast.expr:
         """``w if i == start else E(i - step)``, each wrap-around variable ``E`` reads replaced

@@ -93,8 +93,9 @@ class ReductionsMixin:
                                   "into the array the row belongs to)")
             fused = None
             term = term.with_node(self._hoist(term.node, f"{red.name}_terms"))
+        fused_reduced = None
         if fused is not None and fused[0] == fn and k == 0:
-            reduced = fused[1]
+            reduced = fused_reduced = fused[1]
         else:
             reduced = self.lib.call(fn, term.node, axis=const(axes[0] if len(axes) == 1 else axes))
             if self.lib.kind == "np" and len(axes) > 1:
@@ -124,6 +125,10 @@ class ReductionsMixin:
             new = gast.copy_location(gast.Assign(targets=[templates.name(red.name, store=True)], value=reduced,
                                                  type_comment=None), stmt)
             self.nonempty = True
+        if k == 0 and self._np and not python_term and self.mask is None:
+            # a loop of no iteration leaves `s` as it was (a Python float stays one), where
+            # `s + np.sum(nothing)` is a NumPy scalar: the batched code runs where the loop does
+            self.needs_trip = True
         if k == 0:
             if self.in_branch and self.mask is None:
                 raise Unsupported("internal: a branch without a mask. This is a bug.")
@@ -139,6 +144,15 @@ class ReductionsMixin:
             raise Unsupported(f"`{red.name}`: an inner reduction of a value not private to the outer loop")
         if not current.stacked:  # initialised with an invariant in each outer iteration
             current = Val(current.node, (False,) * k, current.rank, current.python)
+        if self.lib.kind == "np" and not self.to_tf and red.op in ("add", "mul") and not python_term \
+                and reduced is not fused_reduced:
+            # As at the top level: the inner loop accumulates in the dtype of `s + t` (int8 terms
+            # added to 0 wrap, ints added to 0.0 are floats), where np.sum's own accumulator is
+            # int64 for small integers and the terms' dtype for floats.
+            terms = self._hoist(reduced.args[0], f"{red.name}_terms")
+            reduced.args[0] = terms
+            reduced.keywords.append(gast.keyword(arg="dtype", value=templates.expr(
+                f"{self.lib.alias}.result_type(S, T)", S=copy.deepcopy(current.node), T=copy.deepcopy(terms))))
         value = gast.BinOp(left=current.node, op=stmt.op, right=reduced) if isinstance(stmt, gast.AugAssign) \
             else _replace_name(new.value, red.name, current.node)
         if current.rank is None or term.rank is None or current.rank > term.rank or (

@@ -32,9 +32,7 @@ class StatementsMixin:
         if any(stmt is s for s in info_here.derived.values()):
             name = next(n for n, s in info_here.derived.items() if s is stmt)
             step, _ = self.derived_steps[name]
-            current = self.env[name]
-            self.env[name] = Val(gast.BinOp(left=current.node, op=gast.Add(), right=copy.deepcopy(step)),
-                                 current.full, 0)
+            self.env[name] = self.ev(gast.BinOp(left=templates.name(name), op=gast.Add(), right=copy.deepcopy(step)))
             return
         if self._scan_update(stmt):
             return
