@@ -362,9 +362,9 @@ REFUSED = [
         """, "PF203", id="scatter-may-collide"),
     pytest.param("""
         for i in range(n):
-            x[i] = x[i + v]
+            x[i] = x[idx[v] + i]
         return x
-        """, "PF203", id="symbolic-distance"),
+        """, "PF203", id="distance-of-data"),
     pytest.param("""
         for i in range(n):
             x[0] = y[i]
@@ -785,6 +785,19 @@ def test_refused(body, code):
     assert not plan.vectorizable, plan.remarks
     assert code in got
     assert all(c.startswith("PF2") for c in got), got
+
+
+def test_a_symbolic_distance_is_vectorizable_under_a_run_time_check():
+    """`x[i] = x[i + v]`: no dependence where `v == 0` or `abs(v)` reaches the trip count, and
+    no index below zero; the analysis records that condition for the rewrite to check."""
+    plan = first_unit("""
+        for i in range(n):
+            x[i] = x[i + v]
+        return x
+        """, MODULE)
+    assert plan.vectorizable, plan.remarks
+    assert any("no dependence where `(v == 0 or abs(v) >= n) and v >= 0 and (n - 1 + v >= 0)`, checked at run time"
+               in d for level in plan.levels for d in level.dependences), plan.levels
 
 
 def test_outer_blocked_inner_flagged():

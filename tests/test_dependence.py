@@ -228,8 +228,17 @@ def _explained(body: str):
     pytest.param("""
         for i in range(n):
             x[i + m] = x[i + v] * 0.5
-        """, False, ["x: unknown dependence (the distance between the accesses depends on `m`, `v`) at line 5"],
+        """, True, ["x: the distance between the accesses depends on `m`, `v` (line 5): no dependence where "
+                    "`(v - m == 0 or abs(v - m) >= n) and m >= 0 and (n - 1 + m >= 0) and (v >= 0) and "
+                    "(n - 1 + v >= 0)`, checked at run time"],
         id="distance-symbolic"),
+    pytest.param("""
+        for i in range(n):
+            for j in range(n):
+                x[i, j + m] = x[i, j] * 0.5
+        """, True, ["x: the distance between the accesses depends on `m` (line 6): no dependence where "
+                    "`(m == 0 or abs(m) >= n) and m >= 0 and (n - 1 + m >= 0)`, checked at run time"],
+        id="distance-symbolic-inner"),
     pytest.param("""
         for i in range(n):
             x[0, i] = x[0].sum()

@@ -139,12 +139,19 @@ def flatten_subscript(node: gast.Subscript) -> tuple[str, list[gast.AST]] | None
 
 @dataclass(frozen=True)
 class Conflict:
-    """Why two accesses depend: ``kind`` is ``flow`` (PF202), ``unknown`` or ``output`` (PF203),
-    or ``anti`` (a read of an element a later iteration writes: legal when the read runs first
+    """Why two accesses depend: ``kind`` is ``flow`` (PF202), ``unknown``, ``symbolic`` (a
+    distance of invariant names, which a run-time check may settle) or ``output`` (PF203), or
+    ``anti`` (a read of an element a later iteration writes: legal when the read runs first
     in whole-array order, see :func:`pforge.transpile.analysis.runs_before`)."""
 
     kind: str
     detail: str
+    #: for kind ``symbolic`` (a distance of invariant names, ``a[i + k]`` beside ``a[i]``): the
+    #: index difference ``other - write`` and the write's coefficient of the index, which a
+    #: run-time check compares with the trip count (:func:`pforge.transpile.analysis.subscripts._distance_check`)
+    delta: "Affine | None" = None
+    coeff: int = 0
+    dim: int = 0  # (the dimension that separates the iterations)
 
 
 def separating_dim(access: Access, induction: str, variant: set[str],
@@ -305,8 +312,8 @@ def test_pair(write: Access, other: Access, induction: str | None, variant: set[
         return Conflict("unknown", "the distance between the accesses is not a constant")
     delta = rform.minus(wform)
     if delta.coeffs:
-        return Conflict("unknown", "the distance between the accesses depends on "
-                        + ", ".join(f"`{s}`" for s in sorted(delta.symbols())))
+        return Conflict("symbolic", "the distance between the accesses depends on "
+                        + ", ".join(f"`{s}`" for s in sorted(delta.symbols())), delta, wform.coeff(induction), d)
     if delta.const == 0:
         return None
     distance = Fraction(delta.const, wform.coeff(induction))

@@ -167,8 +167,8 @@ def unsafe_reason(info: LoopInfo) -> str | None:
                 return (f"composes the steps of the linear recurrence `{name}` in a tree (log-depth "
                         "products of its coefficients); floating-point results may differ in the "
                         "last bits from the loop's order")
-        for name, update in level.derived.items():
-            if not _integer_term(update):
+        for name, updates in level.derived.items():
+            if not all(_integer_term(update) for update in updates):
                 return (f"computes `{name}` as its start plus the iteration count times its step; "
                         "floating-point values may differ in the last bits from adding the step "
                         "once per iteration")

@@ -877,6 +877,16 @@ class _Builder:
         start = self.rng.choice(("-9", "-7")) if planted else self.rng.choice(("-1", "0", "3"))
         step = self.rng.choice(("2", "3"))
         self.reads.add("x")  # (a value that varies: one constant stored everywhere collides harmlessly)
+        if self.rng.random() < 0.4:  # two updates per iteration (TSVC's s127), or two that collide
+            collide = self.rng.random() < 0.3
+            first, second = ("2", "-1") if collide else (self.rng.choice(("1", "2")), self.rng.choice(("1", "2")))
+            start = "0" if collide else start
+            body = (f"j{k} += {first}", f"o{k}[j{k}] = x[i] + {self.expr(1)}", f"j{k} += {second}",
+                    f"o{k}[j{k}] = x[i] * {self.expr(1)}")
+            setup = (f"j{k} = {start}", f"o{k} = np.zeros(4 * len(x) + 12)")
+            expect = REFUSE if planted or collide else VECTORIZE
+            return Fragment("two updates look-alike" if expect == REFUSE else "two updates", expect, body, setup,
+                            outputs=(f"o{k}", f"j{k}"))
         body = (f"j{k} += {step}", f"o{k}[j{k}] = x[i] + {self.expr(1)}")
         if self.rng.random() < 0.3:
             body += (f"p{k}[i] = o{k}[j{k}] * 0.5",)
@@ -934,6 +944,38 @@ class _Builder:
         # a sum of Python floats (a list) returned as a number
         setup = (f"h{k} = [float(t) for t in np.asarray(x).tolist()]", f"s{k} = 0.0")
         return Fragment("python-float sum", VECTORIZE, (f"s{k} = s{k} + h{k}[i] * 2",), setup, outputs=(f"s{k}",))
+
+    def _entry_offset(self, k):
+        """``q[i] = q[i + m] + ...`` with ``m`` an int constant bound before the loop: read as
+        ``q[i + 1]`` (an anti-dependence, vectorizable) by constant propagation; with ``m = -1``
+        a planted flow dependence (each iteration reads the previous one's write; counting down,
+        ``m = 1``)."""
+        if not self.np:
+            return self._map(k)
+        planted = self.rng.random() < 0.35
+        offset = self.rng.choice((-1, -2)) if planted else self.rng.choice((0, 1, 2))
+        if self.descending:  # (counting down, `q[i + 1]` is the element the previous iteration wrote)
+            offset = -offset
+        setup = (f"m{k} = {offset}", f"q{k} = np.array(x, dtype=float)")
+        body = (f"q{k}[i] = q{k}[i + m{k}] * 0.5 + {self.expr(1)}",)
+        return Fragment("entry-constant offset look-alike" if planted else "entry-constant offset",
+                        REFUSE if planted else VECTORIZE, body, setup, outputs=(f"q{k}",),
+                        back=max(0, -offset), ahead=max(0, offset))
+
+    def _symbolic_offset(self, k):
+        """``q[i + s] = q[i] * 0.5 + ...`` with ``s`` computed before the loop (no constant the
+        analysis can read): a distance that depends on ``s``, checked at run time (no
+        dependence where ``s >= n``); an ``s`` below the trip count, or negative (indices that
+        wrap around), is a real dependence, which the check must send to the loop."""
+        if not self.np:
+            return self._map(k)
+        shift = self.rng.choice(("len(x)", "len(x) + 1", "2 * len(x) + 1", "min(len(x), 1)", "-len(x)",
+                                 "len(x) // 2"))
+        safe = shift in ("len(x)", "len(x) + 1", "2 * len(x) + 1")
+        setup = (f"s{k} = {shift}", f"q{k} = np.array(np.concatenate([x, x, x, [1.0, 2.0, 3.0]]), dtype=float)")
+        body = (f"q{k}[i + s{k}] = q{k}[i] * 0.5 + {self.expr(1)}",)
+        return Fragment("symbolic offset" if safe else "symbolic offset look-alike", VECTORIZE if safe else EITHER,
+                        body, setup, outputs=(f"q{k}",))
 
     def _stencil(self, k):
         if not self.np:
@@ -1198,7 +1240,8 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("list-row", 1), ("default-arm", 2), ("wrap-around", 2),
                ("list-of-lists", 1), ("mixed-arithmetic", 2), ("conditional-update", 2), ("column-scatter", 2),
                ("constant-branch", 2), ("invariant-choice", 2), ("live-invariant", 2), ("invariant-if", 2),
-               ("reordered", 2), ("derived-write", 2), ("dtype-edge", 3))
+               ("reordered", 2), ("derived-write", 2), ("dtype-edge", 3), ("entry-offset", 2),
+               ("symbolic-offset", 2))
 DEPENDENT = (("carried", 2), ("inner-of-carried", 1), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))

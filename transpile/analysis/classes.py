@@ -3,6 +3,8 @@ carried (read before written, PF201) or private; names a branch keeps to itself.
 
 from __future__ import annotations
 
+import copy
+
 import gast
 
 from pforge.transpile.analysis.facts import CARRIED, DERIVED, INDUCTION, ITEM, PRIVATE, WRAPAROUND, LoopInfo
@@ -10,30 +12,50 @@ from pforge.transpile.analysis.nodes import _loaded_names
 
 
 def _find_derived(info, body, stored, targets):
+    """Derived induction variables: every binding of the name in the body is an update ``j += c``
+    (``j = j + c``, ``-=``) that is a statement of the body itself, each ``c`` reading no name
+    the body binds; an iteration then adds the sum of the steps (TSVC's s127 updates twice)."""
     if info.space is None or info.space.kind not in ("range", "while", "enumerate"):
         return
     carried = getattr(info.node, "pforge_carried", {})
     for name, stores in stored.items():
-        if name in info.classes or name in targets or len(stores) != 1:
+        if name in info.classes or name in targets or not stores:
             continue
         if name in carried:
             # an array's element carried in a name (`a[i] = a[i - 1] + 1`): a scan from that
             # element, whose steps the loop rounds or wraps one by one, not `start + k * step`
             continue
-        stmt = next((s for s in body if any(n is stores[0] for n in gast.walk(s))), None)
-        if stmt is None:
-            continue  # not at the top level of the body
-        step = None
-        if isinstance(stmt, gast.AugAssign) and isinstance(stmt.op, (gast.Add, gast.Sub)):
-            step = stmt.value
-        elif (isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.BinOp)
-              and isinstance(stmt.value.op, (gast.Add, gast.Sub))
-              and isinstance(stmt.value.left, gast.Name) and stmt.value.left.id == name):
-            step = stmt.value.right
-        if step is None or {n.id for n in _loaded_names(step)} & (set(stored) | targets):
+        updates = [next((s for s in body if any(n is store for n in gast.walk(s))), None) for store in stores]
+        if any(stmt is None or _derived_step(stmt, name) is None for stmt in updates):
+            continue  # not at the top level of the body, or not an update
+        if any({n.id for n in _loaded_names(_derived_step(stmt, name))} & (set(stored) | targets)
+               for stmt in updates):
             continue
-        info.derived[name] = stmt
+        info.derived[name] = tuple(sorted(updates, key=lambda stmt: next(k for k, s in enumerate(body) if s is stmt)))
         info.classes[name] = DERIVED
+
+
+def _derived_step(stmt, name):
+    """The step ``c`` of ``stmt`` when it is ``name += c``, ``name -= c`` or ``name = name ± c``
+    (the sign is the operator's), else None."""
+    if isinstance(stmt, gast.AugAssign) and isinstance(stmt.op, (gast.Add, gast.Sub)) \
+            and isinstance(stmt.target, gast.Name) and stmt.target.id == name:
+        return stmt.value
+    if (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
+            and stmt.targets[0].id == name and isinstance(stmt.value, gast.BinOp)
+            and isinstance(stmt.value.op, (gast.Add, gast.Sub))
+            and isinstance(stmt.value.left, gast.Name) and stmt.value.left.id == name):
+        return stmt.value.right
+    return None
+
+
+def signed_step(stmt, name):
+    """What the update ``stmt`` of the derived variable ``name`` adds: its step, negated
+    (``-c``) for ``-=`` and ``name - c``."""
+    step = _derived_step(stmt, name)
+    if isinstance(stmt.op if isinstance(stmt, gast.AugAssign) else stmt.value.op, gast.Sub):
+        return gast.UnaryOp(op=gast.USub(), operand=copy.deepcopy(step))
+    return step
 
 
 def _wraparound(info, body, name, stored, targets, wraps) -> gast.Assign | None:

@@ -149,7 +149,9 @@ class LoopInfo:
     arg_reductions: dict[str, ArgReduction] = field(default_factory=dict)
     tensorarrays: dict[str, list[gast.Assign]] = field(default_factory=dict)
     arrays: dict[str, list[dependence.Access]] = field(default_factory=dict)
-    derived: dict[str, gast.stmt] = field(default_factory=dict)
+    #: derived induction variables (``j += c``, each ``c`` invariant, at the top of the body, once
+    #: or several times per iteration: TSVC's s127): name -> its updates in body order
+    derived: dict[str, tuple[gast.stmt, ...]] = field(default_factory=dict)
     #: wrap-around variables (Allen & Kennedy, section 5.5): ``w = E`` last in the body, read
     #: before it, ``E`` computed from the loop index and invariants only: each iteration reads
     #: the previous one's ``E`` (the first one the value before the loop). Name -> that statement.
@@ -165,6 +167,11 @@ class LoopInfo:
     host_casts: list[gast.Call] = field(default_factory=list)
     aliases: dict[str, set[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: conditions under which the loop has no dependence the analysis could not rule out
+    #: statically (``k >= n`` for ``a[i + k] = a[i]``): the rewrite runs only where they
+    #: hold, the loop as written elsewhere (run-time dependence checks, as LLVM's
+    #: LoopAccessAnalysis versions a loop)
+    runtime_checks: list[gast.expr] = field(default_factory=list)
     form: str = "loop"
     array_consumer: bool = False
     random_draws: list[gast.Call] = field(default_factory=list)

@@ -101,6 +101,10 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
     if inductions:
         for access in [a for accesses in (writes, reads) for group in accesses.values() for a in group]:
             access.dims = [_induction_substituted(ctx, info, d, inductions, access.node) for d in access.dims]
+    constants = _entry_constants(info, writes, reads, set(stored) | targets | _inner_targets(info))
+    if constants:
+        for access in [a for accesses in (writes, reads) for group in accesses.values() for a in group]:
+            access.dims = [_constant_substituted(d, constants) for d in access.dims]
     defs = _affine_definitions(ctx, info, stored)
     if defs:
         for access in [a for accesses in (writes, reads) for group in accesses.values() for a in group]:
@@ -172,6 +176,15 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
                 if conflict is None or conflict.kind == "anti" and (
                         other.write or runs_before(ctx, other.node, w.node)):
                     continue
+                if conflict.kind == "symbolic":
+                    check = _distance_check(info, w, other, conflict, induction)
+                    if check is not None:
+                        if gast.dump(check) not in {gast.dump(c) for c in info.runtime_checks}:
+                            info.runtime_checks.append(check)
+                        info.dependences.append(f"{name}: {conflict.detail} (line {w.node.lineno}): no "
+                                                f"dependence where `{gast.unparse(check).strip()}`, checked "
+                                                "at run time")
+                        continue
                 if conflict.kind == "anti" and _splittable(other, name, wlist):
                     # Node splitting: the read takes the element from a copy made before the
                     # loop, which is what the loop reads (no earlier iteration wrote it).
@@ -393,34 +406,61 @@ def _affine_definitions(ctx, info, stored) -> dict[str, tuple[gast.Assign, list]
     return defs
 
 
-def _derived_forms(info) -> dict[str, tuple[gast.stmt, gast.expr, int]]:
-    """The derived induction variables of the outermost level (``j += c`` once per iteration,
-    :attr:`LoopInfo.derived`) of a loop over ``range`` by 1 or -1 with an integer step ``c``,
-    bound to an int constant before the loop (so that the test of negative indices, which wrap
-    around, sees every index): name -> (the update, ``c`` with its sign, that constant)."""
+def _derived_forms(info) -> dict[str, tuple[tuple, tuple[int, ...], int]]:
+    """The derived induction variables of the outermost level (``j += c`` once or more per
+    iteration, :attr:`LoopInfo.derived`) of a loop over ``range`` by 1 or -1 with integer steps
+    ``c``, bound to an int constant before the loop (so that the test of negative indices,
+    which wrap around, sees every index): name -> (its updates, their steps with their signs,
+    that constant)."""
+    from pforge.transpile.analysis.classes import signed_step
     from pforge.transpile.analysis.constants import _UNKNOWN, _constant_on_entry
     space = info.space
     if space is None or space.kind != "range" or space.step is not None and constant_int(space.step) not in (1, -1):
         return {}
     found = {}
-    for name, stmt in info.derived.items():
-        if isinstance(stmt, gast.AugAssign):
-            step, minus = stmt.value, isinstance(stmt.op, gast.Sub)
-        else:
-            step, minus = stmt.value.right, isinstance(stmt.value.op, gast.Sub)
+    for name, updates in info.derived.items():
+        steps = [constant_int(signed_step(stmt, name)) for stmt in updates]
         entry = _constant_on_entry(info, name) if info.function is not None else _UNKNOWN
-        if constant_int(step) is None or type(entry) is not int:
+        if None in steps or type(entry) is not int:
             continue
-        found[name] = (stmt, gast.Constant(value=-constant_int(step) if minus else constant_int(step), kind=None),
-                       entry)
+        found[name] = (updates, tuple(steps), entry)
     return found
+
+
+def _entry_constants(info, writes, reads, bound) -> dict[str, int]:
+    """The names the subscripts read that hold an int constant where the loop starts and that
+    the loop does not bind (``m = 1`` before ``a[i] = a[i + m] + b[i]``, TSVC's s131): name ->
+    that int, which the dependence test reads in the name's place (constant propagation)."""
+    from pforge.transpile.analysis.constants import _constant_on_entry
+    if info.function is None:
+        return {}
+    names = {n.id for accesses in (writes, reads) for group in accesses.values() for a in group for d in a.dims
+             if not isinstance(d, gast.Slice) for n in gast.walk(d)
+             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)} - bound
+    found = {name: _constant_on_entry(info, name) for name in sorted(names)}
+    return {name: value for name, value in found.items() if type(value) is int}
+
+
+def _constant_substituted(index, constants: dict[str, int]):
+    """``index`` with each name of ``constants`` replaced by its int."""
+    if isinstance(index, gast.Slice) or not any(isinstance(n, gast.Name) and n.id in constants
+                                                 for n in gast.walk(index)):
+        return index
+
+    class _Substitute(gast.NodeTransformer):
+        def visit_Name(self, node):
+            if isinstance(node.ctx, gast.Load) and node.id in constants:
+                return gast.copy_location(gast.Constant(value=constants[node.id], kind=None), node)
+            return node
+
+    return _Substitute().visit(copy.deepcopy(index))
 
 
 def _induction_substituted(ctx, info, index, inductions, user):
     """``index`` with each derived induction variable replaced by its value where ``user`` runs:
-    ``j`` after ``j += c`` in iteration ``i`` of ``range(s, ...)`` is ``j0 + ((i - s) * d + 1) * c``
-    (``d`` the direction), before it ``j0 + (i - s) * d * c``, where ``j0`` is the int the
-    name holds where the loop starts (induction-variable substitution;
+    in iteration ``i`` of ``range(s, ...)`` (``d`` the direction) ``j`` is ``j0 + (i - s) * d * C
+    + c'``, where ``C`` is the sum of its steps, ``c'`` that of the updates before ``user``, and
+    ``j0`` the int the name holds where the loop starts (induction-variable substitution;
     Allen & Kennedy, "Optimizing Compilers for Modern Architectures", section 4.5)."""
     if isinstance(index, gast.Slice) or not any(isinstance(n, gast.Name) and n.id in inductions
                                                  for n in gast.walk(index)):
@@ -434,20 +474,17 @@ def _induction_substituted(ctx, info, index, inductions, user):
             found = inductions.get(node.id)
             if not isinstance(node.ctx, gast.Load) or found is None or where is None:
                 return node
-            update, step, value = found
-            at = top(update)
-            after = 1 if where > at else 0 if where < at else None
-            if after is None:
-                return node  # (read by its own update)
+            updates, steps, value = found
+            positions = [top(update) for update in updates]
+            if where in positions:
+                return node  # (read by one of its updates)
+            before = sum(step for step, at in zip(steps, positions) if at < where)
             start = copy.deepcopy(space.start) if space.start is not None else gast.Constant(value=0, kind=None)
             direction = constant_int(space.step) if space.step is not None else 1
             count = gast.BinOp(left=gast.BinOp(left=gast.Name(id=space.induction, ctx=gast.Load(), annotation=None,
                                                               type_comment=None), op=gast.Sub(), right=start),
-                               op=gast.Mult(), right=gast.Constant(value=direction, kind=None))
-            count = gast.BinOp(left=count, op=gast.Add(), right=gast.Constant(value=after, kind=None))
-            entry = gast.Constant(value=value, kind=None)
-            return gast.BinOp(left=entry, op=gast.Add(), right=gast.BinOp(left=count, op=gast.Mult(),
-                                                                          right=copy.deepcopy(step)))
+                               op=gast.Mult(), right=gast.Constant(value=direction * sum(steps), kind=None))
+            return gast.BinOp(left=gast.Constant(value=value + before, kind=None), op=gast.Add(), right=count)
 
     return _Substitute().visit(copy.deepcopy(index))
 
@@ -502,6 +539,69 @@ def _inner_targets(info):
         if child is not info and child.space is not None:
             names |= child.space.target_names()
     return names
+
+
+def _distance_check(info, write, other, conflict, induction) -> gast.expr | None:
+    """The run-time condition under which ``write`` (``a[c*i + W]``) and ``other``
+    (``a[c*i + R]``), whose distance ``D = R - W`` is a sum of invariant names (``a[i + k] =
+    a[i] + b[i]``, TSVC's s173), touch no element in two iterations: ``D == 0`` (the same
+    iteration's element), or ``abs(D) >= abs(c) * trips`` (no two iterations that far apart),
+    or ``D % c != 0``; and neither index (along the dimension that separates the iterations) is
+    negative at the first or the last iteration, where Python would count from the end. None where no such check can be written: a loop other
+    than ``range`` by 1 or -1, bounds with calls other than ``len``, TensorFlow code, or
+    indices of other than one symbolic term. (Run-time dependence checks: LLVM's
+    LoopAccessAnalysis; Allen & Kennedy, section 3.3 on symbolic distances.)"""
+    space = info.space
+    if space is None or space.kind != "range" or info.library == "tensorflow" or conflict.delta is None:
+        return None
+    step = constant_int(space.step) if space.step is not None else 1
+    if step not in (1, -1) or any(isinstance(n, gast.Call) and not (isinstance(n.func, gast.Name) and n.func.id == "len")
+                                  for b in (space.start, space.stop) if b is not None for n in gast.walk(b)):
+        return None
+    start = gast.unparse(space.start).strip() if space.start is not None else "0"
+    stop = gast.unparse(space.stop).strip()
+    trips = stop if start == "0" and step > 0 else f"len(range({start}, {stop}{', -1' if step < 0 else ''}))"
+    last = f"{stop} - 1" if step > 0 else f"{stop} + 1"
+    c, delta = conflict.coeff, conflict.delta
+    if all(v < 0 for _, v in delta.coeffs):  # (`-k`: its absolute value, zero or not, is k's)
+        delta = dependence.Affine(tuple((k, -v) for k, v in delta.coeffs), -delta.const)
+    distance = _affine_text(delta)
+    tests = [f"{distance} == 0", f"abs({distance}) >= {trips}" if abs(c) == 1 else f"abs({distance}) >= {abs(c)} * {trips}"]
+    if abs(c) != 1:
+        tests.append(f"{distance} % {c} != 0")
+    parts = [f"({' or '.join(tests)})"]
+    for access in (write, other):
+        # (only the dimension that separates the iterations: the test takes the others to meet)
+        for index in access.dims[conflict.dim:conflict.dim + 1]:
+            form = dependence.Affine.of(index, products=True)
+            if form is None or not (form.symbols() - {induction}):
+                continue
+            a = form.coeff(induction)
+            rest = dependence.Affine(tuple((k, v) for k, v in form.coeffs if k != induction), form.const)
+            for first in (start, last):
+                at = constant_int(gast.parse(first, mode="eval").body)
+                if at is not None:  # (folded: `k >= 0` at the first index 0)
+                    bound = dependence.Affine(rest.coeffs, rest.const + a * at)
+                    parts.append(f"{_affine_text(bound, bare=True)} >= 0")
+                else:
+                    scaled = f"({first})" if a == 1 else f"{a} * ({first})"
+                    parts.append(f"{scaled} + {_affine_text(rest)} >= 0")
+    try:
+        return gast.parse(" and ".join(dict.fromkeys(parts)), mode="eval").body
+    except SyntaxError:  # pragma: no cover - every key is an expression
+        return None
+
+
+def _affine_text(form, bare: bool = False) -> str:
+    """``form`` (:class:`~pforge.transpile.dependence.Affine`) as Python source, positive terms
+    first (``v - m``), in parentheses where it has several terms (unless ``bare``)."""
+    terms = sorted(form.coeffs, key=lambda kv: kv[1] < 0) + ([("", form.const)] if form.const or not form.coeffs else [])
+    text = ""
+    for key, v in terms:
+        size = abs(v)
+        word = str(size) if not key else key if size == 1 else f"{size} * {key}"
+        text = (f"-{word}" if v < 0 else word) if not text else f"{text} {'-' if v < 0 else '+'} {word}"
+    return f"({text})" if len(terms) > 1 and not bare else text
 
 
 def _lowest_index(space) -> int | None:

@@ -46,6 +46,11 @@ def rewrite_loop(ctx: ModuleContext, info: LoopInfo, namer: Namer, tf: str | Non
             broadcasting; the message names it.
     """
     _check_semantics(ctx, info)
+    if any(level.runtime_checks for level in info.walk() if level is not info) or info.runtime_checks and (
+            to_tensorflow or info.library == "tensorflow"):
+        # (an inner level's check reads the outer index, which no check in front can)
+        raise Unsupported("an access distance that depends on invariant names, checked at run time, "
+                          "inside another loop or in TensorFlow code")
     if info.library == "python" and ctx.imports.alias_for("tensorflow") and not to_tensorflow:
         # No library call in the loop: its values may be tensors as well as arrays.
         raise Unsupported("a loop with no NumPy or TensorFlow call in a module that imports "

@@ -149,6 +149,9 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         drop += self.ta_drop
         replace.update(self.ta_replace)
         self._parameters_apart()
+        # the distances the analysis could only check at run time (`k >= n` for `a[i + k]`)
+        self.checks += [copy.deepcopy(c) for c in self.info.runtime_checks
+                        if gast.dump(c) not in {gast.dump(t) for t in self.checks}]
         self._default_dtypes()
         self._no_lists()
         self._known_kinds()

@@ -55,8 +55,8 @@ class LevelsMixin:
                 self.env[space.induction] = level.ind
         else:
             self._row_streams(level, space)
-        for name, stmt in info.derived.items():
-            self._start_derived(level, name, stmt)
+        for name, updates in info.derived.items():
+            self._start_derived(level, name, updates)
         self._start_wraparounds(level)
         self._refuse_exclusive_scans(info)
         self._start_exclusive_scans(info)
@@ -245,21 +245,30 @@ class LevelsMixin:
 
     # -- derived induction variables -------------------------------------------------------------
 
-    def _start_derived(self, level, name, stmt):
+    def _start_derived(self, level, name, updates):
+        """``j`` where an iteration starts: its start plus the iteration count times the sum of
+        its steps (each update then adds its own, :meth:`StatementsMixin._stmt`)."""
+        from pforge.transpile.analysis.classes import signed_step
         if self.lib.kind == "tf" or level.ind is None:
             raise Unsupported(f"derived induction variable `{name}`")
-        step = stmt.value if isinstance(stmt, gast.AugAssign) else stmt.value.right
-        if isinstance(stmt.op if isinstance(stmt, gast.AugAssign) else stmt.value.op, gast.Sub):
-            step = gast.UnaryOp(op=gast.USub(), operand=copy.deepcopy(step))
-        if self.ev(step).stacked:
-            raise Unsupported(f"`{name}` steps by a per-iteration amount")
+        steps = []
+        for stmt in updates:
+            step = signed_step(stmt, name)
+            if self.ev(step).stacked:
+                raise Unsupported(f"`{name}` steps by a per-iteration amount")
+            steps.append(step)
+        total = steps[0]
+        for step in steps[1:]:
+            total = gast.BinOp(left=total, op=gast.Add(), right=copy.deepcopy(step))
+        if all(constant_int(step) is not None for step in steps):
+            total = const(sum(constant_int(step) for step in steps))
         count = self._iteration_number(level)
-        term = count if constant_int(step) == 1 else gast.BinOp(left=count, op=gast.Mult(), right=copy.deepcopy(step))
+        term = count if constant_int(total) == 1 else gast.BinOp(left=count, op=gast.Mult(), right=copy.deepcopy(total))
         # evaluated as the loop computes it, `j + (i + 1)`: the kinds of the start and the
         # index decide the dtype (a Python int start is weak beside an int8 `x[i]`, NEP 50)
         self.env[name] = self._derived_start(level, name)
         self.env[name] = self.ev(gast.BinOp(left=templates.name(name), op=gast.Add(), right=term))
-        self.derived_steps[name] = (step, stmt)
+        self.derived_steps[name] = (total, dict(zip(map(id, updates), steps)))
 
     def _derived_start(self, level, name) -> Val:
         """The value of the derived induction variable ``name`` where the loop starts: a Python
@@ -396,7 +405,7 @@ class LevelsMixin:
         return node
 
     def _final_derived(self, name):
-        step, _ = self.derived_steps[name]
+        step, _ = self.derived_steps[name]  # (the sum of its steps)
         space = self.info.space
         args = [copy.deepcopy(a) for a in (space.start, space.stop, space.step) if a is not None]
         trips = gast.Call(func=templates.name("range"), args=args, keywords=[])

@@ -39,6 +39,10 @@ class ReductionsMixin:
                               "(Python returns an operand, `any`/`all` a bool)")
         term = self.ev(term_node)
         python_term = term.python
+        # a term that is a Python number where an invariant scalar is one (`s += c` under a
+        # test, `s += i + c`): a number of its kind, read to convert the sum as the loop's is
+        witness = term.witness if term.witness is not None else \
+            term.node if not term.stacked and term.rank == 0 and not term.python else None
         if term.mixed and red.op in ("add", "mul") and self.lib.kind == "np" and not self.to_tf:
             # a term of two kinds (`x[i] if c[i] else y[i]` of a bool and a uint8 array): the
             # loop's running value takes each term's own kind (True + 0 is 1, uint8 terms then
@@ -118,10 +122,19 @@ class ReductionsMixin:
                 and red.op == "add":
             # Python numbers summed give a Python number (`count += 1`), not a NumPy scalar
             reduced = gast.Call(func=gast.Attribute(value=reduced, attr="item", ctx=gast.Load()), args=[], keywords=[])
+        elif witness is not None and k == 0 and term.rank == 0 and self._np and red.op == "add" and not first_assign:
+            # Python numbers summed give a Python number, NumPy scalars a NumPy scalar
+            total = self._hoist(reduced, f"{red.name}_total")
+            reduced = templates.expr("T.item() if type(W) in (int, float, bool) else T", T=total,
+                                     W=copy.deepcopy(witness))
         new = _replace_term(copy.deepcopy(stmt), red.name, reduced)
         if first_assign:
             if not python_term:
                 reduced.keywords.append(gast.keyword(arg="dtype", value=templates.expr("T.dtype", T=term.node)))
+            if witness is not None and red.op == "add":  # (as above: the terms' own kind)
+                total = self._hoist(reduced, f"{red.name}_total")
+                reduced = templates.expr("T.item() if type(W) in (int, float, bool) else T", T=total,
+                                         W=copy.deepcopy(witness))
             new = gast.copy_location(gast.Assign(targets=[templates.name(red.name, store=True)], value=reduced,
                                                  type_comment=None), stmt)
             self.nonempty = True

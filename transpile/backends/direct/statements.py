@@ -12,6 +12,7 @@ from pforge.transpile.analysis import spelled_out_update
 from pforge.transpile.backends.direct.core import Unsupported, Val
 from pforge.transpile.backends.direct.shared import Ind, _is_boolean, _loads
 from pforge.transpile.backends.pfor import _stores
+from pforge.transpile.spaces import constant_int
 from pforge.transpile.vplan import inner_loop
 
 
@@ -29,10 +30,19 @@ class StatementsMixin:
         info_here = self.levels[-1].info
         if id(stmt) in self._inner_inits():
             return
-        if any(stmt is s for s in info_here.derived.values()):
-            name = next(n for n, s in info_here.derived.items() if s is stmt)
-            step, _ = self.derived_steps[name]
-            self.env[name] = self.ev(gast.BinOp(left=templates.name(name), op=gast.Add(), right=copy.deepcopy(step)))
+        if any(stmt is s for updates in info_here.derived.values() for s in updates):
+            name = next(n for n, updates in info_here.derived.items() if any(stmt is s for s in updates))
+            step = self.derived_steps[name][1][id(stmt)]
+            value = self.ev(gast.BinOp(left=templates.name(name), op=gast.Add(), right=copy.deepcopy(step)))
+            node = value.node  # (`j + i * 2 + 1 + 1` folded to `j + i * 2 + 2`)
+            if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Add) and isinstance(node.left, gast.BinOp) \
+                    and isinstance(node.left.op, gast.Add) and constant_int(node.right) is not None \
+                    and constant_int(node.left.right) is not None:
+                folded = constant_int(node.left.right) + constant_int(node.right)
+                value = value.with_node(node.left.left if folded == 0 else gast.BinOp(
+                    left=node.left.left, op=gast.Add() if folded > 0 else gast.Sub(),
+                    right=gast.Constant(value=abs(folded), kind=None)))
+            self.env[name] = value
             return
         if self._scan_update(stmt):
             return

@@ -58,6 +58,9 @@ class ChecksMixin:
 
     def _check_supported(self):
         info = self.info
+        if any(level.runtime_checks for level in info.walk()):
+            raise Unsupported("an access distance that depends on invariant names needs a run-time "
+                              "check, which the direct backend writes")
         if info.derived:
             raise Unsupported(f"derived induction variable `{next(iter(info.derived))}` is not "
                               "rewritten by the pfor backend yet")
