@@ -115,6 +115,9 @@ def pattern_remark(info: LoopInfo, rewrite_pattern: str | None, backend: str | N
     how = {"pfor": "pfor backend (tf.vectorized_map)", "direct": "direct backend (batched ops)"}.get(
         backend or "", "not rewritten" + (f": {note}" if note else ""))
     detail = rewrite_pattern or f"{info.space.describe()}{'; ' + outputs if outputs else ''}"
+    checks = [c for level in info.walk() for c in level.runtime_checks]
+    if checks:  # (a distance the code does not fix: vectorizable where it allows, the loop elsewhere)
+        detail += ", where " + " and ".join(f"`{gast.unparse(c).strip()}`" for c in checks) + " (checked at run time)"
     return Remark(code, f"loop can be vectorized ({what}): {detail} [{how}]",
                   info.lineno, info.node.col_offset + 1)
 

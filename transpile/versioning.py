@@ -303,6 +303,9 @@ def _arrays_apart(tests: list[gast.expr]) -> list[gast.expr]:
     return [short(t) for t in tests]
 
 
+#: builtins a check may call again (no effect, no state): the bounds of ``range(min(m.shape))``
+_PURE_BUILTINS = frozenset(("len", "min", "max", "abs", "int"))
+
 #: what :func:`_runs_at_all` gives for a loop that runs whatever the inputs (``range(1, 256)``)
 RUNS = gast.Constant(value=True, kind=None)
 
@@ -319,11 +322,21 @@ def _runs_at_all(info) -> gast.expr | None:
         length = gast.Call(func=gast.Name(id="len", ctx=gast.Load(), annotation=None, type_comment=None),
                            args=[copy.deepcopy(items)], keywords=[])
         return gast.Compare(left=length, ops=[gast.GtE()], comparators=[gast.Constant(value=r, kind=None)])
-    bounds = [b for b in (space.start, space.stop) if b is not None] + [seq for _, seq in space.items[:1]]
-    if any(isinstance(n, gast.Call) and not (isinstance(n.func, gast.Name) and n.func.id == "len")
+    bounds = [b for b in (space.start, space.stop, space.step) if b is not None] + [seq for _, seq in space.items[:1]]
+    if any(isinstance(n, gast.Call) and not (isinstance(n.func, gast.Name) and n.func.id in _PURE_BUILTINS)
            for b in bounds for n in gast.walk(b)):
         return None  # evaluated twice, a call could do its work (or its effect) twice
     step = 1 if space.step is None else constant_int(space.step)
+    if space.kind == "range" and space.stop is not None and (step is None or any(
+            isinstance(n, gast.Call) and n.func.id != "len" for b in bounds for n in gast.walk(b))):
+        # `range(min(m.shape))`, `range(0, n, step)`: Python's own count of the iterations
+        args = [copy.deepcopy(a) if a is not None else gast.Constant(value=0, kind=None)
+                for a in (space.start, space.stop, space.step)[:3 if space.step is not None else 2]]
+        count = gast.Call(func=gast.Name(id="range", ctx=gast.Load(), annotation=None, type_comment=None),
+                          args=args, keywords=[])
+        return gast.Compare(left=gast.Call(func=gast.Name(id="len", ctx=gast.Load(), annotation=None,
+                                                          type_comment=None), args=[count], keywords=[]),
+                            ops=[gast.Gt()], comparators=[gast.Constant(value=0, kind=None)])
     if space.kind == "range" and step and space.stop is not None:
         low, high = (constant_int(space.start) if space.start is not None else 0), constant_int(space.stop)
         if low is not None and high is not None and (high - low) * step > 0:

@@ -946,18 +946,18 @@ class _Builder:
         return Fragment("python-float sum", VECTORIZE, (f"s{k} = s{k} + h{k}[i] * 2",), setup, outputs=(f"s{k}",))
 
     def _entry_offset(self, k):
-        """``q[i] = q[i + m] + ...`` with ``m`` an int constant bound before the loop: read as
-        ``q[i + 1]`` (an anti-dependence, vectorizable) by constant propagation; with ``m = -1``
+        """``q[i] = q[i + off] + ...`` with ``off`` an int constant bound before the loop: read as
+        ``q[i + 1]`` (an anti-dependence, vectorizable) by constant propagation; with ``off = -1``
         a planted flow dependence (each iteration reads the previous one's write; counting down,
-        ``m = 1``)."""
+        ``off = 1``)."""
         if not self.np:
             return self._map(k)
         planted = self.rng.random() < 0.35
         offset = self.rng.choice((-1, -2)) if planted else self.rng.choice((0, 1, 2))
         if self.descending:  # (counting down, `q[i + 1]` is the element the previous iteration wrote)
             offset = -offset
-        setup = (f"m{k} = {offset}", f"q{k} = np.array(x, dtype=float)")
-        body = (f"q{k}[i] = q{k}[i + m{k}] * 0.5 + {self.expr(1)}",)
+        setup = (f"off{k} = {offset}", f"q{k} = np.array(x, dtype=float)")
+        body = (f"q{k}[i] = q{k}[i + off{k}] * 0.5 + {self.expr(1)}",)
         return Fragment("entry-constant offset look-alike" if planted else "entry-constant offset",
                         REFUSE if planted else VECTORIZE, body, setup, outputs=(f"q{k}",),
                         back=max(0, -offset), ahead=max(0, offset))
@@ -976,6 +976,27 @@ class _Builder:
         body = (f"q{k}[i + s{k}] = q{k}[i] * 0.5 + {self.expr(1)}",)
         return Fragment("symbolic offset" if safe else "symbolic offset look-alike", VECTORIZE if safe else EITHER,
                         body, setup, outputs=(f"q{k}",))
+
+    def _read_then_write(self, k):
+        """A value read from an element before the loop writes that element (a swap, ``old =
+        q[i]; q[i] = ...; o[i] = old + q[i]``, a collected or summed old value): the batched
+        code must read it before its write, not the array after."""
+        if not self.np:
+            return self._map(k)
+        setup = (f"q{k} = np.array(x, dtype=float)", f"r{k} = np.array(x, dtype=float) * 2.0")
+        shape = self.rng.randrange(4)
+        if shape == 0:
+            body = (f"t{k} = q{k}[i]", f"q{k}[i] = r{k}[i]", f"r{k}[i] = t{k}")
+            return Fragment("swap", VECTORIZE, body, setup, outputs=(f"q{k}", f"r{k}"))
+        if shape == 1:
+            body = (f"t{k} = q{k}[i]", f"q{k}[i] = {self.expr(1)}", f"r{k}[i] = t{k} + q{k}[i]")
+            return Fragment("old value", VECTORIZE, body, setup, outputs=(f"q{k}", f"r{k}"))
+        if shape == 2:
+            body = (f"o{k}.append(q{k}[i])", f"q{k}[i] = 0.0")
+            return Fragment("collected old value", VECTORIZE, body, setup + (f"o{k} = []",),
+                            outputs=(f"q{k}", f"np.array(o{k})"))
+        body = (f"t{k} = q{k}[i]", f"q{k}[i] = {self.expr(1)}", f"s{k} += t{k}")
+        return Fragment("summed old value", VECTORIZE, body, setup + (f"s{k} = 0.0",), outputs=(f"q{k}", f"s{k}"))
 
     def _stencil(self, k):
         if not self.np:
@@ -1241,7 +1262,7 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("list-of-lists", 1), ("mixed-arithmetic", 2), ("conditional-update", 2), ("column-scatter", 2),
                ("constant-branch", 2), ("invariant-choice", 2), ("live-invariant", 2), ("invariant-if", 2),
                ("reordered", 2), ("derived-write", 2), ("dtype-edge", 3), ("entry-offset", 2),
-               ("symbolic-offset", 2))
+               ("symbolic-offset", 2), ("read-then-write", 2))
 DEPENDENT = (("carried", 2), ("inner-of-carried", 1), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))

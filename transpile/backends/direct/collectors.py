@@ -48,6 +48,11 @@ class CollectorsMixin:
             self.listed.add(name)
         else:
             value = self.ev(value_node)
+            unshared = self._unshared(value)
+            if unshared is not value:  # (copied here: the collector's value is read after the loop's writes)
+                tmp = self.namer.new(f"{name}_item")
+                self.out += templates.replace(f"{tmp} = V", V=unshared.node)
+                value = unshared.with_node(templates.name(tmp))
         depth = len(self.levels)
         if not value.stacked:
             if self.mask is None or col_level.info is not self.info:

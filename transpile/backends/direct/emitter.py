@@ -433,10 +433,12 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
             shape = self._shape_of(node.id)
             if (node.id in self.params or node.id in self.locals) and self._declared(node.id):
                 return node
+            if shape is None and self.lib.kind == "np" and not self.to_tf and node.id not in self.env:
+                # (`m.shape` shows an array, not that it is no subclass: a masked array's mask,
+                # a matrix's rows would be lost)
+                self.unknown_kinds.add(node.id)
             if (shape is None or not shape.sequence) and _evidently_array(self.ctx, self.info.function, node):
                 return node
-            if shape is None and self.lib.kind == "np" and not self.to_tf and node.id not in self.env:
-                self.unknown_kinds.add(node.id)
         elif isinstance(node, gast.Call) and _evidently_array(self.ctx, self.info.function, node):
             return node
         if self.lib.kind == "np":

@@ -267,6 +267,16 @@ class LevelsMixin:
         # evaluated as the loop computes it, `j + (i + 1)`: the kinds of the start and the
         # index decide the dtype (a Python int start is weak beside an int8 `x[i]`, NEP 50)
         self.env[name] = self._derived_start(level, name)
+        if not self.env[name].python and self.lib.kind == "np":
+            # a start of unknown kind: a Python int past int64 would raise or wrap in the
+            # batched int64 `j + i * c` where the loop's ints grow; a float16 or float32 start
+            # rounds at every step of the loop (2048 + 1 is 2048 in float16), where the closed
+            # form rounds once (a float64 one only in the last bits, as the plan's remark says)
+            np_ = self.lib.alias
+            check = templates.expr(f"isinstance(N, (float, {np_}.integer)) or isinstance(N, int) and "
+                                   f"-2 ** 62 <= N <= 2 ** 62", N=templates.name(name))
+            if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
+                self.checks.append(check)
         self.env[name] = self.ev(gast.BinOp(left=templates.name(name), op=gast.Add(), right=term))
         self.derived_steps[name] = (total, dict(zip(map(id, updates), steps)))
 

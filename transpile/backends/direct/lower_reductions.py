@@ -104,8 +104,11 @@ class ReductionsMixin:
             reduced = self.lib.call(fn, term.node, axis=const(axes[0] if len(axes) == 1 else axes))
             if self.lib.kind == "np" and len(axes) > 1:
                 reduced.keywords[0].value = gast.Tuple(elts=[const(a) for a in axes], ctx=gast.Load())
-            if self.lib.kind == "np" and red.op in ("max", "min") and k == 0 and term.rank == 0:
-                # an empty loop leaves the running value; NumPy's max of nothing would raise
+            if self.lib.kind == "np" and red.op in ("max", "min") and k == 0 and term.rank == 0 \
+                    and (self.to_tf or self.mask is not None):
+                # an empty loop leaves the running value; NumPy's max of nothing would raise.
+                # (NumPy code runs batched only where the loop runs (`needs_trip`) or a masked
+                # iteration does (`np.any`): `initial` casts to the terms' dtype, bool(-inf) True.)
                 reduced.keywords.append(gast.keyword(arg="initial", value=templates.name(red.name)))
             if self.lib.kind == "np" and not self.to_tf and red.op in ("add", "mul") and k == 0 \
                     and not python_term and not first_assign:
@@ -120,8 +123,13 @@ class ReductionsMixin:
                     f"{self.lib.alias}.result_type(S, T)", S=templates.name(red.name), T=copy.deepcopy(terms))))
         if python_term and k == 0 and term.rank == 0 and self.lib.kind == "np" and not self.to_tf \
                 and red.op == "add":
-            # Python numbers summed give a Python number (`count += 1`), not a NumPy scalar
-            reduced = gast.Call(func=gast.Attribute(value=reduced, attr="item", ctx=gast.Load()), args=[], keywords=[])
+            # Python numbers summed give a Python number (`count += 1`), not a NumPy scalar;
+            # Python ints past int64 too (`n += int(v)`): summed as objects, exactly
+            if term.pytype == "int" and isinstance(reduced, gast.Call) and not _counts(term.node):
+                reduced.keywords.append(gast.keyword(arg="dtype", value=templates.expr("object")))
+            else:
+                reduced = gast.Call(func=gast.Attribute(value=reduced, attr="item", ctx=gast.Load()), args=[],
+                                    keywords=[])
         elif witness is not None and k == 0 and term.rank == 0 and self._np and red.op == "add" and not first_assign:
             # Python numbers summed give a Python number, NumPy scalars a NumPy scalar
             total = self._hoist(reduced, f"{red.name}_total")
@@ -855,3 +863,12 @@ def _replace_name(node, name, new):
             return copy.deepcopy(new) if n.id == name and isinstance(n.ctx, gast.Load) else n
 
     return _Sub().visit(copy.deepcopy(node))
+
+
+def _counts(node) -> bool:
+    """Whether the batched terms ``node`` are small ints whose int64 sum cannot overflow: a
+    constant, or a ``where`` of constants (``count += 1`` under a test)."""
+    if isinstance(node, gast.Constant):
+        return True
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and node.func.attr == "where" \
+        and all(isinstance(a, gast.Constant) for a in node.args[1:])

@@ -73,3 +73,26 @@ def _is_boolean(node, ctx) -> bool:
         return short.startswith(("logical_", "is", "equal", "not_equal", "less", "greater",
                                  "reduce_any", "reduce_all", "any", "all", "signbit"))
     return False
+
+
+#: NumPy calls whose result may be a view of their first argument
+_VIEW_CALLS = frozenset("asarray reshape ravel moveaxis swapaxes transpose squeeze expand_dims broadcast_to "
+                        "atleast_1d atleast_2d atleast_3d diagonal real imag".split())
+
+
+def may_be_view(node) -> bool:
+    """Whether the batched value ``node`` may share memory with an array it reads (``x``,
+    ``x[:n]``, ``np.asarray(x)``, ``x.T``), where arithmetic makes a new array."""
+    while True:
+        if isinstance(node, gast.Name):
+            return True
+        if isinstance(node, gast.Subscript):
+            node = node.value
+        elif isinstance(node, gast.Attribute) and node.attr in ("T", "real", "imag"):
+            node = node.value
+        elif isinstance(node, gast.Call) and node.args and isinstance(node.func, gast.Attribute) \
+                and node.func.attr in _VIEW_CALLS:
+            node = node.args[0] if isinstance(node.func.value, gast.Name) and node.func.value.id in ("np", "numpy") \
+                else node.func.value
+        else:
+            return False

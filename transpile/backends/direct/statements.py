@@ -10,7 +10,7 @@ import gast
 from pforge.transpile import templates
 from pforge.transpile.analysis import spelled_out_update
 from pforge.transpile.backends.direct.core import Unsupported, Val
-from pforge.transpile.backends.direct.shared import Ind, _is_boolean, _loads
+from pforge.transpile.backends.direct.shared import Ind, _is_boolean, _loads, may_be_view
 from pforge.transpile.backends.pfor import _stores
 from pforge.transpile.spaces import constant_int
 from pforge.transpile.vplan import inner_loop
@@ -98,6 +98,18 @@ class StatementsMixin:
         self.out += templates.replace(f"{name} = V", V=val.node)
         self.env[name] = val.with_node(templates.name(name))
 
+    def _unshared(self, val: Val) -> Val:
+        """``val``, or a copy of it (``np.copy(x[:n])``) where it may be a view of an array the
+        loop writes: ``t = a[i]; a[i] = b[i]; b[i] = t`` reads ``t`` after the batched code
+        wrote ``a``, where the loop's ``t`` is the number it read before."""
+        if not val.stacked or not self._np or not may_be_view(val.node):
+            return val
+        written = {name for level in self.info.walk() for name in level.arrays}
+        written |= {alias for name in written for alias in self.info.aliases.get(name, ())}
+        if not _loads(val.node) & written:
+            return val
+        return val.with_node(self.lib.call("copy", val.node))
+
     def _assign(self, stmt, later):
         if len(stmt.targets) != 1:
             raise Unsupported(f"line {stmt.lineno}: chained assignment")
@@ -113,7 +125,7 @@ class StatementsMixin:
             self.boolean_vectors.pop(name, None)
             if self._selection(name, stmt.value) or self._element_mask(name, stmt.value):
                 return
-            val = self.ev(stmt.value)
+            val = self._unshared(self.ev(stmt.value))
             if val.rank == 1 and self.lib.kind == "np" and _is_boolean(stmt.value, self.ctx):
                 self.boolean_vectors[name] = stmt.value  # may index a masked write
             if val.stacked and isinstance(val.node, gast.Name) and val.node.id not in later \

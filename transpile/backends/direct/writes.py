@@ -11,7 +11,7 @@ from pforge.transpile import ranks, templates
 from pforge.transpile.backends.common import _evidently_array
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Unsupported, Val, align, const, lift
-from pforge.transpile.backends.direct.shared import _REDUCE_FN, Ind, _components, _is_boolean
+from pforge.transpile.backends.direct.shared import _REDUCE_FN, Ind, _components, _is_boolean, _loads
 from pforge.transpile.backends.direct.indexing import _is_ellipsis, _is_newaxis
 from pforge.transpile.operators import AUG_OPS, OPERATORS
 
@@ -331,6 +331,7 @@ class WritesMixin:
         if scatter:
             ufunc = OPERATORS[red].np_scatter
             idx = _slices_as_calls(node.slice)
+            self._no_bool_indices(idx)
             if selected is not None and not any(value.full[k] and not full[k] for k in range(depth)):
                 # under a test: only the iterations where it holds update (adding the identity
                 # elsewhere turns -0.0 into 0.0, and rounds an int64 element through a float term)
@@ -364,6 +365,21 @@ class WritesMixin:
         self.out += _in_place(node, op, value.node, views=self.lib.kind == "np" and bool(elem_rank))
         if self.mask is None and op is None:
             self._exclusive_first(stmt)
+
+    def _no_bool_indices(self, idx) -> None:
+        """``np.asarray(k).dtype != np.bool_`` for each array the scatter's indices ``idx``
+        read: the loop's ``out[np.True_] += w`` adds ``w`` to every element (a bool scalar index
+        is a new axis of length 1), where ``np.add.at`` takes bools as a mask. Indices computed
+        in the batched code from comparisons keep the loop."""
+        if any(isinstance(n, (gast.Compare, gast.BoolOp)) for n in gast.walk(idx)):
+            raise Unsupported("a scattered update at indices that are comparisons (bools index as a mask "
+                              "batched, as a new axis in the loop)")
+        bound = {n.id for st in self.out for n in gast.walk(st) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        np_ = self.lib.alias
+        for name in sorted(_loads(idx) - bound - {np_}):
+            check = templates.expr(f"{np_}.asarray(N).dtype != {np_}.bool_", N=templates.name(name))
+            if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
+                self.checks.append(check)
 
     def _presum_check(self, name: str, value_node) -> None:
         """The run-time check under which terms summed along loop axes before one update
