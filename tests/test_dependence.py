@@ -210,6 +210,23 @@ def _explained(body: str):
         """, False, ["x: unknown dependence (the direction of the loop is unknown) at line 5"],
         id="unknown-direction"),
     pytest.param("""
+        for i in range(0, n):
+            x[i + 1] = y[i]
+            x[i] = y[i] * 2.0
+        """, True, ["x: output dependence (two iterations write the same element (distance 1)) at line 5 and line 6: "
+                    "the later iteration's write is in the later statement, so whole-array order leaves the loop's "
+                    "last value",
+                    "x: output dependence (two iterations write the same element (distance 1)) at line 6 and line 5: "
+                    "the later iteration's write is in the later statement, so whole-array order leaves the loop's "
+                    "last value"], id="output-in-statement-order"),
+    pytest.param("""
+        for i in range(0, n, v):
+            x[i + 1] = y[i]
+            x[i] = y[i] * 2.0
+        """, False, ["x: output dependence (two iterations write the same element (distance 1)) at line 5 and line 6",
+                     "x: output dependence (two iterations write the same element (distance 1)) at line 6 and line 5"],
+        id="output-of-unknown-direction"),
+    pytest.param("""
         for i in range(n):
             x[2 * i] = x[i] * 0.5
         """, False, ["x: unknown dependence (the distance between the accesses is not a constant) at line 5"],

@@ -127,11 +127,11 @@ LEFT = textwrap.dedent("""\
 
 
     def two_updates_that_collide(a, b, c):
-        j = 0
+        j = 4
         for i in range(len(b)):
-            j += 2
-            a[j] = b[i]
             j -= 1
+            a[j] = b[i]
+            j += 2
             a[j] = c[i]
         return a
     """)
@@ -144,8 +144,8 @@ LEFT = textwrap.dedent("""\
 ])
 def test_what_is_not_substituted_stays_a_loop(name, why):
     """`j` from -9 reaches -7, which wraps around to the end where later iterations write; a start
-    the code does not show could be anything; `j += 2` then `j -= 1` writes a[2], a[1], then
-    a[3], a[2]: iterations write one element."""
+    the code does not show could be anything; `j -= 1` then `j += 2` writes a[3], a[5], then
+    a[4], a[6], then a[5]: the later iteration's write of a[5] is the earlier statement."""
     result = transpile_source(LEFT, "m.py", shapes={"a": 1, "b": 1, "c": 1, "j": 0})
     plan = next(p for p in result.plans if p.function == name)
     assert not plan.rewritten

@@ -152,6 +152,9 @@ class Conflict:
     delta: "Affine | None" = None
     coeff: int = 0
     dim: int = 0  # (the dimension that separates the iterations)
+    #: for kind ``output`` in a loop of known direction: whether the write's iteration runs
+    #: after the other access's for every element both touch (None: not known)
+    write_later: bool | None = None
 
 
 def separating_dim(access: Access, induction: str, variant: set[str],
@@ -320,7 +323,10 @@ def test_pair(write: Access, other: Access, induction: str | None, variant: set[
     if distance.denominator != 1:
         return None  # GCD test: no integer iteration touches both
     if other.write:
-        return Conflict("output", f"two iterations write the same element (distance {abs(distance)})")
+        # `other` at iteration i and the write at iteration i + distance touch one element
+        later = None if step_sign is None else distance * step_sign > 0
+        return Conflict("output", f"two iterations write the same element (distance {abs(distance)})",
+                        write_later=later)
     if step_sign is None:
         return Conflict("unknown", "the direction of the loop is unknown")
     if distance * step_sign < 0:

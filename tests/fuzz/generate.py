@@ -878,9 +878,13 @@ class _Builder:
         step = self.rng.choice(("2", "3"))
         self.reads.add("x")  # (a value that varies: one constant stored everywhere collides harmlessly)
         if self.rng.random() < 0.4:  # two updates per iteration (TSVC's s127), or two that collide
+            # (`j += 2; o[j]; j -= 1; o[j]` writes o[i + 2] twice, the later iteration's in the
+            # later statement: vectorizable; `j -= 1; o[j]; j += 2; o[j]` writes o[i + 3] at
+            # iteration i + 4 in the earlier statement: a collision whole-array order gets wrong)
             collide = self.rng.random() < 0.3
-            first, second = ("2", "-1") if collide else (self.rng.choice(("1", "2")), self.rng.choice(("1", "2")))
-            start = "0" if collide else start
+            first, second = ("-1", "2") if collide else self.rng.choice(
+                (("1", "1"), ("1", "2"), ("2", "1"), ("2", "-1")))
+            start = "4" if collide else start
             body = (f"j{k} += {first}", f"o{k}[j{k}] = x[i] + {self.expr(1)}", f"j{k} += {second}",
                     f"o{k}[j{k}] = x[i] * {self.expr(1)}")
             setup = (f"j{k} = {start}", f"o{k} = np.zeros(4 * len(x) + 12)")
@@ -997,6 +1001,20 @@ class _Builder:
                             outputs=(f"q{k}", f"np.array(o{k})"))
         body = (f"t{k} = q{k}[i]", f"q{k}[i] = {self.expr(1)}", f"s{k} += t{k}")
         return Fragment("summed old value", VECTORIZE, body, setup + (f"s{k} = 0.0",), outputs=(f"q{k}", f"s{k}"))
+
+    def _ordered_writes(self, k):
+        """Two writes that touch one element in two iterations (``o[i + 1] = ...`` then ``o[i] =
+        ...``, TSVC's s2244): vectorizable where the later iteration's write is the later
+        statement (counting down, the other way round); the other order is a planted output
+        dependence whole-array execution would get wrong."""
+        if not self.np:
+            return self._map(k)
+        planted = self.rng.random() < 0.35
+        ahead, here = f"o{k}[i + 1] = {self.expr(1)}", f"o{k}[i] = {self.expr(1)} * 2.0"
+        right = (here, ahead) if self.descending else (ahead, here)
+        body = right[::-1] if planted else right
+        return Fragment("ordered writes look-alike" if planted else "ordered writes", REFUSE if planted else VECTORIZE,
+                        body, (f"o{k} = np.zeros(len(x) + 2)",), outputs=(f"o{k}",))
 
     def _stencil(self, k):
         if not self.np:
@@ -1262,7 +1280,8 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("list-of-lists", 1), ("mixed-arithmetic", 2), ("conditional-update", 2), ("column-scatter", 2),
                ("constant-branch", 2), ("invariant-choice", 2), ("live-invariant", 2), ("invariant-if", 2),
                ("reordered", 2), ("derived-write", 2), ("dtype-edge", 3), ("entry-offset", 2),
-               ("symbolic-offset", 2), ("read-then-write", 2))
+               ("symbolic-offset", 2), ("read-then-write", 2),
+               ("ordered-writes", 2))
 DEPENDENT = (("carried", 2), ("inner-of-carried", 1), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))

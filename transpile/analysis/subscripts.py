@@ -119,6 +119,7 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
     step_sign = info.space.step_sign() if info.space else None
     nest = _nest(info) if induction is not None else None
     deferred: list[tuple] = []  # flow dependences statement reordering may resolve (see _reorder)
+    ordered: set[str] = set()  # arrays whose output dependences the statement order resolves
     for name, wlist in sorted(writes.items()):
         cls = info.classes.get(name)
         if cls in (PRIVATE, ITEM, INDUCTION) or name in stored and cls is None:
@@ -176,6 +177,12 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
                 if conflict is None or conflict.kind == "anti" and (
                         other.write or runs_before(ctx, other.node, w.node)):
                     continue
+                if conflict.kind == "output" and _later_statement_writes_last(ctx, info, w, other, conflict):
+                    ordered.add(name)
+                    info.dependences.append(f"{name}: output dependence ({conflict.detail}) at line {w.node.lineno} "
+                                            f"and line {other.node.lineno}: the later iteration's write is in the "
+                                            "later statement, so whole-array order leaves the loop's last value")
+                    continue
                 if conflict.kind == "symbolic":
                     check = _distance_check(info, w, other, conflict, induction)
                     if check is not None:
@@ -232,8 +239,9 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
                        "the end of the array, where other iterations write", wrapping.node)
     if not deferred:
         return
+    # (statement order resolves output dependences: reordering would undo that)
     order = _reorder(ctx, info, deferred, writes, reads, info.helper_reads & set(writes)) \
-        if not info.blockers else None
+        if not info.blockers and not ordered else None
     blocked = set()
     for name, w, other, conflict, where in deferred:
         if order is None and id(w) in blocked:
@@ -249,6 +257,22 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
         info.notes.append("statement reordering: the body runs as whole arrays in the order of lines "
                           + ", ".join(str(s.lineno) for s in order))
         info.body = order
+
+
+def _later_statement_writes_last(ctx, info, write, other, conflict) -> bool:
+    """Whether two writes that touch one element in two iterations (``a[i + 1] = ...`` then
+    ``a[i] = ...``, TSVC's s2244) leave the loop's value when the body runs as whole-array
+    statements: each is a top-level assignment of the body of its own, and the one whose
+    iteration runs later is the later statement, so it is stored last either way."""
+    if conflict.write_later is None or info.form != "loop":
+        return False
+    top = _top_level(ctx, info.body)
+    at_write, at_other = top(write.node), top(other.node)
+    if at_write is None or at_other is None or at_write == at_other:
+        return False
+    if not all(isinstance(info.body[k], (gast.Assign, gast.AugAssign)) for k in (at_write, at_other)):
+        return False
+    return (at_write > at_other) == conflict.write_later
 
 
 def _top_level(ctx, body):
