@@ -99,7 +99,7 @@ class CollectorsMixin:
             # loop reads holds float64, or an int or bool dtype for a mean): the array holds
             # float64, as the batched one does
             level = LOOSE if value.floaty == LOOSE else STRICT
-            self.mixed_arithmetic = level if not self.mixed_arithmetic else min(self.mixed_arithmetic, level)
+            self._check_float64(level)
         elif value.mixed and lib_infers_dtype(self.lib, col):
             raise Unsupported(f"{label} gets values of two types (a Python number on some iterations and a "
                               "NumPy value on others, or an int and a float), so the array it becomes has "

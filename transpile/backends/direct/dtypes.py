@@ -179,6 +179,12 @@ class DtypesMixin:
                               f"on some iterations and a NumPy value on others, and with `"
                               f"{gast.unparse(operand).strip()}`, which may not be float64: a Python float "
                               "beside a float32 value computes in float32")
+        self._check_float64(level)
+
+    def _check_float64(self, level: int) -> None:
+        """Asks the check in front (:meth:`_default_dtypes`) that the arrays the loop reads hold
+        float64 values (:data:`core.STRICT`), or also ints and bools (:data:`core.LOOSE`): the
+        stricter of what is asked so far."""
         self.mixed_arithmetic = level if not self.mixed_arithmetic else min(self.mixed_arithmetic, level)
 
 

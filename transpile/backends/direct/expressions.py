@@ -307,8 +307,7 @@ class ExpressionsMixin:
             raise Unsupported(f"`{gast.unparse(node).strip()}` under a per-iteration test: a Python int beside "
                               "a value that may be an integer array, where NumPy raises for an int its dtype "
                               "cannot hold (int8 and 1000) on the elements the loop never computes")
-        self.mixed_arithmetic = other.floaty if not self.mixed_arithmetic else min(self.mixed_arithmetic,
-                                                                                   other.floaty)
+        self._check_float64(other.floaty)
 
     def _masked_unary(self, node, operand: Val) -> None:
         """``-x[i]`` under a per-iteration test: NumPy raises for ``-`` and ``+`` of a bool
@@ -327,8 +326,7 @@ class ExpressionsMixin:
             raise Unsupported(f"`{gast.unparse(node).strip()}` under a per-iteration test: a sign of a value "
                               "that may be a bool array, where NumPy raises on the elements the loop never "
                               "computes")
-        self.mixed_arithmetic = operand.floaty if not self.mixed_arithmetic else min(self.mixed_arithmetic,
-                                                                                     operand.floaty)
+        self._check_float64(operand.floaty)
 
     def _weak(self, number: Val, other: Val, pytype: str | None, zero: gast.expr | None = None,
               divide: bool = False) -> tuple[Val, Val]:

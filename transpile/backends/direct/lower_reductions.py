@@ -131,18 +131,13 @@ class ReductionsMixin:
                 reduced = gast.Call(func=gast.Attribute(value=reduced, attr="item", ctx=gast.Load()), args=[],
                                     keywords=[])
         elif witness is not None and k == 0 and term.rank == 0 and self._np and red.op == "add" and not first_assign:
-            # Python numbers summed give a Python number, NumPy scalars a NumPy scalar
-            total = self._hoist(reduced, f"{red.name}_total")
-            reduced = templates.expr("T.item() if type(W) in (int, float, bool) else T", T=total,
-                                     W=copy.deepcopy(witness))
+            reduced = self._of_the_terms_kind(reduced, witness, red.name)
         new = _replace_term(copy.deepcopy(stmt), red.name, reduced)
         if first_assign:
             if not python_term:
                 reduced.keywords.append(gast.keyword(arg="dtype", value=templates.expr("T.dtype", T=term.node)))
-            if witness is not None and red.op == "add":  # (as above: the terms' own kind)
-                total = self._hoist(reduced, f"{red.name}_total")
-                reduced = templates.expr("T.item() if type(W) in (int, float, bool) else T", T=total,
-                                         W=copy.deepcopy(witness))
+            if witness is not None and red.op == "add":
+                reduced = self._of_the_terms_kind(reduced, witness, red.name)
             new = gast.copy_location(gast.Assign(targets=[templates.name(red.name, store=True)], value=reduced,
                                                  type_comment=None), stmt)
             self.nonempty = True
@@ -182,6 +177,13 @@ class ReductionsMixin:
         full = tuple(a or b for a, b in zip(current.full, term.full[:k]))
         rank = term.rank
         self._bind(red.name, Val(value, full, rank), set())
+
+    def _of_the_terms_kind(self, reduced, witness, name):
+        """The sum ``reduced`` as the loop's is: Python numbers summed give a Python number,
+        NumPy scalars a NumPy scalar, by the kind of ``witness``, a number of the terms' kind
+        (``c + 1.5`` of ``q += c + 1.5`` under a test)."""
+        total = self._hoist(reduced, f"{name}_total")
+        return templates.expr("T.item() if type(W) in (int, float, bool) else T", T=total, W=copy.deepcopy(witness))
 
     # -- scans ------------------------------------------------------------------------------------------
 
