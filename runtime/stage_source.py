@@ -13,7 +13,12 @@ import functools
 import inspect
 import linecache
 import textwrap
+import threading
 import types
+
+#: held while Python builds an AST: CPython 3.11 and 3.12 can fail building two at once in two
+#: threads ("AST constructor recursion depth mismatch", python/cpython#106905)
+PARSE_LOCK = threading.Lock()
 
 _FACTORY = "__pforge_stage__"
 
@@ -75,7 +80,8 @@ class _Source:
             raise _AsWritten(f"its source cannot be read (defined in {filename})")
         text = "".join(lines)
         try:
-            tree = ast.parse(text, filename)
+            with PARSE_LOCK:
+                tree = ast.parse(text, filename)
         except SyntaxError as exc:
             raise _AsWritten(f"its file {filename} does not parse (line {exc.lineno})") from None
         found = _find_def(tree, fn)

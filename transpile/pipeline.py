@@ -81,6 +81,10 @@ def analyze_source(source: str | bytes, filename: str = "<string>") -> tuple[Loo
     return transpile_source(source, filename, rewrite=False).plans
 
 
+#: expressions that stand in place of a call without parentheses
+_ATOMS = (gast.Name, gast.Call, gast.Attribute, gast.Subscript, gast.Constant, gast.List, gast.Tuple)
+
+
 @analyses_outline
 def transpile_source(source: str | bytes, filename: str = "<string>", *, backend: str = "auto",
                      rewrite: bool = True, shapes: dict[str, int] | None = None,
@@ -340,13 +344,25 @@ def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias
         span = f"line {info.lineno}" if info.lineno == last else f"lines {info.lineno}-{last}"
         marker = _MARKER[chosen.get(id(info), ("pfor", ""))[0]]
         comment = f"# pforge: vectorized loop (was {span}: {result.pattern}) {marker}"
+        init = getattr(info.node, "pforge_comprehension", None)
+        if init is not None:
+            # an unfolded comprehension (analysis.comprehensions): its list, bound on the
+            # comprehension's own lines, starts empty where the rewrite extends it
+            bound = any(st is init for st in result.drop) or any(
+                isinstance(st, gast.Assign) and gast.dump(st.targets[0]) == gast.dump(init.targets[0])
+                for st in result.stmts)
+            result.drop = [st for st in result.drop if st is not init]
+            if not bound:
+                result.stmts = [init, *result.stmts]
         if getattr(result, "guard", None) is not None:
             comment += f", {CHECKED_MARKER}"
             kept = unparse_lines([info.node]) if getattr(info.node, "pforge_fallback_unparsed", False) else None
             splicer.replace_statement_guarded(result.anchor or info.node, comment, _conjunction(result.guard),
-                                              unparse_lines(result.stmts), kept)
+                                              unparse_lines(result.stmts), kept,
+                                              unparse_lines(getattr(result, "prelude", [])))
         elif getattr(result, "anchor", None) is None:
-            splicer.replace_statement(info.node, [comment] + unparse_lines(result.stmts))
+            splicer.replace_statement(info.node, unparse_lines(getattr(result, "prelude", [])) + [comment]
+                                      + unparse_lines(result.stmts))
         elif result.stmts:  # a comprehension: its statement is rebuilt around the batched value
             splicer.replace_statement(result.anchor, [comment] + unparse_lines(result.stmts))
         else:  # tf.map_fn: replaced in place
@@ -354,7 +370,11 @@ def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias
         for stmt in result.drop:
             splicer.delete_statement(stmt)
         for node in _consumers(ctx, result, nodes):
-            splicer.replace_expression(node, unparse_lines([gast.Expr(value=result.replace[id(node)])])[0])
+            value = result.replace[id(node)]
+            text = unparse_lines([gast.Expr(value=value)])[0]
+            if not isinstance(value, _ATOMS):
+                text = f"({text})"  # (in place of a call, inside whatever expression held it)
+            splicer.replace_expression(node, text)
         fdef = info.function
         if info.library != "tensorflow":
             continue

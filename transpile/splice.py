@@ -64,10 +64,12 @@ class Splicer:
         self.edits.append(Edit(self.line_start(stmt.lineno), self.line_end(stmt.end_lineno), text))
 
     def replace_statement_guarded(self, stmt: gast.stmt, comment: str, test: str,
-                                  code_lines: list[str], kept_lines: list[str] | None = None) -> None:
+                                  code_lines: list[str], kept_lines: list[str] | None = None,
+                                  prelude: list[str] = ()) -> None:
         """Replaces ``stmt`` by ``if test: code_lines else: stmt``, the statement's own text
         (comments and all) indented one level under ``else:``, or ``kept_lines`` when given
-        (a loop pforge put in another form first)."""
+        (a loop pforge put in another form first); ``prelude`` lines come before it all, so the
+        marker comment stays right above the test."""
         indent = self.indentation(stmt.lineno)
         unit = self.indent_unit
         nl = self.source.newline
@@ -77,7 +79,8 @@ class Splicer:
         else:
             kept = [unit + line.rstrip("\r\n") if line.strip() else ""
                     for line in self.lines[stmt.lineno - 1:stmt.end_lineno]]
-        text = nl.join([indent + comment, f"{indent}if {test}:", *body, f"{indent}else:", *kept])
+        text = nl.join([*(indent + self._reindent(line) for line in prelude), indent + comment, f"{indent}if {test}:",
+                        *body, f"{indent}else:", *kept])
         self.edits.append(Edit(self.line_start(stmt.lineno), self.line_end(stmt.end_lineno), text))
 
     def delete_statement(self, stmt: gast.stmt) -> bool:

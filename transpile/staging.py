@@ -49,6 +49,11 @@ def stage_blocker(ctx: ModuleContext, fdef: gast.FunctionDef | None, rewritten: 
         bad = [b for b in loop.blockers if b.code not in _ORDERED_ONLY]
         if bad:
             return f"the loop at line {loop.lineno} stays a loop and has effects ({bad[0].code})"
+        branch = _append_under_a_test(loop.node)
+        if branch is not None:
+            return (f"the loop at line {loop.lineno} stays a loop and appends to a list under the `if` at line "
+                    f"{branch.lineno}, which tf.function would make a graph conditional whose tensors the "
+                    "list cannot hold")
     if _is_method(ctx, fdef):
         return ("it is a method: tf.function holds only a weak reference to `self`, so calls on a "
                 "temporary object would fail")
@@ -83,6 +88,18 @@ def stage_blocker(ctx: ModuleContext, fdef: gast.FunctionDef | None, rewritten: 
         reason = _unsafe(ctx, node, local_names)
         if reason:
             return f"{reason} (line {node.lineno})"
+    return None
+
+
+def _append_under_a_test(loop) -> gast.If | None:
+    """An ``if`` (or a ``continue``/``break`` under one, which the loop's normal form turns into
+    an ``if`` around the rest) in ``loop``'s body, on a test that is not a constant, with a
+    ``list.append`` in its branches."""
+    for node in gast.walk(loop):
+        if isinstance(node, gast.If) and node is not loop and not isinstance(node.test, gast.Constant):
+            for sub in gast.walk(gast.Module(body=node.body + node.orelse, type_ignores=[])):
+                if isinstance(sub, gast.Call) and isinstance(sub.func, gast.Attribute) and sub.func.attr == "append":
+                    return node
     return None
 
 

@@ -787,6 +787,44 @@ class _Builder:
                 f"L{k}.append(row{k})")
         return Fragment("list of lists", VECTORIZE, body, (f"L{k} = []",), outputs=(f"np.array(L{k})",))
 
+    def _inner_comprehension(self, k):
+        """A list comprehension in the body, over a range, unfolded as an inner loop: its
+        variable sometimes the loop's own name (``i``, then its own in the element), sometimes
+        filtered; the list read as one array (``np.max``), appended as a row, or stacked."""
+        var = self.rng.choice(("j", "j", "i"))
+        # (TensorFlow: a range's index is int32, a number only as an index)
+        elt = f"{self.expr(1)} * {var} + x[i]" if self.np else f"{self.expr(1)} + x[{var}]"
+        ifs = f" if {var} != 1" if self.rng.random() < 0.3 else ""
+        comp = f"lc{k} = [{elt} for {var} in range(3){ifs}]"
+        if not self.np:
+            setup, _ = self._out(k)
+            return Fragment("inner comprehension", VECTORIZE, (comp, self._write(k, f"tf.stack(lc{k})")), setup,
+                            outputs=self._result(k))
+        use = self.rng.choice(("row", "max", "argmax", "sum"))
+        if use == "row":
+            return Fragment("inner comprehension", VECTORIZE, (comp, f"L{k}.append(lc{k})"), (f"L{k} = []",),
+                            outputs=(f"np.array(L{k})",))
+        setup, _ = self._out(k)
+        return Fragment("inner comprehension", VECTORIZE, (comp, self._write(k, f"np.{use}(lc{k})")), setup,
+                        outputs=self._result(k))
+
+    def _shape_read(self, k):
+        """A sum into a new array, updated in place, whose body reads the accumulator's shape
+        (``np.ones(np.shape(acc))``): no dependence. Rebound (``acc = acc + t``) instead, the
+        read may be a dependence, and either verdict is right."""
+        if not self.np:
+            return self._reduction(k)
+        width = self.rng.choice((1, 3))
+        read = self.rng.choice((f"np.ones(np.shape(acc{k}))", f"np.ones(acc{k}.shape)", f"np.ones(len(acc{k}))"))
+        body = [f"p{k} = {read} * {self.expr(1)}"]
+        if self.rng.random() < 0.3:
+            body.append(f"p{k}[0] = -p{k}[0]")
+        if self.rng.random() < 0.75:
+            return Fragment("shape read of an accumulator", VECTORIZE, tuple(body + [f"acc{k} += p{k}"]),
+                            (f"acc{k} = np.zeros({width})",), outputs=(f"acc{k}",))
+        return Fragment("shape read of a rebound accumulator", EITHER, tuple(body + [f"acc{k} = acc{k} + p{k}"]),
+                        (f"acc{k} = np.zeros({width})",), outputs=(f"acc{k}",))
+
     def _wrap_around(self, k):
         """``w = E`` last in the body, read before it: iteration ``k`` reads ``E`` of ``k - 1``
         (the first the value before the loop). A planted look-alike reads itself nonlinearly
@@ -1281,7 +1319,7 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("constant-branch", 2), ("invariant-choice", 2), ("live-invariant", 2), ("invariant-if", 2),
                ("reordered", 2), ("derived-write", 2), ("dtype-edge", 3), ("entry-offset", 2),
                ("symbolic-offset", 2), ("read-then-write", 2),
-               ("ordered-writes", 2))
+               ("ordered-writes", 2), ("inner-comprehension", 2), ("shape-read", 2))
 DEPENDENT = (("carried", 2), ("inner-of-carried", 1), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))

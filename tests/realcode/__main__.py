@@ -17,6 +17,9 @@ Outcomes:
 - ``scan``: a loop marked not vectorizable, for a running value, was rewritten as a scan (a
   prefix sum or product, a linear recurrence: exact parallel forms of that dependence) and
   the numbers match. It counts in neither the rate nor the verdicts.
+- ``inner``: a loop marked not vectorizable stays a loop, and only loops nested in it (an
+  independent inner loop or comprehension of a carried nest) were rewritten, with the numbers
+  matching. The mark is the outer loop's; it counts in neither the rate nor the verdicts.
 
 The rate is ``rewritten`` over the loops marked vectorizable. Exit status 1 when any case is
 ``wrong`` or ``verdict``.
@@ -108,7 +111,10 @@ def judge(path: Path) -> CaseResult:
         after._PFORGE_CHECKS_HELD.clear()
     if not marked:
         scans = any(r.code == "PF106" for p in rewritten for r in p.remarks)  # (loop can be vectorized (scan))
-        return CaseResult(project, name, marked, "scan" if scans else "verdict", rewritten[0].backend_note)
+        kept = [p for p in plans if not p.rewritten]
+        inner = all(any(k.lineno < p.lineno and p.end_lineno <= k.end_lineno for k in kept) for p in rewritten)
+        outcome = "scan" if scans else "inner" if inner else "verdict"
+        return CaseResult(project, name, marked, outcome, rewritten[0].backend_note)
     if held and not all(held):
         return CaseResult(project, name, marked, "check failed", rewritten[0].backend_note)
     return CaseResult(project, name, marked, "rewritten", rewritten[0].backend_note)
@@ -116,7 +122,7 @@ def judge(path: Path) -> CaseResult:
 
 def table(results: list[CaseResult]) -> str:
     """Per project: loops, marked vectorizable, rewritten, the rate, wrong results."""
-    rows = [("project", "loops", "vectorizable", "rewritten", "rate", "check failed", "wrong", "verdict", "scan")]
+    rows = [("project", "loops", "vectorizable", "rewritten", "rate", "check failed", "wrong", "verdict", "scan", "inner")]
     projects = sorted({r.project for r in results})
     for project in [*projects, "total"]:
         mine = [r for r in results if project in ("total", r.project)]
@@ -127,7 +133,8 @@ def table(results: list[CaseResult]) -> str:
                      str(sum(r.outcome == "check failed" for r in mine)),
                      str(sum(r.outcome == "wrong" for r in mine)),
                      str(sum(r.outcome == "verdict" for r in mine)),
-                     str(sum(r.outcome == "scan" for r in mine))))
+                     str(sum(r.outcome == "scan" for r in mine)),
+                     str(sum(r.outcome == "inner" for r in mine))))
     widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) if k == 0 else cell.rjust(w) for k, (cell, w) in enumerate(zip(row, widths)))
              for row in rows]

@@ -8,6 +8,7 @@ import gast
 from pforge.transpile.analysis.aliasing import _check_inplace_views
 from pforge.transpile.analysis.calls import _check_calls, _detect_library
 from pforge.transpile.analysis.classes import _classify_scalars, _find_derived, check_live_out
+from pforge.transpile.analysis.comprehensions import comprehension_loops
 from pforge.transpile.analysis.constants import fold_dead_branches
 from pforge.transpile.analysis.collectors import (_comprehension_collector, _consumer_kind,
                                                   _find_collectors, _find_tensorarrays)
@@ -30,6 +31,9 @@ def discover(ctx: ModuleContext) -> list[LoopInfo]:
     _normalise_continue(ctx.tree)
     if _split_tuple_assignments(ctx):
         ctx.parents = _parents(ctx.tree)  # the new statements hold the old targets and values
+    if comprehension_loops(ctx):
+        ctx.parents = _parents(ctx.tree)
+        ctx._chains = ctx._use_def = None  # `c` of `[... for c in s]` is now bound in the function
     unflatten_nests(ctx)
     if first_iteration_reductions(ctx):
         ctx.parents = _parents(ctx.tree)

@@ -154,7 +154,8 @@ def _find_reductions(ctx, info, body, stored):
         else:
             if len(ops) != 1 or not _plain_accumulator(ctx, info, body, stored, name, updates):
                 continue
-            if _stray_reads(body, name, updates):
+            if any(not _shape_read(ctx, n) for n in _stray_reads(body, name, updates)) or (
+                    _stray_reads(body, name, updates) and not _fixed_shape(ctx, info, name, updates)):
                 continue
             info.reductions[name] = Reduction(name, ops.pop(), updates)
             info.classes[name] = REDUCTION
@@ -174,6 +175,35 @@ def _plain_accumulator(ctx, info, body, stored, name, updates) -> bool:
     return not any(isinstance(n, gast.Name) and n.id != name and isinstance(n.ctx, gast.Load)
                    and n.id not in stored and (_alias_source(ctx, n, loop_ids) or ("",))[0] == name
                    for n in _scope_nodes(body))
+
+
+#: reads of an array's shape and kind, not of its values
+_SHAPE_CALLS = {"numpy.shape", "numpy.ndim", "numpy.size", "builtins.len"}
+_SHAPE_ATTRIBUTES = {"shape", "ndim", "size", "dtype"}
+
+#: calls that return a new NumPy array, whose shape and dtype `+=` keeps
+NEW_ARRAYS = {f"numpy.{name}" for name in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like",
+                                             "empty_like", "full_like")}
+
+
+def _shape_read(ctx, name_node) -> bool:
+    """``np.shape(s)``, ``len(s)``, ``s.shape``, ``s.ndim``, ``s.dtype``: what the read takes
+    is the array's shape or kind."""
+    parent = ctx.parents.get(id(name_node))
+    if isinstance(parent, gast.Attribute) and parent.value is name_node:
+        return parent.attr in _SHAPE_ATTRIBUTES
+    return (isinstance(parent, gast.Call) and parent.args == [name_node] and not parent.keywords
+            and ctx.imports.resolve(parent.func) in _SHAPE_CALLS)
+
+
+def _fixed_shape(ctx, info, name, updates) -> bool:
+    """An accumulator whose shape and dtype no iteration changes: a new NumPy array
+    (``np.zeros((n, 1))``) updated in place (``s += t``, which broadcasts ``t`` to ``s``), so
+    a read of its shape (``np.ones(np.shape(s))``) reads the same on every iteration
+    (ml-from-scratch's AdaBoost votes)."""
+    initial = _initial_values(ctx, info, name)
+    return bool(initial) and all(isinstance(u, gast.AugAssign) for u in updates) and all(
+        isinstance(v, gast.Call) and ctx.imports.resolve(v.func) in NEW_ARRAYS for v in initial)
 
 
 def _stray_reads(body, name, updates) -> list[gast.Name]:

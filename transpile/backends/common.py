@@ -30,6 +30,9 @@ class LoopRewrite:
             statement that ``stmts`` replace (None: they replace the loop statement itself).
         guard: a run-time test of the ranks the rewrite assumed (``np.ndim(x) == 1``): when
             set, ``stmts`` run only where it holds and the loop, as written, runs elsewhere.
+        prelude: statements before the guard that bind what it and ``stmts`` read (the
+            attributes of a list's objects gathered into a list, ``st_alpha = [st.alpha for st
+            in learners]``).
         checks: run-time conditions the batched code needs (a sliding window inside its array).
         consulted: names whose rank or type decided an ``if`` of an inlined helper: their ranks
             matter even where the batched code does not read them.
@@ -58,6 +61,7 @@ class LoopRewrite:
     arrays: set[str] = field(default_factory=set)  # read as arrays: their elements are NumPy scalars
     sliced: set[str] = field(default_factory=set)  # sliced: only an ndarray computes as the batch does
     needs_trip: bool = False  # reads an element at a fixed index: runs only where the loop runs
+    prelude: list[gast.stmt] = field(default_factory=list)  # before the checks: what they read
 
 
 def _loads(node) -> set[str]:

@@ -155,6 +155,8 @@ def _unswitched(ctx, info, namer, lib, shapes, found: InvariantTest) -> LoopRewr
     result.arrays = taken.arrays | other.arrays
     result.sliced = taken.sliced | other.sliced
     result.scalar_raising = taken.scalar_raising or other.scalar_raising
+    seen = {gast.dump(st) for st in taken.prelude}
+    result.prelude = taken.prelude + [st for st in other.prelude if gast.dump(st) not in seen]
     return result
 
 

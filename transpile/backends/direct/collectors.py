@@ -12,6 +12,7 @@ from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import (FLOAT_ARMS, FLOAT_ARMS_LOOSE, LOOSE, STRICT, Unsupported, Val,
                                                    const, lift)
 from pforge.transpile.backends.direct.shared import _Pending, _loads
+from pforge.transpile.consumers import ARRAY_READERS
 
 
 def lib_infers_dtype(lib, col) -> bool:
@@ -72,12 +73,19 @@ class CollectorsMixin:
                 # outer level's append of the list is what that `if` filters)
                 raise Unsupported(f"a conditional append to the inner collector `{name}`")
             col = col_level.info.collectors[name]
-            if col.kind not in ("stack", "nested"):
-                raise Unsupported(f"`{name}` is consumed by concatenation inside the loop")
+            reader = col.kind == "array" and self.ctx.imports.resolve(col.consumer.func) in ARRAY_READERS
+            if col.kind not in ("stack", "nested") and not reader:
+                raise Unsupported({
+                    "concat": f"`{name}` is consumed by concatenation inside the loop",
+                    "extend": f"`{name}`, the list an inner loop builds, holds items before it or is read more "
+                              "than once after it"}.get(col.kind, f"`{name}`, the list an inner loop builds, is read "
+                                                                  "by a call that does not take it as one array"))
             if name in self.inner_values:
                 raise Unsupported(f"`{name}` gets more than one value per iteration")
             self.inner_values[name] = value
-            self.consumers[id(col.consumer)] = name
+            # `np.argmax(lp)` reads the list as the array stacking its items: the inner value
+            # stands for the list there (for `np.array(lp)`, for the whole call)
+            self.consumers[id(col.consumer.args[0] if reader else col.consumer)] = name
             return
         self.pending.setdefault(name, []).append(_Pending(self.mask, value))
 

@@ -31,7 +31,7 @@ from pforge.transpile.backends.direct.expressions import ExpressionsMixin
 from pforge.transpile.backends.direct.indexing import IndexingMixin
 from pforge.transpile.backends.direct.levels import LevelsMixin
 from pforge.transpile.backends.direct.lower_reductions import ReductionsMixin
-from pforge.transpile.backends.direct.shared import Ind, _Level, _Pending
+from pforge.transpile.backends.direct.shared import Ind, _Level, _new_array, _Pending
 from pforge.transpile.backends.direct.statements import StatementsMixin
 from pforge.transpile.backends.direct.tapes import TapesMixin, _Tape
 from pforge.transpile.backends.direct.writes import WritesMixin
@@ -98,6 +98,10 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.mixed_arithmetic = 0  # computes with a value of two kinds: core.STRICT or LOOSE (:meth:`_default_dtypes`)
         self.unlisted: set[str] = set()  # names declared by a docstring, taken as arrays (:meth:`_declared`)
         self.unknown_kinds: set[str] = set()  # names of no known kind read through asarray (:meth:`_known_kinds`)
+        self.prelude: list[gast.stmt] = []  # before the checks (`LoopRewrite.prelude`)
+        self.gathered: dict[tuple[str, str], str] = {}  # (item, attribute) -> the list gathered
+        self.object_rows: set[str] = set()  # sequences of objects whose attributes are gathered
+        self.object_seqs: dict[str, gast.expr] = {}  # their items' names -> the sequences
         self.moved_views: dict[tuple, str] = {}  # (array, axis) -> its view with that axis first
         self.seen_vals: dict[int, tuple] = {}  # id(node) -> (node, its Val), for :meth:`_kinds`
         self._declined: str | None = None  # why the last partial evaluation gave no expression
@@ -152,13 +156,16 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         # the distances the analysis could only check at run time (`k >= n` for `a[i + k]`)
         self.checks += [copy.deepcopy(c) for c in self.info.runtime_checks
                         if gast.dump(c) not in {gast.dump(t) for t in self.checks}]
+        self._gather_attributes()
         self._default_dtypes()
         self._no_lists()
         self._known_kinds()
         self._views_in_front()
         if self.to_tf:
             self.out = [_ToTensorFlow(self.ctx, self.lib.alias).visit(stmt) for stmt in self.out]
-        return LoopRewrite(self.out, drop, replace, self._pattern(), checks=list(self.checks))
+        result = LoopRewrite(self.out, drop, replace, self._pattern(), checks=list(self.checks))
+        result.prelude = list(self.prelude)
+        return result
 
     def _no_lists(self) -> None:
         """``not isinstance(x, (list, tuple))`` for each name a docstring declared that the
@@ -230,7 +237,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                  and isinstance(n.ctx, gast.Load) and id(n) not in bases]
         read = {n.id for n in loads if id(n) not in in_index} \
             | {name for level in self.info.walk() for name in level.helper_reads}
-        for name in sorted(read - stored):
+        for name in sorted(read - stored - self.object_rows):
             if self._shape_of(name) is None:
                 continue
             loose = f" or {np_}.asarray(N).dtype.kind in 'biu'" if self.mixed_arithmetic == LOOSE else ""
@@ -361,8 +368,16 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                 seen.setdefault(name, set()).add(val.rank)
                 self.aliases.setdefault(name, node.value)
         counts: dict[str, int] = {}
+        in_place = {id(n.target) for n in gast.walk(fdef) if isinstance(n, gast.AugAssign)}
+        # a binding after the loop is no other value at the loop, unless a loop around it runs it before
+        enclosed = any(isinstance(n, (gast.For, gast.While)) and n is not self.info.node
+                       and n.lineno <= self.info.lineno <= n.end_lineno for n in gast.walk(fdef))
         for node in gast.walk(fdef):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+                if not enclosed and node.lineno > self.info.node.end_lineno:
+                    continue
+                if id(node) in in_place and _new_array(self.ctx, self.aliases.get(node.id)):
+                    continue  # `s += t` of a new NumPy array (`s = np.zeros((n, 1))`) keeps its shape
                 counts[node.id] = counts.get(node.id, 0) + 1
         for name, found in seen.items():
             if len(found) == 1 and None not in found and counts.get(name) == 1:

@@ -15,7 +15,7 @@ from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import INT_ARM, Args, Unsupported, Val, align, const, python_result
 from pforge.transpile.backends.direct.dtypes import FLOAT_VALUED
 from pforge.transpile.backends.direct.linalg import convert_matmul_operator
-from pforge.transpile.backends.direct.shared import Ind
+from pforge.transpile.backends.direct.shared import Ind, ObjectRows
 from pforge.transpile.consumers import ARRAY_READERS
 from pforge.transpile.operators import INT_COMPARISONS
 from pforge.transpile.rank_inference import rebound_in_module
@@ -147,16 +147,30 @@ class ExpressionsMixin:
             raise Unsupported(f"`{node.id}` (rows selected per iteration, of varying length) is used "
                               "other than by a sum, mean or len")
         value = self.env.get(node.id)
+        if isinstance(value, ObjectRows):
+            raise Unsupported(f"`{node.id}`, an object of `{gast.unparse(value.seq).strip()}`, read other than "
+                              "by its attributes")
         if isinstance(value, Ind):
             return self._ind_val(value)
         if isinstance(value, Val):
             return value
+        if id(node) in self.consumers:
+            return self._inner_collected(self.consumers[id(node)])
         if node.id in self.consumers.values():
             raise Unsupported(f"the inner collector `{node.id}` is read other than by its consumer")
         shape = self._shape_of(node.id)
         if shape is not None:
             return Val(node, (), shape.rank)
         return Val(node, (), None)
+
+    def _inner_collected(self, name: str) -> Val:
+        """The list an inner loop collected, read by its consumer: the inner loop's axis
+        becomes the first per-iteration axis of the outer level."""
+        value = self.inner_values[name]
+        depth = len(self.levels)
+        if value.rank is None:
+            raise Unsupported("an inner collector of unknown rank")
+        return Val(value.node, value.full[:depth], value.rank + value.depth - depth)
 
     def _ind_val(self, ind: Ind) -> Val:
         """A loop index used as a value: ``i = np.arange(start, stop, step)`` on its loop axis."""
@@ -185,6 +199,8 @@ class ExpressionsMixin:
     def _ev_Attribute(self, node):
         if (self.ctx.imports.resolve(node) or "") in _CONSTANTS:  # np.pi, math.inf: one number
             return Val(node, (), 0, True)
+        if isinstance(node.value, gast.Name) and isinstance(self.env.get(node.value.id), ObjectRows):
+            return self._gathered(node)
         base = self.ev(node.value)
         if not base.stacked:  # `x.shape` of an invariant array: a tuple of ints, one per axis
             if node.attr in ("T", "real", "imag") and base.rank is not None:
@@ -507,12 +523,7 @@ class ExpressionsMixin:
         if selected is not None:
             return selected
         if id(node) in self.consumers:
-            # The inner loop's axis becomes the first per-iteration axis of the outer level.
-            value = self.inner_values[self.consumers[id(node)]]
-            depth = len(self.levels)
-            if value.rank is None:
-                raise Unsupported("an inner collector of unknown rank")
-            return Val(value.node, value.full[:depth], value.rank + value.depth - depth)
+            return self._inner_collected(self.consumers[id(node)])
         name = self.ctx.imports.resolve(node.func)
         spread = any(isinstance(a, gast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
         inlined = self._inlined(node) if name is None and isinstance(node.func, gast.Name) and not any(
@@ -1118,6 +1129,9 @@ def _constructor_rank(rw, node, name):
         shape = node.args[0] if node.args else shape_kw  # `np.zeros(shape=(n, 1))`
         if isinstance(shape, (gast.List, gast.Tuple)):
             return len(shape.elts)
+        if isinstance(shape, gast.Call) and rw.ctx.imports.resolve(shape.func) == "numpy.shape" \
+                and len(shape.args) == 1 and not shape.keywords and isinstance(shape.args[0], gast.Name):
+            shape = gast.Attribute(value=shape.args[0], attr="shape", ctx=gast.Load())  # `np.shape(x)`: `x.shape`
         if isinstance(shape, gast.Attribute) and shape.attr == "shape" and isinstance(shape.value, gast.Name):
             known = rw._shape_of(shape.value.id)
             return known.rank if known else None

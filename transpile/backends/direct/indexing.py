@@ -733,9 +733,11 @@ class IndexingMixin:
         write must move the value's loop axis there), or None when the pattern does not apply.
         """
         varying = [k for k, (kind, _) in enumerate(kinds) if kind in ("ind", "val")]
-        if self.lib.kind != "np" or len(varying) != 1 or kinds[varying[0]][0] != "ind":
+        if self.lib.kind != "np" or len(varying) != 1:
             return None
         p = varying[0]
+        if kinds[p][0] == "val":
+            return self._moved_data_axis(base_node, kinds, base_rank, store, p)
         ind = kinds[p][1]
         if p == 0 or not all(kind == "slice" and _is_colon(v) for kind, v in kinds[:p]) or not self._safe(ind):
             return None
@@ -755,6 +757,21 @@ class IndexingMixin:
         if ind.level > 1:
             moved = core.insert_axes(self.lib, Val(moved), 0, ind.level - 1)
         return moved, full, rank, "moved"
+
+    def _moved_data_axis(self, base_node, kinds, base_rank, store, p):
+        """``x[:, idx[i]]``: one per-iteration data index (an integer per iteration, at the outer
+        level) after full slices, slices after it: NumPy puts the axis of the index array where
+        the index stands (``x[:, v]`` is ``(n, k)``), which moves to the front. A negative index
+        wraps as Python's does."""
+        val = kinds[p][1]
+        if store or p == 0 or val.rank != 0 or val.full != (True,) or self.to_tf:
+            return None
+        if not all(kind == "slice" and _is_colon(v) for kind, v in kinds[:p]) or not all(
+                kind == "slice" for kind, _ in kinds[p + 1:]):
+            return None
+        parts = [copy.deepcopy(v) if kind == "slice" else copy.deepcopy(v.node) for kind, v in kinds]
+        rank = None if base_rank is None else base_rank - 1
+        return self.lib.call("moveaxis", core.subscript(base_node, parts), p, 0), (True,), rank, "moved"
 
     def _safe(self, ind: Ind) -> bool:
         start_ok = ind.start is None or (constant_int(ind.start) is not None and constant_int(ind.start) >= 0)
@@ -825,6 +842,11 @@ class IndexingMixin:
             return  # a bound the batched code computes itself (a triangular nest's row lengths)
         length = core.subscript(self.lib.call("shape", copy.deepcopy(base_node)), [const(axis)])
         if self.lib.kind == "tf":
+            if ind.level > 1 and not all(self._runs_when(level.ind, ind.stop) for level in self.levels[:ind.level - 1]):
+                # (the loop reads past the end only where the loops around this one run)
+                raise Unsupported(f"an inner loop's bound `{gast.unparse(ind.stop).strip()}` may pass the end of "
+                                  f"`{base_node.id}`, which TensorFlow code would check even where the outer "
+                                  "loop runs no iteration")
             assertion = templates.replace(f"{self.lib.alias}.debugging.assert_less_equal(S, L, message=M)",
                                           S=copy.deepcopy(ind.stop), L=length,
                                           M=gast.Constant(value=f"index out of range of {base_node.id}", kind=None))
@@ -834,6 +856,16 @@ class IndexingMixin:
         check = gast.Compare(left=copy.deepcopy(ind.stop), ops=[gast.LtE()], comparators=[length])
         if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
             self.checks.append(check)
+
+    @staticmethod
+    def _runs_when(outer: Ind | None, stop: gast.expr) -> bool:
+        """Whether the loop of index ``outer`` runs whenever ``range(stop)`` is not empty: it
+        counts from 0 by 1 to ``stop`` itself, or to a positive constant."""
+        if outer is None or constant_int(outer.start if outer.start is not None else const(0)) != 0 \
+                or constant_int(outer.step if outer.step is not None else const(1)) != 1:
+            return False
+        bound = constant_int(outer.stop)
+        return (bound is not None and bound >= 1) or gast.dump(outer.stop) == gast.dump(stop)
 
     def _known_dims(self, name: str, axis: int, depth: int = 0) -> list[gast.expr]:
         """Expressions equal to the length of axis ``axis`` of array ``name`` before the loop:

@@ -13,7 +13,8 @@ from pforge.transpile.backends.common import _evidently_array
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Unsupported, Val, align, const
 from pforge.transpile.backends.direct.indexing import _substitute
-from pforge.transpile.backends.direct.shared import Ind, _Level, _loads
+from pforge.transpile.analysis.reductions import _fixed_shape
+from pforge.transpile.backends.direct.shared import ARRAY_ATTRIBUTES, Ind, ObjectRows, _Level, _loads
 from pforge.transpile.backends.pfor import _stores
 from pforge.transpile.spaces import constant_int
 
@@ -141,6 +142,14 @@ class LevelsMixin:
             kinds = {"floaty": 0, "wide": 0}  # (rows of an array are float64 where it is, :attr:`Val.floaty`)
             if combinations is not None:
                 node, rank = combinations
+            elif self._object_rows(level, target, seq):
+                self.env[target.id] = ObjectRows(seq, target.id)
+                self.object_rows.add(seq.id)
+                self.object_seqs[target.id] = seq
+                seqs.append(seq)
+                if depth == 1:
+                    self.labels.append(gast.unparse(seq).strip())
+                continue
             else:
                 val = self.ev(seq)
                 if val.stacked:
@@ -205,6 +214,61 @@ class LevelsMixin:
             level.ind = Ind(depth, space.induction, start, stop, None,
                             seq.id if isinstance(seq, gast.Name) and start is None else None)
             self.env[space.induction] = level.ind
+
+    def _object_rows(self, level, target, seq) -> bool:
+        """Whether the loop reads the items of ``seq`` (a name, at the outer level of NumPy code)
+        only through their attributes (``st.alpha``, not ``st.shape`` nor ``st.fit()``): then
+        they need be no array (:class:`ObjectRows`). The loop's results must all be arrays
+        (written into, stacked, or sums into a new array updated in place), since a gathered
+        list is batched as a NumPy array, whose numbers are NumPy values where the loop's were
+        Python numbers: they compute alike with arrays of float64 (or int) values only, which
+        the check in front asks."""
+        if not (isinstance(target, gast.Name) and isinstance(seq, gast.Name) and level.depth == 1
+                and self.lib.kind == "np" and not self.to_tf and seq.id not in self.loop_stores):
+            return False
+        if _evidently_array(self.ctx, self.info.function, seq) or self._declared(seq.id):
+            return False
+        uses = [n for n in gast.walk(self.info.node) if isinstance(n, gast.Name) and n.id == target.id
+                and isinstance(n.ctx, gast.Load)]
+        for use in uses:
+            parent = self.ctx.parents.get(id(use))
+            call = self.ctx.parents.get(id(parent))
+            if not (isinstance(parent, gast.Attribute) and parent.value is use and isinstance(parent.ctx, gast.Load)
+                    and parent.attr not in ARRAY_ATTRIBUTES
+                    and not (isinstance(call, gast.Call) and call.func is parent)):
+                return False
+        info = self.info
+        outputs_are_arrays = not info.arg_reductions and all(
+            col.kind in ("stack", "concat") for col in info.collectors.values()) and all(
+            _fixed_shape(self.ctx, info, name, red.updates) for name, red in info.reductions.items())
+        return bool(uses) and outputs_are_arrays
+
+    def _gathered(self, node: gast.Attribute) -> Val:
+        """``st.alpha`` of an :class:`ObjectRows` item: the list of every item's ``alpha``,
+        gathered before the checks (:meth:`_gather_attributes`), as an array."""
+        rows = self.env[node.value.id]
+        key = (rows.target, node.attr)
+        if key not in self.gathered:
+            self.gathered[key] = self.namer.new(f"{rows.target}_{node.attr}")
+        return Val(self.lib.call("asarray", templates.name(self.gathered[key])), (True,), 0)
+
+    def _gather_attributes(self) -> None:
+        """The lists the batched code reads (:meth:`_gathered`), built before the checks, which
+        ask that each holds Python floats, or Python ints float64 holds exactly (no bools, which
+        add as ints in Python and not in NumPy), that the arrays the loop reads hold float64 (or
+        int) values, with which Python's numbers compute as NumPy's do, and that the loop runs
+        (no items: ``np.asarray([])`` holds floats, whatever the attribute is)."""
+        read = {n.id for st in self.out for n in gast.walk(st) if isinstance(n, gast.Name)}
+        for (target, attr), name in sorted(self.gathered.items()):
+            if name not in read:
+                continue
+            self.prelude += templates.replace(f"{name} = [{target}.{attr} for {target} in S]",
+                                              S=copy.deepcopy(self.object_seqs[target]))
+            self.checks.append(templates.expr(
+                "all(type(v) is float for v in N) or all(type(v) is int and -2 ** 53 <= v <= 2 ** 53 for v in N)",
+                N=templates.name(name)))
+            self._check_float64(core.LOOSE)
+            self.nonempty = True
 
     def _combinations(self, seq, target, kind="rows"):
         """``for a, b in itertools.combinations(xs, 2)``: the rows are the items of ``xs`` at

@@ -617,6 +617,12 @@ class ReductionsMixin:
         if not term.stacked or term.rank != 0:
             raise Unsupported(f"argmax tracking of `{arg.name or arg.value}`: a term that is not one "
                               "number per iteration")
+        zero_d = next((e for e in [arg.term] + [a.index for a in args if a.name is not None] if self._zero_d(e)), None)
+        if zero_d is not None:
+            # `v = m[..., i, 0]` is a 0-d array, which the loop keeps, where an element of the
+            # batched terms is a NumPy scalar
+            raise Unsupported(f"argmax tracking: `{gast.unparse(zero_d).strip()}` may be a 0-d array per iteration "
+                              "(an index with `...`, or an array made of a number)")
         np_, best = self.lib.alias, arg.value
         terms, better = self.namer.new(f"{best}_terms"), self.namer.new(f"{best}_better")
         compare = {("max", True): ">", ("max", False): ">=", ("min", True): "<",
@@ -642,6 +648,18 @@ class ReductionsMixin:
             f"    {top} = {np_}.flatnonzero({terms} == {np_}.{arg.op}({terms}[{better}]))[{pick}]\n"
             f"    {best} = {terms}[{top}]{'.item()' if term.python else ''}")
         self.out[-1].body += found
+
+    def _zero_d(self, node) -> bool:
+        """``node`` (or the value the loop body binds it to) indexes with an Ellipsis
+        (``m[..., i, 0]`` is a 0-d array, not a scalar) or makes an array (``np.asarray(v)``)."""
+        if isinstance(node, gast.Name):
+            bound = [st.value for st in gast.walk(self.info.node) if isinstance(st, gast.Assign)
+                     and any(isinstance(t, gast.Name) and t.id == node.id for t in st.targets)]
+            return any(self._zero_d(value) for value in bound)
+        if isinstance(node, gast.Subscript):
+            return any(isinstance(n, gast.Constant) and n.value is Ellipsis for n in gast.walk(node.slice))
+        return isinstance(node, gast.Call) and (self.ctx.imports.resolve(node.func) or "") in (
+            "numpy.asarray", "numpy.array", "numpy.asanyarray")
 
     # -- per-iteration row selections (NumPy) ----------------------------------------------------------
 

@@ -9,12 +9,27 @@ from dataclasses import dataclass
 import gast
 
 from pforge.transpile.analysis import LoopInfo
+from pforge.transpile.analysis.reductions import NEW_ARRAYS
 from pforge.transpile.backends.direct.core import Val
 from pforge.transpile.operators import OPERATORS
 
 #: the library reduction of each operator, by library (one table: :mod:`pforge.transpile.operators`)
 _REDUCE_FN = {"tf": {name: op.tf_reduce for name, op in OPERATORS.items()},
               "np": {name: op.np_reduce for name, op in OPERATORS.items()}}
+
+
+@dataclass
+class ObjectRows:
+    """The item of ``for st in learners``, a list of objects, where the loop reads only their
+    attributes (``st.alpha``): each attribute read is gathered into a list before the batched
+    code (``st_alpha = [st.alpha for st in learners]``) and batched as its elements."""
+
+    seq: gast.expr
+    target: str
+
+
+#: attributes of an array, which an object's rows do not stand for
+ARRAY_ATTRIBUTES = frozenset({"T", "shape", "dtype", "real", "imag", "ndim", "size", "flat", "mT"})
 
 
 @dataclass
@@ -96,3 +111,7 @@ def may_be_view(node) -> bool:
                 else node.func.value
         else:
             return False
+
+def _new_array(ctx, value) -> bool:
+    """``np.zeros(...)`` and the like: a new NumPy array, whose shape ``+=`` keeps."""
+    return isinstance(value, gast.Call) and ctx.imports.resolve(value.func) in NEW_ARRAYS

@@ -92,6 +92,9 @@ class WritesMixin:
             c.id in self.element_masks or c.id in self.boolean_vectors)]
         if not masked:
             return None
+        if len(comps) == 1 and isinstance(target.value, gast.Name) and target.value.id in self.loop_stores \
+                and isinstance(self.env.get(target.value.id), Val):
+            return None  # `p[neg] = -1` into an array of this iteration: :meth:`_private_masked_write`
         if len(masked) != 1 or op is not None or not isinstance(target.value, gast.Name) \
                 or target.value.id in self.loop_stores:
             raise Unsupported(f"line {stmt.lineno}: a write at masked positions other than one plain "
@@ -551,7 +554,8 @@ class WritesMixin:
 
     def _private_masked_write(self, name, current, index, value, op, stmt):
         """``a[m] = v`` into an array ``a`` this iteration allocated (``a = np.fft.rfft(x)``), with
-        ``m`` a per-iteration boolean array of ``a``'s rank and ``v`` a number per iteration.
+        ``m`` a per-iteration boolean array of ``a``'s rank, or of fewer axes (rows of ``a``:
+        AdaBoost's ``p[neg] = -1`` into a column), and ``v`` a number per iteration.
 
         Batched, every iteration gets its own copy of ``a`` (``np.array`` of the stacked value,
         or of the invariant one broadcast along the loop axis), and the same boolean assignment
@@ -563,9 +567,9 @@ class WritesMixin:
         if self.in_branch or self.mask is not None or op is not None or len(self.levels) != 1:
             raise Unsupported(f"{where} under a per-iteration `if`, in a nest, or as an update")
         mask = self.ev(index)
-        if not (mask.stacked and all(mask.full)) or mask.rank is None or mask.rank != current.rank \
-                or mask.rank < 1 or (current.stacked and not all(current.full)):
-            raise Unsupported(f"{where}: the mask's rank is not the array's, or it is the same on "
+        if not (mask.stacked and all(mask.full)) or mask.rank is None or current.rank is None \
+                or mask.rank > current.rank or mask.rank < 1 or (current.stacked and not all(current.full)):
+            raise Unsupported(f"{where}: the mask has more axes than the array, or it is the same on "
                               "every iteration")
         if value.rank != 0 or (value.stacked and not all(value.full)):
             # an array `fill` would be spread over every iteration's selection at once

@@ -12,6 +12,7 @@ import gast
 from pforge.transpile import dependence, templates
 from pforge.transpile.backends.common import _loads
 from pforge.transpile.backends.pfor.branches import _to_graph_test
+from pforge.transpile.spaces import constant_int
 
 if TYPE_CHECKING:
     from pforge.transpile.backends.pfor.vectorizer import _Vectorizer
@@ -86,13 +87,14 @@ class _ExprRewriter(gast.NodeTransformer):
         to a ``tf.while_loop``, which is slow and, with zero iterations, fails to stack its
         empty result; ``Gather`` has a converter. An index computed from data may be negative
         and wraps around in the loop (Python indexing), so it is taken modulo the length;
-        an affine index of the loop variable was proven not to wrap by the analysis.
+        so is an affine index of the loop variable unless the range keeps it at zero or above
+        (``x[i - 2]`` over ``range(3)`` reads ``x[-2]`` first).
         """
         vec = self.vec
         new_index = self.visit(index)
         form = dependence.Affine.of(index)
-        induction = vec.info.space.induction if vec.info.space is not None else None
-        if form is None or any(vec._is_stacked(templates.name(s)) for s in form.symbols() - {induction}):
+        space = vec.info.space
+        if form is None or not _never_negative(form, space):
             new_index = templates.wrapped_index(vec.tf, new_index, base)
         return templates.expr(f"{vec.tf}.gather(X, I)", X=self.visit(copy.deepcopy(base)), I=new_index)
 
@@ -116,3 +118,26 @@ class _ExprRewriter(gast.NodeTransformer):
         if isinstance(node.ctx, gast.Load) and node.id in self.env:
             return copy.deepcopy(self.env[node.id])
         return node
+
+
+def _never_negative(form, space) -> bool:
+    """Whether the affine index ``form`` is at least 0 on every iteration of ``space``: it reads
+    the loop index alone (``c * i + k``), over a range of constant start (and, counting down,
+    constant stop), or rows and enumerations, which count from 0."""
+    induction = space.induction if space is not None else None
+    if form.symbols() - {induction}:
+        return False
+    c, k = form.coeff(induction) if induction else 0, form.const
+    if c == 0:
+        return k >= 0
+    if space.kind != "range":  # rows, enumerate: the index counts up from 0 or enumerate's start
+        first = 0 if getattr(space, "enumerate_start", None) is None else constant_int(space.enumerate_start)
+        return c > 0 and first is not None and c * first + k >= 0
+    start = 0 if space.start is None else constant_int(space.start)
+    step = 1 if space.step is None else constant_int(space.step)
+    if start is None or step is None or c < 0:
+        return False
+    if step > 0:
+        return c * start + k >= 0
+    stop = constant_int(space.stop)
+    return stop is not None and c * (stop + 1) + k >= 0

@@ -199,6 +199,14 @@ class _Vectorizer(ChecksMixin, BranchesMixin, InnerLoopsMixin):
                 streams.append((param, self._sliced(base, space)))
             if self._induction_used_elsewhere(i) or not streams:
                 streams.append((i, self._range_expr(space)))
+            sliced = [s for _, s in streams if isinstance(s, gast.Subscript)]
+            if self.stacked_outside and sliced and len(streams) > 1:
+                # Rows `x[:3]` beside `tf.range(3)` (or other rows) differ in length where `x` is
+                # shorter, and `tf.vectorized_map` raises even where the outer loop runs no
+                # iteration, and the loop does not.
+                raise Unsupported(f"the inner loop reads `{gast.unparse(sliced[0]).strip()}` beside other rows, "
+                                  "which may be shorter (TensorFlow would raise even where the outer loop "
+                                  "runs no iteration)")
             return streams
         streams = []
         if space.kind == "enumerate":

@@ -1,0 +1,111 @@
+"""TensorFlow loops at their edges: no iteration, negative indices, staging around a loop
+that stays a loop.
+
+A read past the end of an input in an inner loop
+raises in the loop only where the outer loop runs, so the batched code asserts no bound (the
+direct backend leaves such a loop to ``tf.vectorized_map``). A collector of per-iteration
+vectors is ``tf.stack([])``, ``(0,)`` float32, in the loop, and keeps the items' shape,
+``(0, d)``, in the rewrite (the README's contract: a static test of the length would trace
+the function once per shape)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+
+from pforge.transpile import transpile_source
+from tests.loops import run_module
+
+tf = pytest.importorskip("tensorflow")
+
+SOURCE = textwrap.dedent("""\
+    import tensorflow as tf
+
+
+    def rows(x):
+        o = []
+        for i in range(len(x)):
+            o.append(tf.stack([x[i], x[i] * 2.0]))
+        return tf.stack(o)
+
+
+    def inner_reads(x):
+        o = []
+        for i in range(len(x)):
+            lc = [x[i] + x[j] for j in range(3)]
+            o.append(tf.stack(lc))
+        return tf.stack(o)
+
+
+    def wraps(x):
+        o = []
+        for i in range(3):
+            o.append(x[i - 2] * 2.0)
+        return tf.stack(o)
+
+
+    def filtered_outer(x, y):
+        o = []
+        for i in range(len(x)):
+            if y[i] > 0.0:
+                continue
+            lc = [2.0 + x[j] for j in range(3) if j != 1]
+            o.append(tf.stack(lc))
+        return tf.stack(o)
+    """)
+
+
+@pytest.mark.parametrize("backend", ["pfor", "auto"])
+def test_an_empty_loop_returns_what_the_loop_returns(backend):
+    result = transpile_source(SOURCE, "m.py", backend=backend, shapes={"x": 1})
+    plans = [p for p in result.plans if p.function in ("rows", "inner_reads", "wraps")]
+    assert all(p.rewritten for p in plans), [r.message for p in plans for r in p.remarks]
+    before, after = run_module(SOURCE), run_module(result.code)
+    for n in (0, 3, 5):
+        x = tf.constant(np.arange(n, dtype=np.float32))
+        for name in ("rows", "inner_reads", "wraps"):
+            try:
+                want = before[name](x)
+            except (IndexError, tf.errors.InvalidArgumentError):
+                continue  # (`x[j]` past the end: the rewrite may return where the loop raised)
+            got = after[name](x)
+            if n == 0:
+                assert want.shape == (0,) and got.shape[0] == 0 and got.shape.rank == 2, (name, want, got)
+                continue
+            assert (want.shape, want.dtype) == (got.shape, got.dtype), (name, n, want, got)
+            assert np.array_equal(want.numpy(), got.numpy()), (name, n)
+
+
+def test_the_direct_backend_leaves_an_inner_read_past_the_end_to_pfor():
+    result = transpile_source(SOURCE, "m.py", backend="direct", shapes={"x": 1})
+    plan = next(p for p in result.plans if p.function == "inner_reads")
+    assert plan.rewritten and plan.backend == "pfor", plan.backend_note
+    assert "may pass the end of `x`" in plan.backend_note
+    assert "assert_less_equal" not in result.code
+
+
+def test_a_negative_affine_index_wraps_as_in_the_loop():
+    """``x[i - 2]`` over ``range(3)`` reads ``x[-2]`` first, which ``tf.gather`` would reject."""
+    result = transpile_source(SOURCE, "m.py", backend="pfor")
+    plan = next(p for p in result.plans if p.function == "wraps")
+    assert plan.rewritten
+    assert "(i - 2) % tf.shape(x)[0]" in result.code
+    before, after = run_module(SOURCE), run_module(result.code)
+    x = tf.constant(np.arange(4, dtype=np.float32))
+    assert np.array_equal(before["wraps"](x).numpy(), after["wraps"](x).numpy())
+
+
+def test_a_list_appended_under_a_tensor_test_keeps_the_function_unstaged():
+    """The outer loop stays a loop, appending under an ``if`` on a tensor: ``tf.function``
+    would make that a graph conditional, whose tensors a Python list cannot hold."""
+    result = transpile_source(SOURCE, "m.py", backend="pfor")
+    plans = [p for p in result.plans if p.function == "filtered_outer"]
+    assert not any(p.rewritten for p in plans)
+    assert any("appends to a list under the `if`" in r.message for p in plans for r in p.remarks)
+    code = result.code[result.code.index("def filtered_outer") - 20:]
+    assert "@tf.function" not in code
+    before, after = run_module(SOURCE), run_module(result.code)
+    x, y = tf.constant([1.0, 2.0, 3.0, 4.0]), tf.constant([1.0, -1.0, -2.0, 0.5])
+    assert np.array_equal(before["filtered_outer"](x, y).numpy(), after["filtered_outer"](x, y).numpy())
