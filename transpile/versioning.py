@@ -109,8 +109,10 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
         n.id for c in result.checks for n in gast.walk(c) if isinstance(n, gast.Name)} | result.consulted
     # a list the loop only appends to (and the batched code extends) is no array to check
     extended = {name for level in info.walk() for name, col in level.collectors.items() if col.kind == "extend"}
+    # a list of objects whose attributes the batched code gathered holds no numbers to check
     found = {name: f for name, f in found.items()
-             if name in _flowing_into(fdef, read - extended, info.node) and name not in extended}
+             if name in _flowing_into(fdef, read - extended, info.node) and name not in extended
+             and name not in result.objects}
     unbound = sorted(name for name in found if name not in params and name not in checked_locals)
     if unbound:
         return None, (f"`{unbound[0]}`, whose rank the code only suggests, may not be bound where "

@@ -90,7 +90,9 @@ def _rank_checked(ctx, stmt) -> bool:
     pforge writes for a loop whose rewrite needs run-time checks (ranks it inferred, windows
     inside their array). Neither branch is vectorized again (idempotence), nor is the kept
     loop reported. A comprehension's statement is kept whole (``return np.array([...])``)."""
-    if not isinstance(stmt, gast.If) or len(stmt.orelse) != 1:
+    kept = [st for st in getattr(stmt, "orelse", []) if not any(  # (a comprehension unfolded: one statement)
+        getattr(other, "pforge_comprehension", None) is st for other in stmt.orelse)]
+    if not isinstance(stmt, gast.If) or len(kept) != 1:
         return False
     above = ctx.lines[stmt.lineno - 2].strip() if stmt.lineno > 1 else ""
     return above.startswith("# pforge: vectorized") and above.endswith(CHECKED_MARKER)

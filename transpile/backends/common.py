@@ -62,6 +62,7 @@ class LoopRewrite:
     sliced: set[str] = field(default_factory=set)  # sliced: only an ndarray computes as the batch does
     needs_trip: bool = False  # reads an element at a fixed index: runs only where the loop runs
     prelude: list[gast.stmt] = field(default_factory=list)  # before the checks: what they read
+    objects: set[str] = field(default_factory=set)  # lists of objects read through attributes only
 
 
 def _loads(node) -> set[str]:

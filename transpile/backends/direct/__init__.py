@@ -157,6 +157,7 @@ def _unswitched(ctx, info, namer, lib, shapes, found: InvariantTest) -> LoopRewr
     result.scalar_raising = taken.scalar_raising or other.scalar_raising
     seen = {gast.dump(st) for st in taken.prelude}
     result.prelude = taken.prelude + [st for st in other.prelude if gast.dump(st) not in seen]
+    result.objects = taken.objects | other.objects
     return result
 
 

@@ -11,7 +11,7 @@ from pforge.transpile import templates
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import (FLOAT_ARMS, FLOAT_ARMS_LOOSE, LOOSE, STRICT, Unsupported, Val,
                                                    const, lift)
-from pforge.transpile.backends.direct.shared import _Pending, _loads
+from pforge.transpile.backends.direct.shared import _Pending, _loads, may_be_view
 from pforge.transpile.consumers import ARRAY_READERS
 
 
@@ -82,6 +82,16 @@ class CollectorsMixin:
                                                                   "by a call that does not take it as one array"))
             if name in self.inner_values:
                 raise Unsupported(f"`{name}` gets more than one value per iteration")
+            writes = any(isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) for n in gast.walk(self.info.node))
+            if writes or _loads(value.node) & later:
+                # The list holds what the inner loop computed before the statements after it
+                # run: bound here, a copy where it may be a view of an array the loop writes
+                # (`lp = [x[j] for j in range(k)]` before `x[0] = 100.0`)
+                node = self.lib.call("copy", value.node) if self.lib.kind == "np" and may_be_view(value.node) \
+                    else value.node
+                tmp = self.namer.new(f"{name}_items")
+                self.out += templates.replace(f"{tmp} = V", V=node)
+                value = value.with_node(templates.name(tmp))
             self.inner_values[name] = value
             # `np.argmax(lp)` reads the list as the array stacking its items: the inner value
             # stands for the list there (for `np.array(lp)`, for the whole call)
@@ -166,6 +176,10 @@ class CollectorsMixin:
         if col.kind == "extend":
             self.out += templates.replace(f"{name}.extend(V)", V=node)
             return
+        if lib.kind == "np" and col.kind in ("stack", "array", "concat") and may_be_view(node):
+            # the list held the values as they were when appended; a view of the array the
+            # values came from would see later writes into it (`x[0] = 100.0` after the loop)
+            node = lib.call("copy", node)
         self.out += templates.replace(f"{name} = V", V=node)
 
     def _rows_of_one_kind(self, name, value) -> str | None:

@@ -165,6 +165,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
             self.out = [_ToTensorFlow(self.ctx, self.lib.alias).visit(stmt) for stmt in self.out]
         result = LoopRewrite(self.out, drop, replace, self._pattern(), checks=list(self.checks))
         result.prelude = list(self.prelude)
+        result.objects = set(self.object_rows)  # (lists of objects: no numbers to check, see versioning)
         return result
 
     def _no_lists(self) -> None:

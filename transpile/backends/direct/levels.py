@@ -262,12 +262,19 @@ class LevelsMixin:
         for (target, attr), name in sorted(self.gathered.items()):
             if name not in read:
                 continue
-            self.prelude += templates.replace(f"{name} = [{target}.{attr} for {target} in S]",
-                                              S=copy.deepcopy(self.object_seqs[target]))
+            seq = self.object_seqs[target]
+            # (a list or tuple only: gathering an iterator's items would leave none to the loop)
+            self.prelude += templates.replace(
+                f"{name} = [{target}.{attr} for {target} in S] if type(S) in (list, tuple) else []", S=seq)
+            listed = templates.expr("type(S) in (list, tuple)", S=copy.deepcopy(seq))
+            if gast.dump(listed) not in {gast.dump(c) for c in self.checks}:
+                self.checks.insert(0, listed)
             self.checks.append(templates.expr(
                 "all(type(v) is float for v in N) or all(type(v) is int and -2 ** 53 <= v <= 2 ** 53 for v in N)",
                 N=templates.name(name)))
-            self._check_float64(core.LOOSE)
+            # Python's numbers compute with float64 arrays as float64 arrays do; with int8 or
+            # float32 ones they take the array's dtype, where an int64 or float64 array does not
+            self._check_float64(core.STRICT)
             self.nonempty = True
 
     def _combinations(self, seq, target, kind="rows"):

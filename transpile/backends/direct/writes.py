@@ -592,6 +592,9 @@ class WritesMixin:
             spread = self.lib.call("broadcast_to", core.insert_axes(self.lib, value, 1, mask.rank),
                                    templates.expr(f"{np_}.shape({selected})"))
             written = templates.expr(f"S[{selected}]", S=spread)
+            if mask.rank < current.rank:  # one number per selected row: broadcast along the row
+                axes = ", ".join([f"{np_}.newaxis"] * (current.rank - mask.rank))
+                written = templates.expr(f"W[:, {axes}]", W=written)
         else:
             written = value.node
         self.out += templates.replace(f"{name}[{selected}] = V", V=written)
