@@ -117,7 +117,12 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     if unbound:
         return None, (f"`{unbound[0]}`, whose rank the code only suggests, may not be bound where "
                       "the loop starts, so no run-time check can cover it")
-    sliced = getattr(result, "sliced", set()) & set(found)
+    # a list itself as an operand (`x * c` repeats it, `x + y` concatenates; a list of arrays
+    # too): only an array computes as the batch does
+    operands = {side.id for n in gast.walk(info.node) if isinstance(n, gast.BinOp)
+                for side in (n.left, n.right) if isinstance(side, gast.Name)}
+    sliced = (getattr(result, "sliced", set()) | {name for name, f in found.items() if min(f) >= 1 and name in operands
+                                                  and not _evidently_array(ctx, fdef, templates.name(name))}) & set(found)
     arrays = _needs_an_array(ctx, info, {name: max(f) for name, f in found.items()}) | written | \
         (result.arrays & set(found)) | sliced
     evident = {name for name in found if _evidently_array(ctx, fdef, templates.name(name))}  # `x.shape` is read
@@ -150,7 +155,8 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
                     for o in sorted((set(found) | set(local)) - {name})]
         if partners:
             tests.append(f"(type({name}) is {np_alias}.ndarray or {' and '.join(partners)})")
-    tests += [_kind_check(np_alias, name, [rank], rank >= 2, True, lists=not (raising and name in converted))
+    tests += [_kind_check(np_alias, name, [rank], rank >= 2, name not in operands,
+                          lists=not (raising and name in converted) and name not in operands)
               for name, rank in sorted(local.items())]
     # Two arguments may be one array (`f(a, a)`): the batched code reads all of it before it
     # writes, the loop reads what earlier iterations wrote.
