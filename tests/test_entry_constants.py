@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from pforge.transpile import transpile_source
+from tests.loops import plan_of, run_module
 
 SOURCE = textwrap.dedent("""\
     import numpy as np
@@ -66,24 +67,14 @@ SOURCE = textwrap.dedent("""\
 REWRITTEN = ["ahead", "same_element", "behind_counting_down"]
 
 
-def _module(code):
-    namespace: dict = {}
-    exec(compile(code, "<code>", "exec"), namespace)
-    return namespace
-
-
 @pytest.fixture(scope="module")
 def result():
     return transpile_source(SOURCE, "m.py", shapes={"a": 1, "b": 1, "flag": 0, "m": 0})
 
 
-def _plan(result, name):
-    return next(p for p in result.plans if p.function == name)
-
-
 @pytest.mark.parametrize("name", REWRITTEN)
 def test_an_offset_bound_to_a_constant_is_read_as_that_constant(result, name):
-    plan = _plan(result, name)
+    plan = plan_of(result, name)
     assert plan.rewritten, [r.message for r in plan.remarks]
 
 
@@ -91,18 +82,18 @@ def test_an_offset_bound_to_a_constant_is_read_as_that_constant(result, name):
     ("behind", "1 iteration(s) earlier"),
 ])
 def test_an_offset_that_reads_an_earlier_write_or_is_no_constant_keeps_the_loop(result, name, why):
-    plan = _plan(result, name)
+    plan = plan_of(result, name)
     assert not plan.rewritten
     assert any(why in r.message for r in plan.remarks), [r.message for r in plan.remarks]
 
 
 @pytest.mark.parametrize("name", ["chosen", "given"])
 def test_an_offset_that_is_no_constant_is_checked_at_run_time(result, name):
-    plan = _plan(result, name)
+    plan = plan_of(result, name)
     assert plan.rewritten, [r.message for r in plan.remarks]
     body = result.code.split(f"def {name}(")[1].split("\ndef ")[0]
     assert "(m == 0 or abs(m) >= len(range(1, len(a) - 1)))" in body
-    before, after = _module(SOURCE), _module(result.code)
+    before, after = run_module(SOURCE), run_module(result.code)
     rng = np.random.default_rng(8)
     for n in (0, 3, 6, 12):
         for m in (-1, 0, 1, 5, 7, -9):
@@ -119,8 +110,8 @@ def test_an_offset_that_is_no_constant_is_checked_at_run_time(result, name):
 
 
 def test_the_rewrites_compute_what_the_loops_compute(result):
-    assert all(_plan(result, name).rewritten for name in REWRITTEN)
-    before, after = _module(SOURCE), _module(result.code)
+    assert all(plan_of(result, name).rewritten for name in REWRITTEN)
+    before, after = run_module(SOURCE), run_module(result.code)
     rng = np.random.default_rng(5)
     for n in (0, 1, 2, 6):
         a, b = rng.standard_normal(n), rng.standard_normal(n)

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from pforge.transpile import transpile_source
+from tests.loops import plan_of, run_module
 
 SOURCE = textwrap.dedent("""\
     import numpy as np
@@ -56,39 +57,29 @@ SOURCE = textwrap.dedent("""\
 REWRITTEN = ["s2244", "counting_down"]
 
 
-def _module(code):
-    namespace: dict = {}
-    exec(compile(code, "<code>", "exec"), namespace)
-    return namespace
-
-
 @pytest.fixture(scope="module")
 def result():
     return transpile_source(SOURCE, "m.py", shapes={"a": 1, "b": 1, "c": 1, "e": 1})
 
 
-def _plan(result, name):
-    return next(p for p in result.plans if p.function == name)
-
-
 @pytest.mark.parametrize("name", REWRITTEN)
 def test_the_later_iterations_write_in_the_later_statement_is_rewritten(result, name):
-    plan = _plan(result, name)
+    plan = plan_of(result, name)
     assert plan.rewritten, [r.message for r in plan.remarks]
     assert any("output dependence" in d and "later statement" in d for level in plan.levels for d in level.dependences)
 
 
 @pytest.mark.parametrize("name", ["earlier_statement_last", "counting_down_other_order", "one_statement"])
 def test_the_other_order_keeps_the_loop(result, name):
-    plan = _plan(result, name)
+    plan = plan_of(result, name)
     assert not plan.rewritten
     assert any("two iterations write the same element" in r.message for r in plan.remarks), \
         [r.message for r in plan.remarks]
 
 
 def test_the_rewrites_compute_what_the_loops_compute(result):
-    assert all(_plan(result, name).rewritten for name in REWRITTEN)
-    before, after = _module(SOURCE), _module(result.code)
+    assert all(plan_of(result, name).rewritten for name in REWRITTEN)
+    before, after = run_module(SOURCE), run_module(result.code)
     rng = np.random.default_rng(2)
     for n in (0, 1, 2, 5, 9):
         args = [rng.standard_normal(n) for _ in range(4)]

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from pforge.transpile import transpile_source
+from tests.loops import plan_of, run_module
 
 SOURCE = textwrap.dedent("""\
     import numpy as np
@@ -48,19 +49,9 @@ SOURCE = textwrap.dedent("""\
 SHAPES = {"a": 1, "b": 1, "k": 0, "n": 0, "m": 0, "inner.a": 2}
 
 
-def _module(code):
-    namespace: dict = {}
-    exec(compile(code, "<code>", "exec"), namespace)
-    return namespace
-
-
 @pytest.fixture(scope="module")
 def result():
     return transpile_source(SOURCE, "m.py", shapes=SHAPES)
-
-
-def _plan(result, name):
-    return next(p for p in result.plans if p.function == name)
 
 
 def _body(result, name):
@@ -73,7 +64,7 @@ def _body(result, name):
     ("strided", "(k == 0 or abs(k) >= 2 * len(b) or k % 2 != 0) and k >= 0"),
 ])
 def test_a_symbolic_distance_is_checked_in_front_of_the_batched_code(result, name, check):
-    plan = _plan(result, name)
+    plan = plan_of(result, name)
     assert plan.rewritten, [r.message for r in plan.remarks]
     assert check in _body(result, name).split("\n    else:")[0]
 
@@ -88,7 +79,7 @@ def test_an_inner_loops_symbolic_distance_is_checked_where_the_inner_loop_starts
     assert inner.rewritten, [r.message for r in inner.remarks]
     assert "    for i in range(n):\n        # pforge" in _body(result, "inner")
     assert "(k == 0 or abs(k) >= m) and k >= 0" in _body(result, "inner")
-    before, after = _module(SOURCE), _module(result.code)
+    before, after = run_module(SOURCE), run_module(result.code)
     rng = np.random.default_rng(9)
     for k in (-1, 0, 1, 3, 4):
         a = rng.standard_normal((3, 8))
@@ -96,8 +87,8 @@ def test_an_inner_loops_symbolic_distance_is_checked_where_the_inner_loop_starts
 
 
 def test_the_rewrites_compute_what_the_loops_compute(result):
-    assert all(_plan(result, name).rewritten for name in ("upper_half", "shifted", "strided"))
-    before, after = _module(SOURCE), _module(result.code)
+    assert all(plan_of(result, name).rewritten for name in ("upper_half", "shifted", "strided"))
+    before, after = run_module(SOURCE), run_module(result.code)
     rng = np.random.default_rng(3)
     compared = 0
     for n in (0, 1, 4, 7):

@@ -359,9 +359,9 @@ def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias
             kept = unparse_lines([info.node]) if getattr(info.node, "pforge_fallback_unparsed", False) else None
             splicer.replace_statement_guarded(result.anchor or info.node, comment, _conjunction(result.guard),
                                               unparse_lines(result.stmts), kept,
-                                              unparse_lines(getattr(result, "prelude", [])))
+                                              unparse_lines(result.prelude))
         elif getattr(result, "anchor", None) is None:
-            splicer.replace_statement(info.node, unparse_lines(getattr(result, "prelude", [])) + [comment]
+            splicer.replace_statement(info.node, unparse_lines(result.prelude) + [comment]
                                       + unparse_lines(result.stmts))
         elif result.stmts:  # a comprehension: its statement is rebuilt around the batched value
             splicer.replace_statement(result.anchor, [comment] + unparse_lines(result.stmts))

@@ -95,12 +95,10 @@ def _append_under_a_test(loop) -> gast.If | None:
     """An ``if`` (or a ``continue``/``break`` under one, which the loop's normal form turns into
     an ``if`` around the rest) in ``loop``'s body, on a test that is not a constant, with a
     ``list.append`` in its branches."""
-    for node in gast.walk(loop):
-        if isinstance(node, gast.If) and node is not loop and not isinstance(node.test, gast.Constant):
-            for sub in gast.walk(gast.Module(body=node.body + node.orelse, type_ignores=[])):
-                if isinstance(sub, gast.Call) and isinstance(sub.func, gast.Attribute) and sub.func.attr == "append":
-                    return node
-    return None
+    return next((node for node in gast.walk(loop)
+                 if isinstance(node, gast.If) and not isinstance(node.test, gast.Constant)
+                 and any(isinstance(sub, gast.Call) and isinstance(sub.func, gast.Attribute) and sub.func.attr == "append"
+                         for stmt in node.body + node.orelse for sub in gast.walk(stmt))), None)
 
 
 def _module_variable_read(ctx, fdef, local_names):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import gast
 
 from pforge.transpile.analysis.nodes import _enclosing_scope, _statements
+from pforge.transpile.naming import Namer
 
 #: what makes a comprehension unsafe to unfold: bindings in the enclosing scope, suspension
 _ESCAPES = (gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await)
@@ -93,11 +94,9 @@ def _unfolded(scope, stmt) -> list[gast.stmt]:
     elsewhere = {n.id for n in gast.walk(scope) if isinstance(n, gast.Name) and id(n) not in own}
     elsewhere |= {n.id for n in gast.walk(generator.iter) if isinstance(n, gast.Name)}
     taken = elsewhere | {n.id for n in gast.walk(comp) if isinstance(n, gast.Name)}
-    renames = {}
-    for target in gast.walk(generator.target):
-        if isinstance(target, gast.Name) and target.id in elsewhere:
-            renames[target.id] = _fresh(taken, target.id)
-            taken.add(renames[target.id])
+    namer = Namer(gast.Module(body=[], type_ignores=[]), reserved=taken)
+    renames = {t.id: namer.new(t.id) for t in gast.walk(generator.target)
+               if isinstance(t, gast.Name) and t.id in elsewhere}
     parts = [generator.target, comp.elt, *generator.ifs]
     for part in parts:
         for n in gast.walk(part):
@@ -112,25 +111,13 @@ def _unfolded(scope, stmt) -> list[gast.stmt]:
     loop = gast.For(target=generator.target, iter=generator.iter, body=body, orelse=[], type_comment=None)
     init = gast.Assign(targets=[_name(name, gast.Store())], value=gast.List(elts=[], ctx=gast.Load()),
                        type_comment=None)
-    for new in (init, loop):
+    for new in (init, loop):  # the new nodes stand where the comprehension's statement stood
         for n in gast.walk(new):
-            if not hasattr(n, "lineno") or getattr(n, "lineno", None) is None:
-                if isinstance(n, (gast.stmt, gast.expr)):
-                    gast.copy_location(n, stmt)
-                    n.end_lineno, n.end_col_offset = stmt.end_lineno, stmt.end_col_offset
-    for new in (init, loop, *body):
-        new.lineno, new.col_offset = stmt.lineno, stmt.col_offset
-        new.end_lineno, new.end_col_offset = stmt.end_lineno, stmt.end_col_offset
+            if isinstance(n, (gast.stmt, gast.expr)) and getattr(n, "lineno", None) is None:
+                gast.copy_location(n, stmt)
     loop.pforge_comprehension = init  # printed with the loop where the loop alone is rewritten
     return [init, loop]
 
 
 def _name(name: str, ctx) -> gast.Name:
     return gast.Name(id=name, ctx=ctx, annotation=None, type_comment=None)
-
-
-def _fresh(taken: set[str], name: str) -> str:
-    k = 1
-    while f"{name}_{k}" in taken:
-        k += 1
-    return f"{name}_{k}"

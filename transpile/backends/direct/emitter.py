@@ -100,8 +100,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.unknown_kinds: set[str] = set()  # names of no known kind read through asarray (:meth:`_known_kinds`)
         self.prelude: list[gast.stmt] = []  # before the checks (`LoopRewrite.prelude`)
         self.gathered: dict[tuple[str, str], str] = {}  # (item, attribute) -> the list gathered
-        self.object_rows: set[str] = set()  # sequences of objects whose attributes are gathered
-        self.object_seqs: dict[str, gast.expr] = {}  # their items' names -> the sequences
+        self.object_seqs: dict[str, gast.Name] = {}  # items of lists of objects -> the lists (:class:`ObjectRows`)
         self.moved_views: dict[tuple, str] = {}  # (array, axis) -> its view with that axis first
         self.seen_vals: dict[int, tuple] = {}  # id(node) -> (node, its Val), for :meth:`_kinds`
         self._declined: str | None = None  # why the last partial evaluation gave no expression
@@ -165,8 +164,12 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
             self.out = [_ToTensorFlow(self.ctx, self.lib.alias).visit(stmt) for stmt in self.out]
         result = LoopRewrite(self.out, drop, replace, self._pattern(), checks=list(self.checks))
         result.prelude = list(self.prelude)
-        result.objects = set(self.object_rows)  # (lists of objects: no numbers to check, see versioning)
+        result.objects = self._object_lists()  # (no numbers to check, see versioning)
         return result
+
+    def _object_lists(self) -> set[str]:
+        """The lists of objects whose attributes the batched code gathers."""
+        return {seq.id for seq in self.object_seqs.values()}
 
     def _no_lists(self) -> None:
         """``not isinstance(x, (list, tuple))`` for each name a docstring declared that the
@@ -238,7 +241,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                  and isinstance(n.ctx, gast.Load) and id(n) not in bases]
         read = {n.id for n in loads if id(n) not in in_index} \
             | {name for level in self.info.walk() for name in level.helper_reads}
-        for name in sorted(read - stored - self.object_rows):
+        for name in sorted(read - stored - self._object_lists()):
             if self._shape_of(name) is None:
                 continue
             loose = f" or {np_}.asarray(N).dtype.kind in 'biu'" if self.mixed_arithmetic == LOOSE else ""

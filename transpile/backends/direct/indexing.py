@@ -861,8 +861,8 @@ class IndexingMixin:
     def _runs_when(outer: Ind | None, stop: gast.expr) -> bool:
         """Whether the loop of index ``outer`` runs whenever ``range(stop)`` is not empty: it
         counts from 0 by 1 to ``stop`` itself, or to a positive constant."""
-        if outer is None or constant_int(outer.start if outer.start is not None else const(0)) != 0 \
-                or constant_int(outer.step if outer.step is not None else const(1)) != 1:
+        if outer is None or (outer.start is not None and constant_int(outer.start) != 0) \
+                or (outer.step is not None and constant_int(outer.step) != 1):
             return False
         bound = constant_int(outer.stop)
         return (bound is not None and bound >= 1) or gast.dump(outer.stop) == gast.dump(stop)

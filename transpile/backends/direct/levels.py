@@ -144,7 +144,6 @@ class LevelsMixin:
                 node, rank = combinations
             elif self._object_rows(level, target, seq):
                 self.env[target.id] = ObjectRows(seq, target.id)
-                self.object_rows.add(seq.id)
                 self.object_seqs[target.id] = seq
                 seqs.append(seq)
                 if depth == 1:
@@ -221,7 +220,7 @@ class LevelsMixin:
         they need be no array (:class:`ObjectRows`). The loop's results must all be arrays
         (written into, stacked, or sums into a new array updated in place), since a gathered
         list is batched as a NumPy array, whose numbers are NumPy values where the loop's were
-        Python numbers: they compute alike with arrays of float64 (or int) values only, which
+        Python numbers: they compute alike with arrays of float64 values only, which
         the check in front asks."""
         if not (isinstance(target, gast.Name) and isinstance(seq, gast.Name) and level.depth == 1
                 and self.lib.kind == "np" and not self.to_tf and seq.id not in self.loop_stores):
@@ -255,8 +254,8 @@ class LevelsMixin:
     def _gather_attributes(self) -> None:
         """The lists the batched code reads (:meth:`_gathered`), built before the checks, which
         ask that each holds Python floats, or Python ints float64 holds exactly (no bools, which
-        add as ints in Python and not in NumPy), that the arrays the loop reads hold float64 (or
-        int) values, with which Python's numbers compute as NumPy's do, and that the loop runs
+        add as ints in Python and not in NumPy), that the arrays the loop reads hold float64 values,
+        with which Python's numbers compute as NumPy's do, and that the loop runs
         (no items: ``np.asarray([])`` holds floats, whatever the attribute is)."""
         read = {n.id for st in self.out for n in gast.walk(st) if isinstance(n, gast.Name)}
         for (target, attr), name in sorted(self.gathered.items()):
