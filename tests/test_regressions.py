@@ -1,5 +1,6 @@
 """Wrong rewrites an independent tester found (tests/data/regressions/, one file per bug class,
-each with the calls that showed it): the functions a file lists in ``REWRITTEN`` are rewritten
+each with the calls that showed it, and the ranks given as ``--shapes`` gives them where a file
+names ``SHAPES``): the functions a file lists in ``REWRITTEN`` are rewritten
 and no other (the file says why each other loop is left), and the rewrite must return what the
 loop returns, of the same type, or raise where it raises."""
 
@@ -54,9 +55,11 @@ def _same(want, got):
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_the_rewrite_returns_what_the_loop_returns(path):
     source = path.read_text()
-    result = transpile_source(source, path.name)
-    assert transpile_source(result.code, path.name).code == result.code  # idempotent
-    before, after = _module(source), _module(result.code)
+    before = _module(source)
+    shapes = getattr(before, "SHAPES", None)  # (`--shapes`, where a bug showed only with ranks given)
+    result = transpile_source(source, path.name, shapes=shapes)
+    assert transpile_source(result.code, path.name, shapes=shapes).code == result.code  # idempotent
+    after = _module(result.code)
     rewritten = {plan.function for plan in result.plans if plan.rewritten}
     assert rewritten == set(before.REWRITTEN), [r.message for p in result.plans for r in p.remarks]
     for name, args in before.CALLS:

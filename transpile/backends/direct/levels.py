@@ -489,4 +489,6 @@ class LevelsMixin:
         space = self.info.space
         args = [copy.deepcopy(a) for a in (space.start, space.stop, space.step) if a is not None]
         trips = gast.Call(func=templates.name("range"), args=args, keywords=[])
-        self.out += templates.replace(f"{name} = {name} + len(TRIPS) * STEP", TRIPS=trips, STEP=step)
+        # (guarded: with no trips the loop leaves the start as it was, an int stays an int)
+        self.out += templates.replace(f"if len(TRIPS) > 0:\n    {name} = {name} + len(TRIPS) * STEP",
+                                      TRIPS=trips, STEP=step)
