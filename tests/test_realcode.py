@@ -20,6 +20,7 @@ REWRITTEN = {
     "cs231n_assignment2019/005_svm_grad_naive",
     "cs231n_assignment2019/006_softmax_loss_naive",
     "cs231n_assignment2019/007_softmax_grad_naive",
+    "from_python_to_numpy/006_life_apply_rules",  # (a board of lists: batched on a copy, written back)
     "from_python_to_numpy/014_smoke_radial_velocity",
     "from_python_to_numpy/016_double_sum_products",
     "gasyori100knock/001_otsu_threshold_search",  # (a uint8 image: a mean of ints is float64)
@@ -32,6 +33,7 @@ REWRITTEN = {
     "gasyori100knock/009_motion_filter",
     "gasyori100knock/010_max_min_filter",
     "ml_from_scratch/004_adaboost_predict",  # (the stumps' attributes gathered into lists)
+    "ml_from_scratch/006_majority_vote",  # (labels of shape (n, 1): counted over np.ravel(y))
     "ml_from_scratch/008_lda_predict",
     "ml_from_scratch/010_lda_between_scatter",
     "numpy_ml/001_linucb_arm_scores",

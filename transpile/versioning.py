@@ -136,7 +136,13 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     # A negative Python float's fractional power is complex where float64 gives nan: where the
     # loop takes such a power of a number, a list the batched code converts runs the loop.
     raising = getattr(result, "scalar_raising", False) or _numbers_out(ctx, info)
-    tests = [_rank_check(np_alias, name, sorted(f), array=min(f) >= 1)
+    # A list of lists of Python numbers the loop writes element by element (a Game of Life
+    # board): batched on an array copy, written back row by row (:func:`_grid_kind`).
+    grids = {name: kind for name in sorted(written & params) if sorted(found.get(name, ())) == [2]
+             and name not in evident and not raising and (kind := _grid_kind(info, name)) is not None}
+    tests = [f"({_kind_check(np_alias, name, [2], True, False)} or {_grid_test(name, grids[name])})"
+             if name in grids else
+             _rank_check(np_alias, name, sorted(f), array=min(f) >= 1)
              if name in evident and name not in arrays else
              _kind_check(np_alias, name, sorted(f), name in arrays, name not in written | sliced,
                          sorted(f) == [2] and _elements_only(info, name),
@@ -151,17 +157,24 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     lists = sorted(name for name, f in found.items() if name in converted and not (name in evident and name not in arrays)
                    and not raising and _lists_of_numbers(sorted(f), name in arrays, name not in written | sliced))
     for name in lists:
-        partners = [f"{np_alias}.result_type({np_alias}.asarray({o}), 0.0) == {np_alias}.float64"
+        partners = [f"{np_alias}.asarray({o}).dtype.kind in 'biuf' and "
+                    f"{np_alias}.result_type({np_alias}.asarray({o}), 0.0) == {np_alias}.float64"
                     for o in sorted((set(found) | set(local)) - {name})]
         if partners:
             tests.append(f"(type({name}) is {np_alias}.ndarray or {' and '.join(partners)})")
     tests += [_kind_check(np_alias, name, [rank], rank >= 2, name not in operands,
+                          python_ints=name not in converted or ("exact" if _compared_or_stored(info, name) else False),
                           lists=not (raising and name in converted) and name not in operands)
               for name, rank in sorted(local.items())]
     # Two arguments may be one array (`f(a, a)`): the batched code reads all of it before it
     # writes, the loop reads what earlier iterations wrote.
     tests += [templates.apart(np_alias, w, r) for w in sorted(written & params)
               for r in sorted(n for n, f in found.items() if n != w and n in params and max(f) >= 1 and n in in_loop)]
+    # (a grid's rows are lists: no other list the loop reads may be it or hold one of its rows)
+    tests += [_grids_apart(w, r) for w in sorted(grids)
+              for r in sorted(n for n in found if n != w and n in in_loop)]
+    for name in sorted(grids):
+        _on_a_copy(result, name, namer.new(f"{name}_rows"), np_alias)
     why = guard(info, result, _parsed(tests))
     if why is not None:
         return None, why
@@ -435,7 +448,8 @@ def _raised_ranks(guess, wide, seen, same_rewrite, valid) -> dict[str, set[int]]
     return raised
 
 
-def _array_test(np_alias: str, name: str, read_only: bool, number_rows: bool = False) -> str:
+def _array_test(np_alias: str, name: str, read_only: bool, number_rows: bool = False,
+                number: str = None) -> str:
     """``type(x) is np.ndarray``; for a value the loop only reads, also a list or tuple of
     arrays of one shape (``mats = [M1, M2]``): its rows are arrays, which batch as an array's
     rows do, and ``np.asarray`` stacks them. With ``number_rows`` (the loop reads only single
@@ -446,7 +460,7 @@ def _array_test(np_alias: str, name: str, read_only: bool, number_rows: bool = F
                  f"for v in {name}) and len({{(v.shape, v.dtype) for v in {name}}}) == 1")
     if read_only and number_rows:
         test += (f" or isinstance({name}, (list, tuple)) and all(isinstance(r, (list, tuple)) and "
-                 f"all({_NUMBER} for v in r) for r in {name}) "
+                 f"all({number or _NUMBER} for v in r) for r in {name}) "
                  f"and len({{len(r) for r in {name}}}) == 1")
     return f"({test})" if read_only else test
 
@@ -502,20 +516,22 @@ def _kind_check(np_alias: str, name: str, found: list[int], array: bool, read_on
     numbers mixed with floats are promoted); with ``python_ints`` (the batched code does not
     convert the value, so Python computes with it as in the loop) also of Python ints; with
     ``python_ints="exact"`` (the batched code converts a list only compared or stored) of
-    Python ints that a float64 holds exactly. Without ``lists``, no list of numbers."""
+    Python ints that a float64 holds exactly, in a flat list or, with ``number_rows``, in
+    lists of lists. Without ``lists``, no list of numbers."""
     if not lists:
         number_rows = False
+    rows = _EXACT_NUMBER if python_ints == "exact" else _NUMBER  # (a list of lists is converted)
     if array and found[0] == 0 and len(found) > 1:
         # a number, or an array of one of the other ranks (a list of rows is no array here)
         return (f"({_number_test(np_alias, name)} and {_rank_check(np_alias, name, [0])} or "
-                f"{_rank_check(np_alias, name, found[1:], True, read_only, number_rows)})")
+                f"{_rank_check(np_alias, name, found[1:], True, read_only, number_rows, rows)})")
     if array and read_only and found[0] == 1 and len(found) > 1 and lists:
         # a flat list of numbers (rank 1 only), or an array of any of the ranks
         number = _EXACT_NUMBER if python_ints == "exact" else _PYTHON_NUMBER if python_ints else _NUMBER
         return (f"(isinstance({name}, (list, tuple)) and all({number} for v in {name}) or "
-                f"{_rank_check(np_alias, name, found, True, read_only, number_rows)})")
+                f"{_rank_check(np_alias, name, found, True, read_only, number_rows, rows)})")
     if array:
-        return _rank_check(np_alias, name, found, True, read_only, number_rows)
+        return _rank_check(np_alias, name, found, True, read_only, number_rows, rows)
     if found[-1] == 0:
         return f"{_number_test(np_alias, name)} and {_rank_check(np_alias, name, found)}"
     scalar = f" or isinstance({name}, (int, float, complex, {np_alias}.number))" if found[0] == 0 else ""
@@ -528,7 +544,7 @@ def _kind_check(np_alias: str, name: str, found: list[int], array: bool, read_on
 
 
 def _rank_check(np_alias: str, name: str, found: list[int], array: bool = False, read_only: bool = False,
-                number_rows: bool = False) -> str:
+                number_rows: bool = False, number: str = None) -> str:
     """``np.ndim(x) == 1``, ``np.ndim(x) <= 2``, ``1 <= np.ndim(x) <= 3`` or ``np.ndim(x) in (0, 2)``;
     with ``array``, ``type(x) is np.ndarray and x.ndim == 2`` (``np.ndim`` of a ragged list
     raises, and only an array's rows batch as they run in the loop), or with ``read_only`` also
@@ -541,7 +557,7 @@ def _rank_check(np_alias: str, name: str, found: list[int], array: bool = False,
         test = f"{ndim} in ({', '.join(map(str, found))})"
     else:
         test = f"{ndim} <= {high}" if low == 0 else f"{low} <= {ndim} <= {high}"
-    return f"{_array_test(np_alias, name, read_only, number_rows)} and {test}" if array else test
+    return f"{_array_test(np_alias, name, read_only, number_rows, number)} and {test}" if array else test
 
 
 def _needs_an_array(ctx, info, inferred: dict[str, int], written_only: bool = False) -> set[str]:
@@ -572,6 +588,10 @@ def _compared_or_stored(info, name: str) -> bool:
         if not (isinstance(node.ctx, gast.Load) and isinstance(sub, gast.Subscript) and sub.value is node
                 and isinstance(sub.ctx, gast.Load)):
             return False
+        outer = parents.get(id(sub))
+        if isinstance(outer, gast.Subscript) and outer.value is sub and isinstance(outer.ctx, gast.Load) \
+                and not isinstance(sub.slice, (gast.Slice, gast.Tuple)):
+            sub = outer  # (an element of a row: `t[i][j]`)
         use = parents.get(id(sub))
         compared = isinstance(use, gast.Compare) and len(use.ops) == 1
         stored = isinstance(use, gast.Assign) and use.value is sub and len(use.targets) == 1 and \
@@ -621,6 +641,85 @@ def _elements_only(info, name: str) -> bool:
                                     and not isinstance(parent.slice, (gast.Slice, gast.Tuple))):
             return False
     return True
+
+
+def _grid_kind(info, name: str) -> str | None:
+    """``"int"`` or ``"float"``: the loop reads ``name`` only as single numbers
+    ``name[i][j]`` and writes it only as ``name[i][j] = v``, ``v`` a number of that type or an
+    element of ``name`` (an int within 2**53), and reads only compared or stored
+    (``board[x][y] == 1``). A list of lists
+    of such numbers is then batched as an array copy (``np.array``: int64 holds the ints
+    within 2**53 exactly, float64 the floats) and written back row by row, every element the
+    number the loop leaves there, of its type. None for any other use."""
+    loop = info.node
+    parents = {id(c): p for p in gast.walk(loop) for c in gast.iter_child_nodes(p)}
+
+    def element(node) -> bool:
+        return isinstance(node, gast.Subscript) and isinstance(node.value, gast.Subscript) \
+            and isinstance(node.value.value, gast.Name) and node.value.value.id == name \
+            and not any(isinstance(s, (gast.Slice, gast.Tuple)) for s in (node.slice, node.value.slice))
+
+    kinds, reads = set(), []
+    for node in gast.walk(loop):
+        if not (isinstance(node, gast.Name) and node.id == name):
+            continue
+        outer = parents.get(id(parents.get(id(node))))
+        if not element(outer) or outer.value.value is not node or outer.value.ctx is not None and \
+                not isinstance(outer.value.ctx, gast.Load):
+            return None
+        if isinstance(outer.ctx, gast.Load):
+            reads.append(outer)
+            continue
+        stmt = parents.get(id(outer))
+        if not (isinstance(stmt, gast.Assign) and stmt.targets == [outer]):
+            return None  # (`+=`, a tuple target: the loop's int arithmetic)
+        value = stmt.value
+        if isinstance(value, gast.Constant) and (type(value.value) is float or (
+                type(value.value) is int and -2 ** 53 <= value.value <= 2 ** 53)):
+            kinds.add(type(value.value).__name__)
+        elif not element(value):
+            return None
+    if len(kinds) != 1:
+        return None
+    for read in reads:  # (a sum would add in NumPy's order, and give NumPy's number)
+        use = parents.get(id(read))
+        compared = isinstance(use, gast.Compare) and len(use.ops) == 1
+        stored = isinstance(use, gast.Assign) and use.value is read and element(use.targets[0])
+        if not (compared or stored):
+            return None
+    return kinds.pop()
+
+
+def _grid_test(name: str, kind: str) -> str:
+    """A list or tuple of distinct, equally long lists (no row repeated: the loop would write
+    it through each index) of numbers of ``kind`` that an array holds exactly; not of a
+    subclass (its own ``__getitem__`` would index otherwise than ``np.array`` reads)."""
+    number = "type(v) is int and -2 ** 53 <= v <= 2 ** 53" if kind == "int" else "type(v) is float"
+    return (f"type({name}) in (list, tuple) and len({name}) > 0 and all(type(r) is list and "
+            f"all({number} for v in r) for r in {name}) and len({{len(r) for r in {name}}}) == 1 "
+            f"and len({{id(r) for r in {name}}}) == len({name})")
+
+
+def _grids_apart(grid: str, read: str) -> str:
+    """``read`` is not the grid, nor one of its rows, nor a list holding one of them."""
+    return (f"{{id({grid}), *map(id, {grid})}}.isdisjoint({{id({read}), *(map(id, {read}) "
+            f"if isinstance({read}, (list, tuple)) else ())}})")
+
+
+def _on_a_copy(result, name: str, rows: str, np_alias: str) -> None:
+    """The batched code writes ``rows``, ``name`` itself where it is an array, else an array
+    copy of its lists, whose numbers then go back into those lists (``row[:] = values``)."""
+    for stmt in result.stmts:
+        for node in gast.walk(stmt):
+            if isinstance(node, gast.Name) and node.id == name:
+                node.id = rows
+    result.stmts[:0] = templates.replace(
+        f"{rows} = {name} if type({name}) is {np_alias}.ndarray else {np_alias}.array({name})")
+    row, values = f"{rows}_row", f"{rows}_values"
+    result.stmts += templates.replace(
+        f"if {rows} is not {name}:\n"
+        f"    for {row}, {values} in zip({name}, {rows}.tolist()):\n"
+        f"        {row}[:] = {values}")
 
 
 def _parsed(tests: list[str]) -> list[gast.expr]:

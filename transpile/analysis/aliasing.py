@@ -47,12 +47,30 @@ _POSITIONAL = {"clip": 3, "cumsum": 2, "cumprod": 2, "sort": 3, "argsort": 3, "l
                "sinh": 1, "sqrt": 1, "square": 1, "tan": 1, "tanh": 1}
 
 
+#: builtins whose result is a new number or string, never an argument (``min`` and ``max`` are)
+_NEW_SCALARS = {f"builtins.{name}" for name in "len int float bool complex str abs round ord hash".split()}
+
+
+def _new_scalar(ctx, value) -> bool:
+    """A constant or a builtin's new number (``len(board[0])``): it holds no array."""
+    return isinstance(value, gast.Constant) or isinstance(value, gast.Call) and not value.keywords \
+        and ctx.imports.resolve(value.func) in _NEW_SCALARS
+
+
 def _fresh_value(ctx, value) -> bool:
-    if isinstance(value, (gast.List, gast.Dict, gast.Set, gast.ListComp, gast.DictComp,
-                          gast.SetComp, gast.Constant, gast.BinOp)):
+    if isinstance(value, (gast.ListComp, gast.SetComp)):  # (`[r for r in board]` holds rows: views)
+        return _fresh_value(ctx, value.elt) or isinstance(value.elt, (gast.List, gast.Tuple)) and all(
+            _new_scalar(ctx, e) for e in value.elt.elts)
+    if isinstance(value, gast.DictComp):
+        return _fresh_value(ctx, value.value)
+    if isinstance(value, (gast.List, gast.Dict, gast.Set, gast.Constant, gast.BinOp)):
         return True
+    if isinstance(value, gast.Tuple):  # (holds its items: `(x, y)` shares `x`'s memory)
+        return all(_new_scalar(ctx, e) for e in value.elts)
     if isinstance(value, gast.Call):
         callee = ctx.imports.resolve(value.func)
+        if _new_scalar(ctx, value):
+            return True
         if callee in ("numpy.array", "numpy.copy") and (len(value.args) > 1 or any(
                 k.arg == "copy" and not (isinstance(k.value, gast.Constant) and k.value.value is True)
                 for k in value.keywords)):
@@ -256,7 +274,7 @@ def _origin(ctx, name_node, loop_ids) -> tuple[str, int | None]:
             kinds.add("unknown")  # `v += 0` updates the array `v` was, in place: no new one
             continue
         contained = isinstance(value, (gast.List, gast.Tuple, gast.Set, gast.Dict)) and any(
-            not isinstance(n, gast.Constant) for n in gast.iter_child_nodes(value)
+            not _new_scalar(ctx, n) for n in gast.iter_child_nodes(value)
             if not isinstance(n, (gast.Load, gast.Store)))
         kinds.add("fresh" if value is not None and _fresh_value(ctx, value) and not contained
                   else "unknown")

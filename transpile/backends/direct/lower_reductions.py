@@ -4,6 +4,7 @@ row selections of NumPy code read by a masked sum, mean or len."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 import gast
 
@@ -299,7 +300,17 @@ class ReductionsMixin:
                 f"        {steps}[{k} + 1] = {step}",
                 A=templates.name(scan.array or name), S=templates.name(name), N=length, U=copy.deepcopy(terms),
                 T=templates.expr(f"T[{k}]", T=terms) if term.stacked else terms)
-        self.scan_steps[name] = (f"{steps}[1:]", f"{steps}[-1]")
+        last = f"{steps}[-1]"
+        witness = term.witness if term.stacked else terms  # (one term for every iteration: itself)
+        if witness is not None and term.rank == 0 and ufunc in ("add", "subtract", "multiply"):
+            # terms that are Python numbers where an invariant scalar is one (`c - i`, `-c`):
+            # then the loop's `s` stays a Python number where its start is one; `steps[-1]` is
+            # NumPy's
+            operator = {"add": "+", "subtract": "-", "multiply": "*"}[ufunc]
+            last = gast.unparse(templates.expr(
+                f"{steps}[-1].item() if type(S {operator} W) in (int, float, complex) else {steps}[-1]",
+                S=templates.name(name), W=witness)).strip()
+        self.scan_steps[name] = (f"{steps}[1:]", last)
         self.scan_ranks[name] = term.rank
         self.nonempty = True  # with no iteration `s` keeps its own type, which `steps[-1]` would not
 
@@ -698,6 +709,9 @@ class ReductionsMixin:
                 mask_node = mask_node.args[0]  # `x[np.where(m)]` is `x[m]`
         else:
             return None
+        flat = self._flattened_selection(mask_node, data_node)
+        if flat is not None:
+            return flat
         if not _is_boolean(mask_node, self.ctx):
             return None
         mask, data = self.ev(mask_node), self.ev(data_node)
@@ -720,12 +734,14 @@ class ReductionsMixin:
             np_ = self.lib.alias
             mask = mask.with_node(self._hoist(mask.node, "selected"))
             self._require_arrays([data_node.id])
+            self._numeric(data_node.id)
             self.out += templates.replace(
                 f"if {np_}.shape(M)[-1] != {np_}.shape(D)[0]:\n"
                 f"    raise IndexError('boolean index did not match indexed array along axis 0')",
                 M=mask.node, D=data_node)
             return mask, data, True, 0
         self._require_arrays([data_node.id, *compared])
+        self._numeric(data_node.id)
         if data_node.id not in compared:
             self.checks.append(templates.expr(
                 f"{self.lib.alias}.shape(D)[:{mask.rank}] == {self.lib.alias}.shape(M)", D=data_node,
@@ -735,6 +751,74 @@ class ReductionsMixin:
         if mask.rank == data.rank and not isinstance(value, gast.Call):
             return mask, data, True, 0
         return None
+
+    def _flattened_selection(self, mask_node, data_node):
+        """``x[x == v]``, ``x[(x > lo) & (x < hi)]``: elements selected from an invariant array
+        by a test of its own elements against numbers. The loop selects in C order whatever
+        ``x``'s rank, and a count, sum or mean of them is one of the elements of
+        ``np.ravel(x)``: so batched over the flattened array, the rewrite is the same for every
+        rank (a label array of shape ``(n, 1)`` as well as ``(n,)``), where the ranks the code
+        suggests need not be ``x``'s. ``(mask, data, True, 0)`` or None."""
+        stores = getattr(self, "loop_stores", None) or _stores([self.info.node])  # (set once shapes are known)
+        if not isinstance(data_node, gast.Name) or data_node.id in stores \
+                or self._is_stacked_name(data_node.id) or data_node.id in self.env:
+            return None
+        name = data_node.id
+        seen = []
+
+        def elementwise(node) -> bool:
+            """``node`` computes elementwise from ``name`` and numbers of each iteration."""
+            if isinstance(node, gast.Name) and node.id == name:
+                seen.append(node)
+                return True
+            if isinstance(node, (gast.Name, gast.Subscript, gast.Attribute)):
+                return not any(isinstance(n, gast.Name) and n.id == name for n in gast.walk(node)) \
+                    and self.ev(node).rank == 0
+            if isinstance(node, gast.Constant):
+                return True
+            if isinstance(node, gast.Compare):
+                return all(elementwise(e) for e in (node.left, *node.comparators))
+            if isinstance(node, gast.BinOp):
+                return elementwise(node.left) and elementwise(node.right)
+            if isinstance(node, gast.UnaryOp):
+                return isinstance(node.op, (gast.USub, gast.UAdd, gast.Invert)) and elementwise(node.operand)
+            if isinstance(node, gast.Call):
+                return self.ctx.imports.resolve(node.func) in _ELEMENTWISE_TESTS and not node.keywords \
+                    and all(elementwise(a) for a in node.args)
+            return False
+
+        def boolean(node) -> bool:
+            """``node`` is a bool array: a comparison, or ``&``, ``|``, ``^`` of ones; ``~`` of
+            one that reads ``name`` (``~`` of a Python bool is an int: ``~True`` is -2)."""
+            if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.BitAnd, gast.BitOr, gast.BitXor)):
+                return boolean(node.left) and boolean(node.right)
+            if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Invert):
+                return boolean(node.operand) and any(isinstance(n, gast.Name) and n.id == name
+                                                     for n in gast.walk(node.operand))
+            return _is_boolean(node, self.ctx) and not isinstance(node, (gast.BoolOp, gast.UnaryOp))
+
+        if not boolean(mask_node) or not elementwise(mask_node) or not seen:
+            return None
+        saved = self.env
+        whole = self.ev(data_node)  # (its kinds of number, :meth:`DtypesMixin._kinds`)
+        self.env = {**saved, name: dataclasses.replace(
+            whole, node=self.lib.call("ravel", templates.name(name)), rank=1)}
+        try:
+            mask, data = self.ev(mask_node), self.ev(data_node)
+        finally:
+            self.env = saved
+        if not mask.stacked or mask.rank != 1:
+            return None
+        self._require_arrays([name])
+        self._numeric(name)
+        return mask, data, True, 0
+
+    def _numeric(self, name):
+        """The array selected from holds numbers: a `where=` sum or mean of objects has no
+        identity (the loop's `np.sum` of the selection adds the objects themselves)."""
+        check = templates.expr(f"{self.lib.alias}.asarray(X).dtype.kind in 'biufc'", X=templates.name(name))
+        if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
+            self.checks.append(check)
 
     def _require_arrays(self, names):
         """A list compares as one value (`[1, 2] == 1` is False) and takes no mask as an index:
@@ -853,6 +937,11 @@ class ReductionsMixin:
 
 
 # -- helpers ---------------------------------------------------------------------------------------------
+
+
+#: elementwise functions a mask of an array's own elements may apply (:meth:`_flattened_selection`)
+_ELEMENTWISE_TESTS = {f"numpy.{name}" for name in (
+    "logical_and logical_or logical_xor logical_not isnan isinf isfinite abs absolute").split()}
 
 
 def _replace_term(stmt, name, new):
