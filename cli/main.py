@@ -312,10 +312,29 @@ def rule(code: Annotated[str | None, typer.Argument(help="A remark code such as 
         _fail(f"unknown rule {code!r}; known: {', '.join(sorted(RULES))}")
     out = _stdout()
     out.print(f"[bold]{found.code} {found.name}[/bold]\n\n{escape(found.summary)}\n\n{escape(found.explanation)}\n")
+    if found.code == "PF301":
+        out.print(escape(_batching_rules()) + "\n")
     out.print("[bold]Flagged:[/bold]")
     out.print(escape(found.example_bad) + "\n")
     out.print("[bold]Accepted:[/bold]")
     out.print(escape(found.example_good))
+
+
+def _batching_rules() -> str:
+    """The functions and methods the direct backend batches, by library (its rule registry)."""
+    import textwrap
+
+    from pforge.transpile.backends.direct import core  # (the registry; no TensorFlow import)
+    groups = {"NumPy": "numpy.", "math (in NumPy loops)": "math.", "methods of arrays": "method.",
+              "TensorFlow": "tensorflow."}
+    parts = ["Functions with a batching rule (anything else in the body keeps the loop):"]
+    for title, prefix in groups.items():
+        names = sorted(n[len(prefix):] for n in core.REGISTRY if n.startswith(prefix))
+        if prefix == "method.":
+            names = [f".{n}()" for n in names]
+        parts.append(f"{title} ({len(names)}):\n" + textwrap.fill(", ".join(names), 92,
+                                                                  initial_indent="  ", subsequent_indent="  "))
+    return "\n\n".join(parts)
 
 
 def main() -> None:

@@ -9,6 +9,7 @@ import gast
 from pforge.transpile.analysis import COLLECTOR, COMPREHENSION, INDEXED, LoopInfo
 from pforge.transpile.operators import OPERATORS
 from pforge.transpile.remarks import Remark
+from pforge.transpile.remedies import with_remedy
 
 
 @dataclass(frozen=True)
@@ -199,6 +200,8 @@ def plan_for(info: LoopInfo, rewrite, note: str | None, backend: str, backend_no
                                 tuple(level.dependences), tuple(level.blockers),
                                 tuple(level.notes)))
     if info.vectorizable:
+        if rewrite is None and note:
+            note = with_remedy(note)  # (what would make it rewritable)
         used = backend if rewrite is not None else None
         remarks = [pattern_remark(info, rewrite.pattern if rewrite else None, used,
                                   note if rewrite is None else None)]

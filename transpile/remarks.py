@@ -359,7 +359,9 @@ _rule("PF301", "not-rewritten",
       """
 The analysis proved the iterations independent, but the chosen backend cannot express the
 rewrite yet (for example a NumPy loop, which needs the direct backend). The loop is left
-exactly as it was.
+exactly as it was. The note names the value or op in the way, and ends with what would make
+the loop rewritable ("to rewrite it, ..."): a rank to declare, a value to compute before the
+loop, a list to make an array, or the body written with functions that have batching rules.
 """, """
 # (a note, not a failure)
 """, """
