@@ -36,7 +36,7 @@ _STRICTNESS = {VECTORIZE: 0, EITHER: 1, REFUSE: 2}
 #: name -> (rank, kind) with kind one of float, int (indices into [0, n)), scalar.
 INPUTS = {
     "x": (1, "float"), "y": (1, "float"), "d": (1, "float"), "idx": (1, "index"),
-    "m2": (2, "float"), "c": (0, "scalar"), "box": (None, "object"),
+    "m2": (2, "float"), "c": (0, "scalar"), "box": (None, "object"), "g": (2, "grid"),
 }
 
 
@@ -476,6 +476,9 @@ class _Builder:
         base = self.rng.choice(("x", "y", "m2"))
         self.reads.update({base, "x"})
         test = f"{base} {self.rng.choice(('>', '<=', '<'))} x[i]"
+        if self.rng.random() < 0.25:  # a band of the array's own elements, `~` of a test
+            test = f"({base} > x[i] - 1.0) & ~({base} > x[i] + c)"
+            self.reads.add("c")
         mask = test if self.rng.random() < 0.6 else f"np.where({test})"
         how = self.rng.choice(("len", "np.sum", "np.mean", "count", "ragged"))
         if how == "ragged":  # a slice whose bounds differ per iteration, negative ones included
@@ -777,6 +780,21 @@ class _Builder:
                 f"    m{k}[i, j] = h{k} * j + {self.expr(1)}")
         return Fragment("inner loop of a carried one", REFUSE, body,
                         (f"h{k} = 0.0", f"m{k} = np.zeros((len(x), 3))"), outputs=(f"h{k}", f"m{k}"))
+
+    def _grid(self, k):
+        """``if g[i][j] > t: g[i][j] = v``: a grid, on odd draws a list of lists of Python ints
+        or floats (an array otherwise), written element by element with a number that may not
+        be of the grid's type (the loop then runs), batched on an array copy whose numbers go
+        back into the row lists (NumPy)."""
+        if not self.np:
+            return self._map(k)
+        self.reads.add("g")
+        test = self.rng.choice(("g[i][j] > 1", "g[i][j] == 0", "g[i][j] < c", "g[i][j] <= x[i]"))
+        if "c" in test or "x[i]" in test:
+            self.reads.update({"c", "x"})
+        value = self.rng.choice(("0", "1", "0.0", "-1.5", "g[i][j]"))
+        body = ("for j in range(3):", f"    if {test}:", f"        g[i][j] = {value}")
+        return Fragment("grid", VECTORIZE, body, (), outputs=("g",))
 
     def _list_of_lists(self, k):
         """``row = []; for j ...: row.append(v); L.append(row)``, then ``np.array(L)``: each row is
@@ -1319,7 +1337,7 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("constant-branch", 2), ("invariant-choice", 2), ("live-invariant", 2), ("invariant-if", 2),
                ("reordered", 2), ("derived-write", 2), ("dtype-edge", 3), ("entry-offset", 2),
                ("symbolic-offset", 2), ("read-then-write", 2),
-               ("ordered-writes", 2), ("inner-comprehension", 2), ("shape-read", 2))
+               ("ordered-writes", 2), ("inner-comprehension", 2), ("shape-read", 2), ("grid", 2))
 DEPENDENT = (("carried", 2), ("inner-of-carried", 1), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))

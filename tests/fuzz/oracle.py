@@ -70,13 +70,15 @@ def _inputs(program: Program, rng: np.random.Generator, n: int, as_lists: bool):
             value = np.round(rng.standard_normal(shape), 3)
         elif kind == "index":
             value = rng.integers(-n, n, n) if n else np.zeros(0, dtype=np.int64)  # negative: Python wraps
+        elif kind == "grid":  # three columns of small ints or of floats
+            value = rng.integers(-1, 3, (n, 3)) if rng.random() < 0.5 else np.round(rng.standard_normal((n, 3)), 3)
         elif kind == "scalar":
             value = float(np.round(rng.standard_normal(), 3))
         else:
             value = types.SimpleNamespace(total=0.0)
         args[name] = value
     if as_lists:
-        for name in ("x", "y"):
+        for name in ("x", "y", "g"):
             if name in args:
                 args[name] = args[name].tolist()
     return args
