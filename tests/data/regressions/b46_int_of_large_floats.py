@@ -28,7 +28,10 @@ def finite_only(x):
 
 CALLS = [("truncated", "np.array([1e19, -3.7, 2.5])"), ("truncated", "[1e19, -2e19]"),
          ("truncated", "np.array([1, 2], np.uint64) * (2 ** 63)"), ("truncated", "np.array([-3.7, 2.5])"),
-         ("stored", "np.array([1e19, 1.5])"), ("finite_only", "np.array([1e19, np.nan, 2.5])"),
+         ("stored", "np.array([1e19, 1.5])"), ("stored", "np.array([6e18, 1.5])"),
+         ("finite_only", "np.array([1e19, np.nan, 2.5])"),
          ("finite_only", "np.array([np.inf, 2.5])")]
 
-REWRITTEN = ("truncated", "stored", "finite_only")
+# `stored` stays a loop since session 18 (b64): `int(x[i]) * 2` of a value in [2**62, 2**63)
+# wraps in int64, and no bound of `int(x[i])` is known before the loop.
+REWRITTEN = ("truncated", "finite_only")

@@ -54,6 +54,31 @@ _RAISE_ON_VALUES = {
 }
 
 
+#: what :meth:`ExpressionsMixin._int_bound` gives for a value that is no int
+_NOT_INT = gast.Constant(value=None, kind="not an int")
+
+
+def _lengths_only(bound) -> bool:
+    """A bound that is a sum of lengths (``len(x)``, ``x.shape[0]``), literals below 2**32, and
+    lengths times literals below 2**14: no length reaches 2**48 (256 TiB of bytes), so no such
+    bound reaches int64's limit."""
+    if isinstance(bound, gast.Constant):
+        return isinstance(bound.value, int) and bound.value < 2 ** 32
+    if isinstance(bound, gast.BinOp) and isinstance(bound.op, (gast.Add, gast.Sub)):
+        return _lengths_only(bound.left) and _lengths_only(bound.right)
+    if isinstance(bound, gast.BinOp) and isinstance(bound.op, gast.FloorDiv):  # (`len(x) // 2`)
+        return _lengths_only(bound.left) and isinstance(bound.right, gast.Constant)
+    if isinstance(bound, gast.BinOp) and isinstance(bound.op, gast.Mult):
+        small = [isinstance(b, gast.Constant) and isinstance(b.value, int) and b.value < 2 ** 14
+                 for b in (bound.left, bound.right)]
+        return any(small) and all(s or _lengths_only(b) for s, b in zip(small, (bound.left, bound.right)))
+    if isinstance(bound, gast.Call) and isinstance(bound.func, gast.Name) and bound.func.id in ("abs", "max"):
+        return all(_lengths_only(a) for a in bound.args)
+    if isinstance(bound, gast.Call) and isinstance(bound.func, gast.Name) and bound.func.id == "len":
+        return True
+    return isinstance(bound, gast.Subscript) and isinstance(bound.value, gast.Attribute) and bound.value.attr == "shape"
+
+
 class ExpressionsMixin:
     """The batched form of the expressions of the loop body (:meth:`ev`)."""
 
@@ -196,6 +221,92 @@ class ExpressionsMixin:
             level.bound = True
         return Val(templates.name(ind.name), full, 0, python=True, pytype="int")
 
+    def _int64_holds(self, node) -> None:
+        """A check in front that Python's ints in ``node`` (``(i + c) * 2 ** 62``: the loop
+        index, literals, invariant numbers) stay within int64, which the batched arrays hold
+        them in: NumPy's ints wrap where Python's grow. Each operand's magnitude is bounded
+        by interval arithmetic over the loop's range (``max(abs(start), abs(stop))`` for an
+        index), computed in Python's ints before the loop; where it passes 2**63 the loop runs.
+        A sum or difference of values the loop computes (``len(rows) - 1``) has no such bound
+        and is not checked: it passes int64 only where both operands pass 2**62.
+
+        Raises:
+            Unsupported: a bound that cannot be computed before the loop (an index whose range
+                depends on another loop's, a value the loop computes).
+        """
+        bound = self._int_bound(node)
+        if bound is _NOT_INT:
+            return
+        if bound is not None and _lengths_only(bound):
+            return  # (`2 * i + 1` over `range(len(x))`: lengths and small literals never reach 2**62)
+        if bound is None and isinstance(node.op, (gast.Add, gast.Sub)):
+            # (a sum of values the loop computes, lengths and indices: past int64 only where
+            # both are past 2**62, which no length is; a product of them is checked itself)
+            return
+        if bound is None:
+            raise Unsupported(f"`{gast.unparse(node).strip()}`: integer arithmetic on Python ints, which "
+                              "int64 may overflow, with no bound pforge can compute before the loop")
+        check = templates.expr("B < 2 ** 63", B=bound)
+        if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
+            self.checks.append(check)
+
+    def _int_bound(self, node, hops: int = 8):
+        """An expression, computed before the loop, no smaller than ``abs(node)`` on every
+        iteration; :data:`_NOT_INT` where ``node`` is no int (a true division, a float); None
+        when there is none (:meth:`_int64_holds`). A name the loop binds once is its value."""
+        indices = {ind.name for ind in (getattr(lv, "ind", None) for lv in self.levels) if ind is not None}
+        if hops <= 0:
+            return None
+        if isinstance(node, gast.Constant):
+            if type(node.value) in (int, bool):
+                return gast.Constant(value=abs(int(node.value)), kind=None)
+            return _NOT_INT if type(node.value) in (float, complex) else None
+        if isinstance(node, gast.Name) and isinstance(self.env.get(node.id), Ind):
+            ind = self.env[node.id]
+            ends = [e for e in (ind.start, ind.stop) if e is not None]
+            if any(isinstance(n, gast.Name) and (n.id in indices or n.id in self.loop_stores)
+                   for e in ends for n in gast.walk(e)):
+                return None  # (a range that depends on another loop's index)
+            parts = [templates.expr("abs(E)", E=copy.deepcopy(e)) for e in ends]
+            return parts[0] if len(parts) == 1 else gast.Call(func=templates.name("max"), args=parts, keywords=[])
+        if isinstance(node, gast.Name) and node.id in self.loop_stores:
+            values = [st.value for st in gast.walk(self.info.node) if isinstance(st, gast.Assign)
+                      and len(st.targets) == 1 and isinstance(st.targets[0], gast.Name) and st.targets[0].id == node.id]
+            return self._int_bound(values[0], hops - 1) if len(values) == 1 else None
+        if isinstance(node, gast.BinOp):
+            if isinstance(node.op, gast.Div):
+                return _NOT_INT
+            a, b = self._int_bound(node.left, hops - 1), self._int_bound(node.right, hops - 1)
+            if _NOT_INT in (a, b) and not isinstance(node.op, (gast.LShift, gast.RShift)):
+                return _NOT_INT  # (a float beside an int is a float)
+            if isinstance(node.op, (gast.Add, gast.Sub, gast.Mult)) and a is not None and b is not None:
+                op = gast.Mult() if isinstance(node.op, gast.Mult) else gast.Add()
+                return gast.BinOp(left=a, op=op, right=b)
+            k = constant_int(node.right)
+            if isinstance(node.op, gast.FloorDiv) and a is not None and k:  # (`size // 2`)
+                return a
+            if isinstance(node.op, gast.Mod) and k:
+                return gast.Constant(value=abs(k), kind=None)
+            if isinstance(node.op, (gast.Pow, gast.LShift)) and a is not None and k is not None and 0 <= k <= 64:
+                return gast.BinOp(left=a, op=gast.Mult(), right=gast.Constant(value=1 << k, kind=None)) \
+                    if isinstance(node.op, gast.LShift) else gast.BinOp(left=a, op=gast.Pow(), right=const(k))
+            return None
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+            return self._int_bound(node.operand, hops - 1)
+        if isinstance(node, gast.Call) and (self.ctx.imports.resolve(node.func) or "") in FLOAT_VALUED:
+            return _NOT_INT  # (`np.cos(rad)`)
+        if isinstance(node, gast.Call) and (self.ctx.imports.resolve(node.func) or "").startswith(
+                ("math.", "builtins.float")) and (self.ctx.imports.resolve(node.func) or "") not in (
+                "math.floor", "math.ceil", "math.trunc", "math.comb", "math.perm", "math.factorial",
+                "math.gcd", "math.lcm", "math.isqrt", "math.prod"):
+            return _NOT_INT
+        names = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+        calls = [n for n in gast.walk(node) if isinstance(n, gast.Call)]
+        if not names & (indices | self.loop_stores) and all(
+                (self.ctx.imports.resolve(c.func) or "") == "builtins.len" for c in calls):
+            return templates.expr("abs(E)", E=copy.deepcopy(node))  # an invariant number (`x.shape[1]`)
+        return None
+
     def _ev_Attribute(self, node):
         if (self.ctx.imports.resolve(node) or "") in _CONSTANTS:  # np.pi, math.inf: one number
             return Val(node, (), 0, True)
@@ -280,6 +391,10 @@ class ExpressionsMixin:
                     seen, plain = self._weak(seen, plain, None, zero=w.witness, divide=isinstance(node.op, gast.Div))
                     a, b = (seen, plain) if left.witness is not None else (plain, seen)
         python = left.python and right.python
+        pytype = python_result(node.op, left.pytype, right.pytype, constant_int(node.right))
+        if self._np and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult, gast.Pow, gast.LShift)) and (
+                python and pytype == "int" or witness is not None and pytype not in ("float", "complex")):
+            self._int64_holds(node)
         if isinstance(node.op, gast.Pow) and self._np and not left.python and left.stacked \
                 and constant_int(node.right) == 2:
             # a bool array's `** 2` is NumPy's square, int8, where a bool's is an int64 (`x[i] ** 2

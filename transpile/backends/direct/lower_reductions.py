@@ -14,7 +14,7 @@ from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Unsupported, Val, align, const, lift
 from pforge.transpile.backends.direct.indexing import _is_ellipsis
 from pforge.transpile.backends.common import _evidently_array
-from pforge.transpile.backends.direct.shared import _REDUCE_FN, _is_boolean
+from pforge.transpile.backends.direct.shared import _REDUCE_FN, Ind, _is_boolean
 from pforge.transpile.backends.pfor import _stores
 from pforge.transpile.operators import OPERATORS
 from pforge.transpile.spaces import constant_int
@@ -132,6 +132,8 @@ class ReductionsMixin:
                 reduced = gast.Call(func=gast.Attribute(value=reduced, attr="item", ctx=gast.Load()), args=[],
                                     keywords=[])
         elif witness is not None and k == 0 and term.rank == 0 and self._np and red.op == "add" and not first_assign:
+            if term.pytype not in ("float", "complex"):
+                self._int_sum_holds(term_node, red.name)
             reduced = self._of_the_terms_kind(reduced, witness, red.name)
         new = _replace_term(copy.deepcopy(stmt), red.name, reduced)
         if first_assign:
@@ -178,6 +180,37 @@ class ReductionsMixin:
         full = tuple(a or b for a, b in zip(current.full, term.full[:k]))
         rank = term.rank
         self._bind(red.name, Val(value, full, rank), set())
+
+    def _int_sum_holds(self, term_node, name) -> None:
+        """A check in front that a sum of terms that are Python ints where an invariant is one
+        (`s += i * c`) stays within int64, where the batched sum is taken: the trip count times
+        the terms' bound (:meth:`ExpressionsMixin._int_bound`), plus the start.
+
+        Raises:
+            Unsupported: no bound computable before the loop."""
+        bound = self._int_bound(term_node)
+        if isinstance(bound, gast.Constant) and bound.value is None:
+            return  # (terms that are no ints: `c + 1.5`)
+        trips = []
+        for level in self.levels:
+            ind = getattr(level, "ind", None)
+            ends = [e for e in (ind.start, ind.stop, ind.step) if e is not None] if ind is not None else None
+            if not ends or any(isinstance(n, gast.Name) and (n.id in self.loop_stores or isinstance(
+                    self.env.get(n.id), Ind)) for e in ends for n in gast.walk(e)):
+                trips = None
+                break
+            first = [const(0)] if ind.start is None and ind.step is not None else []
+            trips.append(templates.expr("len(R)", R=gast.Call(func=templates.name("range"), keywords=[],
+                                                             args=first + [copy.deepcopy(e) for e in ends])))
+        if bound is None or not trips:
+            raise Unsupported(f"`{name}`: a sum of Python ints, which int64 may overflow, with no bound "
+                              "pforge can compute before the loop")
+        count = trips[0]
+        for more in trips[1:]:
+            count = gast.BinOp(left=count, op=gast.Mult(), right=more)
+        check = templates.expr("N * B + abs(S) < 2 ** 63", N=count, B=bound, S=templates.name(name))
+        if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
+            self.checks.append(check)
 
     def _of_the_terms_kind(self, reduced, witness, name):
         """The sum ``reduced`` as the loop's is: Python numbers summed give a Python number,
