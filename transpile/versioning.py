@@ -174,7 +174,7 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     tests += [_grids_apart(w, r) for w in sorted(grids)
               for r in sorted(n for n in found if n != w and n in in_loop)]
     for name in sorted(grids):
-        _on_a_copy(result, name, namer.new(f"{name}_rows"), np_alias)
+        _on_a_copy(result, name, namer, np_alias)
     why = guard(info, result, _parsed(tests))
     if why is not None:
         return None, why
@@ -664,8 +664,7 @@ def _grid_kind(info, name: str) -> str | None:
         if not (isinstance(node, gast.Name) and node.id == name):
             continue
         outer = parents.get(id(parents.get(id(node))))
-        if not element(outer) or outer.value.value is not node or outer.value.ctx is not None and \
-                not isinstance(outer.value.ctx, gast.Load):
+        if not element(outer) or outer.value.value is not node:
             return None
         if isinstance(outer.ctx, gast.Load):
             reads.append(outer)
@@ -706,16 +705,17 @@ def _grids_apart(grid: str, read: str) -> str:
             f"if isinstance({read}, (list, tuple)) else ())}})")
 
 
-def _on_a_copy(result, name: str, rows: str, np_alias: str) -> None:
-    """The batched code writes ``rows``, ``name`` itself where it is an array, else an array
-    copy of its lists, whose numbers then go back into those lists (``row[:] = values``)."""
+def _on_a_copy(result, name: str, namer, np_alias: str) -> None:
+    """The batched code writes ``{name}_rows``, ``name`` itself where it is an array, else an
+    array copy of its lists, whose numbers then go back into those lists (``row[:] = values``)."""
+    rows = namer.new(f"{name}_rows")
+    row, values = namer.new(f"{rows}_row"), namer.new(f"{rows}_values")
     for stmt in result.stmts:
         for node in gast.walk(stmt):
             if isinstance(node, gast.Name) and node.id == name:
                 node.id = rows
     result.stmts[:0] = templates.replace(
         f"{rows} = {name} if type({name}) is {np_alias}.ndarray else {np_alias}.array({name})")
-    row, values = f"{rows}_row", f"{rows}_values"
     result.stmts += templates.replace(
         f"if {rows} is not {name}:\n"
         f"    for {row}, {values} in zip({name}, {rows}.tolist()):\n"

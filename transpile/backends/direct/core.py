@@ -195,6 +195,9 @@ def merged(node, full, rank, a: Val, b: Val) -> Val:
 #: than a float64 would: 0 (``-0`` is 0, ``-0.0`` is not), one past 2**53, or one NumPy
 #: converts to int64 (``np.square(2**40)`` wraps), or a NumPy value not float64
 INT_ARM = "int"
+#: what :meth:`ExpressionsMixin._int_bound` gives for a value that is no int (a float, a true
+#: division): no int64 bound to check
+NOT_INT = gast.Constant(value=None, kind="not an int")
 #: :attr:`Val.mixed` of a value whose Python numbers are floats and whose NumPy values are
 #: float64 where the arrays read are (:data:`STRICT`), or where they are float64, ints or bools
 #: (:data:`LOOSE`): it may compute with an int or bool NumPy value too (``0.5 * k`` is

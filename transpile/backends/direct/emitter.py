@@ -107,6 +107,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.nonempty = False  # a list NumPy reads as an array: right only where the loop runs
         self.needs_trip = False  # an element at a fixed index: read only where the loop runs
         self._outside: set[int] | None = None  # ids of the function's nodes outside the loop
+        self.loop_stores = _stores([self.info.node])
         self._local_shapes()
         # A parameter bound again in the function no longer has its declared shape: the one
         # rebinding before the loop (`x = tf.reshape(x, [-1])`) gives it, else nothing does.
@@ -114,7 +115,6 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         # it, and checks at run time one that only the data decide: `x = _is_1d(x)`).
         stored = _stores([self.info.function]) if self.info.function is not None else set()
         self.params = {k: v for k, v in self.params.items() if k not in stored or v.inferred}
-        self.loop_stores = _stores([self.info.node])
 
     # -- entry ---------------------------------------------------------------------------------
     def run(self) -> LoopRewrite:

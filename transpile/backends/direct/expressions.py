@@ -12,7 +12,8 @@ import gast
 from pforge.transpile import ranks, templates
 from pforge.transpile.analysis.aliasing import _fresh_value
 from pforge.transpile.backends.direct import core
-from pforge.transpile.backends.direct.core import INT_ARM, Args, Unsupported, Val, align, const, python_result
+from pforge.transpile.backends.direct.core import (INT_ARM, NOT_INT, Args, Unsupported, Val, align, const,
+                                                  python_result)
 from pforge.transpile.backends.direct.dtypes import FLOAT_VALUED
 from pforge.transpile.backends.direct.linalg import convert_matmul_operator
 from pforge.transpile.backends.direct.shared import Ind, ObjectRows
@@ -54,8 +55,6 @@ _RAISE_ON_VALUES = {
 }
 
 
-#: what :meth:`ExpressionsMixin._int_bound` gives for a value that is no int
-_NOT_INT = gast.Constant(value=None, kind="not an int")
 
 
 def _lengths_only(bound) -> bool:
@@ -235,7 +234,7 @@ class ExpressionsMixin:
                 depends on another loop's, a value the loop computes).
         """
         bound = self._int_bound(node)
-        if bound is _NOT_INT:
+        if bound is NOT_INT:
             return
         if bound is not None and _lengths_only(bound):
             return  # (`2 * i + 1` over `range(len(x))`: lengths and small literals never reach 2**62)
@@ -252,7 +251,7 @@ class ExpressionsMixin:
 
     def _int_bound(self, node, hops: int = 8):
         """An expression, computed before the loop, no smaller than ``abs(node)`` on every
-        iteration; :data:`_NOT_INT` where ``node`` is no int (a true division, a float); None
+        iteration; :data:`NOT_INT` where ``node`` is no int (a true division, a float); None
         when there is none (:meth:`_int64_holds`). A name the loop binds once is its value."""
         indices = {ind.name for ind in (getattr(lv, "ind", None) for lv in self.levels) if ind is not None}
         if hops <= 0:
@@ -260,7 +259,7 @@ class ExpressionsMixin:
         if isinstance(node, gast.Constant):
             if type(node.value) in (int, bool):
                 return gast.Constant(value=abs(int(node.value)), kind=None)
-            return _NOT_INT if type(node.value) in (float, complex) else None
+            return NOT_INT if type(node.value) in (float, complex) else None
         if isinstance(node, gast.Name) and isinstance(self.env.get(node.id), Ind):
             ind = self.env[node.id]
             ends = [e for e in (ind.start, ind.stop) if e is not None]
@@ -275,10 +274,10 @@ class ExpressionsMixin:
             return self._int_bound(values[0], hops - 1) if len(values) == 1 else None
         if isinstance(node, gast.BinOp):
             if isinstance(node.op, gast.Div):
-                return _NOT_INT
+                return NOT_INT
             a, b = self._int_bound(node.left, hops - 1), self._int_bound(node.right, hops - 1)
-            if _NOT_INT in (a, b) and not isinstance(node.op, (gast.LShift, gast.RShift)):
-                return _NOT_INT  # (a float beside an int is a float)
+            if NOT_INT in (a, b) and not isinstance(node.op, (gast.LShift, gast.RShift)):
+                return NOT_INT  # (a float beside an int is a float)
             if isinstance(node.op, (gast.Add, gast.Sub, gast.Mult)) and a is not None and b is not None:
                 op = gast.Mult() if isinstance(node.op, gast.Mult) else gast.Add()
                 return gast.BinOp(left=a, op=op, right=b)
@@ -294,12 +293,12 @@ class ExpressionsMixin:
         if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
             return self._int_bound(node.operand, hops - 1)
         if isinstance(node, gast.Call) and (self.ctx.imports.resolve(node.func) or "") in FLOAT_VALUED:
-            return _NOT_INT  # (`np.cos(rad)`)
+            return NOT_INT  # (`np.cos(rad)`)
         if isinstance(node, gast.Call) and (self.ctx.imports.resolve(node.func) or "").startswith(
                 ("math.", "builtins.float")) and (self.ctx.imports.resolve(node.func) or "") not in (
                 "math.floor", "math.ceil", "math.trunc", "math.comb", "math.perm", "math.factorial",
                 "math.gcd", "math.lcm", "math.isqrt", "math.prod"):
-            return _NOT_INT
+            return NOT_INT
         names = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
         calls = [n for n in gast.walk(node) if isinstance(n, gast.Call)]
         if not names & (indices | self.loop_stores) and all(

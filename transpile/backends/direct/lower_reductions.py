@@ -11,7 +11,7 @@ import gast
 from pforge.transpile import ranks, templates
 from pforge.transpile.analysis import reduction_term
 from pforge.transpile.backends.direct import core
-from pforge.transpile.backends.direct.core import Unsupported, Val, align, const, lift
+from pforge.transpile.backends.direct.core import NOT_INT, Unsupported, Val, align, const, lift
 from pforge.transpile.backends.direct.indexing import _is_ellipsis
 from pforge.transpile.backends.common import _evidently_array
 from pforge.transpile.backends.direct.shared import _REDUCE_FN, Ind, _is_boolean
@@ -189,7 +189,7 @@ class ReductionsMixin:
         Raises:
             Unsupported: no bound computable before the loop."""
         bound = self._int_bound(term_node)
-        if isinstance(bound, gast.Constant) and bound.value is None:
+        if bound is NOT_INT:
             return  # (terms that are no ints: `c + 1.5`)
         trips = []
         for level in self.levels:
@@ -792,8 +792,7 @@ class ReductionsMixin:
         ``np.ravel(x)``: so batched over the flattened array, the rewrite is the same for every
         rank (a label array of shape ``(n, 1)`` as well as ``(n,)``), where the ranks the code
         suggests need not be ``x``'s. ``(mask, data, True, 0)`` or None."""
-        stores = getattr(self, "loop_stores", None) or _stores([self.info.node])  # (set once shapes are known)
-        if not isinstance(data_node, gast.Name) or data_node.id in stores \
+        if not isinstance(data_node, gast.Name) or data_node.id in self.loop_stores \
                 or self._is_stacked_name(data_node.id) or data_node.id in self.env:
             return None
         name = data_node.id
