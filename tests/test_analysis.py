@@ -498,7 +498,7 @@ REFUSED = [
     pytest.param("""
         for i in range(n):
             x[i] = y[i]
-            x[i + 1] = y[i]
+            x[i + 1] = y[i] + x[i]
         return x
         """, "PF203", id="output-dependence"),
     pytest.param("""

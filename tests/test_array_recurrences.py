@@ -131,8 +131,6 @@ LEFT = [
     ("for i in range(1, len(a)):\n    a[i] = a[i - 1] ** 2 + b[i]\nreturn a\n", "not linear"),
     ("for i in range(1, len(a)):\n    a[i] = np.sin(a[i - 1]) + b[i]\nreturn a\n", "not linear"),
     ("for i in range(1, len(a)):\n    if b[i] > 0:\n        a[i] = a[i - 1] + b[i]\nreturn a\n", "conditional write"),
-    ("for i in range(1, len(a)):\n    a[i] = a[i - 1] + b[i]\n    c[i] = a[i - 1]\nreturn a\n",
-     "read after the write"),
     ("for i in range(1, len(a)):\n    a[i] = a[i - 1] + b[i]\n    a[0] = 0\nreturn a\n", "another write of a"),
     ("for i in range(2, len(a), 2):\n    a[i] = a[i - 1] + b[i]\nreturn a\n", "not the previous write"),
     ("for i in range(1, len(a)):\n    a[i] = max(a[i - 1], b[i])\nreturn a\n", "builtin max"),

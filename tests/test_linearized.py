@@ -224,8 +224,9 @@ def test_an_inner_level_rewritten_alone_keeps_the_nested_form_where_its_checks_f
     read of the previous iteration's `a` comes after the write), the inner one is rewritten
     with ``t`` in closed form. Where the inner rewrite's run-time checks fail, the loop that
     runs must be the nested form, which computes ``t``, not the loop as written, which would
-    count on from the array the batched code left in ``t``."""
-    result = transpile_source(STATEMENT_ORDER, "m.py")
+    count on from the array the batched code left in ``t``. (Loop distribution now splits the
+    outer loop, so this is the loop analysed whole; split, see the next test.)"""
+    result = transpile_source(STATEMENT_ORDER, "m.py", distribute=False)
     assert not _plan(result, 10).rewritten
     inner = _plan(result, 11)
     assert inner.rewritten, [r.message for r in inner.remarks]
@@ -234,6 +235,23 @@ def test_an_inner_level_rewritten_alone_keeps_the_nested_form_where_its_checks_f
     m2 = np.arange(25.0).reshape(5, 5)
     x = np.arange(5.0)
     want, got = _run(STATEMENT_ORDER, "f", x, m2), _run(result.code, "f", x, m2)
+    for a, b in zip(want, got):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_split_the_nest_is_rewritten_whole_with_the_counter_from_its_start():
+    """The same loop distributed: the nest that counts `t` is a piece of its own, batched whole
+    (its fallback the piece as written, counting from `t = 0`), the recurrence a loop, and the
+    read of the previous iteration's `a` batched after it."""
+    result = transpile_source(STATEMENT_ORDER, "m.py")
+    assert "# pforge: loop distributed" in result.code
+    assert sum(p.rewritten for p in result.plans if p.lineno == 10) == 2
+    m2 = np.arange(25.0).reshape(5, 5)
+    x = np.arange(5.0)
+    want, got = _run(STATEMENT_ORDER, "f", x, m2), _run(result.code, "f", x, m2)
+    for a, b in zip(want, got):
+        np.testing.assert_array_equal(a, b)
+    want, got = _run(STATEMENT_ORDER, "f", list(x), m2), _run(result.code, "f", list(x), m2)
     for a, b in zip(want, got):
         np.testing.assert_array_equal(a, b)
 

@@ -26,8 +26,10 @@ def _level(body: str, init: str = "s = 0.0", module: bool = False):
         source = "import numpy as np\nx = np.ones(3)\ny = np.ones(3)\nv = True\n" + loop
     else:
         source = "import numpy as np\n\ndef f(x, y, v, names):\n" + textwrap.indent(loop, "    ") + "    return s\n"
-    plan = next(p for p in analyze_source(source, "t.py") if p.function == ("" if module else "f") or module)
-    return dict(plan.levels[0].classes), plan.remarks[0].message
+    plans = [p for p in analyze_source(source, "t.py") if p.function == ("" if module else "f") or module]
+    # (a loop split by loop distribution: its pieces' classes together)
+    classes = {name: cls for p in plans if p.lineno == plans[0].lineno for name, cls in p.levels[0].classes}
+    return classes, plans[0].remarks[0].message
 
 
 @pytest.mark.parametrize("body, op", [

@@ -72,13 +72,15 @@ def units(roots: list[LoopInfo]) -> list[LoopInfo]:
     return found
 
 
-def analyze_source(source: str | bytes, filename: str = "<string>") -> tuple[LoopPlan, ...]:
+def analyze_source(source: str | bytes, filename: str = "<string>", *, distribute: bool = True) -> tuple[LoopPlan, ...]:
     """Analyses every loop without rewriting anything (what ``pforge check`` and ``explain`` use).
+
+    ``distribute=False`` analyses each loop whole (no loop distribution).
 
     Raises:
         SourceError: undecodable or syntactically invalid input.
     """
-    return transpile_source(source, filename, rewrite=False).plans
+    return transpile_source(source, filename, rewrite=False, distribute=distribute).plans
 
 
 #: expressions that stand in place of a call without parentheses
@@ -89,7 +91,8 @@ _ATOMS = (gast.Name, gast.Call, gast.Attribute, gast.Subscript, gast.Constant, g
 def transpile_source(source: str | bytes, filename: str = "<string>", *, backend: str = "auto",
                      rewrite: bool = True, shapes: dict[str, int] | None = None,
                      target: str = "auto", unsafe: bool = True,
-                     loops: Container[int] | None = None, vector_plans: bool = False) -> TranspileResult:
+                     loops: Container[int] | None = None, vector_plans: bool = False,
+                     distribute: bool = True) -> TranspileResult:
     """Rewrites every loop pforge proves independent into vectorized TensorFlow code.
 
     Args:
@@ -111,6 +114,8 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
             findings that are selected and not suppressed); None rewrites every loop.
         vector_plans: also print each vectorizable loop's vector plan into its
             ``LoopPlan.vector_plan`` (``pforge explain --plan``).
+        distribute: split a loop refused whole into loops of its statements where some of
+            them can then be vectorized (loop distribution, ``analysis.distribution``).
     Returns:
         The new text and one plan per loop unit. Deterministic; idempotent.
     Raises:
@@ -128,8 +133,10 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
     ctx = module_context(text)
     if ctx is None:  # no for or while statement
         return TranspileResult(filename, text.text, text.text, ())
-    tree = ctx.tree
     roots = discover(ctx)
+    if distribute:
+        ctx, roots = _distributed(text, ctx, roots)
+    tree = ctx.tree
     loop_units = units(roots)
     rewrites: dict[int, pfor.LoopRewrite] = {}
     notes: dict[int, str] = {}
@@ -144,10 +151,16 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
         reserved = global_names(tree)
         namers: dict[int, Namer] = {}  # one per function: generated names are local to it
         position, tried = 0, set()
+        # a piece of a distributed loop is spliced whole: the loops inside it are not rewritten alone
+        in_pieces = {id(n) for info in loop_units if _distribution(info) is not None
+                     for stmt in info.node.body for n in gast.walk(stmt)}
         while position < len(loop_units):
             info = loop_units[position]
             position += 1
-            if not info.vectorizable or (loops is not None and info.lineno not in loops):
+            if not info.vectorizable or (loops is not None and info.lineno not in loops) or id(info.node) in in_pieces:
+                continue
+            if np_alias is None and _distribution(info) is not None and _distribution(info)[0].apart:
+                notes[id(info)] = "loop distribution checks its arrays apart with NumPy, which the module does not import"
                 continue
             scope = info.function if info.function is not None else tree
             namer = namers.setdefault(id(scope), Namer(scope, reserved))
@@ -187,7 +200,7 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
         isinstance(n, gast.Name) and n.id == "np" for info in loop_units if id(info) in rewrites
         for stmt in rewrites[id(info)].stmts for n in gast.walk(stmt))
     code = _splice(text, ctx, loop_units, rewrites, tf_alias, chosen, target, unstaged,
-                   import_numpy) if rewrites else text.text
+                   import_numpy, np_alias) if rewrites else text.text
     printed = {id(info): _vector_plan(ctx, info, shapes) for info in loop_units
                if vector_plans and info.vectorizable and info.form == "loop"}
     plans = tuple(plan_for(info, rewrites.get(id(info)), notes.get(id(info)),
@@ -195,6 +208,32 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
                            held_back=id(info) in held, vector_plan=printed.get(id(info), ()))
                   for info in loop_units)
     return TranspileResult(filename, text.text, code, plans)
+
+
+def _distributed(text: SourceText, ctx: ModuleContext, roots: list[LoopInfo]):
+    """Loop distribution (``analysis.distribution``) of the ``for`` loops refused whole: the
+    module is analysed again with each split into pieces, and a split is kept only where some
+    piece can be vectorized (the others stay loops). Returns the context and loops to use."""
+    refused = {(info.node.lineno, info.node.col_offset) for info in units(roots)
+               if not info.vectorizable and info.form == "loop" and info.library != "tensorflow"
+               and getattr(info.node, "pforge_splittable", False)}
+    while refused:
+        trial = module_context(text)
+        trial_roots = discover(trial, frozenset(refused))
+        pieces: dict[tuple[int, int], list[LoopInfo]] = {}
+        for info in units(trial_roots):
+            if (split := _distribution(info)) is not None:
+                pieces.setdefault((split[0].loop.lineno, split[0].loop.col_offset), []).append(info)
+        useful = {at for at, infos in pieces.items() if any(info.vectorizable for info in infos)}
+        if useful == refused:
+            return trial, trial_roots
+        refused = useful  # (a split none of whose pieces is vectorizable: the loop stays whole)
+    return ctx, roots
+
+
+def _distribution(info: LoopInfo):
+    """``(Distribution, k)`` when ``info`` is piece ``k`` of a distributed loop, else None."""
+    return getattr(info.node, "pforge_distributed", None)
 
 
 def _vector_plan(ctx, info, shapes) -> tuple[str, ...]:
@@ -324,8 +363,9 @@ def _drop_unstageable(ctx, loop_units, rewrites, notes, chosen) -> set[int]:
 
 
 def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias, chosen, target="auto",
-            unstaged=frozenset(), import_numpy=False) -> str:
+            unstaged=frozenset(), import_numpy=False, np_alias=None) -> str:
     splicer = Splicer(text)
+    pieces: dict[int, dict[int, str]] = {}  # a distributed loop's rewritten pieces: k -> text
     nodes: dict[int, gast.AST] = {}
     if import_numpy:
         imports = [s for s in ctx.tree.body if isinstance(s, (gast.Import, gast.ImportFrom))]
@@ -342,6 +382,10 @@ def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias
             continue
         last = info.node.end_lineno
         span = f"line {info.lineno}" if info.lineno == last else f"lines {info.lineno}-{last}"
+        split = _distribution(info)
+        if split is not None:
+            span = split[0].lines(split[1])
+            mark = len(splicer.edits)
         marker = _MARKER[chosen.get(id(info), ("pfor", ""))[0]]
         comment = f"# pforge: vectorized loop (was {span}: {result.pattern}) {marker}"
         init = getattr(info.node, "pforge_comprehension", None)
@@ -357,6 +401,8 @@ def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias
         if getattr(result, "guard", None) is not None:
             comment += f", {CHECKED_MARKER}"
             kept = unparse_lines([info.node]) if getattr(info.node, "pforge_fallback_unparsed", False) else None
+            if split is not None:
+                kept = splicer.piece_lines(split[0].loop, split[0].groups[split[1]])
             splicer.replace_statement_guarded(result.anchor or info.node, comment, _conjunction(result.guard),
                                               unparse_lines(result.stmts), kept,
                                               unparse_lines(result.prelude))
@@ -367,6 +413,8 @@ def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias
             splicer.replace_statement(result.anchor, [comment] + unparse_lines(result.stmts))
         else:  # tf.map_fn: replaced in place
             splicer.insert_line_before(result.anchor.lineno, comment)
+        if split is not None:  # (its text goes with the other pieces', below)
+            pieces.setdefault(id(split[0]), {})[split[1]] = splicer.edits.pop(mark).new
         for stmt in result.drop:
             splicer.delete_statement(stmt)
         for node in _consumers(ctx, result, nodes):
@@ -382,6 +430,17 @@ def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias
                 and not staging.is_staged(ctx, fdef):
             staged.add(id(fdef))
             splicer.insert_line_before(fdef.lineno, f"@{tf_alias}.function")
+    for info in loop_units:
+        split = _distribution(info)
+        if split is not None and split[1] == 0 and id(split[0]) in pieces:
+            plan, texts = split[0], pieces[id(split[0])]
+            test = plan.guard(np_alias)
+            what = "; ".join(f"{plan.lines(k)} {'vectorized' if k in texts else 'a loop'}"
+                             for k in range(len(plan.groups)))
+            # (under run-time checks, the marker says so: the loop kept under `else:` is not split again)
+            splicer.replace_distributed(plan.loop, f"# pforge: loop distributed (was lines {plan.loop.lineno}-"
+                                        f"{plan.loop.end_lineno}: {what})" + f", {CHECKED_MARKER}" * bool(test), test,
+                                        [texts.get(k) for k in range(len(plan.groups))], plan.groups)
     return splicer.apply()
 
 

@@ -116,6 +116,9 @@ def pattern_remark(info: LoopInfo, rewrite_pattern: str | None, backend: str | N
     how = {"pfor": "pfor backend (tf.vectorized_map)", "direct": "direct backend (batched ops)"}.get(
         backend or "", "not rewritten" + (f": {note}" if note else ""))
     detail = rewrite_pattern or f"{info.space.describe()}{'; ' + outputs if outputs else ''}"
+    split = getattr(info.node, "pforge_distributed", None)
+    if split is not None:  # (a piece of a loop refused whole: analysis.distribution)
+        detail = f"loop distribution, {split[0].lines(split[1])}: {detail}"
     checks = [c for level in info.walk() for c in level.runtime_checks]
     if checks:  # (a distance the code does not fix: vectorizable where it allows, the loop elsewhere)
         detail += ", where " + " and ".join(f"`{gast.unparse(c).strip()}`" for c in checks) + " (checked at run time)"

@@ -83,6 +83,37 @@ class Splicer:
                         *body, f"{indent}else:", *kept])
         self.edits.append(Edit(self.line_start(stmt.lineno), self.line_end(stmt.end_lineno), text))
 
+    def piece_lines(self, loop: gast.For, stmts: list[gast.stmt]) -> list[str]:
+        """The text of ``loop`` with only ``stmts`` of its body (a piece of a distributed loop):
+        its header's lines and the statements' own lines, comments and all, less the loop's
+        indentation."""
+        indent = self.indentation(loop.lineno)
+        header = list(range(loop.lineno, loop.body[0].lineno))
+        while len(header) > 1 and self.lines[header[-1] - 1].strip().startswith(("#", "")) \
+                and not self.lines[header[-1] - 1].strip()[:1].isalnum():
+            header.pop()  # (a comment or a blank line above the first statement)
+        numbers = header + [n for stmt in stmts for n in range(stmt.lineno, stmt.end_lineno + 1)]
+        return [self.lines[n - 1].rstrip("\r\n").removeprefix(indent) for n in numbers]
+
+    def replace_distributed(self, loop: gast.For, comment: str, test: str, texts: list[str | None],
+                            groups: list[list[gast.stmt]]) -> None:
+        """Replaces ``loop`` by its pieces in order under ``comment``: ``texts[k]`` (the rewrite
+        of piece ``k``, at the loop's indentation) or, where it is None, the piece's own loop;
+        all under ``if test:`` with the loop as written under ``else:`` when ``test`` is given."""
+        indent = self.indentation(loop.lineno)
+        nl = self.source.newline
+        lines = []
+        for text, stmts in zip(texts, groups):
+            lines += text.split(nl) if text is not None else [
+                indent + line if line else "" for line in self.piece_lines(loop, stmts)]
+        if test:
+            unit = self.indent_unit
+            kept = [unit + line.rstrip("\r\n") if line.strip() else ""
+                    for line in self.lines[loop.lineno - 1:loop.end_lineno]]
+            lines = [f"{indent}if {test}:", *(unit + line if line else "" for line in lines), f"{indent}else:", *kept]
+        self.edits.append(Edit(self.line_start(loop.lineno), self.line_end(loop.end_lineno),
+                               nl.join([indent + comment, *lines])))
+
     def delete_statement(self, stmt: gast.stmt) -> bool:
         """Deletes a statement standing alone on its lines; returns False (no edit) otherwise."""
         first = self.lines[stmt.lineno - 1]

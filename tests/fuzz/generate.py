@@ -897,6 +897,32 @@ class _Builder:
         return Fragment("previous output", REFUSE, (f"p{k}[i] = np.tanh(p{k}[{prev}]) + {self.expr(1)}",),
                         (f"p{k} = np.ones(len(x))",), outputs=(f"p{k}",), **offsets)
 
+    def _distributed(self, k):
+        """A recurrence no form batches (``q[i] = tanh(q[i - 1] * t) + u``) beside a statement
+        reading its array: loop distribution runs the recurrence as a loop of its own and the
+        reading statement as whole arrays, after it where it reads the previous iteration's
+        element (whichever statement comes first in the body), before it where it reads the
+        element a later iteration overwrites (the old value). Planted look-alikes read both
+        (a cycle), or pass the element through a scalar: the loop stays whole."""
+        if not self.np:
+            return self._map(k)
+        prev, ahead = ("i + 1", "i - 1") if self.descending else ("i - 1", "i + 1")
+        setup = (f"q{k} = np.asarray(x, dtype=float) * 0.5", f"o{k} = np.zeros(len(x))")
+        carried = f"q{k}[i] = np.tanh(q{k}[{prev}] * {self.expr(1)}) + {self.expr(1)}"
+        shape = self.rng.random()
+        if shape < 0.3:
+            read = f"o{k}[i] = q{k}[{prev}] * {self.expr(1)}"
+        elif shape < 0.55:
+            read = f"o{k}[i] = q{k}[{ahead}] + {self.expr(1)}"
+        elif shape < 0.75:
+            read = f"o{k}[i] = q{k}[i] - q{k}[{ahead}]"
+        else:
+            body = (f"t{k} = q{k}[{prev}] * 2.0", carried, f"o{k}[i] = t{k} + {self.expr(1)}")
+            return Fragment("distribution look-alike", EITHER, body, setup, outputs=(f"o{k}", f"q{k}"),
+                            back=1, ahead=1)
+        body = (carried, read) if self.rng.random() < 0.5 else (read, carried)
+        return Fragment("loop distribution", EITHER, body, setup, outputs=(f"o{k}", f"q{k}"), back=1, ahead=1)
+
     def _reordered(self, k):
         """``o[i] = q[i - 1] * ...`` before ``q[i] = ...``: the read sees what the previous
         iteration wrote, which whole-array execution gives where the write runs first
@@ -1061,15 +1087,16 @@ class _Builder:
     def _ordered_writes(self, k):
         """Two writes that touch one element in two iterations (``o[i + 1] = ...`` then ``o[i] =
         ...``, TSVC's s2244): vectorizable where the later iteration's write is the later
-        statement (counting down, the other way round); the other order is a planted output
-        dependence whole-array execution would get wrong."""
+        statement (counting down, the other way round); the other order is an output dependence
+        whole-array execution of the loop as written would get wrong, which loop distribution
+        resolves by running the later statement's loop first (or the loop stays whole)."""
         if not self.np:
             return self._map(k)
         planted = self.rng.random() < 0.35
         ahead, here = f"o{k}[i + 1] = {self.expr(1)}", f"o{k}[i] = {self.expr(1)} * 2.0"
         right = (here, ahead) if self.descending else (ahead, here)
         body = right[::-1] if planted else right
-        return Fragment("ordered writes look-alike" if planted else "ordered writes", REFUSE if planted else VECTORIZE,
+        return Fragment("ordered writes, the other order" if planted else "ordered writes", EITHER if planted else VECTORIZE,
                         body, (f"o{k} = np.zeros(len(x) + 2)",), outputs=(f"o{k}",))
 
     def _stencil(self, k):
@@ -1337,7 +1364,8 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("constant-branch", 2), ("invariant-choice", 2), ("live-invariant", 2), ("invariant-if", 2),
                ("reordered", 2), ("derived-write", 2), ("dtype-edge", 3), ("entry-offset", 2),
                ("symbolic-offset", 2), ("read-then-write", 2),
-               ("ordered-writes", 2), ("inner-comprehension", 2), ("shape-read", 2), ("grid", 2))
+               ("ordered-writes", 2), ("inner-comprehension", 2), ("shape-read", 2), ("grid", 2),
+               ("distributed", 3))
 DEPENDENT = (("carried", 2), ("inner-of-carried", 1), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))

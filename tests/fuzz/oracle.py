@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import io
 import random
 import types
@@ -205,8 +206,15 @@ def _empty_stacks_only(want: dict, got: dict) -> bool:
 
 
 def _main_plan(result, source):
+    """The plan of the program's loop; where loop distribution split it, the plans of its
+    pieces summed up: vectorizable only where every piece is, rewritten where any piece is."""
     line = next(k for k, text in enumerate(source.splitlines(), 1) if text.startswith("    for i in "))
-    return next((p for p in result.plans if p.lineno == line), None)
+    plans = [p for p in result.plans if p.lineno == line]
+    if len(plans) <= 1:
+        return plans[0] if plans else None
+    rewritten = [p for p in plans if p.rewritten]
+    return dataclasses.replace(rewritten[0] if rewritten else plans[0], vectorizable=all(p.vectorizable for p in plans),
+                               remarks=tuple(r for p in plans for r in p.remarks))
 
 
 def judge(program: Program, backend: str, ranks_known: bool, draws: int = 3) -> Outcome:

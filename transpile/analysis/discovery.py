@@ -10,6 +10,7 @@ from pforge.transpile.analysis.calls import _check_calls, _detect_library
 from pforge.transpile.analysis.classes import _classify_scalars, _find_derived, check_live_out
 from pforge.transpile.analysis.comprehensions import comprehension_loops
 from pforge.transpile.analysis.constants import fold_dead_branches
+from pforge.transpile.analysis.distribution import distribute_loops, mark_splittable
 from pforge.transpile.analysis.collectors import (_comprehension_collector, _consumer_kind,
                                                   _find_collectors, _find_tensorarrays)
 from pforge.transpile.analysis.facts import (COMPREHENSION, INVARIANT, TRY_STATEMENTS, LoopInfo,
@@ -25,9 +26,17 @@ from pforge.transpile.analysis.subscripts import _check_subscripts
 from pforge.transpile.spaces import Space, for_space, while_space
 
 
-def discover(ctx: ModuleContext) -> list[LoopInfo]:
-    """All loop nests of the module, outermost first, in source order; each level analysed."""
+def discover(ctx: ModuleContext, distribute: frozenset[tuple[int, int]] = frozenset()) -> list[LoopInfo]:
+    """All loop nests of the module, outermost first, in source order; each level analysed.
+
+    ``distribute``: the ``(lineno, col_offset)`` of ``for`` loops to split into pieces first
+    where loop distribution can (``analysis.distribution``); each piece is then a loop."""
     roots: list[LoopInfo] = []
+    if distribute and distribute_loops(ctx, distribute):
+        ctx.parents = _parents(ctx.tree)
+        ctx._chains = ctx._use_def = None  # the pieces hold the loop's statements
+    elif not distribute:
+        mark_splittable(ctx)  # (before the body changes below: the split is made on the body as written)
     _normalise_continue(ctx.tree)
     if _split_tuple_assignments(ctx):
         ctx.parents = _parents(ctx.tree)  # the new statements hold the old targets and values
@@ -95,7 +104,7 @@ def _rank_checked(ctx, stmt) -> bool:
     if not isinstance(stmt, gast.If) or len(kept) != 1:
         return False
     above = ctx.lines[stmt.lineno - 2].strip() if stmt.lineno > 1 else ""
-    return above.startswith("# pforge: vectorized") and above.endswith(CHECKED_MARKER)
+    return above.startswith(("# pforge: vectorized", "# pforge: loop distributed")) and above.endswith(CHECKED_MARKER)
 
 
 def _array_building(info: LoopInfo) -> bool:

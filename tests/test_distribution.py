@@ -1,0 +1,261 @@
+"""Loop distribution: a loop refused whole is split into loops of its statements, and the
+pieces with no dependence cycle are vectorized. Each distributed loop is checked to be split
+and rewritten, then run against the loop, on separate arrays and on one array passed twice;
+look-alikes whose statements cannot be split stay loops, and compute what the loop does."""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+
+from pforge.transpile import transpile_source
+
+SOURCE = textwrap.dedent("""\
+    import numpy as np
+
+
+    def carried_then_map(a, b, c):
+        n = a.shape[0]
+        for i in range(1, n):
+            a[i] = a[i - 1] * a[i - 1] * 0.5 + b[i]
+            c[i] = b[i] * 2.0
+        return a, c
+
+
+    def map_then_carried(a, b, c, d):
+        n = len(a)
+        for i in range(1, n):
+            a[i] += c[i] * d[i]
+            b[i] = np.tanh(b[i - 1] * a[i]) + d[i]
+        return a, b
+
+
+    def s222(a, b, c, e):
+        for i in range(1, len(a)):
+            a[i] += b[i] * c[i]
+            e[i] = e[i - 1] * e[i - 1] * 0.5
+            a[i] -= b[i] * c[i]
+        return a, e
+
+
+    def read_before_the_write(a, b, c):
+        for i in range(1, len(a)):
+            c[i] = a[i - 1] + b[i]
+            a[i] = np.sin(a[i - 1]) + b[i]
+        return a, c
+
+
+    def reads_ahead(a, b, c):
+        for i in range(1, len(a) - 1):
+            a[i] = a[i - 1] * a[i - 1] * 0.5 + b[i]
+            c[i] = a[i + 1] * 2.0
+        return a, c
+
+
+    def scan_then_read(a, b, c):
+        for i in range(1, len(a)):
+            a[i] = a[i - 1] + b[i]
+            c[i] = a[i - 1]
+        return a, c
+
+
+    def two_writes(a, b):
+        for i in range(len(a) - 1):
+            a[i] = b[i] * 2
+            b[i] = a[i + 1] + 1
+            a[i] = a[i] + b[i]
+        return a, b
+
+
+    def later_write_first(a, b):
+        for i in range(len(a) - 1):
+            a[i] = b[i]
+            a[i + 1] = b[i]
+        return a
+
+
+    def into_new_arrays(b):
+        a = np.zeros(len(b))
+        c = np.zeros(len(b))
+        for i in range(1, len(b)):
+            a[i] = a[i - 1] * a[i - 1] * 0.5 + b[i]
+            c[i] = b[i] - 1.0
+        return a, c
+    """)
+
+#: loops whose statements must stay together: the split would change what they compute
+KEPT = textwrap.dedent("""\
+    import numpy as np
+
+
+    def reads_both_ways(a, b, c):
+        for i in range(1, len(a) - 1):
+            a[i] = a[i - 1] * a[i - 1] * 0.5 + b[i]
+            c[i] = a[i] + a[i + 1]
+        return a, c
+
+
+    def shares_a_scalar(a, b, c):
+        for i in range(1, len(a)):
+            t = b[i] * 2.0
+            a[i] = a[i - 1] * a[i - 1] * 0.5 + t
+            c[i] = t + 1.0
+        return a, c
+
+
+    def draws(a, b, c):
+        for i in range(1, len(a)):
+            a[i] = a[i - 1] * a[i - 1] * 0.5 + np.random.rand()
+            c[i] = b[i] * np.random.rand()
+        return a, c
+
+
+    def through_a_view(a, b):
+        v = a[1:]
+        for i in range(1, len(b) - 1):
+            a[i] = a[i - 1] * a[i - 1] * 0.5 + b[i]
+            b[i] = v[i] * 2.0
+        return a, b
+
+
+    def sums_whole(a, b, c):
+        for i in range(1, len(a)):
+            a[i] = a[i - 1] * a[i - 1] * 0.5 + b[i]
+            c[i] = np.sum(a) + b[i]
+        return a, c
+    """)
+
+DISTRIBUTED = ["carried_then_map", "map_then_carried", "s222", "read_before_the_write", "reads_ahead",
+               "scan_then_read", "two_writes", "later_write_first", "into_new_arrays"]
+
+
+def _module(code):
+    namespace: dict = {}
+    exec(compile(code, "<code>", "exec"), namespace)
+    return namespace
+
+
+def _split(code, name):
+    """The code of ``name``, asserted to hold a distributed loop (so a comparison compares a rewrite)."""
+    body = code.split(f"def {name}(")[1].split("\ndef ")[0]
+    assert "# pforge: loop distributed" in body, body
+    return body
+
+
+def _arguments(name, n, rng):
+    count = {"carried_then_map": 3, "map_then_carried": 4, "s222": 4, "read_before_the_write": 3,
+             "into_new_arrays": 1, "reads_ahead": 3, "scan_then_read": 3, "two_writes": 2,
+             "later_write_first": 2, "reads_both_ways": 3, "shares_a_scalar": 3, "draws": 3,
+             "through_a_view": 2, "sums_whole": 3}[name]
+    return [rng.uniform(-1.0, 1.0, n) for _ in range(count)]
+
+
+@pytest.fixture(scope="module")
+def distributed():
+    result = transpile_source(SOURCE, "m.py")
+    return result, {name: [p for p in result.plans if p.function == name] for name in DISTRIBUTED}
+
+
+@pytest.mark.parametrize("name", DISTRIBUTED)
+def test_the_loop_is_split_and_a_piece_is_rewritten(distributed, name):
+    result, plans = distributed
+    assert len(plans[name]) >= 2, [p.remarks for p in plans[name]]
+    assert any(p.rewritten for p in plans[name])
+    _split(result.code, name)
+    assert any("loop distribution, line" in r.message for p in plans[name] for r in p.remarks)
+
+
+def test_the_pieces_run_in_dependence_order(distributed):
+    result, _ = distributed
+    body = result.code.split("def read_before_the_write(")[1].split("\n    else:\n")[0]
+    # `c[i] = a[i - 1] + b[i]` reads what the carried statement wrote: that one runs first
+    assert body.index("a[i] = np.sin") < body.index("c[1:")
+    body = result.code.split("def reads_ahead(")[1].split("\n    else:\n")[0]
+    # `c[i] = a[i + 1] * 2.0` reads what a later iteration overwrites: it runs first
+    assert body.index("c[1:") < body.index("a[i] = a[i - 1]")
+
+
+def test_a_parameter_pair_is_checked_apart(distributed):
+    result, _ = distributed
+    body = result.code.split("def carried_then_map(")[1].split("\ndef ")[0]
+    assert "may_share_memory(a, c)" in body
+    body = result.code.split("def into_new_arrays(")[1].split("\ndef ")[0]
+    assert "# pforge: loop distributed" in body and "may_share_memory(a, c)" not in body
+
+
+@pytest.mark.parametrize("name", DISTRIBUTED)
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 17])
+def test_equal_to_the_loop(distributed, name, n):
+    result, _ = distributed
+    _split(result.code, name)
+    before, after = _module(SOURCE)[name], _module(result.code)[name]
+    args = _arguments(name, n, np.random.default_rng(n))
+    want = before(*[a.copy() for a in args])
+    got = after(*[a.copy() for a in args])
+    want, got = (want, got) if isinstance(want, tuple) else ((want,), (got,))
+    for w, g in zip(want, got):
+        np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("name", [n for n in DISTRIBUTED if n != "into_new_arrays"])
+def test_one_array_passed_twice_runs_the_loop(distributed, name):
+    result, _ = distributed
+    _split(result.code, name)
+    before, after = _module(SOURCE)[name], _module(result.code)[name]
+    x = np.random.default_rng(5).uniform(-1.0, 1.0, 12)
+    count = len(_arguments(name, 1, np.random.default_rng(0)))
+    mine, theirs = x.copy(), x.copy()
+    before(*[mine] * count)
+    after(*[theirs] * count)
+    np.testing.assert_array_equal(theirs, mine)
+    mine, theirs = x.copy(), x.copy()  # (a view of it, one element along)
+    before(mine[1:], *[mine[:-1]] * (count - 1))
+    after(theirs[1:], *[theirs[:-1]] * (count - 1))
+    np.testing.assert_array_equal(theirs, mine)
+
+
+@pytest.mark.parametrize("name", ["reads_both_ways", "shares_a_scalar", "draws", "through_a_view", "sums_whole"])
+def test_statements_that_must_stay_together_keep_the_loop(name):
+    result = transpile_source(KEPT, "m.py")
+    body = result.code.split(f"def {name}(")[1].split("\ndef ")[0]
+    assert body == KEPT.split(f"def {name}(")[1].split("\ndef ")[0]
+    assert not any(p.rewritten for p in result.plans if p.function == name)
+
+
+def test_idempotent(distributed):
+    result, _ = distributed
+    assert transpile_source(result.code, "m.py").code == result.code
+
+
+def test_a_split_with_no_vectorizable_piece_keeps_the_loop_whole():
+    source = textwrap.dedent("""\
+        def both_carried(a, b):
+            for i in range(1, len(a)):
+                a[i] = a[i - 1] * a[i - 1] + 1.0
+                b[i] = b[i - 1] * b[i - 1] + 1.0
+            return a, b
+        """)
+    result = transpile_source(source, "m.py")
+    assert result.code == source
+    assert len(result.plans) == 1 and not result.plans[0].vectorizable
+
+
+@pytest.mark.parametrize("name", ["read_before_the_write", "reads_ahead", "two_writes"])
+def test_python_lists_run_the_loop(distributed, name):
+    """One list passed twice: NumPy cannot tell (it compares fresh copies), so the pieces run
+    only on arrays of numbers, and lists run the loop as written."""
+    result, _ = distributed
+    assert "not a.dtype.hasobject" in _split(result.code, name)
+    before, after = _module(SOURCE)[name], _module(result.code)[name]
+    count = len(_arguments(name, 1, np.random.default_rng(0)))
+    values = [0.1 * k for k in range(9)]
+    mine, theirs = list(values), list(values)
+    before(*[mine] * count)
+    after(*[theirs] * count)
+    assert theirs == mine
+    mine, theirs = [list(values) for _ in range(count)], [list(values) for _ in range(count)]
+    before(*mine)
+    after(*theirs)
+    assert theirs == mine

@@ -1,0 +1,346 @@
+"""Loop distribution: a loop refused as a whole is split into loops of its own statements,
+so the parts without a loop-carried dependence cycle can be vectorized (Allen & Kennedy,
+"Optimizing Compilers for Modern Architectures", 2001, section 2.4.2 and the codegen
+algorithm of section 2.4.3: the strongly connected components of the statement dependence
+graph, in a topological order).
+
+``for i in range(1, n): a[i] = a[i - 1] * a[i - 1] + b[i]; c[i] = b[i] * 2.0`` becomes two
+loops over the same range, the first of them carried (it stays a loop), the second a map.
+Each piece is a ``for`` statement in the tree in place of the loop (``pforge_distributed``
+says which loop and which statements), analysed and rewritten as any other loop; where no
+piece is vectorizable the driver keeps the loop whole (``pipeline``).
+
+The statement graph is built conservatively over the body's top-level statements:
+
+- an edge from every statement to each later one touching a name either of them binds or
+  writes into (the order of the body, which covers dependences within one iteration);
+- an edge back from the later to the earlier one where the later one's access at some
+  iteration may run before the earlier one's at a later iteration: a flow into the earlier
+  statement from a previous iteration, an anti-dependence from a later one, or an output
+  dependence whose direction the dependence test cannot rule out (``dependence.test_pair``);
+- both edges where a name other than an array read and written through affine subscripts
+  passes between them (a scalar, an array used whole): the two stay in one loop.
+
+Distribution runs every iteration of one piece before the next piece starts, so two names
+that are one array (``f(x, x)``) would see each other's writes in another order. A pair of
+parameters, one written by a piece and the other read by another, is checked at run time
+(``not np.may_share_memory``; the loop runs as written where they may overlap); any other
+name shared so must be bound to a new array (``np.zeros(n)``) before the loop.
+
+A loop that raises (an index past the end) still raises, but the pieces before the one that
+raises have then run all their iterations.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+import gast
+
+from pforge.transpile import dependence, effects
+from pforge.transpile.analysis.aliasing import _fresh_value
+from pforge.transpile.analysis.nodes import _stored_names
+from pforge.transpile.spaces import for_space
+
+#: the statements a distributed body may hold (an ``if`` or an inner ``for`` of them, too)
+_SIMPLE = (gast.Assign, gast.AugAssign, gast.If, gast.For, gast.Pass)
+#: what no distributed body may hold anywhere
+_BARRED = (gast.Break, gast.Continue, gast.Return, gast.Yield, gast.YieldFrom, gast.Await, gast.Raise,
+           gast.Try, gast.With, gast.Global, gast.Nonlocal, gast.Delete, gast.NamedExpr, gast.Lambda,
+           gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.While, gast.AsyncFor)
+
+
+@dataclass
+class Distribution:
+    """How one loop is split.
+
+    Attributes:
+        loop: the original ``for`` statement (no longer in the tree).
+        groups: the statements of each piece, pieces in the order they run, statements in the
+            order of the body.
+        apart: ``(written, other)`` parameter pairs that must not share memory (checked at run
+            time in front of the pieces).
+    """
+
+    loop: gast.For
+    groups: list[list[gast.stmt]]
+    apart: list[tuple[str, str]]
+
+    def guard(self, np_alias: str) -> str:
+        """The run-time test in front of the pieces ("" where none is needed): each parameter
+        written is an array of numbers (a list, or an array of objects, may hold another's
+        rows: the loop runs), each one read beside it such an array or a number, and no such
+        pair shares memory (NumPy compares memory bounds: it may see an overlap where none is,
+        and the loop runs)."""
+        written = sorted({w for w, _ in self.apart})
+        read = sorted({r for _, r in self.apart} - set(written))
+        tests = [f"type({w}) is {np_alias}.ndarray and not {w}.dtype.hasobject" for w in written]
+        tests += [f"(type({r}) is {np_alias}.ndarray and not {r}.dtype.hasobject or isinstance({r}, (int, float, "
+                  f"complex, {np_alias}.number, {np_alias}.bool_)))" for r in read]
+        tests += [f"not {np_alias}.may_share_memory({w}, {r})" for w, r in self.apart]
+        return " and ".join(tests)
+
+    def lines(self, k: int) -> str:
+        """The lines of piece ``k``'s statements, as a remark names them (``lines 20, 22``)."""
+        spans = [str(s.lineno) if s.lineno == s.end_lineno else f"{s.lineno}-{s.end_lineno}"
+                 for s in self.groups[k]]
+        return ("line " if len(spans) == 1 and "-" not in spans[0] else "lines ") + ", ".join(spans)
+
+
+def distribute_loops(ctx, positions) -> bool:
+    """Replaces each ``for`` statement starting at one of ``positions`` (``(lineno, col_offset)``)
+    by its pieces where :func:`groups` splits it; returns whether any was split."""
+    split = False
+    for parent in list(gast.walk(ctx.tree)):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(parent, field, None)
+            if not isinstance(block, list):
+                continue
+            k = 0
+            while k < len(block):
+                stmt = block[k]
+                if isinstance(stmt, gast.For) and (stmt.lineno, stmt.col_offset) in positions:
+                    plan = groups(ctx, stmt)
+                    if plan is not None:
+                        pieces = [_piece(stmt, plan, j) for j in range(len(plan.groups))]
+                        block[k:k + 1] = pieces
+                        k += len(pieces)
+                        split = True
+                        continue
+                k += 1
+    return split
+
+
+def mark_splittable(ctx) -> None:
+    """Sets ``pforge_splittable`` on each ``for`` statement :func:`groups` splits, so the driver
+    analyses the module again only where a loop refused whole has pieces."""
+    for node in gast.walk(ctx.tree):
+        if isinstance(node, gast.For) and len(node.body) >= 2:
+            node.pforge_splittable = groups(ctx, node) is not None
+
+
+def _piece(loop: gast.For, plan: Distribution, k: int) -> gast.For:
+    piece = gast.For(target=copy.deepcopy(loop.target), iter=copy.deepcopy(loop.iter),
+                     body=list(plan.groups[k]), orelse=[], type_comment=None)
+    for node in (piece, ):
+        node.lineno, node.col_offset = loop.lineno, loop.col_offset
+        node.end_lineno, node.end_col_offset = loop.end_lineno, loop.end_col_offset
+    piece.pforge_distributed = (plan, k)
+    return piece
+
+
+def groups(ctx, loop: gast.For) -> Distribution | None:
+    """The pieces ``loop`` distributes into (two or more), or None where it does not or cannot
+    (see the module docstring for what is needed)."""
+    space = for_space(loop, ctx.imports)
+    body = loop.body
+    if space is None or space.kind != "range" or loop.orelse or len(body) < 2 \
+            or ctx.imports.resolve(loop.iter.func) != "builtins.range" or body[0].lineno <= loop.lineno:
+        return None
+    if any(not isinstance(s, _SIMPLE) for s in body) or any(isinstance(n, _BARRED) for s in body for n in gast.walk(s)):
+        return None
+    if any(b.lineno <= a.end_lineno for a, b in zip(body, body[1:])):
+        return None  # (two statements on one line: a piece's text is its statements' lines)
+    induction = space.induction
+    stored = _stored_names(body)
+    if induction in stored:
+        return None
+    for call in (n for n in gast.walk(loop) if isinstance(n, gast.Call)):
+        if ctx.imports.resolve(call.func) is None and not isinstance(call.func, gast.Attribute):
+            return None  # a helper of this module may read what another statement writes
+        if ctx.effects.classify(call).kind != effects.PURE:
+            return None  # (random draws would come in another order)
+    variant = set(stored) - {induction}
+    count = len(body)
+    try:
+        facts = [_Statement(s) for s in body]
+    except _Refused:
+        return None
+    if any(name in variant for f in facts for name, accesses in f.accesses.items() if any(a.write for a in accesses)):
+        return None  # `row = x[i]; row[0] = v` writes into `x` under another name
+    augmented = {f.stmt.target.id for f in facts if isinstance(f.stmt, gast.AugAssign) and isinstance(f.stmt.target, gast.Name)}
+    if any(not _bound_fresh(ctx, n) for name in augmented for n in stored[name]
+           if not isinstance(ctx.parents.get(id(n)), gast.AugAssign)):
+        return None  # `r = x[i]; r += t` adds into `x` where `x[i]` is a row
+    edges = set()
+    for a in range(count):
+        for b in range(a + 1, count):
+            if facts[a].meets(facts[b]):
+                forward, backward = _directions(facts[a], facts[b], induction, variant, space.step_sign())
+                edges |= {(a, b)} if forward else set()
+                edges |= {(b, a)} if backward else set()
+    components = _components(count, edges)
+    if len(components) < 2:
+        return None
+    apart = _apart(ctx, loop, facts, components, induction)
+    if apart is None:
+        return None
+    return Distribution(loop, [[body[k] for k in sorted(c)] for c in components], apart)
+
+
+class _Refused(Exception):
+    """A statement distribution cannot model (a write through an attribute or a view)."""
+
+
+class _Statement:
+    """What one top-level statement of the body binds, writes into and reads."""
+
+    def __init__(self, stmt):
+        self.stmt = stmt
+        parents = {id(c): p for p in gast.walk(stmt) for c in gast.iter_child_nodes(p)}
+        names = [n for n in gast.walk(stmt) if isinstance(n, gast.Name)]
+        self.names = {n.id for n in names}
+        self.bound = {n.id for n in names if not isinstance(n.ctx, gast.Load)}
+        self.accesses: dict[str, list[dependence.Access]] = {}
+        through: set[int] = set()  # the base names of modelled subscripts
+        for node in gast.walk(stmt):
+            if isinstance(node, (gast.Attribute, gast.Starred)) and not isinstance(node.ctx, gast.Load):
+                raise _Refused  # `obj.x = v`: no name says what it touches
+            parent = parents.get(id(node))
+            if not isinstance(node, gast.Subscript) or isinstance(parent, gast.Subscript) and parent.value is node:
+                continue  # (the outer subscript of a chain is the access)
+            store = not isinstance(node.ctx, gast.Load)
+            flat = dependence.flatten_subscript(node)
+            if flat is None:
+                if store:
+                    raise _Refused
+                continue  # (its base, read whole below, ties it to any writer)
+            base = node
+            while isinstance(base, gast.Subscript):
+                base = base.value
+            through.add(id(base))
+            self.accesses.setdefault(flat[0], []).append(dependence.Access(flat[0], flat[1], stmt, store))
+            if store:
+                self.bound.add(flat[0])
+                if isinstance(stmt, gast.AugAssign):  # (`a[i] += t` reads the element too)
+                    self.accesses[flat[0]].append(dependence.Access(flat[0], flat[1], stmt))
+        self.whole = {n.id for n in names if id(n) not in through}
+        in_index = {id(n) for s in gast.walk(stmt) if isinstance(s, gast.Subscript) for n in gast.walk(s.slice)}
+        #: names read as data (not only inside an index: `a[n - 1 - i]` reads `n` as a number)
+        self.data = {n.id for n in names if id(n) not in in_index}
+        #: names whose memory the statement may write: elements stored (`a[i] = v`), or an
+        #: augmented name (`acc += t` adds into an array in place)
+        self.written = {name for name, accesses in self.accesses.items() if any(a.write for a in accesses)}
+        if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name):
+            self.written.add(stmt.target.id)
+
+    def meets(self, other: "_Statement") -> bool:
+        """The two touch a name one of them binds or writes into."""
+        return bool(self.bound & other.names or other.bound & self.names)
+
+    def scalar_shared(self, other: "_Statement") -> set[str]:
+        """Names one binds and the other touches that are not arrays read and written through
+        subscripts in both (they tie the two statements into one loop)."""
+        shared = self.bound & other.names | other.bound & self.names
+        return {n for n in shared if n in self.whole or n in other.whole
+                or n not in self.accesses or n not in other.accesses}
+
+
+def _directions(first: _Statement, later: _Statement, induction, variant, step_sign) -> tuple[bool, bool]:
+    """Whether ``first`` may touch an element at the same or an earlier iteration than ``later``
+    (after it in the body) touches it, one of them writing (the loop needs ``first``'s access
+    first: forward); and whether ``later`` may touch one at an earlier iteration (backward)."""
+    if first.scalar_shared(later):
+        return True, True
+    forward = backward = False
+    for name in first.bound & later.names | later.bound & first.names:
+        for p in first.accesses.get(name, []):
+            for q in later.accesses.get(name, []):
+                for writer, other, writer_first in ((p, q, True), (q, p, False)):
+                    if writer.write:
+                        ahead, behind = _order(dependence.test_pair(writer, other, induction, variant, step_sign),
+                                               writer_first)
+                        forward, backward = forward or ahead, backward or behind
+    return forward, backward
+
+
+def _order(conflict, writer_first: bool) -> tuple[bool, bool]:
+    """``(forward, backward)`` for what ``dependence.test_pair(writer, other)`` found: None, the
+    same iteration's element only (or none), which the body's order settles; flow, the writer's
+    iteration earlier; anti, the other's; output, as ``write_later`` says; else both."""
+    if conflict is None:
+        return True, False
+    if conflict.kind in ("flow", "anti"):
+        writer_earlier = conflict.kind == "flow"
+    elif conflict.kind == "output" and conflict.write_later is not None:
+        writer_earlier = not conflict.write_later
+    else:
+        return True, True
+    first_earlier = writer_earlier == writer_first
+    return first_earlier, not first_earlier
+
+
+def _components(count: int, edges: set[tuple[int, int]]) -> list[set[int]]:
+    """The strongly connected components of the statement graph, in a topological order (ties
+    by the first statement of each)."""
+    reach = [[a == b or (a, b) in edges for b in range(count)] for a in range(count)]
+    for k in range(count):  # Warshall's transitive closure
+        for a in range(count):
+            if reach[a][k]:
+                for b in range(count):
+                    reach[a][b] = reach[a][b] or reach[k][b]
+    components: list[set[int]] = []
+    for a in range(count):
+        if not any(a in c for c in components):
+            components.append({b for b in range(count) if reach[a][b] and reach[b][a]})
+    order: list[set[int]] = []
+    while components:
+        ready = next(c for c in components if not any(
+            reach[b][a] for other in components if other is not c for b in other for a in c))
+        order.append(ready)
+        components.remove(ready)
+    return order
+
+
+def _apart(ctx, loop, facts, components, induction) -> list[tuple[str, str]] | None:
+    """The parameter pairs to check apart at run time; None where a name shared between pieces
+    may be another's memory and no check can tell (see the module docstring)."""
+    fdef = ctx.parents.get(id(loop))
+    while fdef is not None and not isinstance(fdef, (gast.FunctionDef, gast.AsyncFunctionDef)):
+        fdef = ctx.parents.get(id(fdef))
+    if fdef is None:
+        return None
+    params = {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+    params |= {a.id for a in (fdef.args.vararg, fdef.args.kwarg) if a is not None}
+    inner = {id(n) for n in gast.walk(loop)}
+    outside = {name: [n for n in nodes if id(n) not in inner] for name, nodes in _stored_names(fdef.body).items()}
+    local = set().union(*(f.bound for f in facts)) - set().union(*(f.written for f in facts))
+    piece = {k: j for j, c in enumerate(components) for k in c}
+    pairs = set()
+    for a, fa in enumerate(facts):
+        for b, fb in enumerate(facts):
+            if piece[a] == piece[b]:
+                continue
+            for written in fa.written:
+                for other in fb.data - local - {written, induction}:
+                    if ctx.imports.resolve(gast.Name(id=other, ctx=gast.Load(), annotation=None,
+                                                      type_comment=None)) is None:
+                        pairs.add((written, other))  # (not a module or a builtin)
+    checked = []
+    for written, other in sorted(pairs):
+        for name in (written, other):
+            bindings = outside.get(name, [])
+            if name in params and not bindings or name not in params and bindings and all(
+                    _bound_fresh(ctx, n) for n in bindings):
+                continue
+            return None  # a parameter bound again, a global, or a local that may be a view
+        if written in params and other in params and (other, written) not in checked:
+            checked.append((written, other))  # (np.may_share_memory is symmetric)
+    return checked
+
+
+def _bound_fresh(ctx, name_node) -> bool:
+    """``name = <a new array>`` (``np.zeros(n)``, a list display) or a number read off an array
+    (``n = a.shape[0]``, ``len(a)``): no other name holds its memory."""
+    stmt = ctx.parents.get(id(name_node))
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and stmt.targets[0] is name_node):
+        return False
+    value = stmt.value
+    while isinstance(value, gast.Subscript):
+        value = value.value
+    return _fresh_value(ctx, stmt.value) or isinstance(value, gast.Attribute) and value.attr in _SIZES
+
+
+#: attributes of an array that are numbers or tuples of numbers
+_SIZES = ("shape", "size", "ndim", "itemsize", "nbytes")
