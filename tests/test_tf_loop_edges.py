@@ -54,6 +54,17 @@ SOURCE = textwrap.dedent("""\
             lc = [2.0 + x[j] for j in range(3) if j != 1]
             o.append(tf.stack(lc))
         return tf.stack(o)
+
+
+    def bound_under_a_test(x):
+        r = 0
+        o = []
+        for i in range(x.shape[0]):
+            if r != 0 or x[i] > 0.5:
+                r = x[i]
+            lc = [(3.0 * x[i]) + x[j] for j in range(3)]
+            o.append(tf.stack(lc) + r)
+        return tf.stack(o), r
     """)
 
 
@@ -109,3 +120,20 @@ def test_a_list_appended_under_a_tensor_test_keeps_the_function_unstaged():
     before, after = run_module(SOURCE), run_module(result.code)
     x, y = tf.constant([1.0, 2.0, 3.0, 4.0]), tf.constant([1.0, -1.0, -2.0, 0.5])
     assert np.array_equal(before["filtered_outer"](x, y).numpy(), after["filtered_outer"](x, y).numpy())
+
+
+def test_a_name_bound_under_a_tensor_test_keeps_the_function_unstaged():
+    """Fuzz seed 8131048: the outer loop stays a loop and binds `r` (a Python 0 before it)
+    under an ``if`` on a tensor; staged, AutoGraph makes that a graph conditional whose
+    branches give `r` two dtypes (TypeError). The function is left unstaged, so pfor's
+    rewrite of the inner comprehension, which needs staging, is not applied."""
+    result = transpile_source(SOURCE, "m.py", backend="direct", shapes={"x": 1})
+    plans = [p for p in result.plans if p.function == "bound_under_a_test"]
+    assert any("binds `r` under an `if`" in r.message for p in plans for r in p.remarks), \
+        [r.message for p in plans for r in p.remarks]
+    code = result.code[result.code.index("def bound_under_a_test") - 20:]
+    assert "@tf.function" not in code
+    before, after = run_module(SOURCE), run_module(result.code)
+    x = tf.constant([1.0, 0.25, 3.0, -4.0])
+    for want, got in zip(before["bound_under_a_test"](x), after["bound_under_a_test"](x)):
+        assert np.array_equal(np.asarray(want), np.asarray(got))

@@ -54,6 +54,11 @@ def stage_blocker(ctx: ModuleContext, fdef: gast.FunctionDef | None, rewritten: 
             return (f"the loop at line {loop.lineno} stays a loop and appends to a list under the `if` at line "
                     f"{branch.lineno}, which tf.function would make a graph conditional whose tensors the "
                     "list cannot hold")
+        bound = _binding_under_a_test(loop.node)
+        if bound is not None:
+            return (f"the loop at line {loop.lineno} stays a loop and binds `{bound.id}` under an `if` (line "
+                    f"{bound.lineno}), which tf.function would make a graph conditional whose branches must "
+                    "give it one dtype (a Python number before it and a tensor in it do not)")
     if _is_method(ctx, fdef):
         return ("it is a method: tf.function holds only a weak reference to `self`, so calls on a "
                 "temporary object would fail")
@@ -99,6 +104,15 @@ def _append_under_a_test(loop) -> gast.If | None:
                  if isinstance(node, gast.If) and not isinstance(node.test, gast.Constant)
                  and any(isinstance(sub, gast.Call) and isinstance(sub.func, gast.Attribute) and sub.func.attr == "append"
                          for stmt in node.body + node.orelse for sub in gast.walk(stmt))), None)
+
+
+def _binding_under_a_test(loop) -> gast.Name | None:
+    """A name bound in a branch of an ``if`` on a test that is not a constant, in ``loop``'s body
+    (fuzz seed 8131048: ``r1 = 0`` before the loop, ``if r1 != 0 or x[i] > 0.5: r1 = x[i]``)."""
+    return next((sub for node in gast.walk(loop)
+                 if isinstance(node, gast.If) and not isinstance(node.test, gast.Constant)
+                 for stmt in node.body + node.orelse for sub in gast.walk(stmt)
+                 if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Store)), None)
 
 
 def _module_variable_read(ctx, fdef, local_names):
