@@ -76,6 +76,14 @@ SOURCE = textwrap.dedent("""\
         return a
 
 
+    def recomputes_a_scalar(a, b, c):
+        for i in range(1, len(a)):
+            t = b[i] * 2.0
+            a[i] = a[i - 1] * a[i - 1] * 0.5 + t
+            c[i] = t + 1.0
+        return a, c
+
+
     def into_new_arrays(b):
         a = np.zeros(len(b))
         c = np.zeros(len(b))
@@ -97,12 +105,21 @@ KEPT = textwrap.dedent("""\
         return a, c
 
 
-    def shares_a_scalar(a, b, c):
+    def scalar_of_an_array_the_loop_writes(a, b, c):
+        for i in range(1, len(a) - 1):
+            t = a[i + 1] * 2.0
+            a[i] = a[i - 1] * a[i - 1] * 0.5 + b[i]
+            c[i] = a[i] + t
+        return a, c
+
+
+    def scalar_read_after_the_loop(a, b, c):
+        t = 0.0
         for i in range(1, len(a)):
             t = b[i] * 2.0
             a[i] = a[i - 1] * a[i - 1] * 0.5 + t
             c[i] = t + 1.0
-        return a, c
+        return a, c, t
 
 
     def draws(a, b, c):
@@ -128,7 +145,7 @@ KEPT = textwrap.dedent("""\
     """)
 
 DISTRIBUTED = ["carried_then_map", "map_then_carried", "s222", "read_before_the_write", "reads_ahead",
-               "scan_then_read", "two_writes", "later_write_first", "into_new_arrays"]
+               "scan_then_read", "two_writes", "later_write_first", "recomputes_a_scalar", "into_new_arrays"]
 
 
 def _module(code):
@@ -147,7 +164,7 @@ def _split(code, name):
 def _arguments(name, n, rng):
     count = {"carried_then_map": 3, "map_then_carried": 4, "s222": 4, "read_before_the_write": 3,
              "into_new_arrays": 1, "reads_ahead": 3, "scan_then_read": 3, "two_writes": 2,
-             "later_write_first": 2, "reads_both_ways": 3, "shares_a_scalar": 3, "draws": 3,
+             "later_write_first": 2, "reads_both_ways": 3, "recomputes_a_scalar": 3, "scalar_of_an_array_the_loop_writes": 3, "shares_a_scalar": 3, "draws": 3,
              "through_a_view": 2, "sums_whole": 3}[name]
     return [rng.uniform(-1.0, 1.0, n) for _ in range(count)]
 
@@ -175,6 +192,16 @@ def test_the_pieces_run_in_dependence_order(distributed):
     body = result.code.split("def reads_ahead(")[1].split("\n    else:\n")[0]
     # `c[i] = a[i + 1] * 2.0` reads what a later iteration overwrites: it runs first
     assert body.index("c[1:") < body.index("a[i] = a[i - 1]")
+
+
+def test_a_scalar_both_pieces_read_is_computed_in_each(distributed):
+    """`t = b[i] * 2.0` reads nothing the loop writes: the recurrence's loop and the batched
+    statement each compute it (read after the loop, `t` would tie them: a batched piece would
+    not keep its last value)."""
+    result, _ = distributed
+    body = _split(result.code, "recomputes_a_scalar")
+    assert body.count("t = b[i] * 2.0") >= 2  # (in the recurrence's loop, and in the fallbacks)
+    assert "t = np.asarray(b)" in body or "t = b[" in body
 
 
 def test_a_parameter_pair_is_checked_apart(distributed):
@@ -216,7 +243,8 @@ def test_one_array_passed_twice_runs_the_loop(distributed, name):
     np.testing.assert_array_equal(theirs, mine)
 
 
-@pytest.mark.parametrize("name", ["reads_both_ways", "shares_a_scalar", "draws", "through_a_view", "sums_whole"])
+@pytest.mark.parametrize("name", ["reads_both_ways", "scalar_of_an_array_the_loop_writes", "scalar_read_after_the_loop",
+                                  "draws", "through_a_view", "sums_whole"])
 def test_statements_that_must_stay_together_keep_the_loop(name):
     result = transpile_source(KEPT, "m.py")
     body = result.code.split(f"def {name}(")[1].split("\ndef ")[0]

@@ -902,8 +902,9 @@ class _Builder:
         reading its array: loop distribution runs the recurrence as a loop of its own and the
         reading statement as whole arrays, after it where it reads the previous iteration's
         element (whichever statement comes first in the body), before it where it reads the
-        element a later iteration overwrites (the old value). Planted look-alikes read both
-        (a cycle), or pass the element through a scalar: the loop stays whole."""
+        element a later iteration overwrites (the old value); a scalar of the inputs both read
+        is computed in each piece. Planted look-alikes read both (a cycle), or pass the
+        element through a scalar (which ties the reading statements into one piece)."""
         if not self.np:
             return self._map(k)
         prev, ahead = ("i + 1", "i - 1") if self.descending else ("i - 1", "i + 1")
@@ -914,8 +915,13 @@ class _Builder:
             read = f"o{k}[i] = q{k}[{prev}] * {self.expr(1)}"
         elif shape < 0.55:
             read = f"o{k}[i] = q{k}[{ahead}] + {self.expr(1)}"
-        elif shape < 0.75:
+        elif shape < 0.65:
             read = f"o{k}[i] = q{k}[i] - q{k}[{ahead}]"
+        elif shape < 0.85:  # a scalar of the inputs both statements read: each piece computes it
+            body = (f"t{k} = {self.expr(1)} * 2.0", f"q{k}[i] = np.tanh(q{k}[{prev}] * t{k}) + 0.5",
+                    f"o{k}[i] = t{k} + {self.expr(1)}")
+            return Fragment("loop distribution, a scalar computed in each piece", EITHER, body, setup,
+                            outputs=(f"o{k}", f"q{k}"), back=1, ahead=1)
         else:
             body = (f"t{k} = q{k}[{prev}] * 2.0", carried, f"o{k}[i] = t{k} + {self.expr(1)}")
             return Fragment("distribution look-alike", EITHER, body, setup, outputs=(f"o{k}", f"q{k}"),

@@ -163,20 +163,63 @@ def groups(ctx, loop: gast.For) -> Distribution | None:
     if any(not _bound_fresh(ctx, n) for name in augmented for n in stored[name]
            if not isinstance(ctx.parents.get(id(n)), gast.AugAssign)):
         return None  # `r = x[i]; r += t` adds into `x` where `x[i]` is a row
+    recomputed = _recomputable(ctx, loop, facts, stored, induction)
+    reads = [set(f.names) for f in facts]
+    for f in facts:  # (a recomputed name is, to the other statements, a function of the index)
+        if f.stmt not in recomputed.values():
+            f.names -= recomputed.keys()
+    kept = [k for k in range(count) if facts[k].stmt not in recomputed.values()]
     edges = set()
-    for a in range(count):
-        for b in range(a + 1, count):
-            if facts[a].meets(facts[b]):
+    for a in kept:
+        for b in kept:
+            if a < b and facts[a].meets(facts[b]):
                 forward, backward = _directions(facts[a], facts[b], induction, variant, space.step_sign())
                 edges |= {(a, b)} if forward else set()
                 edges |= {(b, a)} if backward else set()
-    components = _components(count, edges)
+    components = [{kept[k] for k in c} for c in _components(len(kept), {(kept.index(a), kept.index(b))
+                                                                           for a, b in edges})]
     if len(components) < 2:
         return None
-    apart = _apart(ctx, loop, facts, components, induction)
+    for k, f in enumerate(facts):  # each definition recomputed in the pieces that read its name
+        if f.stmt in recomputed.values():
+            name = f.stmt.targets[0].id
+            readers = [c for c in components if any(name in reads[j] for j in c)] or components[:1]
+            for c in readers:
+                c.add(k)
+    pieces = [[facts[k] for k in sorted(c)] for c in components]
+    apart = _apart(ctx, loop, pieces, induction)
     if apart is None:
         return None
-    return Distribution(loop, [[body[k] for k in sorted(c)] for c in components], apart)
+    seen: set[int] = set()
+    groups_ = []
+    for piece in pieces:  # (a statement in two pieces is a copy in the second: one node, one parent)
+        groups_.append([f.stmt if id(f.stmt) not in seen else copy.deepcopy(f.stmt) for f in piece])
+        seen |= {id(f.stmt) for f in piece}
+    return Distribution(loop, groups_, apart)
+
+
+def _recomputable(ctx, loop, facts, stored, induction) -> dict[str, gast.Assign]:
+    """The names bound by ``name = E`` once in the body, read only after it and not after the
+    loop, where ``E`` reads the loop index and values the loop writes nowhere: each piece that
+    reads ``name`` computes it again, and the statements reading it need not share a loop
+    (scalar expansion without the array: Allen & Kennedy 5.4)."""
+    inside = {id(n) for n in gast.walk(loop)}
+    written = set().union(*(f.written for f in facts)) | set(stored)
+    found = {}
+    for k, f in enumerate(facts):
+        stmt = f.stmt
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)):
+            continue
+        name = stmt.targets[0].id
+        reads = {n.id for n in gast.walk(stmt.value) if isinstance(n, gast.Name)}
+        if len(stored.get(name, ())) != 1 or reads & written or name in reads or name == induction:
+            continue
+        if any(name in other.names for other in facts[:k]):
+            continue  # (read before it: the previous iteration's value)
+        if any(id(use) not in inside for use in ctx.users_of(stmt.targets[0])):
+            continue  # (read after the loop: a piece batched would not keep the last value)
+        found[name] = stmt
+    return found
 
 
 class _Refused(Exception):
@@ -293,7 +336,7 @@ def _components(count: int, edges: set[tuple[int, int]]) -> list[set[int]]:
     return order
 
 
-def _apart(ctx, loop, facts, components, induction) -> list[tuple[str, str]] | None:
+def _apart(ctx, loop, pieces, induction) -> list[tuple[str, str]] | None:
     """The parameter pairs to check apart at run time; None where a name shared between pieces
     may be another's memory and no check can tell (see the module docstring)."""
     fdef = ctx.parents.get(id(loop))
@@ -305,15 +348,15 @@ def _apart(ctx, loop, facts, components, induction) -> list[tuple[str, str]] | N
     params |= {a.id for a in (fdef.args.vararg, fdef.args.kwarg) if a is not None}
     inner = {id(n) for n in gast.walk(loop)}
     outside = {name: [n for n in nodes if id(n) not in inner] for name, nodes in _stored_names(fdef.body).items()}
+    facts = [f for piece in pieces for f in piece]
     local = set().union(*(f.bound for f in facts)) - set().union(*(f.written for f in facts))
-    piece = {k: j for j, c in enumerate(components) for k in c}
     pairs = set()
-    for a, fa in enumerate(facts):
-        for b, fb in enumerate(facts):
-            if piece[a] == piece[b]:
+    for a, mine in enumerate(pieces):
+        for b, theirs in enumerate(pieces):
+            if a == b:
                 continue
-            for written in fa.written:
-                for other in fb.data - local - {written, induction}:
+            for written in set().union(*(f.written for f in mine)):
+                for other in set().union(*(f.data for f in theirs)) - local - {written, induction}:
                     if ctx.imports.resolve(gast.Name(id=other, ctx=gast.Load(), annotation=None,
                                                       type_comment=None)) is None:
                         pairs.add((written, other))  # (not a module or a builtin)
