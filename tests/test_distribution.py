@@ -5,6 +5,7 @@ look-alikes whose statements cannot be split stay loops, and compute what the lo
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 import numpy as np
@@ -84,6 +85,26 @@ SOURCE = textwrap.dedent("""\
         return a, c
 
 
+    def s161(a, b, c, d, e):
+        n = a.shape[0]
+        for i in range(n - 1):
+            if b[i] < 0.0:
+                c[i + 1] = a[i] + d[i] * d[i]
+            else:
+                a[i] = c[i] + d[i] * e[i]
+        return a, c
+
+
+    def masked_pair(a, b, m):
+        c = np.zeros(len(a))
+        for i in range(1, len(a)):
+            if m[i] > 0:
+                # the recurrence
+                a[i] = a[i - 1] * a[i - 1] * 0.5 + b[i]
+                c[i] = b[i] * 2.0
+        return a, c
+
+
     def into_new_arrays(b):
         a = np.zeros(len(b))
         c = np.zeros(len(b))
@@ -122,6 +143,23 @@ KEPT = textwrap.dedent("""\
         return a, c, t
 
 
+    def tests_what_it_writes(a, b, c):
+        for i in range(1, len(a)):
+            if a[i - 1] > 0:
+                a[i] = a[i - 1] * a[i - 1] * 0.5 + b[i]
+                c[i] = b[i] * 2.0
+        return a, c
+
+
+    def elif_chain(a, b, c):
+        for i in range(1, len(a)):
+            if b[i] > 0.5:
+                a[i] = a[i - 1] * a[i - 1] * 0.5 + b[i]
+            elif b[i] < 0.0:
+                c[i] = b[i] * 2.0
+        return a, c
+
+
     def draws(a, b, c):
         for i in range(1, len(a)):
             a[i] = a[i - 1] * a[i - 1] * 0.5 + np.random.rand()
@@ -145,7 +183,7 @@ KEPT = textwrap.dedent("""\
     """)
 
 DISTRIBUTED = ["carried_then_map", "map_then_carried", "s222", "read_before_the_write", "reads_ahead",
-               "scan_then_read", "two_writes", "later_write_first", "recomputes_a_scalar", "into_new_arrays"]
+               "scan_then_read", "two_writes", "later_write_first", "recomputes_a_scalar", "s161", "masked_pair", "into_new_arrays"]
 
 
 def _module(code):
@@ -164,7 +202,7 @@ def _split(code, name):
 def _arguments(name, n, rng):
     count = {"carried_then_map": 3, "map_then_carried": 4, "s222": 4, "read_before_the_write": 3,
              "into_new_arrays": 1, "reads_ahead": 3, "scan_then_read": 3, "two_writes": 2,
-             "later_write_first": 2, "reads_both_ways": 3, "recomputes_a_scalar": 3, "scalar_of_an_array_the_loop_writes": 3, "shares_a_scalar": 3, "draws": 3,
+             "later_write_first": 2, "reads_both_ways": 3, "s161": 5, "masked_pair": 3, "tests_what_it_writes": 3, "elif_chain": 3, "recomputes_a_scalar": 3, "scalar_of_an_array_the_loop_writes": 3, "shares_a_scalar": 3, "draws": 3,
              "through_a_view": 2, "sums_whole": 3}[name]
     return [rng.uniform(-1.0, 1.0, n) for _ in range(count)]
 
@@ -202,6 +240,21 @@ def test_a_scalar_both_pieces_read_is_computed_in_each(distributed):
     body = _split(result.code, "recomputes_a_scalar")
     assert body.count("t = b[i] * 2.0") >= 2  # (in the recurrence's loop, and in the fallbacks)
     assert "t = np.asarray(b)" in body or "t = b[" in body
+
+
+def test_an_if_splits_into_one_per_statement_under_the_same_test(distributed):
+    """`if b[i] < 0.0: c[i + 1] = ... else: a[i] = c[i] + ...` (TSVC s161): the branches go to
+    two loops under the test and its negation, the write of `c` first (the `else` reads what
+    the previous iteration's `if` wrote); a comment inside the body stays with its statement."""
+    result, _ = distributed
+    body = _split(result.code, "s161")
+    first, second = (int(n) for n in re.search(r"\(was lines \d+-\d+: line (\d+) vectorized; line (\d+) "
+                                               r"vectorized\)", body).groups())
+    assert second == first + 2 and "if not (b[i] < 0.0):" in body
+    body = _split(result.code, "masked_pair")
+    first, second = (int(n) for n in re.search(r"line (\d+) a loop; line (\d+) vectorized", body).groups())
+    assert second == first + 1
+    assert body.count("# the recurrence") == 2  # (the loop's piece and the loop kept under `else:`)
 
 
 def test_a_parameter_pair_is_checked_apart(distributed):
@@ -244,7 +297,7 @@ def test_one_array_passed_twice_runs_the_loop(distributed, name):
 
 
 @pytest.mark.parametrize("name", ["reads_both_ways", "scalar_of_an_array_the_loop_writes", "scalar_read_after_the_loop",
-                                  "draws", "through_a_view", "sums_whole"])
+                                  "tests_what_it_writes", "elif_chain", "draws", "through_a_view", "sums_whole"])
 def test_statements_that_must_stay_together_keep_the_loop(name):
     result = transpile_source(KEPT, "m.py")
     body = result.code.split(f"def {name}(")[1].split("\ndef ")[0]
@@ -287,3 +340,110 @@ def test_python_lists_run_the_loop(distributed, name):
     before(*mine)
     after(*theirs)
     assert theirs == mine
+
+
+#: loops an adversarial pass (helper-35) found wrong or invalid once distributed; each now is
+#: either split correctly or left whole: name -> (distributed, arguments)
+FOUND = textwrap.dedent('''\
+    import numpy as np
+
+
+    def wraps_around(a, b, c):
+        for i in range(len(a)):
+            c[i] = a[i - 1] + 1.0
+            a[i] = b[i] * 2.0
+        return a, c
+
+
+    def header_on_two_lines(a, b, c):
+        for i in range(len(a) - 1, 0,
+                       -1):
+            a[i - 1] = a[i] * a[i] * 0.5 + b[i]
+            c[i] = b[i] * 2.0
+        return a, c
+
+
+    def range_the_body_changes(a, b, c, m):
+        for i in range(1, int(m[0])):
+            m[0] = 3
+            a[i] = a[i - 1] * 3 % 7 + b[i]
+            c[i] = b[i] * 2
+        return a, c, m
+
+
+    def through_a_list_of_it(a, b, c):
+        p = [a]
+        for i in range(1, len(a) - 1):
+            p[0][i] = p[0][i - 1] * 3 % 7 + b[i]
+            c[i] = a[i + 1] * 2
+        return a, c
+
+
+    def rows_of_one_list(a, b, c):
+        n = len(a)
+        t = [[0] * 2] * n
+        for i in range(1, n):
+            t[i][0] = t[i - 1][0] + b[i]
+            c[i] = t[i - 1][0]
+            a[i] = b[i] * 2
+        return a, c
+
+
+    def named_as_a_builtin(a, filter, c):
+        for i in range(1, len(a) - 1):
+            a[i] = a[i - 1] * 3 % 7 + c[i]
+            c[i] = filter[i + 1] * 2
+        return a, c
+
+
+    def string_over_two_lines(a, b, c):
+        for i in range(1, len(a)):
+            a[i] = a[i - 1] * 3 % 7 + len("""x
+    y""")
+            c[i] = b[i] * 2
+        return a, c
+
+
+    def inner_loop_in_a_loop_piece(a):
+        m = np.zeros((len(a), 3))
+        s = np.zeros(len(a))
+        for i in range(1, len(a)):
+            for j in range(3):
+                m[i, j] = a[i] + m[i - 1, j]
+            s[i] = a[i] * 2.0
+        return m, s
+    ''')
+
+FOUND_CASES = {
+    "wraps_around": (False, lambda: (np.arange(6.0), np.arange(6.0) + 10, np.zeros(6))),
+    "header_on_two_lines": (True, lambda: (np.arange(8.0) + 1, np.arange(8.0) * 2 + 1, np.zeros(8))),
+    "range_the_body_changes": (False, lambda: (np.arange(8) + 1, np.arange(8) * 2 + 1, np.zeros(8, int),
+                                               np.array([8]))),
+    "through_a_list_of_it": (False, lambda: (np.arange(8) + 1, np.arange(8) * 2 + 1, np.zeros(8, int))),
+    "rows_of_one_list": (False, lambda: (np.zeros(8, int), np.arange(8) * 2 + 1, np.zeros(8, int))),
+    "named_as_a_builtin": (True, lambda: (np.arange(8) + 5, np.arange(8) + 5, np.arange(8) + 1)),
+    "string_over_two_lines": (False, lambda: (np.arange(8) + 1, np.arange(8), np.zeros(8, int))),
+    "inner_loop_in_a_loop_piece": (True, lambda: (np.arange(6.0),)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FOUND_CASES))
+def test_what_an_adversarial_pass_found(name):
+    distributed, make = FOUND_CASES[name]
+    result = transpile_source(FOUND, "m.py")
+    body = result.code.split(f"def {name}(")[1].split("\ndef ")[0]
+    assert ("# pforge: loop distributed" in body) == distributed, body
+    compile(result.code, "m.py", "exec")
+    assert transpile_source(result.code, "m.py").code == result.code
+    before, after = _module(FOUND)[name], _module(result.code)[name]
+    want, got = before(*make()), after(*make())
+    for w, g in zip(want, got):
+        np.testing.assert_array_equal(g, w)
+    if name == "named_as_a_builtin":  # one array as `a` and as `filter`: checked apart, the loop runs
+        assert "may_share_memory(a, filter)" in body
+        x, y = np.arange(8) + 5, np.arange(8) + 5
+        before(x, x, np.arange(8) + 1)
+        after(y, y, np.arange(8) + 1)
+        np.testing.assert_array_equal(y, x)
+    if name == "inner_loop_in_a_loop_piece":  # the inner loop of the piece that stays a loop, batched
+        assert "j = np.arange(3)" in body

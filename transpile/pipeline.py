@@ -151,13 +151,10 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
         reserved = global_names(tree)
         namers: dict[int, Namer] = {}  # one per function: generated names are local to it
         position, tried = 0, set()
-        # a piece of a distributed loop is spliced whole: the loops inside it are not rewritten alone
-        in_pieces = {id(n) for info in loop_units if _distribution(info) is not None
-                     for stmt in info.node.body for n in gast.walk(stmt)}
         while position < len(loop_units):
             info = loop_units[position]
             position += 1
-            if not info.vectorizable or (loops is not None and info.lineno not in loops) or id(info.node) in in_pieces:
+            if not info.vectorizable or (loops is not None and info.lineno not in loops):
                 continue
             if np_alias is None and _distribution(info) is not None and _distribution(info)[0].apart:
                 notes[id(info)] = "loop distribution checks its arrays apart with NumPy, which the module does not import"
@@ -432,8 +429,14 @@ def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias
             splicer.insert_line_before(fdef.lineno, f"@{tf_alias}.function")
     for info in loop_units:
         split = _distribution(info)
-        if split is not None and split[1] == 0 and id(split[0]) in pieces:
-            plan, texts = split[0], pieces[id(split[0])]
+        if split is None or split[1] != 0:
+            continue
+        plan = split[0]
+        start, end = splicer.line_start(plan.loop.lineno), splicer.line_end(plan.loop.end_lineno)
+        if plan.apart and np_alias is None:  # (no NumPy to check with: the loop stays as it was)
+            splicer.edits = [e for e in splicer.edits if not (start <= e.start and e.end <= end)]
+        elif id(plan) in pieces or any(start <= e.start and e.end <= end for e in splicer.edits):
+            texts = pieces.get(id(plan), {})  # (a piece rewritten, or a loop inside one)
             test = plan.guard(np_alias)
             what = "; ".join(f"{plan.lines(k)} {'vectorized' if k in texts else 'a loop'}"
                              for k in range(len(plan.groups)))

@@ -83,36 +83,50 @@ class Splicer:
                         *body, f"{indent}else:", *kept])
         self.edits.append(Edit(self.line_start(stmt.lineno), self.line_end(stmt.end_lineno), text))
 
-    def piece_lines(self, loop: gast.For, stmts: list[gast.stmt]) -> list[str]:
+    def piece_lines(self, loop: gast.For, stmts: list[gast.stmt], edits: list[Edit] = ()) -> list[str]:
         """The text of ``loop`` with only ``stmts`` of its body (a piece of a distributed loop):
-        its header's lines and the statements' own lines, comments and all, less the loop's
-        indentation."""
+        its header's lines and each statement's own lines (with the comments right above it,
+        and ``edits`` inside it applied: an inner loop rewritten), less the loop's indentation.
+        A statement split off an ``if`` has a header of its own (``pforge_header``)."""
         indent = self.indentation(loop.lineno)
-        header = list(range(loop.lineno, loop.body[0].lineno))
-        while len(header) > 1 and self.lines[header[-1] - 1].strip().startswith(("#", "")) \
-                and not self.lines[header[-1] - 1].strip()[:1].isalnum():
-            header.pop()  # (a comment or a blank line above the first statement)
-        numbers = header + [n for stmt in stmts for n in range(stmt.lineno, stmt.end_lineno + 1)]
-        return [self.lines[n - 1].rstrip("\r\n").removeprefix(indent) for n in numbers]
+        nl = self.source.newline
+        last = loop.iter.end_lineno
+        while last < loop.body[0].lineno - 1 and not self.lines[last - 1].split("#")[0].rstrip().endswith(":"):
+            last += 1  # (to the header's colon; comments and blank lines above the body are not its)
+        lines = [line.rstrip("\r\n") for line in self.lines[loop.lineno - 1:last]]
+        for stmt in stmts:
+            inner = getattr(stmt, "pforge_body", stmt)
+            first = inner.lineno
+            while first > last + 1 and self.lines[first - 2].lstrip().startswith("#"):
+                first -= 1  # (the comments right above a statement go with it)
+            start, end = self.line_start(first), self.line_end(inner.end_lineno)
+            text = self.source.text[start:end]
+            for edit in sorted((e for e in edits if start <= e.start and e.end <= end), key=lambda e: -e.start):
+                text = text[:edit.start - start] + edit.new + text[edit.end - start:]
+            lines += getattr(stmt, "pforge_header", []) + text.split(nl)
+        return [line.removeprefix(indent) for line in lines]
 
     def replace_distributed(self, loop: gast.For, comment: str, test: str, texts: list[str | None],
                             groups: list[list[gast.stmt]]) -> None:
         """Replaces ``loop`` by its pieces in order under ``comment``: ``texts[k]`` (the rewrite
-        of piece ``k``, at the loop's indentation) or, where it is None, the piece's own loop;
-        all under ``if test:`` with the loop as written under ``else:`` when ``test`` is given."""
+        of piece ``k``, at the loop's indentation) or, where it is None, the piece's own loop
+        (with the edits already made inside its statements: an inner loop rewritten); all under
+        ``if test:`` with the loop as written under ``else:`` when ``test`` is given."""
         indent = self.indentation(loop.lineno)
         nl = self.source.newline
+        start, end = self.line_start(loop.lineno), self.line_end(loop.end_lineno)
+        inside = [e for e in self.edits if start <= e.start and e.end <= end]
+        self.edits = [e for e in self.edits if e not in inside]
         lines = []
         for text, stmts in zip(texts, groups):
             lines += text.split(nl) if text is not None else [
-                indent + line if line else "" for line in self.piece_lines(loop, stmts)]
+                indent + line if line else "" for line in self.piece_lines(loop, stmts, inside)]
         if test:
             unit = self.indent_unit
             kept = [unit + line.rstrip("\r\n") if line.strip() else ""
                     for line in self.lines[loop.lineno - 1:loop.end_lineno]]
             lines = [f"{indent}if {test}:", *(unit + line if line else "" for line in lines), f"{indent}else:", *kept]
-        self.edits.append(Edit(self.line_start(loop.lineno), self.line_end(loop.end_lineno),
-                               nl.join([indent + comment, *lines])))
+        self.edits.append(Edit(start, end, nl.join([indent + comment, *lines])))
 
     def delete_statement(self, stmt: gast.stmt) -> bool:
         """Deletes a statement standing alone on its lines; returns False (no edit) otherwise."""

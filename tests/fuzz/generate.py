@@ -927,6 +927,11 @@ class _Builder:
             return Fragment("distribution look-alike", EITHER, body, setup, outputs=(f"o{k}", f"q{k}"),
                             back=1, ahead=1)
         body = (carried, read) if self.rng.random() < 0.5 else (read, carried)
+        if self.rng.random() < 0.3:  # under one test of the inputs: split into one `if` per statement
+            body = (f"if {self.test()}:", f"    {body[0]}", *(("else:",) if self.rng.random() < 0.5 else ()),
+                    f"    {body[1]}")
+            return Fragment("loop distribution of an if", EITHER, body, setup, outputs=(f"o{k}", f"q{k}"),
+                            back=1, ahead=1)
         return Fragment("loop distribution", EITHER, body, setup, outputs=(f"o{k}", f"q{k}"), back=1, ahead=1)
 
     def _reordered(self, k):

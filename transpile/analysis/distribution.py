@@ -39,7 +39,8 @@ from dataclasses import dataclass
 import gast
 
 from pforge.transpile import dependence, effects
-from pforge.transpile.analysis.aliasing import _fresh_value
+from pforge.transpile.analysis.aliasing import _new_scalar
+from pforge.transpile.analysis.subscripts import _wrapping_access
 from pforge.transpile.analysis.nodes import _stored_names
 from pforge.transpile.spaces import for_space
 
@@ -83,8 +84,8 @@ class Distribution:
 
     def lines(self, k: int) -> str:
         """The lines of piece ``k``'s statements, as a remark names them (``lines 20, 22``)."""
-        spans = [str(s.lineno) if s.lineno == s.end_lineno else f"{s.lineno}-{s.end_lineno}"
-                 for s in self.groups[k]]
+        spans = [str(first) if first == last else f"{first}-{last}"
+                 for first, last in (getattr(s, "pforge_lines", (s.lineno, s.end_lineno)) for s in self.groups[k])]
         return ("line " if len(spans) == 1 and "-" not in spans[0] else "lines ") + ", ".join(spans)
 
 
@@ -116,7 +117,7 @@ def mark_splittable(ctx) -> None:
     """Sets ``pforge_splittable`` on each ``for`` statement :func:`groups` splits, so the driver
     analyses the module again only where a loop refused whole has pieces."""
     for node in gast.walk(ctx.tree):
-        if isinstance(node, gast.For) and len(node.body) >= 2:
+        if isinstance(node, gast.For):
             node.pforge_splittable = groups(ctx, node) is not None
 
 
@@ -135,7 +136,7 @@ def groups(ctx, loop: gast.For) -> Distribution | None:
     (see the module docstring for what is needed)."""
     space = for_space(loop, ctx.imports)
     body = loop.body
-    if space is None or space.kind != "range" or loop.orelse or len(body) < 2 \
+    if space is None or space.kind != "range" or loop.orelse \
             or ctx.imports.resolve(loop.iter.func) != "builtins.range" or body[0].lineno <= loop.lineno:
         return None
     if any(not isinstance(s, _SIMPLE) for s in body) or any(isinstance(n, _BARRED) for s in body for n in gast.walk(s)):
@@ -152,8 +153,16 @@ def groups(ctx, loop: gast.For) -> Distribution | None:
         if ctx.effects.classify(call).kind != effects.PURE:
             return None  # (random draws would come in another order)
     variant = set(stored) - {induction}
-    count = len(body)
+    if _range_reads_the_body(loop, body, stored):
+        return None  # (each piece evaluates the range again: it must give the same iterations)
+    if any(isinstance(n, (gast.Constant, gast.JoinedStr)) and n.end_lineno != n.lineno
+           for st in body for n in gast.walk(st)):
+        return None  # (a string over several lines: a piece's text is indented anew)
     try:
+        body = _split_ifs(ctx, body, variant)
+        count = len(body)
+        if count < 2:
+            return None
         facts = [_Statement(s) for s in body]
     except _Refused:
         return None
@@ -169,11 +178,14 @@ def groups(ctx, loop: gast.For) -> Distribution | None:
         if f.stmt not in recomputed.values():
             f.names -= recomputed.keys()
     kept = [k for k in range(count) if facts[k].stmt not in recomputed.values()]
+    # an index that may be negative counts from the end, outside the dependence test's model
+    wrapped = {access.base for f in facts for group in f.accesses.values()
+               if _wrapping_access(_Level(space), group, induction) is not None for access in group}
     edges = set()
     for a in kept:
         for b in kept:
             if a < b and facts[a].meets(facts[b]):
-                forward, backward = _directions(facts[a], facts[b], induction, variant, space.step_sign())
+                forward, backward = _directions(facts[a], facts[b], induction, variant, space.step_sign(), wrapped)
                 edges |= {(a, b)} if forward else set()
                 edges |= {(b, a)} if backward else set()
     components = [{kept[k] for k in c} for c in _components(len(kept), {(kept.index(a), kept.index(b))
@@ -198,6 +210,71 @@ def groups(ctx, loop: gast.For) -> Distribution | None:
     return Distribution(loop, groups_, apart)
 
 
+def _range_reads_the_body(loop, body, stored) -> bool:
+    """The range reads a name the body binds, or an array the body writes into other than
+    through its length or shape (``len(a)`` stays what it was where ``a[i]`` is written)."""
+    written = set(stored)
+    for stmt in body:
+        for node in gast.walk(stmt):
+            if isinstance(node, gast.Subscript) and not isinstance(node.ctx, gast.Load):
+                flat = dependence.flatten_subscript(node)
+                written |= {flat[0]} if flat else set()
+    sized = {id(n.args[0]) for n in gast.walk(loop.iter) if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)
+             and n.func.id == "len" and len(n.args) == 1}
+    sized |= {id(n.value) for n in gast.walk(loop.iter) if isinstance(n, gast.Attribute) and n.attr in _SIZES}
+    return any(isinstance(n, gast.Name) and n.id in written and (n.id in stored or id(n) not in sized)
+               for n in gast.walk(loop.iter))
+
+
+def _split_ifs(ctx, body: list[gast.stmt], variant: set[str]) -> list[gast.stmt]:
+    """``body`` with each ``if T: S1; S2 else: S3`` whose test reads nothing the loop binds or
+    writes into (the index and values it only reads) as ``if T: S1``, ``if T: S2`` and ``if not
+    (T): S3``: the same statements under the same test, each free to go to a loop of its own
+    (if-conversion across statements: the test is computed again, with the same value, in
+    each piece). Each such statement holds its header's text and its statement (``pforge_header``,
+    ``pforge_body``). An ``elif`` chain
+    stays whole."""
+    written = set(variant)
+    for stmt in body:
+        for node in gast.walk(stmt):
+            if isinstance(node, gast.Subscript) and not isinstance(node.ctx, gast.Load):
+                flat = dependence.flatten_subscript(node)
+                written |= {flat[0]} if flat else set()
+    out = []
+    for stmt in body:
+        tested = {n.id for n in gast.walk(stmt.test) if isinstance(n, gast.Name)} if isinstance(stmt, gast.If) else None
+        parts = stmt.body + stmt.orelse if tested is not None else []
+        if tested is None or tested & written or len(parts) < 2 or stmt.body[0].lineno <= stmt.lineno \
+                or _elif(ctx, stmt) or any(b.lineno <= a.end_lineno for a, b in zip(parts, parts[1:])):
+            out.append(stmt)
+            continue
+        indent = ctx.lines[stmt.lineno - 1][:stmt.col_offset]
+        last = stmt.test.end_lineno
+        while last < stmt.body[0].lineno - 1 and not ctx.lines[last - 1].split("#")[0].rstrip().endswith(":"):
+            last += 1  # (to the header's colon: a comment above the first statement is that statement's)
+        header = ctx.lines[stmt.lineno - 1:last]
+        for branch, negated in ((stmt.body, False), (stmt.orelse, True)):
+            for inner in branch:
+                test = gast.UnaryOp(op=gast.Not(), operand=copy.deepcopy(stmt.test)) if negated \
+                    else copy.deepcopy(stmt.test)
+                unit = gast.If(test=test, body=[inner], orelse=[])
+                gast.copy_location(unit, stmt)
+                unit.end_lineno, unit.end_col_offset = inner.end_lineno, inner.end_col_offset
+                # its text: the header (the test negated for the `else` branch), then the
+                # statement's own lines (Splicer.piece_lines)
+                unit.pforge_header = [f"{indent}if not ({gast.unparse(stmt.test).strip()}):"] if negated else header
+                unit.pforge_body = inner
+                unit.pforge_lines = (inner.lineno, inner.end_lineno)  # (what a remark names)
+                out.append(unit)
+    return out
+
+
+def _elif(ctx, stmt: gast.If) -> bool:
+    """``stmt``'s ``else`` is an ``elif`` (its text shares the ``if``'s level)."""
+    return len(stmt.orelse) == 1 and isinstance(stmt.orelse[0], gast.If) and \
+        ctx.lines[stmt.orelse[0].lineno - 1].lstrip().startswith("elif")
+
+
 def _recomputable(ctx, loop, facts, stored, induction) -> dict[str, gast.Assign]:
     """The names bound by ``name = E`` once in the body, read only after it and not after the
     loop, where ``E`` reads the loop index and values the loop writes nowhere: each piece that
@@ -212,14 +289,22 @@ def _recomputable(ctx, loop, facts, stored, induction) -> dict[str, gast.Assign]
             continue
         name = stmt.targets[0].id
         reads = {n.id for n in gast.walk(stmt.value) if isinstance(n, gast.Name)}
-        if len(stored.get(name, ())) != 1 or reads & written or name in reads or name == induction:
-            continue
+        if len(stored.get(name, ())) != 1 or reads & written or name in reads or name == induction or any(
+                isinstance(n, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)) for n in gast.walk(stmt.value)):
+            continue  # (a comprehension would be a loop in each piece that computes it)
         if any(name in other.names for other in facts[:k]):
             continue  # (read before it: the previous iteration's value)
         if any(id(use) not in inside for use in ctx.users_of(stmt.targets[0])):
             continue  # (read after the loop: a piece batched would not keep the last value)
         found[name] = stmt
     return found
+
+
+@dataclass
+class _Level:
+    """What ``subscripts._wrapping_access`` reads of a loop level: its iteration space."""
+
+    space: object
 
 
 class _Refused(Exception):
@@ -280,11 +365,13 @@ class _Statement:
                 or n not in self.accesses or n not in other.accesses}
 
 
-def _directions(first: _Statement, later: _Statement, induction, variant, step_sign) -> tuple[bool, bool]:
+def _directions(first: _Statement, later: _Statement, induction, variant, step_sign,
+                wrapped: set[str]) -> tuple[bool, bool]:
     """Whether ``first`` may touch an element at the same or an earlier iteration than ``later``
     (after it in the body) touches it, one of them writing (the loop needs ``first``'s access
-    first: forward); and whether ``later`` may touch one at an earlier iteration (backward)."""
-    if first.scalar_shared(later):
+    first: forward); and whether ``later`` may touch one at an earlier iteration (backward).
+    An array in ``wrapped`` (an index that may be negative) ties them both ways."""
+    if first.scalar_shared(later) or (first.bound & later.names | later.bound & first.names) & wrapped:
         return True, True
     forward = backward = False
     for name in first.bound & later.names | later.bound & first.names:
@@ -357,9 +444,9 @@ def _apart(ctx, loop, pieces, induction) -> list[tuple[str, str]] | None:
                 continue
             for written in set().union(*(f.written for f in mine)):
                 for other in set().union(*(f.data for f in theirs)) - local - {written, induction}:
-                    if ctx.imports.resolve(gast.Name(id=other, ctx=gast.Load(), annotation=None,
-                                                      type_comment=None)) is None:
-                        pairs.add((written, other))  # (not a module or a builtin)
+                    if other in params or other in outside or ctx.imports.resolve(gast.Name(
+                            id=other, ctx=gast.Load(), annotation=None, type_comment=None)) is None:
+                        pairs.add((written, other))  # (not a module or a builtin the function leaves)
     checked = []
     for written, other in sorted(pairs):
         for name in (written, other):
@@ -374,15 +461,53 @@ def _apart(ctx, loop, pieces, induction) -> list[tuple[str, str]] | None:
 
 
 def _bound_fresh(ctx, name_node) -> bool:
-    """``name = <a new array>`` (``np.zeros(n)``, a list display) or a number read off an array
-    (``n = a.shape[0]``, ``len(a)``): no other name holds its memory."""
+    """``name = <a new array>`` (``np.zeros(n)``), a list of constants (``[0.0] * n``) or a
+    number (``n = a.shape[0]``, ``len(a)``): nothing else holds its memory, nor does it hold
+    another's (a list display of arrays, ``[a]``, or of one row repeated, ``[[0] * 2] * n``,
+    does)."""
     stmt = ctx.parents.get(id(name_node))
     if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and stmt.targets[0] is name_node):
         return False
-    value = stmt.value
+    return _new_memory(ctx, stmt.value)
+
+
+def _new_memory(ctx, value) -> bool:
+    if isinstance(value, gast.Constant) or _new_scalar(ctx, value):
+        return True
+    if isinstance(value, gast.List):
+        return all(isinstance(e, gast.Constant) for e in value.elts)
+    if isinstance(value, gast.BinOp):  # `[0.0] * n`, `[1, 2] + [3]` (`a + b` of lists holds their rows)
+        flat = [isinstance(v, gast.List) and _new_memory(ctx, v) for v in (value.left, value.right)]
+        return isinstance(value.op, gast.Mult) and (flat[0] and _number(value.right) or flat[1] and _number(value.left)) \
+            or isinstance(value.op, gast.Add) and all(flat)
+    if isinstance(value, gast.Call):
+        callee = ctx.imports.resolve(value.func)
+        if callee in ("numpy.array", "numpy.asarray", "numpy.copy") and len(value.args) == 1 and not any(
+                k.arg == "copy" for k in value.keywords):
+            # a copy into a dtype of numbers (of an array of objects, its items would be shared)
+            dtype = next((k.value for k in value.keywords if k.arg == "dtype"), None)
+            return callee != "numpy.asarray" and dtype is not None and (ctx.imports.resolve(dtype) or "") in _NUMBERS
+        return callee in _NEW_ARRAYS and not any(k.arg == "out" for k in value.keywords)
     while isinstance(value, gast.Subscript):
         value = value.value
-    return _fresh_value(ctx, stmt.value) or isinstance(value, gast.Attribute) and value.attr in _SIZES
+    return isinstance(value, gast.Attribute) and value.attr in _SIZES
+
+
+def _number(value) -> bool:
+    """An expression of names and integers only (``n``, ``len(x) - 1``): a count, as in ``[0.0] * n``."""
+    return isinstance(value, (gast.Name, gast.Constant)) or isinstance(value, gast.BinOp) and \
+        _number(value.left) and _number(value.right) or isinstance(value, gast.Call) and \
+        isinstance(value.func, gast.Name) and value.func.id == "len"
+
+
+#: dtypes of numbers, as a ``dtype=`` argument names them
+_NUMBERS = {"builtins.float", "builtins.int", "builtins.complex", "builtins.bool"} | {
+    f"numpy.{t}" for t in ("float64", "float32", "float16", "int64", "int32", "int16", "int8", "uint8", "uint16",
+                           "uint32", "uint64", "complex128", "complex64", "bool_", "double", "intp")}
+
+#: NumPy calls that make a new array of numbers (whatever their arguments hold)
+_NEW_ARRAYS = {f"numpy.{name}" for name in ("zeros", "ones", "empty", "full", "arange", "linspace", "eye",
+                                            "identity", "zeros_like", "ones_like", "empty_like")}
 
 
 #: attributes of an array that are numbers or tuples of numbers

@@ -249,6 +249,13 @@ class WritesMixin:
                 axes = const(same[0]) if len(same) == 1 else gast.Tuple(elts=[const(k) for k in same], ctx=gast.Load())
                 reduced = self.lib.call("any", lifted.node, axis=axes, keepdims=const(True))
                 mask = Val(reduced, tuple(f and k not in same for k, f in enumerate(lifted.full)), lifted.rank)
+            if op is None and fancy and elem_rank == 0 and not same and not any(isinstance(c, gast.Slice) for c in comps):
+                # only the iterations where the test holds write, at indices the others may not
+                # have in the array (`if d[i] % 2 == 0: b[i + 2] = ...` over `range(n - 2, 1, -1)`):
+                # the positions and values where it holds, scattered (a `where` with the old
+                # elements would read and write every index)
+                self._masked_scatter(name, node, lift(self.lib, mask, depth), self._as_element(value, name))
+                return
             if op is None:
                 old = Val(copy.deepcopy(node), full, elem_rank)
                 (m, v, o), vfull, rank = align(self.lib, [mask, self._as_element(value, name), old],
@@ -368,6 +375,20 @@ class WritesMixin:
         self.out += _in_place(node, op, value.node, views=self.lib.kind == "np" and bool(elem_rank))
         if self.mask is None and op is None:
             self._exclusive_first(stmt)
+
+    def _masked_scatter(self, name, node, mask, value) -> None:
+        """``A[P0[sel], ...] = V[sel]`` of ``A[P0, ...]`` (``node``, an advanced index of the
+        loop axes) written with ``value`` where ``mask`` holds, the indices, mask and values
+        broadcast together first (``np.broadcast_arrays``)."""
+        idx = _slices_as_calls(node.slice)
+        parts = list(idx.elts) if isinstance(idx, gast.Tuple) else [idx]
+        names = [self.namer.new("sel") for _ in range(len(parts) + 2)]
+        self.out += templates.replace(f"{', '.join(names)} = {self.lib.alias}.broadcast_arrays(M, "
+                                      + ", ".join(f"P{k}" for k in range(len(parts))) + ", V)",
+                                      M=mask.node, V=value.node, **{f"P{k}": p for k, p in enumerate(parts)})
+        picked = [f"{n}[{names[0]}]" for n in names[1:]]
+        index = picked[0] if len(parts) == 1 else ", ".join(picked[:-1])
+        self.out += templates.replace(f"A[{index}] = {picked[-1]}", A=templates.name(name))
 
     def _no_bool_indices(self, idx) -> None:
         """``np.asarray(k).dtype != np.bool_`` for each array the scatter's indices ``idx``
