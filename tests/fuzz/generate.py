@@ -544,6 +544,15 @@ class _Builder:
         idx = "m2[i, j]" if self.np else "m2[i][j]"
         ext = "m2.shape[1]"
         r = self.rng.random()
+        if self.np and r < 0.2:
+            # carried through the elements of a row only: a loop over `j` whose body is batched
+            # over every `i` (outer-loop vectorization), with a temporary private to each step
+            step = f"np.tanh(q{k}[i, j - 1]) * 0.5 + {idx}"
+            inner = (f"for j in range(1, {ext}):",) + ((f"    u{k} = {idx} * {self.atom(False)}",
+                                                        f"    q{k}[i, j] = np.tanh(q{k}[i, j - 1]) * u{k}")
+                                                       if self.rng.random() < 0.4 else (f"    q{k}[i, j] = {step}",))
+            return Fragment("nest, inner carried by elements", VECTORIZE, inner, (f"q{k} = np.zeros(np.shape(m2))",),
+                            outputs=(f"q{k}",), reads=frozenset({"m2"}))
         if r < 0.3:
             inner = (f"a{k} = 0.0", f"for j in range({ext}):", f"    a{k} = a{k} * 0.5 + {idx}",
                      self._write(k, f"a{k}"))

@@ -673,8 +673,15 @@ def _whole_array_use(ctx, nodes, name, info):
             continue
         if name in info.tensorarrays and isinstance(parent, gast.Attribute) and parent.attr in ("write", "read"):
             continue
+        if isinstance(parent, gast.Attribute) and parent.attr in _METADATA or isinstance(parent, gast.Call) \
+                and parent.args == [node] and not parent.keywords and ctx.imports.resolve(parent.func) == "builtins.len":
+            continue  # (`x.shape[1]`, `len(x)`: what writing elements never changes)
         return node
     return None
+
+
+#: attributes of an array that writes of its elements leave as they are
+_METADATA = ("shape", "ndim", "size", "dtype", "itemsize")
 
 
 def _aug_kind(stmt, sub):

@@ -68,14 +68,58 @@ class StatementsMixin:
             if child is None:
                 raise Unsupported(f"line {stmt.lineno}: an inner loop pforge did not analyse")
             stacked = {n for n, v in self.env.items() if getattr(v, "stacked", True)}
-            if inner_loop(self.levels[-1].info, child, stacked).mode == "sequential":
-                raise Unsupported(f"the inner loop at line {child.lineno} is not independent")
+            decision = inner_loop(self.levels[-1].info, child, stacked)
+            if decision.mode == "sequential":
+                return self._sequential_inner(child, decision, later, depth)
             return self._level(child, later)
         if isinstance(stmt, gast.Pass):
             return
         if isinstance(stmt, gast.With):
             return self._tape(stmt, later)
         raise Unsupported(f"line {stmt.lineno}: a `{type(stmt).__name__}` statement")
+
+    def _sequential_inner(self, child, decision, later, depth):
+        """An inner loop the analysis keeps as a loop (each inner iteration reads what an
+        earlier one wrote) in a level whose iterations are independent: a Python loop over the
+        inner range whose body is batched over the enclosing levels. It computes what the
+        loops interchanged compute with the new inner loop vectorized (outer-loop
+        vectorization; legal because no dependence is carried by the enclosing levels, Allen &
+        Kennedy 6.2): ``for i: for j in range(1, n): a[j, i] = a[j - 1, i] + b[j, i]`` becomes
+        ``for j in range(1, n): a[j, i] = a[j - 1, i] + b[j, i]`` with ``i`` all columns at once.
+
+        NumPy only; a range whose bounds are the same for every outer iteration; no test
+        around it; only array elements carried from one inner iteration to the next (no
+        name, nor one read after it); no loop, ``break`` or ``continue`` inside it.
+
+        Raises:
+            Unsupported: any of those does not hold.
+        """
+        space = child.space
+        if self.lib.kind != "np" or self.to_tf or space is None or space.kind != "range" or decision.ragged \
+                or decision.carried or decision.blocker or self.mask is not None or child.node.orelse \
+                or any(isinstance(n, (gast.For, gast.While, gast.Break, gast.Continue, gast.Return))
+                       for st in child.node.body for n in gast.walk(st)) \
+                or any(self.ev(b).stacked for b in (space.start, space.stop, space.step) if b is not None):
+            raise Unsupported(f"the inner loop at line {child.lineno} is not independent")
+        counter = space.induction
+        saved = dict(self.env)
+        outside, self.out = self.out, []
+        self.env[counter] = Val(templates.name(counter), (), 0, True, pytype="int")
+        try:
+            self._block(child.node.body, later | {counter}, depth)
+        finally:
+            body, self.out = self.out, outside
+            # the names bound in the inner body are its own (the analysis proved none is read
+            # after it): the outer levels' names keep their values
+            self.env = {**saved, **{k: v for k, v in self.env.items() if k in saved and k != counter}}
+        indices = {lv.ind.name for lv in self.levels if getattr(lv, "ind", None) is not None}
+        hoisted = [st for st in body if isinstance(st, gast.Assign) and len(st.targets) == 1
+                   and isinstance(st.targets[0], gast.Name) and st.targets[0].id in indices]
+        self.out += hoisted  # (an enclosing loop's index as an array, `i = np.arange(n)`: once)
+        body = [st for st in body if not any(st is h for h in hoisted)]
+        loop = gast.For(target=templates.name(counter, store=True), iter=copy.deepcopy(child.node.iter),
+                        body=body or [gast.Pass()], orelse=[], type_comment=None)
+        self.out.append(gast.copy_location(loop, child.node))
 
     def _inner_inits(self):
         ids = set()
