@@ -70,7 +70,10 @@ def test_golden_differs_from_its_sample_unless_refused(path, backend):
         assert golden == path.read_text()
         plans = [p for p in transpile_source(path.read_text(), str(path), backend=backend).plans
                  if not p.function.startswith("reference_")]  # a hand reference may compose in a loop
-        assert plans and all(p.vectorizable and not p.rewritten for p in plans)
+        kept = [p for p in plans if not p.vectorizable]  # (a distributed loop's piece kept by design)
+        assert all(sum(k.function == name for k in kept) <= KEPT_PIECES.get(name, 0) for name in {k.function for k in kept})
+        plans = [p for p in plans if p.vectorizable]
+        assert plans and all(not p.rewritten for p in plans)
         assert all("needs the direct backend" in p.remarks[-1].message for p in plans), plans
         return
     if path.stem not in UNCHANGED:
@@ -122,6 +125,10 @@ def test_idempotent_and_deterministic(path, backend):
     assert transpile_source(first, str(path), backend=backend).code == first
 
 
+#: loops split by loop distribution whose recurrence's piece stays a loop, by design: name -> pieces kept
+KEPT_PIECES = {"logistic_features": 1}
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("path", SAMPLES, ids=IDS)
 def test_equivalent_to_original(path, backend, tf):
@@ -134,7 +141,8 @@ def test_equivalent_to_original(path, backend, tf):
         result = verify_function(str(path), name, repeats=1, seed=1, backend=backend)
         assert result.ok, f"{name}: {result.note}"
         refused = "refused" in path.stem or (path.stem in NUMPY and backend == "pfor")
-        assert result.loops_vectorized == (0 if refused else result.loops_found), name
+        kept = KEPT_PIECES.get(name, 0) if not refused else 0
+        assert result.loops_vectorized == (0 if refused else result.loops_found - kept), name
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
