@@ -40,6 +40,25 @@ SOURCE = textwrap.dedent("""\
         return q
 
 
+    def carried_scalar(q, x):
+        for i in range(x.shape[0]):
+            s = 0.0
+            for j in range(x.shape[1]):
+                s = np.tanh(s) * 0.5 + x[i, j]
+            q[i, 0] = s
+        return q
+
+
+    def carried_from_the_row(q, x):
+        for i in range(x.shape[0]):
+            s = x[i, 0]
+            for j in range(1, x.shape[1]):
+                t = s * s * 0.1
+                s = t + x[i, j]
+            q[i, 0] = s * 2.0
+        return q
+
+
     def beside_other_statements(q, x, out):
         for i in range(q.shape[0]):
             out[i] = x[i, 0] * 3.0
@@ -52,12 +71,12 @@ KEPT = textwrap.dedent("""\
     import numpy as np
 
 
-    def carried_scalar(x, out):
+    def rank_changes(x, out):
         for i in range(x.shape[0]):
             s = 0.0
             for j in range(x.shape[1]):
-                s = np.tanh(s) + x[i, j]
-            out[i] = s
+                s = np.tanh(s) + x[i, :2]
+            out[i] = s[0]
         return out
 
 
@@ -83,7 +102,8 @@ KEPT = textwrap.dedent("""\
         return q
     """)
 
-REWRITTEN = ["s231", "rows_with_a_temporary", "backwards", "beside_other_statements"]
+REWRITTEN = ["s231", "rows_with_a_temporary", "backwards", "carried_scalar", "carried_from_the_row",
+             "beside_other_statements"]
 
 
 def _module(code):
@@ -131,7 +151,7 @@ def test_equal_to_the_loop(result, name, shape):
         np.testing.assert_array_equal(g, w)
 
 
-@pytest.mark.parametrize("name", ["carried_scalar", "under_a_test", "triangular", "rows_depend"])
+@pytest.mark.parametrize("name", ["rank_changes", "under_a_test", "triangular", "rows_depend"])
 def test_look_alikes_stay_loops(name):
     result = transpile_source(KEPT, "m.py")
     assert not any(p.rewritten and p.lineno == min(q.lineno for q in result.plans if q.function == name)
@@ -139,7 +159,7 @@ def test_look_alikes_stay_loops(name):
     before, after = _module(KEPT)[name], _module(result.code)[name]
     rng = np.random.default_rng(3)
     x = rng.uniform(-1.0, 1.0, (5, 4))
-    if name == "carried_scalar":
+    if name == "rank_changes":
         np.testing.assert_array_equal(after(x, np.zeros(5)), before(x, np.zeros(5)))
     else:
         q = rng.uniform(-1.0, 1.0, (5, 4))
@@ -148,3 +168,15 @@ def test_look_alikes_stay_loops(name):
 
 def test_idempotent(result):
     assert transpile_source(result.code, "m.py").code == result.code
+
+
+@pytest.mark.parametrize("name", ["carried_scalar", "carried_from_the_row"])
+def test_a_carried_name_computes_in_the_loops_dtype(result, name):
+    """`s = 0.0` is a Python float in the first step, so float32 rows give float32 values in
+    the loop (NEP 50): the batched loop starts from the same Python float."""
+    assert "s = 0.0" in _body(result.code, "carried_scalar").split("for j in")[0]
+    before, after = _module(SOURCE)[name], _module(result.code)[name]
+    x = np.random.default_rng(4).uniform(-1.0, 1.0, (5, 7)).astype(np.float32)
+    want, got = before(np.zeros((5, 7), np.float32), x), after(np.zeros((5, 7), np.float32), x)
+    assert want.dtype == got.dtype
+    np.testing.assert_array_equal(got, want)

@@ -27,7 +27,7 @@ class InnerLoopDecision:
     Attributes:
         mode: ``vectorized`` (the loop becomes one more loop axis) or ``sequential`` (it stays
             a loop inside the batched body; pfor prints one as ``tf.while_loop``, the direct
-            printer as a Python loop of batched statements where only array elements are carried).
+            printer as a Python loop of batched statements, carried names one value per outer iteration).
         ragged: its bounds vary per outer iteration (the trip count is not one number): the
             direct printer pads and masks it, pfor keeps it as a loop.
         carried: the names a loop kept as a loop carries from one inner iteration to the next

@@ -87,31 +87,52 @@ class StatementsMixin:
         Kennedy 6.2): ``for i: for j in range(1, n): a[j, i] = a[j - 1, i] + b[j, i]`` becomes
         ``for j in range(1, n): a[j, i] = a[j - 1, i] + b[j, i]`` with ``i`` all columns at once.
 
+        A name carried from one inner iteration to the next (``s = np.tanh(s) + x[i, j]``, bound
+        in the outer body before the loop) is a variable of the batched loop: it starts as the
+        value the outer body gave it (a Python number stays one, so the first step computes in
+        the dtype the loop's does) and holds one value per outer iteration after the first step.
+
         NumPy only; a range whose bounds are the same for every outer iteration; no test
-        around it; only array elements carried from one inner iteration to the next (no
-        name, nor one read after it); no loop, ``break`` or ``continue`` inside it.
+        around it; no loop, ``break`` or ``continue`` inside it; a carried name keeps its rank.
 
         Raises:
             Unsupported: any of those does not hold.
         """
         space = child.space
         if self.lib.kind != "np" or self.to_tf or space is None or space.kind != "range" or decision.ragged \
-                or decision.carried or decision.blocker or self.mask is not None or child.node.orelse \
+                or decision.blocker or self.mask is not None or child.node.orelse \
                 or any(isinstance(n, (gast.For, gast.While, gast.Break, gast.Continue, gast.Return))
                        for st in child.node.body for n in gast.walk(st)) \
                 or any(self.ev(b).stacked for b in (space.start, space.stop, space.step) if b is not None):
             raise Unsupported(f"the inner loop at line {child.lineno} is not independent")
         counter = space.induction
-        saved = dict(self.env)
+        carried = {}
+        for name in decision.carried:
+            value = self.env.get(name)
+            if not isinstance(value, Val) or value.rank is None:
+                raise Unsupported(f"the inner loop at line {child.lineno} carries `{name}`, whose value "
+                                  "before it the batched code does not hold")
+            if not (isinstance(value.node, gast.Name) and value.node.id == name):
+                self.out += templates.replace(f"{name} = V", V=value.node)
+            carried[name] = Val(templates.name(name), (True,) * depth, value.rank)
+        saved = {**self.env, **carried}
         outside, self.out = self.out, []
+        self.env.update(carried)
         self.env[counter] = Val(templates.name(counter), (), 0, True, pytype="int")
         try:
-            self._block(child.node.body, later | {counter}, depth)
+            self._block(child.node.body, later | {counter} | set(carried), depth)
+            for name, entry in carried.items():  # (each step leaves it as the next one reads it)
+                value = self.env.get(name)
+                if not (isinstance(value, Val) and isinstance(value.node, gast.Name) and value.node.id == name
+                        and value.rank == entry.rank and all(value.full)):
+                    raise Unsupported(f"the inner loop at line {child.lineno} carries `{name}` in another "
+                                      "form than it starts in")
         finally:
             body, self.out = self.out, outside
             # the names bound in the inner body are its own (the analysis proved none is read
-            # after it): the outer levels' names keep their values
-            self.env = {**saved, **{k: v for k, v in self.env.items() if k in saved and k != counter}}
+            # after it): the outer levels' names keep their values, a carried one its variable
+            self.env = {**saved, **{k: v for k, v in self.env.items() if k in saved and k != counter},
+                        **carried}
         indices = {lv.ind.name for lv in self.levels if getattr(lv, "ind", None) is not None}
         hoisted = [st for st in body if isinstance(st, gast.Assign) and len(st.targets) == 1
                    and isinstance(st.targets[0], gast.Name) and st.targets[0].id in indices]
