@@ -685,13 +685,24 @@ class ReductionsMixin:
                 continue
             values = self.namer.new(f"{each.name}_values")
             self.out += templates.replace(f"{values} = I", I=index.node)
-            found.append(templates.replace(f"{each.name} = {values}[{top}]" + (".item()" if index.python else ""))[0])
+            found.append(templates.replace(f"{each.name} = P", P=self._picked(values, top, index))[0])
         self.out += templates.replace(
             f"{better} = {terms} {compare} {best}\n"
             f"if {np_}.any({better}):\n"
             f"    {top} = {np_}.flatnonzero({terms} == {np_}.{arg.op}({terms}[{better}]))[{pick}]\n"
-            f"    {best} = {terms}[{top}]{'.item()' if term.python else ''}")
+            f"    {best} = P", P=self._picked(terms, top, term))
         self.out[-1].body += found
+
+    def _picked(self, array: str, top: str, value: Val) -> gast.expr:
+        """``array[top]``, of the kind the loop's value is: a Python number where it is one
+        (``.item()``), or where the invariant scalar its ``witness`` is made from is one (fuzz
+        seed 8148629: ``v = c + i`` of a Python float ``c`` is a Python float in the loop)."""
+        if value.python:
+            return templates.expr(f"{array}[{top}].item()")
+        if value.witness is not None:
+            return templates.expr(f"{array}[{top}].item() if type(W) in (int, float, bool, complex) else {array}[{top}]",
+                                  W=copy.deepcopy(value.witness))
+        return templates.expr(f"{array}[{top}]")
 
     def _zero_d(self, node) -> bool:
         """``node`` (or the value the loop body binds it to) indexes with an Ellipsis
