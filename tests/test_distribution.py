@@ -404,6 +404,52 @@ FOUND = textwrap.dedent('''\
         return a, c
 
 
+    def index_through_a_view(p, b, c):
+        q = p[:]
+        for i in range(1, len(p) - 1):
+            p[i] = (p[i - 1] * p[i - 1] + 1) % 7
+            c[i] = b[q[i + 1]]
+        return c
+
+
+    def index_array_passed_twice(p, q, b, c):
+        for i in range(1, len(p) - 1):
+            p[i] = (p[i - 1] * p[i - 1] + 1) % 7
+            c[i] = b[q[i + 1]]
+        return c
+
+
+    def range_through_a_view(a, b, c):
+        s = a[:]
+        for i in range(1, int(s[1])):
+            a[i] = a[i - 1] * a[i - 1] + b[i]
+            c[i] = b[i] * 2.0
+        return c
+
+
+    def start_the_code_does_not_fix(x, a, b, k):
+        for i in range(k, len(a)):
+            x[i] = x[i - 1] * x[i - 1] + a[i]
+            a[i] = b[i]
+        return x
+
+
+    def else_on_its_line(a, b, c, d):
+        for i in range(1, len(a)):
+            if d[i] > 0:
+                a[i] = a[i - 1] * a[i - 1] + b[i]
+                c[i] = b[i] * 2.0
+            else: c[i] = -b[i]
+        return c
+
+
+    def out_by_position(a, b, c, d):
+        for i in range(1, len(a) - 1):
+            a[i] = a[i - 1] * a[i - 1] * 0.1 + np.multiply(b[i], 2.0, c[i:i + 1])[0]
+            d[i] = c[i + 1] * 2.0
+        return d
+
+
     def inner_loop_in_a_loop_piece(a):
         m = np.zeros((len(a), 3))
         s = np.zeros(len(a))
@@ -424,6 +470,13 @@ FOUND_CASES = {
     "named_as_a_builtin": (True, lambda: (np.arange(8) + 5, np.arange(8) + 5, np.arange(8) + 1)),
     "string_over_two_lines": (False, lambda: (np.arange(8) + 1, np.arange(8), np.zeros(8, int))),
     "inner_loop_in_a_loop_piece": (True, lambda: (np.arange(6.0),)),
+    # the second pass (helper-36)
+    "index_through_a_view": (False, lambda: (np.arange(10) % 7, np.arange(10.0), np.zeros(10))),
+    "index_array_passed_twice": (True, lambda: (np.arange(10) % 7, np.arange(10) % 7, np.arange(10.0), np.zeros(10))),
+    "range_through_a_view": (False, lambda: (np.array([0.0, 5, 0, 0, 0, 0]), np.ones(6), np.zeros(6))),
+    "start_the_code_does_not_fix": (False, lambda: (np.zeros(4), np.zeros(4), np.array([1.0, 2, 3, 4]), -1)),
+    "else_on_its_line": (False, lambda: (np.ones(5) * 0.1, np.arange(5.0), np.zeros(5), np.array([1.0, -1, 1, -1, 1]))),
+    "out_by_position": (False, lambda: (np.ones(6) * 0.1, np.arange(6.0), np.zeros(6), np.zeros(6))),
 }
 
 
@@ -447,3 +500,21 @@ def test_what_an_adversarial_pass_found(name):
         np.testing.assert_array_equal(y, x)
     if name == "inner_loop_in_a_loop_piece":  # the inner loop of the piece that stays a loop, batched
         assert "j = np.arange(3)" in body
+    if name == "index_array_passed_twice":  # `q` indexes `b`: it may be `p`, checked apart
+        assert "may_share_memory(p, q)" in body
+        x, y = np.arange(10) % 7, np.arange(10) % 7
+        np.testing.assert_array_equal(after(y, y, np.arange(10.0), np.zeros(10)),
+                                      before(x, x, np.arange(10.0), np.zeros(10)))
+
+
+def test_a_file_indented_by_two_spaces():
+    """A piece's loop kept under `else:` is the file's own text, not re-indented (helper-36)."""
+    source = ("import numpy as np\n\ndef f(a, b, c):\n  for i in range(1, len(a)):\n"
+              "    a[i] = a[i - 1] * a[i - 1] + b[i]\n    c[i] = b[i] * 2.0\n  return c\n")
+    code = transpile_source(source, "m.py").code
+    assert "# pforge: loop distributed" in code
+    before, after = _module(source)["f"], _module(code)["f"]
+    np.testing.assert_array_equal(after(np.ones(5) * 0.1, np.arange(5.0), np.zeros(5)),
+                                  before(np.ones(5) * 0.1, np.arange(5.0), np.zeros(5)))
+    np.testing.assert_array_equal(after([0.1] * 5, list(range(5)), [0.0] * 5),  # (the loop as written)
+                                  before([0.1] * 5, list(range(5)), [0.0] * 5))

@@ -402,7 +402,7 @@ def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias
                 kept = splicer.piece_lines(split[0].loop, split[0].groups[split[1]])
             splicer.replace_statement_guarded(result.anchor or info.node, comment, _conjunction(result.guard),
                                               unparse_lines(result.stmts), kept,
-                                              unparse_lines(result.prelude))
+                                              unparse_lines(result.prelude), kept_as_written=split is not None)
         elif getattr(result, "anchor", None) is None:
             splicer.replace_statement(info.node, unparse_lines(result.prelude) + [comment]
                                       + unparse_lines(result.stmts))

@@ -65,7 +65,7 @@ class Splicer:
 
     def replace_statement_guarded(self, stmt: gast.stmt, comment: str, test: str,
                                   code_lines: list[str], kept_lines: list[str] | None = None,
-                                  prelude: list[str] = ()) -> None:
+                                  prelude: list[str] = (), kept_as_written: bool = False) -> None:
         """Replaces ``stmt`` by ``if test: code_lines else: stmt``, the statement's own text
         (comments and all) indented one level under ``else:``, or ``kept_lines`` when given
         (a loop pforge put in another form first); ``prelude`` lines come before it all, so the
@@ -74,8 +74,9 @@ class Splicer:
         unit = self.indent_unit
         nl = self.source.newline
         body = [indent + unit + self._reindent(line) if line else "" for line in code_lines] or [indent + unit + "pass"]
-        if kept_lines is not None:
-            kept = [indent + unit + self._reindent(line) if line else "" for line in kept_lines]
+        if kept_lines is not None:  # (lines of the file itself keep its indentation: `kept_as_written`)
+            kept = [indent + unit + (line if kept_as_written else self._reindent(line)) if line else ""
+                    for line in kept_lines]
         else:
             kept = [unit + line.rstrip("\r\n") if line.strip() else ""
                     for line in self.lines[stmt.lineno - 1:stmt.end_lineno]]

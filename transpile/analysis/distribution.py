@@ -40,7 +40,7 @@ import gast
 
 from pforge.transpile import dependence, effects
 from pforge.transpile.analysis.aliasing import _new_scalar
-from pforge.transpile.analysis.subscripts import _wrapping_access
+from pforge.transpile.analysis.subscripts import _lowest_index, _wrapping_access
 from pforge.transpile.analysis.nodes import _stored_names
 from pforge.transpile.spaces import for_space
 
@@ -148,9 +148,10 @@ def groups(ctx, loop: gast.For) -> Distribution | None:
     if induction in stored:
         return None
     for call in (n for n in gast.walk(loop) if isinstance(n, gast.Call)):
-        if ctx.imports.resolve(call.func) is None and not isinstance(call.func, gast.Attribute):
+        callee = ctx.imports.resolve(call.func)
+        if callee is None and not isinstance(call.func, gast.Attribute):
             return None  # a helper of this module may read what another statement writes
-        if ctx.effects.classify(call).kind != effects.PURE:
+        if ctx.effects.classify(call).kind != effects.PURE or _may_write(callee, call):
             return None  # (random draws would come in another order)
     variant = set(stored) - {induction}
     if _range_reads_the_body(loop, body, stored):
@@ -181,6 +182,10 @@ def groups(ctx, loop: gast.For) -> Distribution | None:
     # an index that may be negative counts from the end, outside the dependence test's model
     wrapped = {access.base for f in facts for group in f.accesses.values()
                if _wrapping_access(_Level(space), group, induction) is not None for access in group}
+    if _lowest_index(space) is None:  # (`range(k, n)`: `a[i]` itself may be `a[-1]`)
+        wrapped |= {name for f in facts for name, group in f.accesses.items()
+                    if any(induction in {n.id for d in a.dims for n in gast.walk(d) if isinstance(n, gast.Name)}
+                           for a in group)}
     edges = set()
     for a in kept:
         for b in kept:
@@ -208,6 +213,37 @@ def groups(ctx, loop: gast.For) -> Distribution | None:
         groups_.append([f.stmt if id(f.stmt) not in seen else copy.deepcopy(f.stmt) for f in piece])
         seen |= {id(f.stmt) for f in piece}
     return Distribution(loop, groups_, apart)
+
+
+#: NumPy functions that take ``out`` by position: the positional arguments before it
+_BEFORE_OUT = {"clip": 3, "sum": 3, "mean": 3, "prod": 3, "cumsum": 3, "cumprod": 3, "nansum": 3, "nanmean": 3,
+               "std": 3, "var": 3, "take": 3, "percentile": 3, "quantile": 3, "dot": 2, "matmul": 2, "round": 2,
+               "around": 2, "max": 2, "min": 2, "amax": 2, "amin": 2, "any": 2, "all": 2, "argmax": 2,
+               "argmin": 2, "concatenate": 2, "choose": 2, "median": 2, "ptp": 2, "trace": 5}
+#: NumPy ufuncs of one operand (``out`` second) and of two (``out`` third)
+_UNARY = set("abs absolute sin cos tan tanh sinh cosh arcsin arccos arctan arcsinh arccosh arctanh exp exp2 "
+             "expm1 log log2 log10 log1p sqrt cbrt square negative positive sign floor ceil rint trunc fix isnan "
+             "isinf isfinite reciprocal conj conjugate logical_not fabs deg2rad rad2deg degrees radians "
+             "invert signbit spacing".split())
+_BINARY = set("add subtract multiply divide true_divide floor_divide power float_power maximum minimum fmax fmin "
+              "mod remainder fmod arctan2 hypot logical_and logical_or logical_xor bitwise_and bitwise_or "
+              "bitwise_xor left_shift right_shift greater less equal not_equal greater_equal less_equal "
+              "copysign ldexp nextafter heaviside gcd lcm logaddexp logaddexp2".split())
+
+
+def _may_write(callee: str | None, call: gast.Call) -> bool:
+    """A call that may write into one of its arguments though the effect tables call it pure:
+    ``out`` given by position (``np.multiply(a, b, c)``), ``operator.setitem``, an unbound
+    ``ndarray`` method (``np.ndarray.fill(c, v)``)."""
+    if callee is None:
+        return False
+    if callee.startswith("operator.") or ".ndarray." in callee:
+        return True
+    if not callee.startswith("numpy."):
+        return False
+    short = callee.rpartition(".")[2]
+    limit = 1 if short in _UNARY else 2 if short in _BINARY else _BEFORE_OUT.get(short)
+    return limit is not None and len(call.args) > limit
 
 
 def _range_reads_the_body(loop, body, stored) -> bool:
@@ -245,7 +281,9 @@ def _split_ifs(ctx, body: list[gast.stmt], variant: set[str]) -> list[gast.stmt]
         tested = {n.id for n in gast.walk(stmt.test) if isinstance(n, gast.Name)} if isinstance(stmt, gast.If) else None
         parts = stmt.body + stmt.orelse if tested is not None else []
         if tested is None or tested & written or len(parts) < 2 or stmt.body[0].lineno <= stmt.lineno \
-                or _elif(ctx, stmt) or any(b.lineno <= a.end_lineno for a, b in zip(parts, parts[1:])):
+                or _elif(ctx, stmt) or any(b.lineno <= a.end_lineno for a, b in zip(parts, parts[1:])) \
+                or any(ctx.lines[part.lineno - 1][:part.col_offset].strip() for part in parts):
+            # (`else: c[i] = v` on one line: a statement's text must start its line)
             out.append(stmt)
             continue
         indent = ctx.lines[stmt.lineno - 1][:stmt.col_offset]
@@ -344,9 +382,9 @@ class _Statement:
                 if isinstance(stmt, gast.AugAssign):  # (`a[i] += t` reads the element too)
                     self.accesses[flat[0]].append(dependence.Access(flat[0], flat[1], stmt))
         self.whole = {n.id for n in names if id(n) not in through}
-        in_index = {id(n) for s in gast.walk(stmt) if isinstance(s, gast.Subscript) for n in gast.walk(s.slice)}
-        #: names read as data (not only inside an index: `a[n - 1 - i]` reads `n` as a number)
-        self.data = {n.id for n in names if id(n) not in in_index}
+        #: the names it reads, any of which may be an array (`b[q[i + 1]]` reads `q`; a number
+        #: passes the checks of `_apart`)
+        self.data = set(self.names)
         #: names whose memory the statement may write: elements stored (`a[i] = v`), or an
         #: augmented name (`acc += t` adds into an array in place)
         self.written = {name for name, accesses in self.accesses.items() if any(a.write for a in accesses)}
@@ -437,13 +475,15 @@ def _apart(ctx, loop, pieces, induction) -> list[tuple[str, str]] | None:
     outside = {name: [n for n in nodes if id(n) not in inner] for name, nodes in _stored_names(fdef.body).items()}
     facts = [f for piece in pieces for f in piece]
     local = set().union(*(f.bound for f in facts)) - set().union(*(f.written for f in facts))
+    ranged = {n.id for n in gast.walk(loop.iter) if isinstance(n, gast.Name)}  # (each piece reads it again)
     pairs = set()
     for a, mine in enumerate(pieces):
         for b, theirs in enumerate(pieces):
-            if a == b:
+            if a == b and not ranged:
                 continue
             for written in set().union(*(f.written for f in mine)):
-                for other in set().union(*(f.data for f in theirs)) - local - {written, induction}:
+                reads = ranged | (set().union(*(f.data for f in theirs)) if a != b else set())
+                for other in reads - local - {written, induction}:
                     if other in params or other in outside or ctx.imports.resolve(gast.Name(
                             id=other, ctx=gast.Load(), annotation=None, type_comment=None)) is None:
                         pairs.add((written, other))  # (not a module or a builtin the function leaves)
