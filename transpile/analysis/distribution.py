@@ -246,15 +246,17 @@ def _may_write(callee: str | None, call: gast.Call) -> bool:
     return limit is not None and len(call.args) > limit
 
 
+def _written_into(body) -> set[str]:
+    """The arrays ``body`` stores elements of (``a[i] = v``, ``a[i][j] += v``)."""
+    flats = (dependence.flatten_subscript(node) for stmt in body for node in gast.walk(stmt)
+             if isinstance(node, gast.Subscript) and not isinstance(node.ctx, gast.Load))
+    return {flat[0] for flat in flats if flat is not None}
+
+
 def _range_reads_the_body(loop, body, stored) -> bool:
     """The range reads a name the body binds, or an array the body writes into other than
     through its length or shape (``len(a)`` stays what it was where ``a[i]`` is written)."""
-    written = set(stored)
-    for stmt in body:
-        for node in gast.walk(stmt):
-            if isinstance(node, gast.Subscript) and not isinstance(node.ctx, gast.Load):
-                flat = dependence.flatten_subscript(node)
-                written |= {flat[0]} if flat else set()
+    written = set(stored) | _written_into(body)
     sized = {id(n.args[0]) for n in gast.walk(loop.iter) if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)
              and n.func.id == "len" and len(n.args) == 1}
     sized |= {id(n.value) for n in gast.walk(loop.iter) if isinstance(n, gast.Attribute) and n.attr in _SIZES}
@@ -268,14 +270,8 @@ def _split_ifs(ctx, body: list[gast.stmt], variant: set[str]) -> list[gast.stmt]
     (T): S3``: the same statements under the same test, each free to go to a loop of its own
     (if-conversion across statements: the test is computed again, with the same value, in
     each piece). Each such statement holds its header's text and its statement (``pforge_header``,
-    ``pforge_body``). An ``elif`` chain
-    stays whole."""
-    written = set(variant)
-    for stmt in body:
-        for node in gast.walk(stmt):
-            if isinstance(node, gast.Subscript) and not isinstance(node.ctx, gast.Load):
-                flat = dependence.flatten_subscript(node)
-                written |= {flat[0]} if flat else set()
+    ``pforge_body``). An ``elif`` chain stays whole."""
+    written = set(variant) | _written_into(body)
     out = []
     for stmt in body:
         tested = {n.id for n in gast.walk(stmt.test) if isinstance(n, gast.Name)} if isinstance(stmt, gast.If) else None
