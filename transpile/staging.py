@@ -54,6 +54,11 @@ def stage_blocker(ctx: ModuleContext, fdef: gast.FunctionDef | None, rewritten: 
             return (f"the loop at line {loop.lineno} stays a loop and appends to a list under the `if` at line "
                     f"{branch.lineno}, which tf.function would make a graph conditional whose tensors the "
                     "list cannot hold")
+        number = _python_number_carried(fdef, loop.node)
+        if number is not None:
+            return (f"the loop at line {loop.lineno} stays a loop and binds `{number.id}`, a Python number "
+                    f"before it (line {number.lineno}), to other values: tf.function may make it a graph "
+                    "loop, whose variables keep one dtype")
         bound = _binding_under_a_test(loop.node)
         if bound is not None:
             return (f"the loop at line {loop.lineno} stays a loop and binds `{bound.id}` under an `if` (line "
@@ -104,6 +109,20 @@ def _append_under_a_test(loop) -> gast.If | None:
                  if isinstance(node, gast.If) and not isinstance(node.test, gast.Constant)
                  and any(isinstance(sub, gast.Call) and isinstance(sub.func, gast.Attribute) and sub.func.attr == "append"
                          for stmt in node.body + node.orelse for sub in gast.walk(stmt))), None)
+
+
+def _python_number_carried(fdef, loop) -> gast.Name | None:
+    """A name ``loop`` binds that the function binds to a Python number (or None) before it
+    (fuzz seed 8152516: ``w2 = 2`` before the loop, ``w2 = x[i] * 2.0`` in it: AutoGraph's
+    ``tf.while_loop`` over a range of unknown length needs one dtype on every iteration)."""
+    stored = {n.id for n in gast.walk(loop) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Assign) and node.lineno < loop.lineno and isinstance(node.value, gast.Constant) \
+                and (node.value.value is None or type(node.value.value) in (int, float, bool)):
+            for target in node.targets:
+                if isinstance(target, gast.Name) and target.id in stored:
+                    return target
+    return None
 
 
 def _binding_under_a_test(loop) -> gast.Name | None:
