@@ -156,7 +156,7 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
             position += 1
             if not info.vectorizable or (loops is not None and info.lineno not in loops):
                 continue
-            if np_alias is None and _distribution(info) is not None and _distribution(info)[0].apart:
+            if np_alias is None and (split := _distribution(info)) is not None and split[0].apart:
                 notes[id(info)] = "loop distribution checks its arrays apart with NumPy, which the module does not import"
                 continue
             scope = info.function if info.function is not None else tree

@@ -78,8 +78,7 @@ class Splicer:
             kept = [indent + unit + (line if kept_as_written else self._reindent(line)) if line else ""
                     for line in kept_lines]
         else:
-            kept = [unit + line.rstrip("\r\n") if line.strip() else ""
-                    for line in self.lines[stmt.lineno - 1:stmt.end_lineno]]
+            kept = self._deeper(stmt.lineno, stmt.end_lineno)
         text = nl.join([*(indent + self._reindent(line) for line in prelude), indent + comment, f"{indent}if {test}:",
                         *body, f"{indent}else:", *kept])
         self.edits.append(Edit(self.line_start(stmt.lineno), self.line_end(stmt.end_lineno), text))
@@ -88,15 +87,18 @@ class Splicer:
         """The text of ``loop`` with only ``stmts`` of its body (a piece of a distributed loop):
         its header's lines and each statement's own lines (with the comments right above it,
         and ``edits`` inside it applied: an inner loop rewritten), less the loop's indentation.
-        A statement split off an ``if`` has a header of its own (``pforge_header``)."""
+        A statement split off an ``if`` (``pforge_if``) has that ``if``'s header, its test negated
+        for the ``else`` branch."""
         indent = self.indentation(loop.lineno)
         nl = self.source.newline
-        last = loop.iter.end_lineno
-        while last < loop.body[0].lineno - 1 and not self.lines[last - 1].split("#")[0].rstrip().endswith(":"):
-            last += 1  # (to the header's colon; comments and blank lines above the body are not its)
+        last = self._header_end(loop.iter, loop.body)
         lines = [line.rstrip("\r\n") for line in self.lines[loop.lineno - 1:last]]
         for stmt in stmts:
             inner = getattr(stmt, "pforge_body", stmt)
+            if hasattr(stmt, "pforge_if"):
+                split, negated = stmt.pforge_if
+                lines += [self.indentation(split.lineno) + f"if not ({gast.unparse(split.test).strip()}):"] if negated \
+                    else [line.rstrip("\r\n") for line in self.lines[split.lineno - 1:self._header_end(split.test, split.body)]]
             first = inner.lineno
             while first > last + 1 and self.lines[first - 2].lstrip().startswith("#"):
                 first -= 1  # (the comments right above a statement go with it)
@@ -104,8 +106,20 @@ class Splicer:
             text = self.source.text[start:end]
             for edit in sorted((e for e in edits if start <= e.start and e.end <= end), key=lambda e: -e.start):
                 text = text[:edit.start - start] + edit.new + text[edit.end - start:]
-            lines += getattr(stmt, "pforge_header", []) + text.split(nl)
+            lines += text.split(nl)
         return [line.removeprefix(indent) for line in lines]
+
+    def _header_end(self, expr: gast.expr, body: list[gast.stmt]) -> int:
+        """The line of the colon ending the header whose last expression is ``expr`` (a loop's
+        iterable, an ``if``'s test): comments and blank lines above ``body`` are not its."""
+        last = expr.end_lineno
+        while last < body[0].lineno - 1 and not self.lines[last - 1].split("#")[0].rstrip().endswith(":"):
+            last += 1
+        return last
+
+    def _deeper(self, first: int, last: int) -> list[str]:
+        """Lines ``first..last`` of the file one level deeper (under an ``else:``)."""
+        return [self.indent_unit + line.rstrip("\r\n") if line.strip() else "" for line in self.lines[first - 1:last]]
 
     def replace_distributed(self, loop: gast.For, comment: str, test: str, texts: list[str | None],
                             groups: list[list[gast.stmt]]) -> None:
@@ -123,10 +137,8 @@ class Splicer:
             lines += text.split(nl) if text is not None else [
                 indent + line if line else "" for line in self.piece_lines(loop, stmts, inside)]
         if test:
-            unit = self.indent_unit
-            kept = [unit + line.rstrip("\r\n") if line.strip() else ""
-                    for line in self.lines[loop.lineno - 1:loop.end_lineno]]
-            lines = [f"{indent}if {test}:", *(unit + line if line else "" for line in lines), f"{indent}else:", *kept]
+            lines = [f"{indent}if {test}:", *(self.indent_unit + line if line else "" for line in lines),
+                     f"{indent}else:", *self._deeper(loop.lineno, loop.end_lineno)]
         self.edits.append(Edit(start, end, nl.join([indent + comment, *lines])))
 
     def delete_statement(self, stmt: gast.stmt) -> bool:

@@ -122,11 +122,9 @@ def mark_splittable(ctx) -> None:
 
 
 def _piece(loop: gast.For, plan: Distribution, k: int) -> gast.For:
-    piece = gast.For(target=copy.deepcopy(loop.target), iter=copy.deepcopy(loop.iter),
-                     body=list(plan.groups[k]), orelse=[], type_comment=None)
-    for node in (piece, ):
-        node.lineno, node.col_offset = loop.lineno, loop.col_offset
-        node.end_lineno, node.end_col_offset = loop.end_lineno, loop.end_col_offset
+    piece = gast.copy_location(gast.For(target=copy.deepcopy(loop.target), iter=copy.deepcopy(loop.iter),
+                                        body=list(plan.groups[k]), orelse=[], type_comment=None), loop)
+    piece.end_lineno, piece.end_col_offset = loop.end_lineno, loop.end_col_offset
     piece.pforge_distributed = (plan, k)
     return piece
 
@@ -269,8 +267,9 @@ def _split_ifs(ctx, body: list[gast.stmt], variant: set[str]) -> list[gast.stmt]
     writes into (the index and values it only reads) as ``if T: S1``, ``if T: S2`` and ``if not
     (T): S3``: the same statements under the same test, each free to go to a loop of its own
     (if-conversion across statements: the test is computed again, with the same value, in
-    each piece). Each such statement holds its header's text and its statement (``pforge_header``,
-    ``pforge_body``). An ``elif`` chain stays whole."""
+    each piece). Each such statement names the ``if`` it comes from, whether it is of the
+    ``else`` branch, and its statement (``pforge_if``, ``pforge_body``: ``Splicer.piece_lines``
+    writes its text). An ``elif`` chain stays whole."""
     written = set(variant) | _written_into(body)
     out = []
     for stmt in body:
@@ -282,11 +281,6 @@ def _split_ifs(ctx, body: list[gast.stmt], variant: set[str]) -> list[gast.stmt]
             # (`else: c[i] = v` on one line: a statement's text must start its line)
             out.append(stmt)
             continue
-        indent = ctx.lines[stmt.lineno - 1][:stmt.col_offset]
-        last = stmt.test.end_lineno
-        while last < stmt.body[0].lineno - 1 and not ctx.lines[last - 1].split("#")[0].rstrip().endswith(":"):
-            last += 1  # (to the header's colon: a comment above the first statement is that statement's)
-        header = ctx.lines[stmt.lineno - 1:last]
         for branch, negated in ((stmt.body, False), (stmt.orelse, True)):
             for inner in branch:
                 test = gast.UnaryOp(op=gast.Not(), operand=copy.deepcopy(stmt.test)) if negated \
@@ -294,10 +288,7 @@ def _split_ifs(ctx, body: list[gast.stmt], variant: set[str]) -> list[gast.stmt]
                 unit = gast.If(test=test, body=[inner], orelse=[])
                 gast.copy_location(unit, stmt)
                 unit.end_lineno, unit.end_col_offset = inner.end_lineno, inner.end_col_offset
-                # its text: the header (the test negated for the `else` branch), then the
-                # statement's own lines (Splicer.piece_lines)
-                unit.pforge_header = [f"{indent}if not ({gast.unparse(stmt.test).strip()}):"] if negated else header
-                unit.pforge_body = inner
+                unit.pforge_if, unit.pforge_body = (stmt, negated), inner
                 unit.pforge_lines = (inner.lineno, inner.end_lineno)  # (what a remark names)
                 out.append(unit)
     return out
