@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from pforge.transpile import transpile_source
+from tests.loops import run_module
 
 SOURCE = textwrap.dedent("""\
     import numpy as np
@@ -186,12 +187,6 @@ DISTRIBUTED = ["carried_then_map", "map_then_carried", "s222", "read_before_the_
                "scan_then_read", "two_writes", "later_write_first", "recomputes_a_scalar", "s161", "masked_pair", "into_new_arrays"]
 
 
-def _module(code):
-    namespace: dict = {}
-    exec(compile(code, "<code>", "exec"), namespace)
-    return namespace
-
-
 def _split(code, name):
     """The code of ``name``, asserted to hold a distributed loop (so a comparison compares a rewrite)."""
     body = code.split(f"def {name}(")[1].split("\ndef ")[0]
@@ -270,7 +265,7 @@ def test_a_parameter_pair_is_checked_apart(distributed):
 def test_equal_to_the_loop(distributed, name, n):
     result, _ = distributed
     _split(result.code, name)
-    before, after = _module(SOURCE)[name], _module(result.code)[name]
+    before, after = run_module(SOURCE)[name], run_module(result.code)[name]
     args = _arguments(name, n, np.random.default_rng(n))
     want = before(*[a.copy() for a in args])
     got = after(*[a.copy() for a in args])
@@ -283,7 +278,7 @@ def test_equal_to_the_loop(distributed, name, n):
 def test_one_array_passed_twice_runs_the_loop(distributed, name):
     result, _ = distributed
     _split(result.code, name)
-    before, after = _module(SOURCE)[name], _module(result.code)[name]
+    before, after = run_module(SOURCE)[name], run_module(result.code)[name]
     x = np.random.default_rng(5).uniform(-1.0, 1.0, 12)
     count = len(_arguments(name, 1, np.random.default_rng(0)))
     mine, theirs = x.copy(), x.copy()
@@ -329,7 +324,7 @@ def test_python_lists_run_the_loop(distributed, name):
     only on arrays of numbers, and lists run the loop as written."""
     result, _ = distributed
     assert "not a.dtype.hasobject" in _split(result.code, name)
-    before, after = _module(SOURCE)[name], _module(result.code)[name]
+    before, after = run_module(SOURCE)[name], run_module(result.code)[name]
     count = len(_arguments(name, 1, np.random.default_rng(0)))
     values = [0.1 * k for k in range(9)]
     mine, theirs = list(values), list(values)
@@ -488,7 +483,7 @@ def test_what_an_adversarial_pass_found(name):
     assert ("# pforge: loop distributed" in body) == distributed, body
     compile(result.code, "m.py", "exec")
     assert transpile_source(result.code, "m.py").code == result.code
-    before, after = _module(FOUND)[name], _module(result.code)[name]
+    before, after = run_module(FOUND)[name], run_module(result.code)[name]
     want, got = before(*make()), after(*make())
     for w, g in zip(want, got):
         np.testing.assert_array_equal(g, w)
@@ -513,7 +508,7 @@ def test_a_file_indented_by_two_spaces():
               "    a[i] = a[i - 1] * a[i - 1] + b[i]\n    c[i] = b[i] * 2.0\n  return c\n")
     code = transpile_source(source, "m.py").code
     assert "# pforge: loop distributed" in code
-    before, after = _module(source)["f"], _module(code)["f"]
+    before, after = run_module(source)["f"], run_module(code)["f"]
     np.testing.assert_array_equal(after(np.ones(5) * 0.1, np.arange(5.0), np.zeros(5)),
                                   before(np.ones(5) * 0.1, np.arange(5.0), np.zeros(5)))
     np.testing.assert_array_equal(after([0.1] * 5, list(range(5)), [0.0] * 5),  # (the loop as written)

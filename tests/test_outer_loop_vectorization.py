@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from pforge.transpile import transpile_source
+from tests.loops import run_module
 
 SOURCE = textwrap.dedent("""\
     import numpy as np
@@ -106,12 +107,6 @@ REWRITTEN = ["s231", "rows_with_a_temporary", "backwards", "carried_scalar", "ca
              "beside_other_statements"]
 
 
-def _module(code):
-    namespace: dict = {}
-    exec(compile(code, "<code>", "exec"), namespace)
-    return namespace
-
-
 def _body(code, name):
     return code.split(f"def {name}(")[1].split("\ndef ")[0]
 
@@ -134,7 +129,7 @@ def test_the_outer_loop_is_batched_around_the_inner_one(result, name):
 @pytest.mark.parametrize("shape", [(0, 0), (1, 1), (1, 4), (4, 1), (3, 5), (6, 6)])
 def test_equal_to_the_loop(result, name, shape):
     assert next(p for p in result.plans if p.function == name).rewritten
-    before, after = _module(SOURCE)[name], _module(result.code)[name]
+    before, after = run_module(SOURCE)[name], run_module(result.code)[name]
     rng = np.random.default_rng(sum(shape))
     args = [rng.uniform(-1.0, 1.0, shape), rng.uniform(-1.0, 1.0, shape)]
     if name == "beside_other_statements":
@@ -156,7 +151,7 @@ def test_look_alikes_stay_loops(name):
     result = transpile_source(KEPT, "m.py")
     assert not any(p.rewritten and p.lineno == min(q.lineno for q in result.plans if q.function == name)
                    for p in result.plans if p.function == name)
-    before, after = _module(KEPT)[name], _module(result.code)[name]
+    before, after = run_module(KEPT)[name], run_module(result.code)[name]
     rng = np.random.default_rng(3)
     x = rng.uniform(-1.0, 1.0, (5, 4))
     if name == "rank_changes":
@@ -175,7 +170,7 @@ def test_a_carried_name_computes_in_the_loops_dtype(result, name):
     """`s = 0.0` is a Python float in the first step, so float32 rows give float32 values in
     the loop (NEP 50): the batched loop starts from the same Python float."""
     assert "s = 0.0" in _body(result.code, "carried_scalar").split("for j in")[0]
-    before, after = _module(SOURCE)[name], _module(result.code)[name]
+    before, after = run_module(SOURCE)[name], run_module(result.code)[name]
     x = np.random.default_rng(4).uniform(-1.0, 1.0, (5, 7)).astype(np.float32)
     want, got = before(np.zeros((5, 7), np.float32), x), after(np.zeros((5, 7), np.float32), x)
     assert want.dtype == got.dtype
