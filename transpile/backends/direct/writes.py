@@ -346,15 +346,9 @@ class WritesMixin:
                 # under a test: only the iterations where it holds update (adding the identity
                 # elsewhere turns -0.0 into 0.0, and rounds an int64 element through a float term)
                 value = selected[1]
-                parts = list(idx.elts) if isinstance(idx, gast.Tuple) else [idx]
-                names = [self.namer.new("sel") for _ in range(len(parts) + 2)]
-                self.out += templates.replace(f"{', '.join(names)} = {self.lib.alias}.broadcast_arrays(M, "
-                                              + ", ".join(f"P{k}" for k in range(len(parts))) + ", V)",
-                                              M=selected[0].node, V=value.node,
-                                              **{f"P{k}": p for k, p in enumerate(parts)})
-                mask_name, picked = names[0], [f"{n}[{names[0]}]" for n in names[1:]]
-                idx = templates.expr(f"({', '.join(picked[:-1])},)")
-                value = value.with_node(templates.expr(picked[-1]))
+                picked, taken = self._taken_where(idx, selected[0].node, value.node)
+                idx = templates.expr(f"({', '.join(picked)},)")
+                value = value.with_node(templates.expr(taken))
             right = value.node
             if isinstance(op, gast.Sub):
                 # `A[k] -= v` subtracts in the dtype of `A - v`; a negated uint8 `v` would wrap
@@ -380,15 +374,20 @@ class WritesMixin:
         """``A[P0[sel], ...] = V[sel]`` of ``A[P0, ...]`` (``node``, an advanced index of the
         loop axes) written with ``value`` where ``mask`` holds, the indices, mask and values
         broadcast together first (``np.broadcast_arrays``)."""
-        idx = _slices_as_calls(node.slice)
+        picked, taken = self._taken_where(_slices_as_calls(node.slice), mask.node, value.node)
+        self.out += templates.replace(f"A[{', '.join(picked)}] = {taken}", A=templates.name(name))
+
+    def _taken_where(self, idx, mask, value) -> tuple[list[str], str]:
+        """The index arrays of ``idx`` and ``value``, taken where ``mask`` holds once the three
+        are broadcast together (``sel, p, v = np.broadcast_arrays(m, i, v)``): ``p[sel]`` for each
+        index, ``v[sel]``."""
         parts = list(idx.elts) if isinstance(idx, gast.Tuple) else [idx]
         names = [self.namer.new("sel") for _ in range(len(parts) + 2)]
         self.out += templates.replace(f"{', '.join(names)} = {self.lib.alias}.broadcast_arrays(M, "
                                       + ", ".join(f"P{k}" for k in range(len(parts))) + ", V)",
-                                      M=mask.node, V=value.node, **{f"P{k}": p for k, p in enumerate(parts)})
+                                      M=mask, V=value, **{f"P{k}": p for k, p in enumerate(parts)})
         picked = [f"{n}[{names[0]}]" for n in names[1:]]
-        index = picked[0] if len(parts) == 1 else ", ".join(picked[:-1])
-        self.out += templates.replace(f"A[{index}] = {picked[-1]}", A=templates.name(name))
+        return picked[:-1], picked[-1]
 
     def _no_bool_indices(self, idx) -> None:
         """``np.asarray(k).dtype != np.bool_`` for each array the scatter's indices ``idx``
