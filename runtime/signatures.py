@@ -75,7 +75,12 @@ def _keyer(kind: type):
 
 
 def _sequence_key(value) -> tuple:
-    """A list or tuple: its rank and dtype as NumPy would convert it, when it holds numbers."""
+    """A list or tuple: the keys of its items where every one is a tensor or a ``tf.Variable``
+    (``[w, b]``, a model's variables: ``tf.function`` takes the list as a structure of
+    tensors), else its rank and dtype as NumPy would convert it, when it holds numbers."""
+    tf = sys.modules.get("tensorflow")
+    if tf is not None and value and len(value) <= 64 and all(isinstance(v, (tf.Tensor, tf.Variable)) for v in value):
+        return ("tensors", type(value).__name__, tuple(_arg_key(v) for v in value))
     np = sys.modules.get("numpy")
     if np is not None:
         try:
@@ -142,7 +147,7 @@ def _mutable_parts(value, np, depth=0) -> list:
 
 
 #: key kinds of values that hold data, whose rank a rewrite may use
-_DATA = ("number", "ndarray", "npscalar", "tensor", "variable", "sequence", "helper")
+_DATA = ("number", "ndarray", "npscalar", "tensor", "variable", "sequence", "tensors", "helper")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -219,6 +224,8 @@ def _describe(names, key) -> str:
             what = f"numpy scalar {k[1]}"
         elif k[0] == "sequence":
             what = f"{k[1]}" + (f" of rank {k[3]}" if k[3] is not None else "")
+        elif k[0] == "tensors":
+            what = f"{k[1]} of {len(k[2])} tensors or variables"
         elif k[0] == "none":
             what = "None"
         elif k[0] == "composite":
@@ -251,7 +258,7 @@ def _comparable(value, depth=0) -> bool:
 def _mutable_arguments(names, key, args, kwargs):
     """The arguments a function can write in place (arrays, lists, dicts), for comparison."""
     named = dict(zip(names, itertools.chain(args, [kwargs.get(n, _MISSING) for n in names[len(args):]])))
-    return [named[n] for n, k in zip(names, key[0]) if k[0] in ("ndarray", "sequence", "variable")
+    return [named[n] for n, k in zip(names, key[0]) if k[0] in ("ndarray", "sequence", "tensors", "variable")
             and named.get(n, _MISSING) is not _MISSING]
 
 
@@ -283,7 +290,8 @@ def _reads_static_shape(code: str) -> bool:
 def _traceable(key) -> bool:
     """Whether ``tf.function`` keeps the rewrite's meaning for this signature.
 
-    Every argument must be a tensor, a ``tf.Variable``, a Python number or None: a NumPy array
+    Every argument must be a tensor, a ``tf.Variable``, a list or tuple of those (traced as a
+    structure), a Python number or None: a NumPy array
     would become a tensor (``x.mean()`` fails, and it would be returned as one), a NumPy scalar
     a tensor of its own dtype beside float32 ones, and any other object would be hashed, so a
     change to its attributes (``model.W *= 3``, a counter it keeps) would be missed or happen
@@ -291,5 +299,5 @@ def _traceable(key) -> bool:
     ``StagedFunction._traced_for`` traces again when one is rebound, but an array changed in
     place would keep the values of the trace.
     """
-    allowed = ("tensor", "variable", "number", "none")
+    allowed = ("tensor", "variable", "tensors", "number", "none")
     return all(k[0] in allowed for k in key[0]) and all(k[0] in allowed + ("helper",) for _, k in key[2])

@@ -10,7 +10,8 @@ scripts that compare embeddings.
 Pattern: two nested ``range`` loops with invariant trip counts. The inner
 loop appends a scalar to the collector ``row``; the outer loop appends
 ``tf.stack(row)`` to the collector ``rows``, consumed only by ``tf.stack`` at
-the return.
+the return. ``pairwise_distance_lists`` appends the list ``row`` itself and
+converts the list of lists with ``tf.convert_to_tensor`` at the end.
 
 Expected verdict: vectorizable, both levels (map over ``i`` and ``j``,
 collectors ``row`` and ``rows``). The result is an ``[n, m]`` matrix computed
@@ -40,6 +41,30 @@ def pairwise_distances(a, b):
     return tf.stack(rows)
 
 
+def pairwise_distance_lists(a, b):
+    """Returns the same matrix, built as a Python list of lists of scalars.
+
+    Args:
+      a: float32 [n, dim].
+      b: float32 [m, dim].
+
+    Returns:
+      float32 [n, m]; entry ``(i, j)`` is ``||a[i] - b[j]||``.
+    """
+    rows = []
+    for i in range(a.shape[0]):
+        row = []
+        for j in range(b.shape[0]):
+            row.append(tf.norm(a[i] - b[j]))
+        rows.append(row)
+    return tf.convert_to_tensor(rows)
+
+
+def reference_pairwise_distance_lists(a, b):
+    """Hand-batched equivalent of :func:`pairwise_distance_lists`."""
+    return tf.norm(a[:, tf.newaxis, :] - b[tf.newaxis, :, :], axis=-1)
+
+
 def reference_pairwise_distances(a, b):
     """Hand-batched equivalent of :func:`pairwise_distances`."""
     return tf.norm(a[:, tf.newaxis, :] - b[tf.newaxis, :, :], axis=-1)
@@ -50,4 +75,4 @@ def example_inputs(seed=0):
     rng = np.random.default_rng(seed)
     a = tf.constant(rng.standard_normal((64, 16)), tf.float32)
     b = tf.constant(rng.standard_normal((16, 16)), tf.float32)
-    return {"pairwise_distances": (a, b)}
+    return {"pairwise_distances": (a, b), "pairwise_distance_lists": (a, b)}

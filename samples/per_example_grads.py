@@ -13,7 +13,11 @@ gradient-noise and per-example gradient-norm diagnostics.
 Pattern: ``for i in range(x.shape[0])`` with a ``tf.GradientTape`` opened
 inside the body; the tape watches the loop-invariant tensor ``w``; the
 gradient of one example's loss is appended to the collector ``grads``, which
-is consumed only by ``tf.stack`` at the return.
+is consumed only by ``tf.stack`` at the return. ``per_example_grads_of_variables``
+takes the gradients of a list of ``tf.Variable``s, which the tape watches
+because they are read, and unzips the per-example lists at the end:
+``[tf.stack(g) for g in zip(*per_example)]``, one stacked tensor per variable,
+which is what ``tf.vectorized_map`` returns for a body that returns the list.
 
 Expected verdict: vectorizable (map over the rows of ``x`` and ``labels``,
 collector ``grads``). A tape inside the body needs the pfor backend
@@ -61,6 +65,36 @@ def reference_clipped_per_example_grads(x, labels, w, b, clip_norm):
     return grads * clip_norm / tf.maximum(norms, clip_norm)
 
 
+def per_example_grads_of_variables(x, labels, variables):
+    """Returns each example's gradients with respect to a list of variables.
+
+    Args:
+      x: float32 [batch, features].
+      labels: float32 [batch, classes], one-hot rows.
+      variables: a list ``[w, b]`` of ``tf.Variable``: float32 [features, classes] and
+        float32 [classes].
+
+    Returns:
+      A list with one tensor per variable: float32 [batch, features, classes] and float32
+      [batch, classes].
+    """
+    per_example = []
+    for i in range(x.shape[0]):
+        with tf.GradientTape() as tape:
+            logits = tf.linalg.matvec(variables[0], x[i], transpose_a=True) + variables[1]
+            loss = tf.nn.softmax_cross_entropy_with_logits(labels=labels[i], logits=logits)
+        per_example.append(tape.gradient(loss, variables))
+    return [tf.stack(g) for g in zip(*per_example)]
+
+
+def reference_per_example_grads_of_variables(x, labels, variables):
+    """Closed form: with respect to ``b`` each example's gradient is ``softmax(logits) -
+    label``; with respect to ``w``, the outer product of the example and that."""
+    w, b = variables
+    delta = tf.nn.softmax(tf.linalg.matmul(x, w) + b) - labels
+    return [tf.einsum("nd,nc->ndc", x, delta), delta]
+
+
 def example_inputs(seed=0):
     """Returns positional arguments for each loop function."""
     rng = np.random.default_rng(seed)
@@ -70,4 +104,6 @@ def example_inputs(seed=0):
     w = tf.constant(rng.standard_normal((features, classes)) / np.sqrt(features), tf.float32)
     b = tf.constant(np.zeros(classes), tf.float32)
     clip_norm = tf.constant(1.0, tf.float32)
-    return {"clipped_per_example_grads": (x, labels, w, b, clip_norm)}
+    variables = [tf.Variable(w), tf.Variable(b)]
+    return {"clipped_per_example_grads": (x, labels, w, b, clip_norm),
+            "per_example_grads_of_variables": (x, labels, variables)}

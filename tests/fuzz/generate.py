@@ -409,8 +409,20 @@ class _Builder:
                         (f"c{k} = []",), outputs=(consumer,))
 
     def _count(self, k):
-        return Fragment("count", VECTORIZE, (f"if {self.test()}:", f"    n{k} += 1"), (f"n{k} = 0",),
-                        outputs=(f"n{k}",))
+        """``n += 1`` under a test; in TensorFlow code also a mean, ``t / n``, where the loop's count
+        is a Python int: counted on every iteration it is the trip count, under a test the loop
+        stays (a batched count would be an int32 tensor, which a float tensor cannot divide); the
+        oracle's run of both is the check."""
+        if self.np or self.rng.random() < 0.5:
+            return Fragment("count", VECTORIZE, (f"if {self.test()}:", f"    n{k} += 1"), (f"n{k} = 0",),
+                            outputs=(f"n{k}",))
+        term = self.expr(1)
+        if self.rng.random() < 0.5:
+            return Fragment("mean with a Python count", VECTORIZE, (f"t{k} += {term}", f"n{k} += 1"),
+                            (f"t{k}, n{k} = tf.zeros([]), 0",), outputs=(f"t{k} / (n{k} + 1)",))
+        return Fragment("mean with a Python count under a test", EITHER,  # (the printers keep the loop)
+                        (f"if {self.test()}:", f"    t{k} += {term}", f"    n{k} += 1"),
+                        (f"t{k}, n{k} = tf.zeros([]), 0",), outputs=(f"t{k} / (n{k} + 1)",))
 
     def _argmax(self, k):
         """``if v > best: best = v; at = i``: with ties (rounded terms) one time in two, a start
@@ -808,8 +820,11 @@ class _Builder:
     def _list_of_lists(self, k):
         """``row = []; for j ...: row.append(v); L.append(row)``, then ``np.array(L)``: each row is
         the inner loop's batched value (NumPy); as the list itself, ``L`` is left."""
-        if not self.np:
-            return self._map(k)
+        if not self.np:  # (TensorFlow: the list of lists converted; `j` stays out of the arithmetic)
+            body = (f"row{k} = []", "for j in range(3):", f"    row{k}.append({self.expr(1)} + x[i])",
+                    f"L{k}.append(row{k})")
+            consumer = self.rng.choice((f"tf.convert_to_tensor(L{k})", f"tf.stack(L{k})"))
+            return Fragment("list of lists", VECTORIZE, body, (f"L{k} = []",), outputs=(consumer,))
         body = (f"row{k} = []", "for j in range(3):", f"    row{k}.append({self.expr(1)} * j + x[i])",
                 f"L{k}.append(row{k})")
         return Fragment("list of lists", VECTORIZE, body, (f"L{k} = []",), outputs=(f"np.array(L{k})",))

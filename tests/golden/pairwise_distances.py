@@ -10,7 +10,8 @@ scripts that compare embeddings.
 Pattern: two nested ``range`` loops with invariant trip counts. The inner
 loop appends a scalar to the collector ``row``; the outer loop appends
 ``tf.stack(row)`` to the collector ``rows``, consumed only by ``tf.stack`` at
-the return.
+the return. ``pairwise_distance_lists`` appends the list ``row`` itself and
+converts the list of lists with ``tf.convert_to_tensor`` at the end.
 
 Expected verdict: vectorizable, both levels (map over ``i`` and ``j``,
 collectors ``row`` and ``rows``). The result is an ``[n, m]`` matrix computed
@@ -32,7 +33,7 @@ def pairwise_distances(a, b):
     Returns:
       float32 [n, m]; entry ``(i, j)`` is ``||a[i] - b[j]||``.
     """
-    # pforge: vectorized loop (was lines 35-39: map over a, collector rows, 1 inner loop) with tf.vectorized_map
+    # pforge: vectorized loop (was lines 36-40: map over a, collector rows, 1 inner loop) with tf.vectorized_map
     def _pairwise_distances_body(a_i):
         def _pairwise_distances_body_1(b_j):
             return tf.norm(a_i - b_j)
@@ -40,6 +41,32 @@ def pairwise_distances(a, b):
         return row
     rows = tf.vectorized_map(_pairwise_distances_body, a)
     return rows
+
+
+@tf.function
+def pairwise_distance_lists(a, b):
+    """Returns the same matrix, built as a Python list of lists of scalars.
+
+    Args:
+      a: float32 [n, dim].
+      b: float32 [m, dim].
+
+    Returns:
+      float32 [n, m]; entry ``(i, j)`` is ``||a[i] - b[j]||``.
+    """
+    # pforge: vectorized loop (was lines 55-59: map over a, collector rows, 1 inner loop) with tf.vectorized_map
+    def _pairwise_distance_lists_body(a_i):
+        def _pairwise_distance_lists_body_1(b_j):
+            return tf.norm(a_i - b_j)
+        row = tf.vectorized_map(_pairwise_distance_lists_body_1, b)
+        return row
+    rows = tf.vectorized_map(_pairwise_distance_lists_body, a)
+    return rows
+
+
+def reference_pairwise_distance_lists(a, b):
+    """Hand-batched equivalent of :func:`pairwise_distance_lists`."""
+    return tf.norm(a[:, tf.newaxis, :] - b[tf.newaxis, :, :], axis=-1)
 
 
 def reference_pairwise_distances(a, b):
@@ -52,4 +79,4 @@ def example_inputs(seed=0):
     rng = np.random.default_rng(seed)
     a = tf.constant(rng.standard_normal((64, 16)), tf.float32)
     b = tf.constant(rng.standard_normal((16, 16)), tf.float32)
-    return {"pairwise_distances": (a, b)}
+    return {"pairwise_distances": (a, b), "pairwise_distance_lists": (a, b)}

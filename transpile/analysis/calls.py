@@ -98,6 +98,9 @@ def _detect_library(ctx, info, nodes):
         libraries |= _definition_libraries(ctx, info, name)
     for name in info.tensorarrays:
         libraries.add("tensorflow")
+    for col in info.collectors.values():  # `tf.stack(rows)` after the loop
+        if isinstance(col.consumer, gast.Call) and (ctx.imports.resolve(col.consumer.func) or "").startswith("tensorflow"):
+            libraries.add("tensorflow")
     if info.form == "tf.map_fn":
         libraries.add("tensorflow")
     if "numpy" in libraries:

@@ -58,6 +58,9 @@ def _find_collectors(ctx, info, nodes, node_ids, stored):
         if len(outside) == 1 and not earlier and _is_empty_list(ctx, value):
             consumer = ctx.parents.get(id(outside[0]))
             kind = _consumer_kind(ctx, consumer, outside[0])
+            unzipped = _unzipped(ctx, outside[0])
+            if unzipped is not None:
+                kind, consumer = "unzip", unzipped
             if kind == "list":
                 consumer = outside[0]  # the name itself: the rebuilt list takes its place
             if kind is None and _appended_to_a_list(ctx, info, outside[0]):
@@ -75,6 +78,32 @@ def _find_collectors(ctx, info, nodes, node_ids, stored):
         conditional = low != high  # some iterations append fewer: a filter
         info.collectors[name] = Collector(name, init, calls, consumer, kind, conditional)
         info.classes[name] = COLLECTOR
+
+
+def _unzipped(ctx, use):
+    """``[tf.stack(g) for g in zip(*grads)]`` around ``use`` (``grads``), or None.
+
+    The list holds one list (or tuple) per iteration, one item per position (the gradients of
+    a list of variables); the comprehension stacks each position's items: what
+    ``tf.vectorized_map`` returns for a body that returns the list (Agarwal & Ganichev 2019,
+    per-example gradients).
+    """
+    star = ctx.parents.get(id(use))
+    call = ctx.parents.get(id(star))
+    gen = ctx.parents.get(id(call))
+    comp = ctx.parents.get(id(gen))
+    if not (isinstance(star, gast.Starred) and isinstance(call, gast.Call) and call.args == [star]
+            and not call.keywords and ctx.imports.resolve(call.func) == "builtins.zip"
+            and isinstance(gen, gast.comprehension) and gen.iter is call and not gen.ifs and not gen.is_async
+            and isinstance(gen.target, gast.Name) and isinstance(comp, gast.ListComp)
+            and comp.generators == [gen]):
+        return None
+    elt = comp.elt
+    if isinstance(elt, gast.Call) and ctx.imports.resolve(elt.func) == "tensorflow.stack" \
+            and len(elt.args) == 1 and not elt.keywords and isinstance(elt.args[0], gast.Name) \
+            and elt.args[0].id == gen.target.id:
+        return comp
+    return None
 
 
 def _unaliased_before(ctx, uses, nodes) -> bool:
@@ -105,7 +134,7 @@ def _appended_to_a_list(ctx, info, use) -> bool:
     if not (outer is not None and isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute)
             and call.func.attr == "append" and isinstance(call.func.value, gast.Name) and call.args == [use]
             and not call.keywords and isinstance(ctx.parents.get(id(call)), gast.Expr)
-            and likely_library(ctx, info) != "tensorflow"):
+            ):
         return False
     node = ctx.parents.get(id(ctx.parents.get(id(call))))
     while isinstance(node, gast.If):  # in the outer body, perhaps under an `if` (a filter)

@@ -134,6 +134,72 @@ def contribution(stmt, name) -> gast.expr:
     return term
 
 
+def counted_under_a_test(ctx, info) -> str | None:
+    """A sum of integer literals (``count += 1``) under a per-iteration ``if``, on a name the
+    function binds to a Python int before the loop and computes with after it, or None.
+
+    The loop keeps such a count a Python int, which mixes with a tensor of any dtype
+    (``total / count``); how many iterations add to it depends on the data, so a batched
+    count is an int32 tensor, which TensorFlow does not divide a float tensor by. TensorFlow
+    code only (NumPy's integer scalars mix with floats as Python's do).
+
+    Returns:
+        The reduction's name.
+    """
+    if info.function is None:
+        return None
+    for level in info.walk():
+        for name, red in level.reductions.items():
+            if red.op != "add" or not all(_int_literal(contribution(u, name)) for u in red.updates):
+                continue
+            if not any(isinstance(ctx.parents.get(id(u)), gast.If) or _under_if(ctx, u, level.node)
+                       for u in red.updates):
+                continue
+            if _python_int_before(info, name) and _arithmetic_after(ctx, info, name):
+                return name
+    return None
+
+
+def _arithmetic_after(ctx, info, name) -> bool:
+    """``name`` is an operand of arithmetic after the loop (``total / count``): where it is
+    only returned or compared, an int32 tensor gives the loop's numbers."""
+    end = info.node.end_lineno or info.node.lineno
+    return any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load) and n.lineno > end
+               and isinstance(ctx.parents.get(id(n)), (gast.BinOp, gast.AugAssign))
+               for n in gast.walk(info.function))
+
+
+def _int_literal(node) -> bool:
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        node = node.operand
+    return isinstance(node, gast.Constant) and type(node.value) is int
+
+
+def _under_if(ctx, node, loop) -> bool:
+    parent = ctx.parents.get(id(node))
+    while parent is not None and parent is not loop:
+        if isinstance(parent, gast.If):
+            return True
+        parent = ctx.parents.get(id(parent))
+    return False
+
+
+def _python_int_before(info, name) -> bool:
+    """The function binds ``name`` to an int literal before the loop (``count = 0``,
+    ``total, count = tf.zeros([]), 0``)."""
+    for node in gast.walk(info.function):
+        if not isinstance(node, gast.Assign) or node.lineno >= info.node.lineno:
+            continue
+        for target in node.targets:
+            pairs = [(target, node.value)]
+            if isinstance(target, gast.Tuple) and isinstance(node.value, gast.Tuple) \
+                    and len(target.elts) == len(node.value.elts):
+                pairs = list(zip(target.elts, node.value.elts))
+            if any(isinstance(t, gast.Name) and t.id == name and _int_literal(v) for t, v in pairs):
+                return True
+    return False
+
+
 def _find_reductions(ctx, info, body, stored):
     for name, stores in stored.items():
         if name in info.classes:

@@ -82,6 +82,12 @@ _LIST_RETURNING = {"tensorflow.unstack", "tensorflow.split", "numpy.split", "num
                    "tensorflow.nest.flatten", "tensorflow.dynamic_partition", "tensorflow.meshgrid"}
 
 
+#: why a count of Python ints under a per-iteration test stays a loop (TensorFlow code)
+COUNTED_UNDER_A_TEST = ("`{name}` counts Python ints under a per-iteration test: the loop keeps it a Python int, "
+                        "which mixes with float tensors (`total / {name}`); the batched count would be an int32 "
+                        "tensor, which does not")
+
+
 def bound_to_sequence(ctx, name_node, within=None) -> bool:
     """A reaching definition of ``name_node`` (under ``within``, if given) binds a Python list or
     tuple: a display, a list comprehension, ``list(...)``/``tuple(...)``/``sorted(...)``, or a
@@ -136,7 +142,8 @@ def _in_order(start, stop, sign, ctx) -> bool:
 
 def _nonnegative(node, ctx) -> bool:
     """A bound that cannot be negative: a constant >= 0, ``len(...)``, ``x.shape[k]``,
-    ``tf.shape(x)[k]``, or a name bound only to one of those."""
+    ``tf.shape(x)[k]``, one of those floor-divided by a positive constant, or a name bound only
+    to one of those."""
     if isinstance(node, gast.Name):
         defs = ctx.definitions_of(node)
         values = [analysis._binding(ctx, d.node)[1] for d in defs]
@@ -144,6 +151,9 @@ def _nonnegative(node, ctx) -> bool:
     value = constant_int(node)
     if value is not None:
         return value >= 0
+    if isinstance(node, gast.BinOp) and isinstance(node.op, gast.FloorDiv):  # `len(x) // 2`
+        divisor = constant_int(node.right)
+        return divisor is not None and divisor > 0 and _nonnegative(node.left, ctx)
     if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id == "len":
         return True
     if isinstance(node, gast.Subscript):

@@ -37,6 +37,8 @@ from pforge.transpile.backends.direct.tapes import TapesMixin, _Tape
 from pforge.transpile.backends.direct.writes import WritesMixin
 from pforge.transpile.backends.pfor import LoopRewrite, _evidently_array, _stores
 from pforge.transpile.rank_inference import module_rank, module_value
+from pforge.transpile.analysis.reductions import counted_under_a_test
+from pforge.transpile.backends.common import COUNTED_UNDER_A_TEST
 from pforge.transpile.naming import Namer
 
 
@@ -84,6 +86,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.ta_replace: dict = {}
         self.labels: list[str] = []
         self.tapes: dict[str, _Tape] = {}
+        self.row_selections: dict[str, Val] = {}  # `y_i = y[i]` in the body -> the rows before binding
+        self.outer_gradients: dict[tuple, Val] = {}  # rows of a Jacobian from a tape opened before the loop
         self.checks: list[gast.expr] = []  # run-time conditions the batched code needs (window bounds)
         self.listed: set[str] = set()  # collectors that get Python lists appended
         self.listed_items: dict[str, tuple] = {}  # such a collector -> (List or Tuple, the items, their values, the invariant arrays they index)
@@ -121,6 +125,9 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         info = self.info
         if info.library == "mixed":
             raise Unsupported("the loop mixes NumPy and TensorFlow")
+        counted = counted_under_a_test(self.ctx, info) if self.lib.kind == "tf" or self.to_tf else None
+        if counted is not None:
+            raise Unsupported(COUNTED_UNDER_A_TEST.format(name=counted))
         self._snapshots()
         self._level(info, later=set())
         if set(self.snapshot_reads) - self.snapshot_used:

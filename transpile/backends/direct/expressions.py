@@ -633,6 +633,16 @@ class ExpressionsMixin:
         if isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name) \
                 and node.func.value.id in self.tapes:
             return self._tape_gradient(node, self.tapes[node.func.value.id])
+        outer = self._outer_tape(node)
+        if outer is not None:
+            return self._outer_tape_gradient(node, outer)
+        if self.lib.kind == "tf" and len(node.args) == 2 and not node.keywords \
+                and isinstance(node.args[1], gast.Name) and isinstance(self.env.get(node.args[1].id), Ind) \
+                and self.ctx.imports.resolve(node.func) == "tensorflow.gather":
+            # `tf.gather(y, i)` by the loop index is the row `y[i]` (which raises out of range, as
+            # gather does on a CPU)
+            return self.ev(gast.copy_location(gast.Subscript(value=node.args[0], slice=node.args[1],
+                                                             ctx=gast.Load()), node))
         selected = self._selection_reduction(node)
         if selected is not None:
             return selected

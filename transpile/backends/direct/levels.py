@@ -9,6 +9,7 @@ import gast
 
 from pforge.transpile import templates
 from pforge.transpile.analysis import LoopInfo
+from pforge.transpile.analysis.nodes import _binding as analysis_binding
 from pforge.transpile.backends.common import _evidently_array
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Unsupported, Val, align, const
@@ -68,6 +69,28 @@ class LevelsMixin:
         # Names bound only in this level are private to it (the analysis proved they are not
         # read after it); names of outer levels keep their updated values.
         self.env = {**saved, **{k: v for k, v in self.env.items() if k in saved}}
+
+    def _unstacked(self, seq):
+        """``y`` for ``tf.unstack(y)`` (axis 0), or a name bound once to it and read only by the loop:
+        the loop runs over the rows of ``y``."""
+        if self.lib.kind != "tf" or not isinstance(seq, (gast.Name, gast.Call)):
+            return seq
+        if isinstance(seq, gast.Call):  # `for y_i in tf.unstack(y)`
+            value, defs = seq, None
+        else:
+            defs = self.ctx.definitions_of(seq)
+            if len(defs) != 1:
+                return seq
+            _, value = analysis_binding(self.ctx, defs[0].node)
+        if isinstance(value, gast.Call) and self.ctx.imports.resolve(value.func) == "tensorflow.unstack" \
+                and len(value.args) == 1 and isinstance(value.args[0], gast.Name) \
+                and all(k.arg == "axis" and constant_int(k.value) == 0 or k.arg in ("num", "name")
+                        for k in value.keywords) \
+                and _bound_once(self.info.function, value.args[0].id) \
+                and (defs is None or [id(u) for u in self.ctx.users_of(defs[0].node)] == [id(seq)]):
+            # `y` bound once (so the loop reads the rows unstacked), `ys` read only by the loop
+            return gast.copy_location(templates.name(value.args[0].id), seq)
+        return seq
 
     def _ragged_range(self, level, space, stop: Val):
         """``for j in range(i)``: the inner space is padded to the largest bound and masked.
@@ -150,6 +173,7 @@ class LevelsMixin:
                     self.labels.append(gast.unparse(seq).strip())
                 continue
             else:
+                seq = self._unstacked(seq)
                 val = self.ev(seq)
                 if val.stacked:
                     raise Unsupported("an inner loop over rows of a per-iteration value")
@@ -157,13 +181,15 @@ class LevelsMixin:
                     rank = self._shape_of(seq.id).rank
                 else:
                     rank = val.rank
-                if rank is None:
+                if rank is None and not (depth == 1 and isinstance(target, gast.Name)):
                     raise Unsupported(f"the rank of `{gast.unparse(seq).strip()}` is unknown")
                 node = self._as_array(copy.deepcopy(seq))
                 kinds = {"floaty": val.floaty, "wide": val.wide}
             if rank == 0:
                 raise Unsupported("iterating over a scalar")
-            row = Val(node, (True,), rank - 1, **kinds)
+            # rows of unknown rank: each rule that needs it says so (a row differentiated whole,
+            # `tape.gradient(row, x)`, does not)
+            row = Val(node, (True,), None if rank is None else rank - 1, **kinds)
             if depth > 1:
                 row = Val(core.insert_axes(self.lib, Val(node), 0, depth - 1), (False,) * (depth - 1) + (True,),
                           rank - 1, **kinds)
@@ -492,3 +518,13 @@ class LevelsMixin:
         # (guarded: with no trips the loop leaves the start as it was, an int stays an int)
         self.out += templates.replace(f"if len(TRIPS) > 0:\n    {name} = {name} + len(TRIPS) * STEP",
                                       TRIPS=trips, STEP=step)
+
+
+def _bound_once(function, name) -> bool:
+    """``name`` is bound once in ``function``: by one assignment, or as a parameter never rebound."""
+    if function is None:
+        return False
+    parameter = name in {a.id for a in function.args.args + function.args.kwonlyargs
+                         + function.args.posonlyargs if isinstance(a, gast.Name)}
+    return sum(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, (gast.Store, gast.Del))
+               for n in gast.walk(function)) == (0 if parameter else 1)

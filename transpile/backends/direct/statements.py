@@ -191,6 +191,10 @@ class StatementsMixin:
             if self._selection(name, stmt.value) or self._element_mask(name, stmt.value):
                 return
             val = self._unshared(self.ev(stmt.value))
+            if val.stacked and isinstance(val.node, gast.Subscript) and isinstance(val.node.value, gast.Name):
+                self.row_selections[name] = val  # `y_i = y[i]`: rows of `y` (a tape's Jacobian rows)
+            else:
+                self.row_selections.pop(name, None)
             if val.rank == 1 and self.lib.kind == "np" and _is_boolean(stmt.value, self.ctx):
                 self.boolean_vectors[name] = stmt.value  # may index a masked write
             if val.stacked and isinstance(val.node, gast.Name) and val.node.id not in later \

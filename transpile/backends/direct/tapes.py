@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 import gast
 
 from pforge.transpile import templates
+from pforge.transpile.analysis.nodes import _binding as analysis_binding
 from pforge.transpile.backends.direct.core import Unsupported, Val
 from pforge.transpile.backends.direct.shared import Ind, _components
+from pforge.transpile.backends.common import _LIST_RETURNING
 from pforge.transpile.backends.pfor import _stores, bound_to_sequence, persistent_tape
 
 
@@ -155,7 +157,124 @@ class TapesMixin:
         return tape.results[key]
 
 
+    # -- a tape opened before the loop -------------------------------------------------------------------
+
+    def _outer_tape(self, node):
+        """The ``with tf.GradientTape() as tape`` around or before the loop whose ``tape.gradient``
+        ``node`` is, or None."""
+        if self.lib.kind != "tf" or not (isinstance(node.func, gast.Attribute) and node.func.attr == "gradient"
+                                         and isinstance(node.func.value, gast.Name)) \
+                or node.func.value.id in self.tapes:
+            return None
+        defs = self.ctx.definitions_of(node.func.value)
+        if len(defs) != 1:
+            return None
+        item = self.ctx.parents.get(id(defs[0].node))
+        block = self.ctx.parents.get(id(item))
+        if not (isinstance(item, gast.withitem) and item.optional_vars is defs[0].node
+                and isinstance(block, gast.With) and isinstance(item.context_expr, gast.Call)
+                and self.ctx.imports.resolve(item.context_expr.func) == "tensorflow.GradientTape"):
+            return None
+        return block
+
+    def _outer_tape_gradient(self, node, block):
+        """``tape.gradient(y_i, x)`` in the loop, the tape opened before it: rows of a Jacobian.
+
+        Where ``y_i`` is row ``i`` of a tensor ``y`` the tape recorded (``y[i]``,
+        ``tf.gather(y, i)``, or the loop runs over ``tf.unstack(y)``) and ``x`` does not change in
+        the loop, iteration ``i`` computes ``d sum(y[i]) / d x`` (a gradient sums over a target's
+        entries), and all of them together are ``tape.jacobian(y, x)`` summed over the axes of a
+        row: one call whose backward passes TensorFlow batches with pfor (Agarwal & Ganichev,
+        "Auto-vectorizing TensorFlow graphs: Jacobians, auto-batching and beyond", 2019).
+        """
+        what = f"`{gast.unparse(node).strip()}`"
+        if len(node.args) != 2 or node.keywords or not isinstance(node.args[1], (gast.Name, gast.Attribute)):
+            raise Unsupported(f"{what}: only `tape.gradient(target, source)` with one named source and "
+                              "no keywords has a batching rule")
+        if len(self.levels) != 1:
+            raise Unsupported(f"{what}: a gradient from a tape opened outside a loop nest")
+        target, source = self.ev(node.args[0]), self.ev(node.args[1])
+        if source.stacked:
+            raise Unsupported(f"{what}: a gradient with respect to a per-iteration value")
+        if isinstance(node.args[1], gast.Name) and bound_to_sequence(self.ctx, node.args[1]):
+            raise Unsupported(f"{what}: the source is a list or tuple of tensors")
+        if not target.stacked:
+            return Val(node, (), source.rank)
+        stores = [n for n in gast.walk(self.info.node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)
+                  and isinstance(node.args[0], gast.Name) and n.id == node.args[0].id]
+        if len(stores) == 1 and node.args[0].id in self.row_selections:
+            target = self.row_selections[node.args[0].id]  # `y_i = y[i]`, bound once: the rows of `y`
+        base = target.node.value if isinstance(target.node, gast.Subscript) else target.node
+        rows = target.node.slice if isinstance(target.node, gast.Subscript) else None
+        if isinstance(base, gast.Call) and len(base.args) == 1 and isinstance(base.args[0], gast.Name) \
+                and self.ctx.imports.resolve(base.func) == "tensorflow.convert_to_tensor" \
+                and self._tensor_valued(base.args[0].id):
+            base = base.args[0]  # (a tensor all the same: a TensorFlow function's result)
+        if not (isinstance(base, gast.Name) and target.full == (True,)
+                and (rows is None or isinstance(rows, gast.Slice) and rows.step is None)):
+            raise Unsupported(f"{what}: the target is not a row of a tensor, selected by the loop index")
+        if base.id in self.loop_stores or not self._recorded_by(base.id, block) or not self._tensor_valued(base.id):
+            raise Unsupported(f"{what}: `{base.id}` is not a tensor bound under the tape `{node.func.value.id}` "
+                              "(only in its block)")
+        key = ("outer", node.func.value.id, base.id, gast.dump(rows) if rows is not None else "",
+               gast.dump(node.args[1]))
+        if key in self.outer_gradients:
+            return self.outer_gradients[key]
+        tape = node.func.value.id
+        jacobian = gast.Call(func=gast.Attribute(value=templates.name(tape), attr="jacobian", ctx=gast.Load()),
+                             args=[templates.name(base.id), copy.deepcopy(node.args[1])], keywords=[])
+        if target.rank is None:  # a row's axes, however many: sum over them, as the gradient does
+            jacobian = templates.expr(f"tf.reduce_sum(J, axis=tf.range(1, tf.rank(Y)))", J=jacobian,
+                                      Y=templates.name(base.id))
+        elif target.rank > 0:
+            jacobian = templates.expr(f"tf.reduce_sum(J, axis={list(range(1, target.rank + 1))})", J=jacobian)
+        if rows is not None:
+            jacobian = gast.Subscript(value=jacobian, slice=copy.deepcopy(rows), ctx=gast.Load())
+        source_name = node.args[1].id if isinstance(node.args[1], gast.Name) else node.args[1].attr
+        name = self.namer.new(f"d{base.id}_d{source_name}")
+        self.out += templates.replace(f"{name} = V", V=jacobian)
+        self.outer_gradients[key] = Val(templates.name(name), (True,), source.rank)
+        return self.outer_gradients[key]
+
+    def _tensor_valued(self, name) -> bool:
+        """Every binding of ``name`` in the function assigns a tensor: a TensorFlow function's
+        result (not a list, as ``tf.unstack`` gives), or arithmetic on one."""
+        values = [analysis_binding(self.ctx, n)[1] for n in gast.walk(self.info.function)
+                  if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)]
+        return bool(values) and all(self._a_tensor(v) for v in values)
+
+    def _a_tensor(self, node) -> bool:
+        if isinstance(node, gast.Call):
+            name = self.ctx.imports.resolve(node.func) or ""
+            return name.startswith("tensorflow.") and name not in _LIST_RETURNING
+        if isinstance(node, gast.BinOp):  # a tensor beside a list or number is a tensor
+            return self._a_tensor(node.left) or self._a_tensor(node.right)
+        if isinstance(node, gast.UnaryOp):
+            return self._a_tensor(node.operand)
+        return False
+
+    def _recorded_by(self, name, block) -> bool:
+        """Every binding of ``name`` in the function is an assignment inside ``block`` (the tape's
+        ``with``), outside any function nested there: the tape recorded it."""
+        stores = [n for n in gast.walk(self.info.function) if isinstance(n, gast.Name) and n.id == name
+                  and isinstance(n.ctx, (gast.Store, gast.Del))]
+        inside = {id(n) for stmt in block.body for n in _scope_walk(stmt)}
+        params = {a.id for a in self.info.function.args.args + self.info.function.args.kwonlyargs
+                  if isinstance(a, gast.Name)}
+        return bool(stores) and name not in params and all(id(n) in inside for n in stores)
+
+
 # -- helpers ---------------------------------------------------------------------------------------------
+
+
+def _scope_walk(node):
+    """``node`` and its descendants, not entering nested functions, lambdas or classes."""
+    stack = [node]
+    while stack:
+        part = stack.pop()
+        yield part
+        stack.extend(c for c in gast.iter_child_nodes(part)
+                     if not isinstance(c, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)))
 
 
 def _is_tape_method(call, tape, method):

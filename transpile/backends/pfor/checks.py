@@ -155,10 +155,10 @@ class ChecksMixin:
                     and not (node.func.attr == "where" and len(node.args) == 3 if isinstance(node.func, gast.Attribute) else False):
                 raise Unsupported(f"`{gast.unparse(node).strip()}` has a data-dependent shape in "
                                   "each iteration")
-            elif isinstance(node, gast.Slice) and any(
+            elif isinstance(node, gast.Slice) and id(node) not in self._block_slices() and any(
                     _loads(part) & index for part in (node.lower, node.upper, node.step) if part is not None):
                 raise Unsupported("a slice bound depends on the loop index, so each iteration's "
-                                  "value has another shape")
+                                  "value has another shape" + (f" ({self.block_reason})" if self.block_reason else ""))
             elif isinstance(node, gast.comprehension) and not (
                     isinstance(node.iter, gast.Call) and isinstance(node.iter.func, gast.Name)
                     and node.iter.func.id == "range" and not _loads(node.iter) & stacked):
@@ -174,6 +174,12 @@ class ChecksMixin:
                     (self.ctx.imports.resolve(node.func) or "") in _SHAPE_CALLS and _loads(node.args[0]) & index:
                 raise Unsupported(f"the shape in `{gast.unparse(node).strip()}` depends on the loop "
                                   "index, so each iteration's value has another shape")
+
+    def _block_slices(self):
+        """The slices of the loop's block reads (``x[m * size:(m + 1) * size]``): a row of the
+        reshaped array each, not a shape that varies."""
+        return {id(n) for b in self.blocks.values() for r in b.reads for n in gast.walk(r.slice)
+                if isinstance(n, gast.Slice)}
 
     def _records_output(self, call):
         """``outs.append(e)`` / ``ta.write(i, e)``: the index there is an element or a position."""

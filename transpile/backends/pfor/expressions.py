@@ -43,6 +43,13 @@ class _ExprRewriter(gast.NodeTransformer):
                 node.slice = rest[0] if len(rest) == 1 else gast.Tuple(elts=rest, ctx=gast.Load())
                 return node
             return param
+        if self.back.get(id(node), id(node)) in vec.block_reads:
+            # `x[m * size:(m + 1) * size]` (`[..., k]` after it): the row of the blocks
+            param = templates.name(vec.block_params[base.id])
+            if not isinstance(node.slice, gast.Tuple):
+                return param
+            rest = [gast.Slice(lower=None, upper=None, step=None)] + [self.visit(e) for e in node.slice.elts[1:]]
+            return gast.Subscript(value=param, slice=gast.Tuple(elts=rest, ctx=gast.Load()), ctx=gast.Load())
         index = node.slice
         chain = self._as_chain(node)
         if chain is not None:

@@ -26,7 +26,7 @@ class InnerLoopsMixin:
             raise Unsupported(f"line {stmt.lineno}: an inner loop pforge did not analyse")
         decision = self._inner_decision(child)
         if decision.mode == "vectorized" and not decision.ragged:
-            inner = type(self)(self.ctx, child, self.namer, self.tf, stacked_outside=set(self.stacked))
+            inner = type(self)(self.ctx, child, self.namer, self.tf, stacked_outside=set(self.stacked), inner=True)
             rewrite = inner.run()
             for col in rewrite.drop:
                 self.inner_drop.add(id(col))

@@ -8,6 +8,9 @@ import copy
 import gast
 
 from pforge.transpile import analysis, templates
+from pforge.transpile.analysis.blocks import block_reads
+from pforge.transpile.analysis.reductions import counted_under_a_test
+from pforge.transpile.backends.common import COUNTED_UNDER_A_TEST
 from pforge.transpile.backends.common import (LoopRewrite, Unsupported, _evidently_array, _in_order,
                                               _loads, _nonnegative, _stores)
 from pforge.transpile.backends.pfor.branches import BranchesMixin
@@ -35,8 +38,9 @@ _REDUCE_PY = {"max": "{tf}.maximum({s}, {tf}.reduce_max({tf}.where({t} > {s}, {t
 class _Vectorizer(ChecksMixin, BranchesMixin, InnerLoopsMixin):
     """Generates the body function and the ``tf.vectorized_map`` call for one level."""
 
-    def __init__(self, ctx, info, namer, tf, stacked_outside):
+    def __init__(self, ctx, info, namer, tf, stacked_outside, inner=False):
         self.ctx, self.info, self.namer, self.tf = ctx, info, namer, tf
+        self.inner = inner  # a level nested in a vectorized loop (its batched lists are items of the outer one's)
         self.prefix = (info.qualname.split(".")[-1] if info.qualname else "loop").lstrip("_")
         self.stacked_outside = stacked_outside
         self.outputs: dict[str, gast.expr] = {}
@@ -46,6 +50,12 @@ class _Vectorizer(ChecksMixin, BranchesMixin, InnerLoopsMixin):
         self.inner_replace: dict[int, gast.expr] = {}
         self.inner_drop: set[int] = set()
         self.gathers: dict[str, str] = {}
+        # arrays read by whole blocks of the index (`x[m * size:(m + 1) * size]`) -> their rows'
+        # parameter; the reads they cover (ids of the Subscripts) and why blocks were refused
+        self.blocks, self.block_reason = block_reads(ctx, info) if not inner else ({}, None)
+        self.block_params: dict[str, str] = {}
+        self.block_bindings: list[gast.stmt] = []  # `x_blocks = tf.reshape(...)`, before the body function
+        self.block_reads = {id(r) for b in self.blocks.values() for r in b.reads}
         self._labels: dict[str, str] = {}  # stream parameter -> what the comment calls it
 
     # -- entry -----------------------------------------------------------------------------
@@ -54,6 +64,7 @@ class _Vectorizer(ChecksMixin, BranchesMixin, InnerLoopsMixin):
         info = self.info
         space = info.space
         self._check_supported()
+        self._check_counts()
         body_name = self.namer.new(f"_{self.prefix}_body")  # outer levels get the plain name
         streams = self._streams(space)
         params = [p for p, _ in streams]
@@ -63,9 +74,12 @@ class _Vectorizer(ChecksMixin, BranchesMixin, InnerLoopsMixin):
                 if col.name not in info.collectors and _stores([col.init]) <= set(child.collectors):
                     self.inner_drop.add(id(col.init))
         body = self._lower_block(info.body, later=set())
-        outputs = self.order
-        if not outputs:
+        counted = self._counted()
+        outputs = [k for k in self.order if k not in counted]
+        if not self.order:
             raise Unsupported("the loop produces no value pforge can collect")
+        if not outputs:
+            return LoopRewrite(self._count_updates(counted, space), [], {}, self._pattern(streams))
         ret = [self.outputs[k] for k in outputs] + [self.masks[k] for k in outputs if k in self.masks]
         ret_node = ret[0] if len(ret) == 1 else gast.Tuple(elts=ret, ctx=gast.Load())
         body.append(gast.Return(value=ret_node))
@@ -92,7 +106,10 @@ class _Vectorizer(ChecksMixin, BranchesMixin, InnerLoopsMixin):
                 post += tail
             elif kind == "collector":
                 col = info.collectors[name]
-                if col.kind not in ("stack", "concat"):
+                # `row = []; for j: row.append(v); rows.append(row)` inside a vectorized level:
+                # the row is the inner level's batched value, an item of the outer collector,
+                # which stacks it as it stacks the list
+                if col.kind not in ("stack", "concat", "unzip") and not (col.kind == "nested" and self.inner):
                     raise Unsupported(f"`{name}` is used as a Python list after the loop, not stacked")
                 result_names.append(name)
                 replace[id(col.consumer)] = self._consumer_value(col)
@@ -127,7 +144,7 @@ class _Vectorizer(ChecksMixin, BranchesMixin, InnerLoopsMixin):
         call = templates.replace(f"{target} = {self.tf}.vectorized_map({body_name}, ELEMS)", ELEMS=elems)
         if anchor is not None and isinstance(anchor, gast.Return):
             post += templates.replace(f"return {results[analysis.COMPREHENSION]}")
-        stmts = [fdef] + call + post
+        stmts = self.block_bindings + [fdef] + call + post + self._count_updates(counted, space)
         return LoopRewrite(stmts, drop, replace, self._pattern(streams), anchor)
 
     def _comprehension_result(self, col):
@@ -192,6 +209,13 @@ class _Vectorizer(ChecksMixin, BranchesMixin, InnerLoopsMixin):
         if space.kind == "range":
             i = space.induction
             streams = []
+            for base, blocks in self.blocks.items():
+                param = self.namer.new(f"{base}_{i}")
+                self.block_params[base] = param
+                self._labels[param] = f"blocks of {base}"
+                rows = self.namer.new(f"{base}_blocks")
+                self.block_bindings += templates.replace(f"{rows} = V", V=self._blocked(blocks, space))
+                streams.append((param, templates.name(rows)))
             for base in self._gather_bases(i):
                 param = self.namer.new(f"{base}_{i}")
                 self.gathers[base] = param
@@ -277,6 +301,9 @@ class _Vectorizer(ChecksMixin, BranchesMixin, InnerLoopsMixin):
                     and node.value.id in self.gathers and self._first_index_is(node, i):
                 index = node.slice
                 gathered.add(id(index.elts[0] if isinstance(index, gast.Tuple) else index))
+        for node in analysis._scope_nodes(self.info.body):
+            if id(node) in self.block_reads:  # `x[m * size:(m + 1) * size]`: a row of the blocks
+                gathered |= {id(n) for n in gast.walk(node.slice)}
         for arg in self.info.arg_reductions.values():
             gathered.add(id(arg.index))  # recorded after the loop from the positions, not streamed
         return any(isinstance(n, gast.Name) and n.id == i and isinstance(n.ctx, gast.Load)
@@ -305,6 +332,21 @@ class _Vectorizer(ChecksMixin, BranchesMixin, InnerLoopsMixin):
             upper = templates.expr(f"{self.tf}.maximum(STOP, 0)", STOP=upper)
         return gast.Subscript(value=whole, slice=gast.Slice(
             lower=copy.deepcopy(lower), upper=upper, step=copy.deepcopy(step)), ctx=gast.Load())
+
+    def _blocked(self, blocks, space):
+        """The rows of ``x`` cut into blocks: ``tf.reshape(x[:n * size], [n, size, ...])``.
+
+        ``analysis.blocks`` proved ``n * size <= len(x)``. A trip count or size that may be
+        negative (the loop then runs no iteration) is clamped at zero, as a reshape needs.
+        """
+        n, size = copy.deepcopy(space.stop), copy.deepcopy(blocks.size)
+        if not _nonnegative(space.stop, self.ctx):  # (the originals: their definitions decide)
+            n = templates.expr(f"{self.tf}.maximum(N, 0)", N=n)
+        if not _nonnegative(blocks.size, self.ctx):
+            size = templates.expr(f"{self.tf}.maximum(S, 0)", S=size)
+        base = templates.name(blocks.base)  # a list's slice is a list, which reshape takes
+        return templates.expr(f"{self.tf}.reshape(X[:N * S], {self.tf}.concat([[N, S], {self.tf}.shape(X)[1:]], 0))",
+                              X=base, N=n, S=size)
 
     def _is_length_of(self, stop, base):
         text = gast.unparse(stop).strip()
@@ -401,7 +443,59 @@ class _Vectorizer(ChecksMixin, BranchesMixin, InnerLoopsMixin):
 
     # -- after the loop ------------------------------------------------------------------------
 
+    def _check_counts(self):
+        name = counted_under_a_test(self.ctx, self.info) if not self.inner else None
+        if name is not None:
+            raise Unsupported(COUNTED_UNDER_A_TEST.format(name=name))
+
+    def _counted(self) -> dict[str, int]:
+        """Sums whose every term is one integer literal (``count += 1``), by output key.
+
+        The loop adds Python ints, so the count stays a Python int (``total / count`` divides a
+        float tensor by it); a sum of the batched terms would be an int32 tensor, which TensorFlow
+        does not divide a float by. The count is the literal times the trip count instead, exact
+        for integers.
+        """
+        counted = {}
+        if self.inner:  # an inner level's trip count may differ per outer iteration
+            return counted
+        for key in self.order:
+            kind, name = key.split(":", 1)
+            value = self.outputs[key]
+            sign = 1
+            if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
+                value, sign = value.operand, -1
+            if kind == "reduction" and key not in self.masks and self.info.reductions[name].op == "add" \
+                    and isinstance(value, gast.Constant) and type(value.value) is int:
+                counted[key] = sign * value.value
+        return counted
+
+    def _count_updates(self, counted, space):
+        """``count = count + c * n`` for each sum of :meth:`_counted`, ``n`` the trip count as a
+        Python int (``len(range(...))``, ``x.shape[0]``, ``len(rows)``)."""
+        if not counted:
+            return []
+        if space.kind == "range":
+            if space.start is None and space.step is None and _nonnegative(space.stop, self.ctx):
+                trip = copy.deepcopy(space.stop)
+            else:
+                bounds = [b for b in (space.start, space.stop, space.step) if b is not None]
+                if space.start is None and space.step is not None:
+                    bounds = [gast.Constant(value=0, kind=None)] + bounds
+                trip = templates.expr("len(R)", R=gast.Call(func=templates.name("range"),
+                                                          args=[copy.deepcopy(b) for b in bounds], keywords=[]))
+        else:
+            trip = templates.expr("len(S)", S=copy.deepcopy(space.items[0][1]))
+        stmts = []
+        for key, c in counted.items():
+            name = key.split(":", 1)[1]
+            term = trip if c == 1 else templates.expr(f"{c} * N", N=copy.deepcopy(trip))
+            stmts += templates.replace(f"{name} = {name} + T", T=copy.deepcopy(term))
+        return stmts
+
     def _consumer_value(self, col):
+        if col.kind == "unzip":  # the body returns the list: tf.vectorized_map stacks each item
+            return templates.expr("list(C)", C=templates.name(col.name))
         if col.kind == "concat":
             return templates.expr(f"{self.tf}.reshape(C, {self.tf}.concat([[-1], {self.tf}.shape(C)[2:]], 0))",
                                   C=templates.name(col.name))
