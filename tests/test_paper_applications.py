@@ -190,6 +190,17 @@ KEPT = {
                     count += 1
             return total / count
         """, "counts Python ints under a per-iteration test"),
+    # the same behind a `continue` guard, an `if` around the rest of the body (fuzz seed 8171102)
+    "python_count_after_a_continue": ("""
+        def f(w, b, x):
+            total, count = tf.zeros([]), 0
+            for i in range(w.shape[0]):
+                if tf.reduce_sum(w[i]) > 0:
+                    continue
+                total += tf.reduce_sum(w[i] * x)
+                count += 1
+            return total / (count + 1)
+        """, "counts Python ints under a per-iteration test"),
     # the list of lists is returned as it is: a tensor in its place would not be a list
     "list_of_lists_returned_as_a_list": ("""
         def f(w, b, x):

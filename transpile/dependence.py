@@ -155,6 +155,10 @@ class Conflict:
     #: for kind ``output`` in a loop of known direction: whether the write's iteration runs
     #: after the other access's for every element both touch (None: not known)
     write_later: bool | None = None
+    #: for kind ``anti`` from the weak-zero test: the read meets the write at the last iteration
+    #: too, where a read after the write in the body sees the new value (so no copy made before
+    #: the loop can stand for it: only a read that runs first is legal)
+    last_iteration: bool = False
 
 
 def separating_dim(access: Access, induction: str, variant: set[str],
@@ -275,8 +279,142 @@ def _load(name: str) -> gast.Name:
     return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
 
 
+@dataclass(frozen=True)
+class Bounds:
+    """What the loop's header says of its index ``i``: ``i >= L`` for every ``L`` in ``lower``
+    and ``i <= U`` for every ``U`` in ``upper``, as symbolic forms (:func:`symbolic_form`).
+    ``range(max(a, b), min(c, d))`` gives two of each."""
+
+    lower: tuple[Affine, ...] = ()
+    upper: tuple[Affine, ...] = ()
+
+    @staticmethod
+    def of_range(start, stop, step, variant: set[str], nonnegative: frozenset[str] = frozenset()) -> "Bounds":
+        """The bounds of ``range(start, stop)`` with step 1 (None: nothing known);
+        ``nonnegative``: names the function binds only to values that cannot be negative."""
+        if step is not None and not (isinstance(step, gast.Constant) and step.value == 1):
+            return Bounds()
+        lower = [symbolic_form(b, variant, nonnegative) for b in _arguments_of(start, "max")] if start is not None \
+            else [Affine((), 0)]
+        upper = [form.minus(Affine((), 1)) for b in _arguments_of(stop, "min")
+                 if (form := symbolic_form(b, variant, nonnegative)) is not None]
+        return Bounds(tuple(f for f in lower if f is not None), tuple(upper), nonnegative)
+
+    nonnegative: frozenset[str] = frozenset()
+
+    def never_negative(self, form: Affine) -> bool:
+        """``form`` cannot be negative: a constant and coefficients >= 0 over names and terms
+        that cannot be (a negative index counts from the end, outside this test's model)."""
+        return form.const >= 0 and all(
+            v > 0 and (key in self.nonnegative or key.startswith("<+")) for key, v in form.coeffs)
+
+
+def _arguments_of(node, builtin):
+    """``[a, b]`` for ``max(a, b)`` (``builtin``), else ``[node]``."""
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id == builtin \
+            and node.args and not node.keywords:
+        return list(node.args)
+    return [node]
+
+
+def symbolic_form(node, variant: set[str], nonnegative: frozenset[str] = frozenset()) -> Affine | None:
+    """``node`` as an affine form whose symbols may be *atoms*: a subexpression that is not
+    affine (``n // 2``, ``len(x)``, ``x.shape[0]``) and reads no name in ``variant`` is one
+    symbol, spelled as written, so that ``n // 2 + 1`` minus ``n // 2`` is ``1`` (the symbolic
+    dependence test of Allen & Kennedy 3.3, over opaque invariant terms). None where a name
+    that varies is read outside an affine position."""
+    if isinstance(node, gast.Constant) and type(node.value) is int:
+        return Affine((), node.value)
+    if isinstance(node, gast.Name):
+        return Affine(((node.id, 1),), 0)
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        inner = symbolic_form(node.operand, variant, nonnegative)
+        return None if inner is None else Affine((), 0).minus(inner)
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub)):
+        left, right = symbolic_form(node.left, variant, nonnegative), symbolic_form(node.right, variant, nonnegative)
+        if left is None or right is None:
+            return None
+        return left.minus(right) if isinstance(node.op, gast.Sub) else left.minus(Affine((), 0).minus(right))
+    if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
+        left, right = symbolic_form(node.left, variant, nonnegative), symbolic_form(node.right, variant, nonnegative)
+        for a, b in ((left, right), (right, left)):
+            if a is not None and b is not None and not a.coeffs:
+                return Affine(tuple((k, a.const * v) for k, v in b.coeffs if a.const * v), a.const * b.const)
+    names = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+    if names & variant or not _opaque_term(node):
+        return None
+    sign = "+" if _never_negative_term(node, nonnegative) else ""
+    return Affine(((f"<{sign}{gast.unparse(node).strip()}>", 1),), 0)
+
+
+def _never_negative_term(node, nonnegative) -> bool:
+    """``len(x)``, ``x.shape[k]``, a constant >= 0, a name of ``nonnegative``, and sums,
+    products and floor divisions of those by positive constants."""
+    if isinstance(node, gast.Constant):
+        return type(node.value) is int and node.value >= 0
+    if isinstance(node, gast.Name):
+        return node.id in nonnegative
+    if isinstance(node, (gast.Call, gast.Subscript)):
+        return True  # (`_opaque_term` let through only `len(x)` and `x.shape[k]`)
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.FloorDiv, gast.Mod)):
+        divisor = node.right.value if isinstance(node.right, gast.Constant) else None
+        return type(divisor) is int and divisor > 0 and _never_negative_term(node.left, nonnegative)
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Mult)):
+        return _never_negative_term(node.left, nonnegative) and _never_negative_term(node.right, nonnegative)
+    return False
+
+
+def _opaque_term(node) -> bool:
+    """Integer arithmetic on names, constants, ``len(x)`` and ``x.shape[k]`` only: no element
+    of an array (the loop may write it) and no other call (it may change between calls)."""
+    if isinstance(node, (gast.Name, gast.Constant)):
+        return True
+    if isinstance(node, gast.BinOp):
+        return _opaque_term(node.left) and _opaque_term(node.right)
+    if isinstance(node, gast.UnaryOp):
+        return _opaque_term(node.operand)
+    if isinstance(node, gast.Call):
+        return isinstance(node.func, gast.Name) and node.func.id == "len" and len(node.args) == 1 \
+            and not node.keywords and isinstance(node.args[0], gast.Name)
+    if isinstance(node, gast.Subscript):
+        return isinstance(node.value, gast.Attribute) and node.value.attr == "shape" \
+            and isinstance(node.value.value, gast.Name) and isinstance(node.slice, gast.Constant)
+    return False
+
+
+def _weak_zero(write: Access, other: Access, d: int, wform: Affine, induction: str, variant: set[str],
+               step_sign: int | None, bounds: Bounds | None) -> Conflict | None:
+    """The weak-zero SIV test (Allen & Kennedy 3.3.2.1): the write ``A[c*i + k]`` and an access
+    ``A[r]`` with ``r`` invariant meet only at the iteration ``i0 = (r - k) / c``. Where the
+    header's bounds show ``i0`` outside the iteration space there is no dependence; where
+    ``i0`` is the last iteration to run, every other iteration reads ``A[r]`` before it is
+    written (an anti-dependence, legal when the read's statement runs first); otherwise the
+    loop must be split at ``i0`` (index-set splitting) or its first iteration peeled."""
+    c = wform.coeff(induction)
+    if bounds is None or c != 1:
+        return None
+    rform = symbolic_form(other.dims[d], variant | {induction}, bounds.nonnegative)
+    k = Affine(tuple((key, v) for key, v in wform.coeffs if key != induction), wform.const)
+    if rform is None or not any(bounds.never_negative(low.minus(Affine((), 0).minus(k))) for low in bounds.lower):
+        return None  # (`a[i]` from a start that may be negative: its indices wrap around)
+    floor = any(bounds.never_negative(low) for low in bounds.lower)
+    if not (bounds.never_negative(rform) or floor and any(
+            not (diff := rform.minus(edge)).coeffs and diff.const >= 0 for edge in bounds.lower + bounds.upper)):
+        return None  # (`a[-1]`, `a[m]`: an index that may be negative wraps around; one at or
+        # past the least iteration's, itself never negative, is not where the loop runs)
+    i0 = rform.minus(k)
+    if any(not (diff := i0.minus(low)).coeffs and diff.const < 0 for low in bounds.lower) or \
+            any(not (diff := i0.minus(up)).coeffs and diff.const > 0 for up in bounds.upper):
+        return Conflict("none", "")
+    last = bounds.upper if step_sign == 1 else bounds.lower if step_sign == -1 else ()
+    sign = 1 if step_sign == 1 else -1
+    if not other.write and any(not (diff := i0.minus(end)).coeffs and diff.const * sign >= 0 for end in last):
+        return Conflict("anti", "reads the element that the last iteration overwrites", last_iteration=True)
+    return None
+
+
 def test_pair(write: Access, other: Access, induction: str | None, variant: set[str],
-              step_sign: int | None, nest: Nest | None = None) -> Conflict | None:
+              step_sign: int | None, nest: Nest | None = None, bounds: Bounds | None = None) -> Conflict | None:
     """Whether ``other`` (a read or a second write) depends on ``write`` across iterations.
 
     Args:
@@ -284,6 +422,7 @@ def test_pair(write: Access, other: Access, induction: str | None, variant: set[
         variant: names whose value changes between iterations (other than ``induction``).
         step_sign: +1/-1 for the direction of the iteration, None when unknown.
         nest: the loop nest, as :func:`separating_dim` takes it.
+        bounds: what the loop's header says of the index (for the weak-zero SIV test).
     Returns:
         None when no cross-iteration dependence exists, else the conflict.
     """
@@ -310,6 +449,10 @@ def test_pair(write: Access, other: Access, induction: str | None, variant: set[
         if rform == wform:
             return None
         return Conflict("unknown", "another access indexes the linearized nest otherwise")
+    if (rform is None or rform.coeff(induction) == 0) and _strong(wform, induction, variant):
+        found = _weak_zero(write, other, d, wform, induction, variant, step_sign, bounds)
+        if found is not None:
+            return None if found.kind == "none" else found
     if rform is None or rform.coeff(induction) != wform.coeff(induction) or \
             (rform.symbols() - {induction}) & variant:
         return Conflict("unknown", "the distance between the accesses is not a constant")

@@ -221,7 +221,9 @@ def _distributed(text: SourceText, ctx: ModuleContext, roots: list[LoopInfo]):
         for info in units(trial_roots):
             if (split := _distribution(info)) is not None:
                 pieces.setdefault((split[0].loop.lineno, split[0].loop.col_offset), []).append(info)
-        useful = {at for at, infos in pieces.items() if any(info.vectorizable for info in infos)}
+        # (a loop split by index is worth it only where every piece is vectorizable)
+        useful = {at for at, infos in pieces.items()
+                  if (all if _distribution(infos[0])[0].iters is not None else any)(info.vectorizable for info in infos)}
         if useful == refused:
             return trial, trial_roots
         refused = useful  # (a split none of whose pieces is vectorizable: the loop stays whole)
@@ -399,7 +401,7 @@ def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias
             comment += f", {CHECKED_MARKER}"
             kept = unparse_lines([info.node]) if getattr(info.node, "pforge_fallback_unparsed", False) else None
             if split is not None:
-                kept = splicer.piece_lines(split[0].loop, split[0].groups[split[1]])
+                kept = splicer.piece_lines(split[0].loop, split[0].groups[split[1]], header=split[0].header(split[1]))
             splicer.replace_statement_guarded(result.anchor or info.node, comment, _conjunction(result.guard),
                                               unparse_lines(result.stmts), kept,
                                               unparse_lines(result.prelude), kept_as_written=split is not None)
@@ -441,9 +443,11 @@ def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias
             what = "; ".join(f"{plan.lines(k)} {'vectorized' if k in texts else 'a loop'}"
                              for k in range(len(plan.groups)))
             # (under run-time checks, the marker says so: the loop kept under `else:` is not split again)
-            splicer.replace_distributed(plan.loop, f"# pforge: loop distributed (was lines {plan.loop.lineno}-"
+            how = "index set split" if plan.iters is not None else "loop distributed"
+            headers = None if plan.iters is None else [plan.header(k) for k in range(len(plan.iters))]
+            splicer.replace_distributed(plan.loop, f"# pforge: {how} (was lines {plan.loop.lineno}-"
                                         f"{plan.loop.end_lineno}: {what})" + f", {CHECKED_MARKER}" * bool(test), test,
-                                        [texts.get(k) for k in range(len(plan.groups))], plan.groups)
+                                        [texts.get(k) for k in range(len(plan.groups))], plan.groups, headers)
     return splicer.apply()
 
 

@@ -118,7 +118,8 @@ def pattern_remark(info: LoopInfo, rewrite_pattern: str | None, backend: str | N
     detail = rewrite_pattern or f"{info.space.describe()}{'; ' + outputs if outputs else ''}"
     split = getattr(info.node, "pforge_distributed", None)
     if split is not None:  # (a piece of a loop refused whole: analysis.distribution)
-        detail = f"loop distribution, {split[0].lines(split[1])}: {detail}"
+        transformation = "index-set splitting" if split[0].iters is not None else "loop distribution"
+        detail = f"{transformation}, {split[0].lines(split[1])}: {detail}"
     checks = [c for level in info.walk() for c in level.runtime_checks]
     if checks:  # (a distance the code does not fix: vectorizable where it allows, the loop elsewhere)
         detail += ", where " + " and ".join(f"`{gast.unparse(c).strip()}`" for c in checks) + " (checked at run time)"

@@ -83,7 +83,8 @@ class Splicer:
                         *body, f"{indent}else:", *kept])
         self.edits.append(Edit(self.line_start(stmt.lineno), self.line_end(stmt.end_lineno), text))
 
-    def piece_lines(self, loop: gast.For, stmts: list[gast.stmt], edits: list[Edit] = ()) -> list[str]:
+    def piece_lines(self, loop: gast.For, stmts: list[gast.stmt], edits: list[Edit] = (),
+                    header: str | None = None) -> list[str]:
         """The text of ``loop`` with only ``stmts`` of its body (a piece of a distributed loop):
         its header's lines and each statement's own lines (with the comments right above it,
         and ``edits`` inside it applied: an inner loop rewritten), less the loop's indentation.
@@ -92,7 +93,8 @@ class Splicer:
         indent = self.indentation(loop.lineno)
         nl = self.source.newline
         last = self._header_end(loop.iter, loop.body)
-        lines = [line.rstrip("\r\n") for line in self.lines[loop.lineno - 1:last]]
+        lines = [indent + header] if header is not None else \
+            [line.rstrip("\r\n") for line in self.lines[loop.lineno - 1:last]]
         for stmt in stmts:
             inner = getattr(stmt, "pforge_body", stmt)
             if hasattr(stmt, "pforge_if"):
@@ -122,7 +124,7 @@ class Splicer:
         return [self.indent_unit + line.rstrip("\r\n") if line.strip() else "" for line in self.lines[first - 1:last]]
 
     def replace_distributed(self, loop: gast.For, comment: str, test: str, texts: list[str | None],
-                            groups: list[list[gast.stmt]]) -> None:
+                            groups: list[list[gast.stmt]], headers: list[str] | None = None) -> None:
         """Replaces ``loop`` by its pieces in order under ``comment``: ``texts[k]`` (the rewrite
         of piece ``k``, at the loop's indentation) or, where it is None, the piece's own loop
         (with the edits already made inside its statements: an inner loop rewritten); all under
@@ -133,9 +135,10 @@ class Splicer:
         inside = [e for e in self.edits if start <= e.start and e.end <= end]
         self.edits = [e for e in self.edits if e not in inside]
         lines = []
-        for text, stmts in zip(texts, groups):
+        for k, (text, stmts) in enumerate(zip(texts, groups)):
             lines += text.split(nl) if text is not None else [
-                indent + line if line else "" for line in self.piece_lines(loop, stmts, inside)]
+                indent + line if line else "" for line in self.piece_lines(
+                    loop, stmts, inside, headers[k] if headers is not None else None)]
         if test:
             lines = [f"{indent}if {test}:", *(self.indent_unit + line if line else "" for line in lines),
                      f"{indent}else:", *self._deeper(loop.lineno, loop.end_lineno)]

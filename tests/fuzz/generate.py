@@ -817,6 +817,23 @@ class _Builder:
         body = ("for j in range(3):", f"    if {test}:", f"        g[i][j] = {value}")
         return Fragment("grid", VECTORIZE, body, (), outputs=("g",))
 
+    def _fixed_element(self, k):
+        """``o[i] = o[m] * 0.5 + e`` with ``m`` a fixed element (the weak-zero SIV test): no
+        dependence where the header keeps ``m`` out of the iterations, an anti-dependence where
+        ``m`` is the last one and the read runs first, a flow dependence otherwise (the first
+        element, the middle, or a read after the write); the oracle's runs are the check."""
+        if not self.np:
+            return self._map(k)
+        m = self.rng.choice(("0", "len(x) - 1", "len(x) // 2", "len(x) - 2", "1"))
+        setup = (f"o{k} = np.zeros(len(x)) + 1.0",)
+        if self.rng.random() < 0.7:
+            body = (f"o{k}[i] = o{k}[{m}] * 0.5 + {self.expr(1)}",)
+        else:
+            body = (f"o{k}[i] = {self.expr(1)}", f"t{k} = o{k}[{m}] * 2.0")
+            setup += (f"t{k} = 0.0",)
+            return Fragment("fixed element read after the write", EITHER, body, setup, outputs=(f"o{k}", f"t{k}"))
+        return Fragment("fixed element", EITHER, body, setup, outputs=(f"o{k}",))
+
     def _list_of_lists(self, k):
         """``row = []; for j ...: row.append(v); L.append(row)``, then ``np.array(L)``: each row is
         the inner loop's batched value (NumPy); as the list itself, ``L`` is left."""
@@ -1400,7 +1417,7 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("reordered", 2), ("derived-write", 2), ("dtype-edge", 3), ("entry-offset", 2),
                ("symbolic-offset", 2), ("read-then-write", 2),
                ("ordered-writes", 2), ("inner-comprehension", 2), ("shape-read", 2), ("grid", 2),
-               ("distributed", 3))
+               ("distributed", 3), ("fixed-element", 2))
 DEPENDENT = (("carried", 2), ("inner-of-carried", 1), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))

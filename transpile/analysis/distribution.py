@@ -42,7 +42,7 @@ from pforge.transpile import dependence, effects
 from pforge.transpile.analysis.aliasing import _new_scalar
 from pforge.transpile.analysis.subscripts import _lowest_index, _wrapping_access
 from pforge.transpile.analysis.nodes import _stored_names
-from pforge.transpile.spaces import for_space
+from pforge.transpile.spaces import constant_int, for_space
 
 #: the statements a distributed body may hold (an ``if`` or an inner ``for`` of them, too)
 _SIMPLE = (gast.Assign, gast.AugAssign, gast.If, gast.For, gast.Pass)
@@ -67,6 +67,10 @@ class Distribution:
     loop: gast.For
     groups: list[list[gast.stmt]]
     apart: list[tuple[str, str]]
+    #: index-set splitting: each piece's ``range(...)`` (its statements are the whole body, a
+    #: copy for every piece but the first) and what the marker calls its iterations
+    iters: list[gast.expr] | None = None
+    labels: list[str] | None = None
 
     def guard(self, np_alias: str) -> str:
         """The run-time test in front of the pieces ("" where none is needed): each parameter
@@ -82,8 +86,18 @@ class Distribution:
         tests += [f"not {np_alias}.may_share_memory({w}, {r})" for w, r in self.apart]
         return " and ".join(tests)
 
+    def header(self, k: int) -> str | None:
+        """The ``for`` line of piece ``k`` where the loop was split by index, else None (the
+        loop's own header)."""
+        if self.iters is None:
+            return None
+        return f"for {gast.unparse(self.loop.target).strip()} in {gast.unparse(self.iters[k]).strip()}:"
+
     def lines(self, k: int) -> str:
-        """The lines of piece ``k``'s statements, as a remark names them (``lines 20, 22``)."""
+        """The lines of piece ``k``'s statements, as a remark names them (``lines 20, 22``), or
+        its iterations where the loop was split by index (``i < n // 2 + 1``)."""
+        if self.labels is not None:
+            return self.labels[k]
         spans = [str(first) if first == last else f"{first}-{last}"
                  for first, last in (getattr(s, "pforge_lines", (s.lineno, s.end_lineno)) for s in self.groups[k])]
         return ("line " if len(spans) == 1 and "-" not in spans[0] else "lines ") + ", ".join(spans)
@@ -102,7 +116,7 @@ def distribute_loops(ctx, positions) -> bool:
             while k < len(block):
                 stmt = block[k]
                 if isinstance(stmt, gast.For) and (stmt.lineno, stmt.col_offset) in positions:
-                    plan = groups(ctx, stmt)
+                    plan = groups(ctx, stmt) or index_split(ctx, stmt)
                     if plan is not None:
                         pieces = [_piece(stmt, plan, j) for j in range(len(plan.groups))]
                         block[k:k + 1] = pieces
@@ -118,15 +132,100 @@ def mark_splittable(ctx) -> None:
     analyses the module again only where a loop refused whole has pieces."""
     for node in gast.walk(ctx.tree):
         if isinstance(node, gast.For):
-            node.pforge_splittable = groups(ctx, node) is not None
+            node.pforge_splittable = groups(ctx, node) is not None or index_split(ctx, node) is not None
 
 
 def _piece(loop: gast.For, plan: Distribution, k: int) -> gast.For:
-    piece = gast.copy_location(gast.For(target=copy.deepcopy(loop.target), iter=copy.deepcopy(loop.iter),
+    header = plan.iters[k] if plan.iters is not None else copy.deepcopy(loop.iter)
+    piece = gast.copy_location(gast.For(target=copy.deepcopy(loop.target), iter=header,
                                         body=list(plan.groups[k]), orelse=[], type_comment=None), loop)
     piece.end_lineno, piece.end_col_offset = loop.end_lineno, loop.end_col_offset
     piece.pforge_distributed = (plan, k)
     return piece
+
+
+def index_split(ctx, loop: gast.For) -> Distribution | None:
+    """Index-set splitting (Allen & Kennedy 2001, section 5.5.3; the weak-zero SIV case): a loop
+    ``for i in range(lo, hi)`` writing ``a[i + k]`` and reading one fixed element ``a[m]`` meets
+    it only at iteration ``i0 = m - k``. The iterations up to ``i0`` read the element before
+    it is written (the last of them writes it), the ones after read the new value and write
+    other elements; so the loop runs as ``range(lo, min(i0 + 1, hi))`` and then
+    ``range(max(i0 + 1, lo), hi)``, each piece free of that dependence (the weak-zero test
+    proves it from their headers, ``dependence._weak_zero``). TSVC s1113, and the peeling of a
+    first iteration (``a[i] = a[0] * s + b[i]``).
+
+    Returns:
+        The two pieces (the body twice, the second a copy), or None where the loop is not that.
+    """
+    space = for_space(loop, ctx.imports)
+    if space is None or space.kind != "range" or loop.orelse or not isinstance(loop.iter, gast.Call) \
+            or ctx.imports.resolve(loop.iter.func) != "builtins.range" or space.step_sign() != 1 \
+            or space.step is not None and not (isinstance(space.step, gast.Constant) and space.step.value == 1):
+        return None
+    body = loop.body
+    if any(not isinstance(st, _SIMPLE) for st in body) or any(isinstance(n, _BARRED + (gast.For,))
+                                                              for st in body for n in gast.walk(st)):
+        return None  # (no inner loop: a piece's text is its statements' lines, each piece's the same)
+    induction = space.induction
+    stored = _stored_names(body)
+    if induction in stored or _range_reads_the_body(loop, body, stored) or any(
+            isinstance(n, (gast.Constant, gast.JoinedStr)) and n.end_lineno != n.lineno for st in body for n in gast.walk(st)):
+        return None
+    for call in (n for n in gast.walk(loop) if isinstance(n, gast.Call)):
+        callee = ctx.imports.resolve(call.func)
+        if callee is None and not isinstance(call.func, gast.Attribute) \
+                or ctx.effects.classify(call).kind != effects.PURE or _may_write(callee, call):
+            return None
+    variant = set(stored) | {induction}
+    writes, fixed = {}, set()
+    for node in (n for st in body for n in gast.walk(st)):
+        if not (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)):
+            continue
+        index = node.slice.elts[0] if isinstance(node.slice, gast.Tuple) and node.slice.elts else node.slice
+        form = dependence.symbolic_form(index, variant - {induction}) if not isinstance(index, gast.Slice) else None
+        if isinstance(node.ctx, gast.Store):
+            if form is None or form.coeff(induction) != 1:
+                return None  # (one write form per array: `a[i + k]`)
+            writes.setdefault(node.value.id, set()).add(form)
+        elif form is not None and form.coeff(induction) == 0:
+            fixed.add((node.value.id, index))
+    points = set()
+    for name, index in fixed:
+        if name not in writes or len(writes[name]) != 1:
+            continue
+        (wform,) = writes[name]
+        offset = dependence.Affine(tuple((key, v) for key, v in wform.coeffs if key != induction), wform.const)
+        if offset.coeffs:
+            return None
+        points.add(gast.dump(index) + f"{-offset.const:+d}")
+        split = (index, -offset.const)
+    if len(points) != 1:
+        return None
+    index, shift = split  # the first iteration after the one that writes `a[m]`: m - k + 1
+    if constant_int(index) is not None:
+        after = gast.Constant(value=constant_int(index) + shift + 1, kind=None)
+    elif shift + 1:
+        after = gast.BinOp(left=copy.deepcopy(index), op=gast.Add(), right=gast.Constant(value=shift + 1, kind=None))
+    else:
+        after = copy.deepcopy(index)
+    start = copy.deepcopy(space.start) if space.start is not None else gast.Constant(value=0, kind=None)
+
+    def call(name, *args):
+        return gast.Call(func=gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None),
+                         args=list(args), keywords=[])
+
+    head = call("range", *([copy.deepcopy(space.start)] if space.start is not None else []),
+                call("min", after, copy.deepcopy(space.stop)))
+    first = copy.deepcopy(after) if constant_int(after) is not None and constant_int(start) is not None \
+        and constant_int(after) >= constant_int(start) else call("max", copy.deepcopy(after), start)
+    tail = call("range", first, copy.deepcopy(space.stop))
+    for node in (head, tail):
+        for part in gast.walk(node):
+            gast.copy_location(part, loop.iter)
+            part.end_lineno, part.end_col_offset = loop.iter.end_lineno, loop.iter.end_col_offset
+    text = gast.unparse(after).strip()
+    return Distribution(loop, [list(body), copy.deepcopy(body)], [], iters=[head, tail],
+                        labels=[f"{induction} < {text}", f"{induction} >= {text}"])
 
 
 def groups(ctx, loop: gast.For) -> Distribution | None:

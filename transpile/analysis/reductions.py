@@ -152,8 +152,9 @@ def counted_under_a_test(ctx, info) -> str | None:
         for name, red in level.reductions.items():
             if red.op != "add" or not all(_int_literal(contribution(u, name)) for u in red.updates):
                 continue
-            if not any(isinstance(ctx.parents.get(id(u)), gast.If) or _under_if(ctx, u, level.node)
-                       for u in red.updates):
+            # (the body as analysed: a `continue` guard is an `if` around the rest by now)
+            under = {id(n) for node in gast.walk(level.node) if isinstance(node, gast.If) for n in gast.walk(node)}
+            if not any(id(u) in under for u in red.updates):
                 continue
             if _python_int_before(info, name) and _arithmetic_after(ctx, info, name):
                 return name
@@ -173,15 +174,6 @@ def _int_literal(node) -> bool:
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
         node = node.operand
     return isinstance(node, gast.Constant) and type(node.value) is int
-
-
-def _under_if(ctx, node, loop) -> bool:
-    parent = ctx.parents.get(id(node))
-    while parent is not None and parent is not loop:
-        if isinstance(parent, gast.If):
-            return True
-        parent = ctx.parents.get(id(parent))
-    return False
 
 
 def _python_int_before(info, name) -> bool:

@@ -118,6 +118,9 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
     induction = info.space.induction if info.space and info.space.kind != "rows" else None
     step_sign = info.space.step_sign() if info.space else None
     nest = _nest(info) if induction is not None else None
+    bounds = dependence.Bounds.of_range(info.space.start, info.space.stop, info.space.step, variant,
+                                        _nonnegative_names(info.function)) \
+        if induction is not None and info.space.kind == "range" else None
     deferred: list[tuple] = []  # flow dependences statement reordering may resolve (see _reorder)
     ordered: set[str] = set()  # arrays whose output dependences the statement order resolves
     for name, wlist in sorted(writes.items()):
@@ -173,7 +176,7 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
             for other in rlist + [o for o in wlist if o is not w]:
                 if only_aug and other.write:
                     continue
-                conflict = dependence.test_pair(w, other, induction, variant, step_sign, nest)
+                conflict = dependence.test_pair(w, other, induction, variant, step_sign, nest, bounds)
                 if conflict is None or conflict.kind == "anti" and (
                         other.write or runs_before(ctx, other.node, w.node)):
                     continue
@@ -192,7 +195,7 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
                                                 f"dependence where `{gast.unparse(check).strip()}`, checked "
                                                 "at run time")
                         continue
-                if conflict.kind == "anti" and _splittable(other, name, wlist):
+                if conflict.kind == "anti" and not conflict.last_iteration and _splittable(other, name, wlist):
                     # Node splitting: the read takes the element from a copy made before the
                     # loop, which is what the loop reads (no earlier iteration wrote it).
                     info.snapshots[id(other.node)] = name
@@ -626,6 +629,36 @@ def _affine_text(form, bare: bool = False) -> str:
         word = str(size) if not key else key if size == 1 else f"{size} * {key}"
         text = (f"-{word}" if v < 0 else word) if not text else f"{text} {'-' if v < 0 else '+'} {word}"
     return f"({text})" if len(terms) > 1 and not bare else text
+
+
+def _nonnegative_names(function) -> frozenset[str]:
+    """Names ``function`` binds only by plain assignments of values that cannot be negative
+    (``n = a.shape[0]``, ``m = len(x) // 2``, ``k = 3``), never a parameter."""
+    if function is None:
+        return frozenset()
+    values: dict[str, list] = {}
+    other = {a.id for a in function.args.args + function.args.kwonlyargs + function.args.posonlyargs
+             if isinstance(a, gast.Name)}
+    for node in gast.walk(function):
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name):
+            values.setdefault(node.targets[0].id, []).append(node.value)
+    stored = [n for n in gast.walk(function) if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))]
+    counts: dict[str, int] = {}
+    for n in stored:
+        counts[n.id] = counts.get(n.id, 0) + 1
+    found: set[str] = set()
+    changed = True
+    while changed:  # (a name bound from another such name: `m = n // 2`)
+        changed = False
+        for name, bound in values.items():
+            if name in found or name in other or counts.get(name) != len(bound):
+                continue
+            if all(dependence.symbolic_form(v, set(), frozenset(found)) is not None
+                   and dependence.Bounds(nonnegative=frozenset(found)).never_negative(
+                       dependence.symbolic_form(v, set(), frozenset(found))) for v in bound):
+                found.add(name)
+                changed = True
+    return frozenset(found)
 
 
 def _lowest_index(space) -> int | None:
