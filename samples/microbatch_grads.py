@@ -26,7 +26,7 @@ import numpy as np
 import tensorflow as tf
 
 
-def microbatch_clipped_mean_grad(x, y, w, n_micro, clip_norm):
+def microbatch_clipped_mean_grad(x, y, w, n_micro: int, clip_norm):
     """Returns the mean over microbatches of the clipped gradient of each one's loss.
 
     Args:

@@ -22,6 +22,9 @@ HEADER = "import tensorflow as tf\n\n\n"
 REWRITTEN = {
     "jacobian_over_unstack": ("""
         def f(w, b, x):
+            '''Args:
+              x: float32 [d].
+            '''
             with tf.GradientTape(persistent=True) as tape:
                 tape.watch(x)
                 y = tf.tanh(tf.linalg.matvec(w, x) + b)
@@ -33,6 +36,9 @@ REWRITTEN = {
         """, "tape.jacobian(y, x)", "direct"),
     "jacobian_by_gather_inside_the_tape": ("""
         def f(w, b, x):
+            '''Args:
+              x: float32 [d].
+            '''
             rows = []
             with tf.GradientTape(persistent=True) as tape:
                 tape.watch(x)
@@ -46,6 +52,9 @@ REWRITTEN = {
     # over the axes of a row (a trap for a rewrite that forgets it: shape [n, k, d, e])
     "jacobian_rows_of_a_matrix": ("""
         def f(w, b, x):
+            '''Args:
+              x: float32 [d, e].
+            '''
             rows = []
             with tf.GradientTape(persistent=True) as tape:
                 tape.watch(x)
@@ -98,6 +107,14 @@ REWRITTEN = {
                 per_example.append(tape.gradient(loss, variables))
             return [tf.stack(g) for g in zip(*per_example)]
         """, "list(per_example)", "pfor"),
+    # items that are tensors, not lists: `zip(*rows)` reads them by columns (helper-37)
+    "unzipped_rows_of_tensors": ("""
+        def f(w, b, x):
+            rows = []
+            for i in range(w.shape[0]):
+                rows.append(w[i] * x)
+            return [tf.stack(c) for c in zip(*rows)]
+        """, "tf.unstack(rows, axis=1)", "pfor"),
     # `count += 1` adds Python ints: the count stays one, so `total / count` divides a float
     # tensor by it (an int32 sum of the batched terms would raise there)
     "mean_with_a_python_count": ("""
@@ -114,6 +131,9 @@ REWRITTEN = {
 KEPT = {
     "rows_of_a_list_unstacked_from_an_expression": ("""
         def f(w, b, x):
+            '''Args:
+              x: float32 [d].
+            '''
             with tf.GradientTape(persistent=True) as tape:
                 tape.watch(x)
                 ys = tf.unstack(tf.tanh(tf.linalg.matvec(w, x)))
@@ -125,6 +145,9 @@ KEPT = {
     # `y` rebound after it was unstacked: its rows are not the loop's
     "unstacked_then_rebound": ("""
         def f(w, b, x):
+            '''Args:
+              x: float32 [d].
+            '''
             with tf.GradientTape(persistent=True) as tape:
                 tape.watch(x)
                 y = tf.tanh(tf.linalg.matvec(w, x))
@@ -201,6 +224,76 @@ KEPT = {
                 count += 1
             return total / (count + 1)
         """, "counts Python ints under a per-iteration test"),
+    # no rank for `x`, which may be a list: `tape.jacobian(y, [a, b])` is a list of Jacobians,
+    # stacked along another axis than the loop's lists of gradients (helper-37)
+    "jacobian_with_a_source_that_may_be_a_list": ("""
+        def f(w, b, x):
+            with tf.GradientTape(persistent=True) as tape:
+                tape.watch(x)
+                y = tf.tanh(tf.linalg.matvec(w, x) + b)
+                ys = tf.unstack(y)
+            rows = []
+            for y_i in ys:
+                rows.append(tape.gradient(y_i, x))
+            return tf.stack(rows)
+        """, "the source may be a list of tensors"),
+    # a trip count that is a tensor makes any batched count an int32 tensor (helper-37)
+    "count_over_a_tensor_trip_count": ("""
+        def f(w, b, x):
+            total, count = tf.zeros([]), 0
+            n = tf.shape(w)[0]
+            for i in range(n):
+                total += tf.reduce_sum(w[i] * x)
+                count += 1
+            return total / count
+        """, "whose bounds may be tensors"),
+    # the count under a test read by a call, declared with an annotation, or counted by a
+    # conditional expression: the same as `total / count` (helper-37)
+    "count_under_a_test_read_by_a_call": ("""
+        def f(w, b, x):
+            total, count = tf.zeros([]), 0
+            for i in range(w.shape[0]):
+                s = tf.reduce_sum(w[i] * x)
+                if s > 0:
+                    total += s
+                    count += 1
+            return total / max(count, 1)
+        """, "counts Python ints under a per-iteration test"),
+    "annotated_count_under_a_test": ("""
+        def f(w, b, x):
+            total = tf.zeros([])
+            count: int = 0
+            for i in range(w.shape[0]):
+                s = tf.reduce_sum(w[i] * x)
+                if s > 0:
+                    total += s
+                    count += 1
+            return total / count
+        """, "counts Python ints under a per-iteration test"),
+    "count_by_a_conditional_expression": ("""
+        def f(w, b, x):
+            total, count = tf.zeros([]), 0
+            for i in range(w.shape[0]):
+                s = tf.reduce_sum(w[i] * x)
+                total += s
+                count += 1 if s > 0 else 0
+            return total / (count + 1)
+        """, "counts Python ints under a per-iteration test"),
+    "unzipped_under_a_test": ("""
+        def f(w, b, x):
+            out = []
+            for i in range(w.shape[0]):
+                if tf.reduce_sum(w[i]) > 0:
+                    out.append([w[i] * x, tf.reduce_sum(w[i])])
+            return [tf.stack(c) for c in zip(*out)]
+        """, "appended to under a test"),
+    "consumed_with_a_dtype": ("""
+        def f(w, b, x):
+            rows = []
+            for i in range(w.shape[0]):
+                rows.append(w[i] * x)
+            return tf.convert_to_tensor(rows, dtype=tf.float64)
+        """, "consumed with `dtype=`"),
     # the list of lists is returned as it is: a tensor in its place would not be a list
     "list_of_lists_returned_as_a_list": ("""
         def f(w, b, x):
@@ -346,3 +439,25 @@ def test_blocks_equal_the_loop_on_many_shapes(name, tf, tmp_path):
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
 
     check()
+
+
+def test_blocks_of_a_python_list(tf, tmp_path):
+    """A list's blocks: the rows come from the list made a tensor (a list cannot be sliced by
+    the clamped bounds, which are tensors under tf.function; helper-37)."""
+    from pforge.runtime.loader import load_module
+
+    source = HEADER + textwrap.dedent("""
+        def f(x, n):
+            size = len(x) // n
+            out = []
+            for m in range(n):
+                out.append(tf.reduce_sum(x[m * size:(m + 1) * size]))
+            return tf.stack(out)
+        """)
+    result = transpile_source(source, "m.py")
+    assert plan_of(result, "f").rewritten and "tf.convert_to_tensor(x)" in result.code, result.code
+    path = tmp_path / "m.py"
+    path.write_text(source)
+    loop, batched = load_module(path).f, load_module(path, source=result.code, variant="rewrite").f
+    xs = [1.0, 2.0, 3.0, 4.0, 5.0]
+    np.testing.assert_allclose(batched(xs, 2).numpy(), loop(xs, 2).numpy())

@@ -382,7 +382,7 @@ def _opaque_term(node) -> bool:
     return False
 
 
-def _weak_zero(write: Access, other: Access, d: int, wform: Affine, induction: str, variant: set[str],
+def _weak_zero(other: Access, d: int, wform: Affine, induction: str, variant: set[str],
                step_sign: int | None, bounds: Bounds | None) -> Conflict | None:
     """The weak-zero SIV test (Allen & Kennedy 3.3.2.1): the write ``A[c*i + k]`` and an access
     ``A[r]`` with ``r`` invariant meet only at the iteration ``i0 = (r - k) / c``. Where the
@@ -394,8 +394,10 @@ def _weak_zero(write: Access, other: Access, d: int, wform: Affine, induction: s
     if bounds is None or c != 1:
         return None
     rform = symbolic_form(other.dims[d], variant | {induction}, bounds.nonnegative)
+    if rform is None or rform.coeff(induction) or {key for key, _ in rform.coeffs} & variant:
+        return None  # (not a fixed element)
     k = Affine(tuple((key, v) for key, v in wform.coeffs if key != induction), wform.const)
-    if rform is None or not any(bounds.never_negative(low.minus(Affine((), 0).minus(k))) for low in bounds.lower):
+    if not any(bounds.never_negative(low.minus(Affine((), 0).minus(k))) for low in bounds.lower):
         return None  # (`a[i]` from a start that may be negative: its indices wrap around)
     floor = any(bounds.never_negative(low) for low in bounds.lower)
     if not (bounds.never_negative(rform) or floor and any(
@@ -449,8 +451,8 @@ def test_pair(write: Access, other: Access, induction: str | None, variant: set[
         if rform == wform:
             return None
         return Conflict("unknown", "another access indexes the linearized nest otherwise")
-    if (rform is None or rform.coeff(induction) == 0) and _strong(wform, induction, variant):
-        found = _weak_zero(write, other, d, wform, induction, variant, step_sign, bounds)
+    if _strong(wform, induction, variant):
+        found = _weak_zero(other, d, wform, induction, variant, step_sign, bounds)
         if found is not None:
             return None if found.kind == "none" else found
     if rform is None or rform.coeff(induction) != wform.coeff(induction) or \

@@ -150,11 +150,15 @@ def counted_under_a_test(ctx, info) -> str | None:
         return None
     for level in info.walk():
         for name, red in level.reductions.items():
-            if red.op != "add" or not all(_int_literal(contribution(u, name)) for u in red.updates):
+            if red.op != "add" or not all(isinstance(u, (gast.Assign, gast.AugAssign)) for u in red.updates):
+                continue
+            terms = [contribution(u, name) for u in red.updates]
+            chosen = [t for t in terms if isinstance(t, gast.IfExp) and _int_literal(t.body) and _int_literal(t.orelse)]
+            if red.op != "add" or not all(_int_literal(t) or any(t is c for c in chosen) for t in terms):
                 continue
             # (the body as analysed: a `continue` guard is an `if` around the rest by now)
             under = {id(n) for node in gast.walk(level.node) if isinstance(node, gast.If) for n in gast.walk(node)}
-            if not any(id(u) in under for u in red.updates):
+            if not chosen and not any(id(u) in under for u in red.updates):
                 continue
             if _python_int_before(info, name) and _arithmetic_after(ctx, info, name):
                 return name
@@ -162,12 +166,18 @@ def counted_under_a_test(ctx, info) -> str | None:
 
 
 def _arithmetic_after(ctx, info, name) -> bool:
-    """``name`` is an operand of arithmetic after the loop (``total / count``): where it is
-    only returned or compared, an int32 tensor gives the loop's numbers."""
+    """``name`` is read after the loop other than returned or compared (``total / count``,
+    ``max(count, 1)``, ``tf.math.divide(total, count)``): only where it is returned or compared
+    does an int32 tensor give the loop's numbers."""
     end = info.node.end_lineno or info.node.lineno
-    return any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load) and n.lineno > end
-               and isinstance(ctx.parents.get(id(n)), (gast.BinOp, gast.AugAssign))
-               for n in gast.walk(info.function))
+    for n in gast.walk(info.function):
+        if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load) and n.lineno > end:
+            parent = ctx.parents.get(id(n))
+            if isinstance(parent, gast.Tuple):
+                parent = ctx.parents.get(id(parent))
+            if not isinstance(parent, (gast.Return, gast.Compare)):
+                return True
+    return False
 
 
 def _int_literal(node) -> bool:
@@ -180,6 +190,9 @@ def _python_int_before(info, name) -> bool:
     """The function binds ``name`` to an int literal before the loop (``count = 0``,
     ``total, count = tf.zeros([]), 0``)."""
     for node in gast.walk(info.function):
+        if isinstance(node, gast.AnnAssign) and node.value is not None and node.lineno < info.node.lineno \
+                and isinstance(node.target, gast.Name) and node.target.id == name and _int_literal(node.value):
+            return True  # (`count: int = 0`)
         if not isinstance(node, gast.Assign) or node.lineno >= info.node.lineno:
             continue
         for target in node.targets:

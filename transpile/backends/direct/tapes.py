@@ -198,6 +198,12 @@ class TapesMixin:
             raise Unsupported(f"{what}: a gradient with respect to a per-iteration value")
         if isinstance(node.args[1], gast.Name) and bound_to_sequence(self.ctx, node.args[1]):
             raise Unsupported(f"{what}: the source is a list or tuple of tensors")
+        if not (isinstance(node.args[1], gast.Name) and (
+                self._shape_of(node.args[1].id) is not None or self._tensor_valued(node.args[1].id))):
+            # `tape.jacobian(y, [a, b])` is a list of Jacobians, which `tf.stack` of the rows'
+            # lists of gradients would stack along another axis
+            raise Unsupported(f"{what}: the source may be a list of tensors (declare its rank, or bind it "
+                              "from a TensorFlow op)")
         if not target.stacked:
             return Val(node, (), source.rank)
         stores = [n for n in gast.walk(self.info.node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)

@@ -111,6 +111,12 @@ class _Vectorizer(ChecksMixin, BranchesMixin, InnerLoopsMixin):
                 # which stacks it as it stacks the list
                 if col.kind not in ("stack", "concat", "unzip") and not (col.kind == "nested" and self.inner):
                     raise Unsupported(f"`{name}` is used as a Python list after the loop, not stacked")
+                if col.kind == "unzip" and key in self.masks:
+                    raise Unsupported(f"`{name}` is unzipped after the loop and appended to under a test "
+                                      "(a filter of lists has no batched form here)")
+                if isinstance(col.consumer, gast.Call) and any(k.arg not in ("axis", "name") for k in col.consumer.keywords):
+                    raise Unsupported(f"`{name}` is consumed with `{col.consumer.keywords[0].arg}=`, which the "
+                                      "batched value would lose")
                 result_names.append(name)
                 replace[id(col.consumer)] = self._consumer_value(col)
                 if self._init_only_collectors(col.init):
@@ -344,9 +350,9 @@ class _Vectorizer(ChecksMixin, BranchesMixin, InnerLoopsMixin):
             n = templates.expr(f"{self.tf}.maximum(N, 0)", N=n)
         if not _nonnegative(blocks.size, self.ctx):
             size = templates.expr(f"{self.tf}.maximum(S, 0)", S=size)
-        base = templates.name(blocks.base)  # a list's slice is a list, which reshape takes
-        return templates.expr(f"{self.tf}.reshape(X[:N * S], {self.tf}.concat([[N, S], {self.tf}.shape(X)[1:]], 0))",
-                              X=base, N=n, S=size)
+        base = self._as_tensor(templates.name(blocks.base))  # (a list cannot be sliced by a tensor)
+        return templates.expr(f"{self.tf}.reshape(X[:N * S], {self.tf}.concat([[N, S], {self.tf}.shape(B)[1:]], 0))",
+                              X=base, N=n, S=size, B=templates.name(blocks.base))
 
     def _is_length_of(self, stop, base):
         text = gast.unparse(stop).strip()
@@ -476,6 +482,11 @@ class _Vectorizer(ChecksMixin, BranchesMixin, InnerLoopsMixin):
         if not counted:
             return []
         if space.kind == "range":
+            if any(b is not None and not _python_int(b, self.ctx, self.info.function) for b in (space.start, space.stop, space.step)):
+                name = next(iter(counted)).split(":", 1)[1]
+                raise Unsupported(f"`{name}` counts Python ints over a range whose bounds may be tensors "
+                                  "(a tensor trip count would make the count an int32 tensor, which does not mix "
+                                  "with float tensors as the loop's int does)")
             if space.start is None and space.step is None and _nonnegative(space.stop, self.ctx):
                 trip = copy.deepcopy(space.stop)
             else:
@@ -494,8 +505,11 @@ class _Vectorizer(ChecksMixin, BranchesMixin, InnerLoopsMixin):
         return stmts
 
     def _consumer_value(self, col):
-        if col.kind == "unzip":  # the body returns the list: tf.vectorized_map stacks each item
-            return templates.expr("list(C)", C=templates.name(col.name))
+        if col.kind == "unzip":
+            # a body returning a list gives one stacked tensor per item: the lists unzipped; one
+            # returning a tensor gives the stacked rows, which `zip(*rows)` reads by columns
+            return templates.expr(f"list(C) if isinstance(C, (list, tuple)) else {self.tf}.unstack(C, axis=1)",
+                                  C=templates.name(col.name))
         if col.kind == "concat":
             return templates.expr(f"{self.tf}.reshape(C, {self.tf}.concat([[-1], {self.tf}.shape(C)[2:]], 0))",
                                   C=templates.name(col.name))
@@ -534,3 +548,36 @@ class _Vectorizer(ChecksMixin, BranchesMixin, InnerLoopsMixin):
 
 def _is_comprehension(info, name) -> bool:
     return name == analysis.COMPREHENSION and info.collectors[name].init is None
+
+
+def _python_int(node, ctx, function, depth=0) -> bool:
+    """``node`` is a Python int however the function is called: an int literal, ``len(x)``,
+    ``x.shape[k]`` (static under ``tf.function``), a parameter annotated ``int``, a name bound
+    only to such values, or integer arithmetic on them; ``tf.shape(x)[0]`` and an unannotated
+    parameter may be tensors."""
+    if depth > 8:
+        return False
+    if isinstance(node, gast.Constant):
+        return type(node.value) is int
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod)):
+        return _python_int(node.left, ctx, function, depth + 1) and _python_int(node.right, ctx, function, depth + 1)
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        return _python_int(node.operand, ctx, function, depth + 1)
+    if isinstance(node, gast.Call):
+        return ctx.imports.resolve(node.func) == "builtins.len" and len(node.args) == 1
+    if isinstance(node, gast.Subscript):
+        return isinstance(node.value, gast.Attribute) and node.value.attr == "shape" and isinstance(node.slice, gast.Constant)
+    if isinstance(node, gast.Name):
+        defs = ctx.definitions_of(node)
+        if not defs:
+            return False
+        for d in defs:
+            if function is not None and any(d.node is a for a in function.args.args + function.args.kwonlyargs):
+                if not (isinstance(d.node.annotation, gast.Name) and d.node.annotation.id == "int"):
+                    return False
+                continue
+            _, value = analysis._binding(ctx, d.node)
+            if value is None or not _python_int(value, ctx, function, depth + 1):
+                return False
+        return True
+    return False
