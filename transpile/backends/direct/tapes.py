@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import gast
 
 from pforge.transpile import templates
-from pforge.transpile.analysis.nodes import _binding as analysis_binding
+from pforge.transpile.analysis.nodes import _binding as analysis_binding, _scope_nodes
 from pforge.transpile.backends.direct.core import Unsupported, Val
 from pforge.transpile.backends.direct.shared import Ind, _components
 from pforge.transpile.backends.common import _LIST_RETURNING
@@ -264,7 +264,7 @@ class TapesMixin:
         ``with``), outside any function nested there: the tape recorded it."""
         stores = [n for n in gast.walk(self.info.function) if isinstance(n, gast.Name) and n.id == name
                   and isinstance(n.ctx, (gast.Store, gast.Del))]
-        inside = {id(n) for stmt in block.body for n in _scope_walk(stmt)}
+        inside = {id(n) for n in _scope_nodes(block.body)}
         params = {a.id for a in self.info.function.args.args + self.info.function.args.kwonlyargs
                   if isinstance(a, gast.Name)}
         return bool(stores) and name not in params and all(id(n) in inside for n in stores)
@@ -272,15 +272,6 @@ class TapesMixin:
 
 # -- helpers ---------------------------------------------------------------------------------------------
 
-
-def _scope_walk(node):
-    """``node`` and its descendants, not entering nested functions, lambdas or classes."""
-    stack = [node]
-    while stack:
-        part = stack.pop()
-        yield part
-        stack.extend(c for c in gast.iter_child_nodes(part)
-                     if not isinstance(c, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)))
 
 
 def _is_tape_method(call, tape, method):
