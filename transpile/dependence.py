@@ -283,15 +283,16 @@ def _load(name: str) -> gast.Name:
 class Bounds:
     """What the loop's header says of its index ``i``: ``i >= L`` for every ``L`` in ``lower``
     and ``i <= U`` for every ``U`` in ``upper``, as symbolic forms (:func:`symbolic_form`).
-    ``range(max(a, b), min(c, d))`` gives two of each."""
+    ``range(max(a, b), min(c, d))`` gives two of each. ``nonnegative``: names the function
+    binds only to values that cannot be negative."""
 
     lower: tuple[Affine, ...] = ()
     upper: tuple[Affine, ...] = ()
+    nonnegative: frozenset[str] = frozenset()
 
     @staticmethod
     def of_range(start, stop, step, variant: set[str], nonnegative: frozenset[str] = frozenset()) -> "Bounds":
-        """The bounds of ``range(start, stop)`` with step 1 (None: nothing known);
-        ``nonnegative``: names the function binds only to values that cannot be negative."""
+        """The bounds of ``range(start, stop)`` with step 1 (another step: nothing known)."""
         if step is not None and not (isinstance(step, gast.Constant) and step.value == 1):
             return Bounds()
         lower = [symbolic_form(b, variant, nonnegative) for b in _arguments_of(start, "max")] if start is not None \
@@ -299,8 +300,6 @@ class Bounds:
         upper = [form.minus(Affine((), 1)) for b in _arguments_of(stop, "min")
                  if (form := symbolic_form(b, variant, nonnegative)) is not None]
         return Bounds(tuple(f for f in lower if f is not None), tuple(upper), nonnegative)
-
-    nonnegative: frozenset[str] = frozenset()
 
     def never_negative(self, form: Affine) -> bool:
         """``form`` cannot be negative: a constant and coefficients >= 0 over names and terms

@@ -3,6 +3,8 @@ indexed outputs, scatter updates, whole-array uses and negative indices that wra
 
 from __future__ import annotations
 
+import collections
+
 import copy
 
 import gast
@@ -637,25 +639,23 @@ def _nonnegative_names(function) -> frozenset[str]:
     if function is None:
         return frozenset()
     values: dict[str, list] = {}
-    other = {a.id for a in function.args.args + function.args.kwonlyargs + function.args.posonlyargs
-             if isinstance(a, gast.Name)}
+    parameters = {a.id for a in function.args.args + function.args.kwonlyargs + function.args.posonlyargs
+                  if isinstance(a, gast.Name)}
     for node in gast.walk(function):
         if isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name):
             values.setdefault(node.targets[0].id, []).append(node.value)
-    stored = [n for n in gast.walk(function) if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))]
-    counts: dict[str, int] = {}
-    for n in stored:
-        counts[n.id] = counts.get(n.id, 0) + 1
+    stores = collections.Counter(n.id for n in gast.walk(function)
+                                 if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)))
     found: set[str] = set()
     changed = True
     while changed:  # (a name bound from another such name: `m = n // 2`)
         changed = False
+        known = dependence.Bounds(nonnegative=frozenset(found))
         for name, bound in values.items():
-            if name in found or name in other or counts.get(name) != len(bound):
+            if name in found or name in parameters or stores[name] != len(bound):
                 continue
-            if all(dependence.symbolic_form(v, set(), frozenset(found)) is not None
-                   and dependence.Bounds(nonnegative=frozenset(found)).never_negative(
-                       dependence.symbolic_form(v, set(), frozenset(found))) for v in bound):
+            forms = [dependence.symbolic_form(v, set(), known.nonnegative) for v in bound]
+            if all(form is not None and known.never_negative(form) for form in forms):
                 found.add(name)
                 changed = True
     return frozenset(found)

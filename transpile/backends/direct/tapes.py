@@ -206,10 +206,10 @@ class TapesMixin:
                               "from a TensorFlow op)")
         if not target.stacked:
             return Val(node, (), source.rank)
-        stores = [n for n in gast.walk(self.info.node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)
-                  and isinstance(node.args[0], gast.Name) and n.id == node.args[0].id]
-        if len(stores) == 1 and node.args[0].id in self.row_selections:
-            target = self.row_selections[node.args[0].id]  # `y_i = y[i]`, bound once: the rows of `y`
+        named = node.args[0].id if isinstance(node.args[0], gast.Name) else None
+        if named in self.row_selections and sum(isinstance(n, gast.Name) and n.id == named and isinstance(n.ctx, gast.Store)
+                                                for n in gast.walk(self.info.node)) == 1:
+            target = self.row_selections[named]  # `y_i = y[i]`, bound once: the rows of `y`
         base = target.node.value if isinstance(target.node, gast.Subscript) else target.node
         rows = target.node.slice if isinstance(target.node, gast.Subscript) else None
         if isinstance(base, gast.Call) and len(base.args) == 1 and isinstance(base.args[0], gast.Name) \
