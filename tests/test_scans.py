@@ -342,23 +342,30 @@ return out, h
 
 
 @pytest.mark.parametrize("update, stacked", [("h = a[i] * h + x[i]", True), ("h = x[i] + 0.99 * h", False),
-                                             ("h = c * x[i] + (1 - c) * h", False), ("h = h * a[i] - x[i]", True)])
+                                             ("h = c * x[i] + (1 - c) * h", False), ("h = h * a[i] - x[i]", True),
+                                             ("h = x[i] - c * h", False), ("h = x[i] - a[i] * h", True)])
 @pytest.mark.parametrize("loop", ["range(len(x))", "reversed(range(len(x)))"])
-def test_a_linear_recurrence_is_composed_in_a_tree_and_equals_the_loop(update, stacked, loop):
-    """Discounted returns, exponential smoothing, an AR(1) with varying coefficients: the
-    values equal the loop's to rounding (the composition reassociates: an unsafe fix)."""
+def test_a_linear_recurrence_is_a_blocked_scan_and_equals_the_loop(update, stacked, loop):
+    """Discounted returns, exponential smoothing, an AR(1) with varying coefficients, each
+    spelling of the step: blocks scanned on their own (a Toeplitz product for one coefficient,
+    lanes for one per iteration), their ends by recursive doubling, and the carry-in added;
+    the values equal the loop's to rounding (the composition reassociates: an unsafe fix) at
+    every length around a block's (a last block full, one short, one alone)."""
     source = _source(LINEAR.replace("UPDATE", update).replace("LOOP", loop).replace("START", "0.5"), "x, a, c")
     result = transpile_source(source, "m.py", shapes={"x": 1, "a": 1, "c": 0})
     plan = result.plans[0]
-    assert plan.rewritten and "while h_span < len(h_values):" in result.code, plan.remarks
-    assert ("h_scale[h_span:] *= h_scale[:-h_span]" in result.code) == stacked, result.code
+    assert plan.rewritten and "while h_span < len(h_ends):" in result.code, plan.remarks
+    assert ("h_end_scales[2 * h_span:] *= h_end_scales[h_span:-h_span]" in result.code) == stacked, result.code
+    assert ("h_values @ h_steps" in result.code) != stacked, result.code
     assert "linear recurrence `h`" in plan.unsafe
     rng = np.random.default_rng(6)
-    for n, dtype in ((1, np.float64), (2, np.float64), (7, np.float32), (1000, np.float64), (0, np.float64)):
+    sizes = [(n, np.float64) for n in (0, 1, 2, 8, 9, 15, 16, 17, 31, 33, 129, 1000)] + [(7, np.float32), (40, np.float32)]
+    for n, dtype in sizes:
         x, a = rng.normal(size=n).astype(dtype), rng.uniform(-1.0, 1.0, n).astype(dtype)
         want, got = _load(source)(x, a, dtype(0.3)), _load(result.code)(x, a, dtype(0.3))
         assert type(got[1]) is type(want[1]) and got[0].dtype == want[0].dtype
-        np.testing.assert_allclose(got[0], want[0], rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-12)
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-5 if dtype == np.float32 else 1e-12,
+                                   atol=1e-5 if dtype == np.float32 else 1e-12)  # (float32 cancels near 0)
 
 
 def test_a_linear_recurrence_of_python_numbers_stays_a_loop():
@@ -374,7 +381,7 @@ def test_a_linear_recurrence_with_one_offset_for_every_iteration():
     source = _source("h = 0.5\nout = []\nfor i in range(len(x)):\n    h = x[i] * h + 1.0\n    out.append(h)\n"
                      "return np.array(out), h\n")
     result = transpile_source(source, "m.py", shapes={"x": 1})
-    assert result.plans[0].rewritten and "h_values[:] = h_b" in result.code, result.code
+    assert result.plans[0].rewritten and "h_values[:len(x)] = h_b" in result.code, result.code
     x = np.random.default_rng(7).uniform(-1, 1, 50)
     want, got = _load(source)(x), _load(result.code)(x)
     np.testing.assert_allclose(got[0], want[0], rtol=1e-12)
@@ -439,6 +446,24 @@ def test_a_linear_recurrence_keeps_the_loops_values_where_powers_overflow_or_mee
         want, got = _load(source)(x, c), _load(result.code)(x, c)
         np.testing.assert_array_equal(got[0], want[0])
         assert got[1] == want[1]
+
+
+@pytest.mark.parametrize("update", ["h = 31 * h + x[i]", "h = a[i] * h + x[i]", "h = x[i] - 7 * h"])
+def test_an_integer_linear_recurrence_wraps_as_the_loop_does(update):
+    """A polynomial hash, `h = 31 * h + x[i]` in int64: the loop wraps at every step; the
+    blocked scan's powers and products wrap too, and wrapping is a ring homomorphism, so every
+    value is the loop's exactly (no rounding for integers), at lengths around a block's."""
+    source = _source(f"h = 0\nout = np.zeros(len(x), np.int64)\nfor i in range(len(x)):\n    {update}\n"
+                     "    out[i] = h\nreturn out, h\n", "x, a")
+    result = transpile_source(source, "m.py", shapes={"x": 1, "a": 1})
+    assert result.plans[0].rewritten, result.plans[0].remarks
+    rng = np.random.default_rng(11)
+    with np.errstate(over="ignore"):
+        for n in (1, 15, 16, 17, 100, 257):
+            x, a = rng.integers(-1000, 1000, n), rng.integers(-50, 50, n)
+            want, got = _load(source)(x, a), _load(result.code)(x, a)
+            np.testing.assert_array_equal(got[0], want[0])
+            assert got[1] == want[1] and type(got[1]) is type(want[1])
 
 
 def test_a_negated_offset_is_negated_in_the_running_values_dtype():

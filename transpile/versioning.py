@@ -38,6 +38,7 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
         no rewrite, the reason it still fails with the inferred ranks (None: no ranks to infer).
     """
     from pforge.transpile import ranks
+    from pforge.transpile.analysis.nodes import literal_number_at_entry
     from pforge.transpile.backends import direct
     from pforge.transpile.rank_inference import RankGuess, infer_ranks, local_ranks
     from pforge.transpile.rank_inference import _evaluate as evaluate
@@ -149,8 +150,10 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
                          python_ints=name not in converted or ("exact" if _compared_or_stored(info, name) else False),
                          lists=not (raising and name in converted))
              for name, f in sorted(found.items())]
+    # (a local every definition reaching the loop binds to a number literal, `G = 0.0`, is one)
     local = {name: rank for name, rank in locals_for(guess.ranks).items()
-             if name in in_loop and not _evidently_array(ctx, fdef, templates.name(name)) and name not in extended}
+             if name in in_loop and not _evidently_array(ctx, fdef, templates.name(name)) and name not in extended
+             and not (rank == 0 and literal_number_at_entry(ctx, info.node, name) is not None)}
     # A list of Python floats becomes a float64 array; in the loop each is a weak float, which
     # a float32 array (or scalar) keeps float32 (NEP 50): where it is a list, the other values
     # must compute in float64 with either.

@@ -129,6 +129,15 @@ def _plain(value):
     return value
 
 
+def _equal(want, got) -> bool:
+    """``want == got``, where either may be an array (then equal shapes and elements)."""
+    try:
+        return bool(np.all(np.asarray(want, dtype=object) == np.asarray(got, dtype=object))) and \
+            np.shape(want) == np.shape(got)
+    except (TypeError, ValueError):
+        return False
+
+
 def _differs(want, got, rtol, atol, dtypes=False) -> str | None:
     want, got = _plain(want), _plain(got)
     if dtypes and isinstance(want, (np.ndarray, np.generic)) and isinstance(got, (np.ndarray, np.generic)) \
@@ -159,8 +168,8 @@ def _differs(want, got, rtol, atol, dtypes=False) -> str | None:
         return None
     try:
         a, b = np.asarray(want, dtype=float), np.asarray(got, dtype=float)
-    except (TypeError, ValueError):
-        return None if want == got else f"{want!r} vs {got!r}"
+    except (TypeError, ValueError, OverflowError):  # (a Python int past a float's range: exact)
+        return None if _equal(want, got) else f"{want!r} vs {got!r}"
     if a.shape != b.shape:
         return f"shape {a.shape} vs {b.shape}"
     if not np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True):
@@ -217,9 +226,9 @@ def _main_plan(result, source):
                                remarks=tuple(r for p in plans for r in p.remarks))
 
 
-def judge(program: Program, backend: str, ranks_known: bool, draws: int = 3) -> Outcome:
+def judge(program: Program, backend: str, ranks_known: bool, draws: int = 4) -> Outcome:
     """Transpiles ``program`` under one configuration and compares it with the loop on ``draws``
-    fresh inputs (trip counts from 0 up, Python lists where the program accepts them and ranks
+    fresh inputs (trip counts from 0 to 40, Python lists where the program accepts them and ranks
     are not declared)."""
     from pforge.transpile import transpile_source
     from pforge.transpile.errors import SourceError
@@ -245,7 +254,9 @@ def judge(program: Program, backend: str, ranks_known: bool, draws: int = 3) -> 
     code = instrument_rank_checks(result.code) if guarded else result.code
     held = False
     for draw in range(draws):
-        n = (0, 1, 5, 7)[draw % 4] if draw < 2 else int(rng.integers(2, 8))
+        # empty, one iteration, a short loop, and one longer than the rewrites' blocks (a blocked
+        # scan carries from block to block only past 16 iterations)
+        n = (0, 1)[draw] if draw < 2 else int(rng.integers(17, 41)) if draw == draws - 2 else int(rng.integers(2, 8))
         as_lists = program.lists_ok and not ranks_known and draw % 2 == 1
         base = _inputs(program, rng, n, as_lists)
         # the last draw of a NumPy program in float32 and int8: Python numbers in the loop take

@@ -20,8 +20,8 @@ running value: a prefix sum, a first-order linear recurrence ``a[t] = (1 + r[t])
 Expected verdict: vectorizable as scans (PF106: ``add scan totals``, ``linear scan
 balance``, ``max scan level``), lowered by the direct backend to ``np.add.accumulate`` and
 ``np.maximum.accumulate`` from the element before the first write (bit for bit the loop's
-values) and to log2(n) rounds of vector operations for the linear recurrence (equal to
-rounding, an unsafe fix).
+values) and to a blocked scan for the linear recurrence (lanes of 8 steps, log2(n / 8)
+rounds over the block ends; equal to rounding, an unsafe fix).
 """
 
 import numpy as np

@@ -15,7 +15,8 @@ writes out (``out[t] = s``): the coefficient ``a`` is the loop invariant ``1 - a
 maps ``s -> a * s + b`` compose associatively.
 
 Expected verdict: vectorizable as a scan (PF106, a ``linear`` scan), lowered by the direct
-backend to log2(n) rounds of vector operations. The composition reassociates the
+backend to a blocked scan: one matrix product per 16 values, log2(n / 16) rounds over the
+block ends, then each block takes in the end before it. The composition reassociates the
 arithmetic, so the values equal the loop's to rounding and the rewrite is an unsafe fix
 (``--unsafe-fixes`` for ``check --fix``).
 """

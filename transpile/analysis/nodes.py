@@ -95,3 +95,38 @@ def _private_names(scope) -> bool:
     class, no ``global`` or ``nonlocal``."""
     return not any(isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
                                   gast.Global, gast.Nonlocal)) for n in _scope_nodes(scope.body))
+
+
+#: the Python type of a number literal
+_LITERAL_TYPES = {bool: "bool", int: "int", float: "float", complex: "complex"}
+
+
+def literal_number_at_entry(ctx, loop, name: str) -> str | None:
+    """``"bool"``, ``"int"``, ``"float"`` or ``"complex"`` when every definition of ``name`` that reaches a
+    read of it in ``loop`` from outside the loop binds a number literal (``G = 0.0``,
+    ``count = -1``), by beniget's reaching definitions: ``name`` then holds a Python number of
+    that type wherever the loop starts, and no run-time check need ask. None otherwise (no
+    such definition, another binding, or definitions outside the function's outline)."""
+    from pforge.transpile.analysis.facts import WholeModuleNeeded
+    inside = {id(n) for n in gast.walk(loop)}
+    updated = {id(n.target) for n in gast.walk(loop) if isinstance(n, gast.AugAssign)}  # (`s *= t` reads `s`)
+    found = set()
+    for node in gast.walk(loop):
+        if not (isinstance(node, gast.Name) and node.id == name and
+                (isinstance(node.ctx, gast.Load) or id(node) in updated)):
+            continue
+        try:
+            defs = ctx.definitions_of(node)
+        except WholeModuleNeeded:
+            return None
+        for d in defs:
+            if id(d.node) in inside:
+                continue
+            stmt, value = _binding(ctx, d.node) if isinstance(d.node, gast.Name) else (None, None)
+            if isinstance(value, gast.UnaryOp) and isinstance(value.op, (gast.USub, gast.UAdd)):
+                value = value.operand
+            kind = _LITERAL_TYPES.get(type(value.value)) if isinstance(value, gast.Constant) else None
+            if kind is None:
+                return None
+            found.add(kind)
+    return found.pop() if len(found) == 1 else None

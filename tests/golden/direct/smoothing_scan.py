@@ -15,7 +15,8 @@ writes out (``out[t] = s``): the coefficient ``a`` is the loop invariant ``1 - a
 maps ``s -> a * s + b`` compose associatively.
 
 Expected verdict: vectorizable as a scan (PF106, a ``linear`` scan), lowered by the direct
-backend to log2(n) rounds of vector operations. The composition reassociates the
+backend to a blocked scan: one matrix product per 16 values, log2(n / 16) rounds over the
+block ends, then each block takes in the end before it. The composition reassociates the
 arithmetic, so the values equal the loop's to rounding and the rewrite is an unsafe fix
 (``--unsafe-fixes`` for ``check --fix``).
 """
@@ -35,19 +36,28 @@ def smooth(signal, alpha):
     """
     ema = signal[0]
     out = np.zeros(len(signal))
-    # pforge: vectorized loop (was lines 38-40: map over signal, linear scan ema, indexed output out) with batched ops, where its run-time checks hold
+    # pforge: vectorized loop (was lines 39-41: map over signal, linear scan ema, indexed output out) with batched ops, where its run-time checks hold
     if isinstance(alpha, (int, float, complex, np.number, np.bool_, np.ndarray)) and np.ndim(alpha) == 0 and isinstance(ema, (int, float, complex, np.number, np.bool_, np.ndarray)) and np.ndim(ema) == 0 and isinstance(ema, (int, float, np.number, np.bool_, np.ndarray)) and not isinstance(signal, (list, tuple)) and len(signal) > 0:
         ema_a = 1 - alpha
         ema_b = alpha * signal
         ema_first = ema_a * ema + ema_b[0]
-        ema_values = np.empty(len(ema_b), np.result_type(ema_a, ema_first, ema_b))
-        ema_values[:] = ema_b
+        ema_values = np.zeros(-(-len(ema_b) // 16) * 16, np.result_type(ema_a, ema_first, ema_b))
+        ema_values[:len(ema_b)] = ema_b
         ema_values[0] = ema_first
-        ema_span, ema_scale = (1, np.asarray(ema_a, ema_values.dtype))
-        while ema_span < len(ema_values):
-            ema_values[ema_span:] += ema_scale * ema_values[:-ema_span]
+        ema_powers = np.zeros(32, ema_values.dtype)
+        ema_powers[:17] = ema_a
+        ema_powers[0] = 1
+        np.multiply.accumulate(ema_powers[:17], out=ema_powers[:17])
+        ema_steps = ema_powers[np.arange(16) - np.arange(16)[:, None]]
+        ema_values = ema_values.reshape(-1, 16)
+        ema_ends, ema_span, ema_scale = (ema_values @ ema_steps[:, -1], 1, ema_powers[16])
+        while ema_span < len(ema_ends):
+            ema_ends[ema_span:] += ema_scale * ema_ends[:-ema_span]
             ema_scale = ema_scale * ema_scale
             ema_span *= 2
+        ema_values[1:, 0] += ema_powers[1] * ema_ends[:-1]
+        ema_values = (ema_values @ ema_steps).reshape(-1)
+        ema_values = ema_values[:len(ema_b)]
         if not np.isfinite(ema_values).all():
             for ema_k in range(1, len(ema_values)):
                 ema_values[ema_k] = ema_a * ema_values[ema_k - 1] + ema_b[ema_k]
@@ -72,18 +82,27 @@ def discounted_returns(rewards, gamma):
     """
     G = 0.0
     returns = np.zeros(len(rewards))
-    # pforge: vectorized loop (was lines 56-58: map over rewards, linear scan G, indexed output returns) with batched ops, where its run-time checks hold
-    if isinstance(gamma, (int, float, complex, np.number, np.bool_, np.ndarray)) and np.ndim(gamma) == 0 and isinstance(G, (int, float, complex, np.number, np.bool_, np.ndarray)) and np.ndim(G) == 0 and isinstance(G, (int, float, np.number, np.bool_, np.ndarray)) and not isinstance(rewards, (list, tuple)) and len(rewards) - 1 > -1:
+    # pforge: vectorized loop (was lines 57-59: map over rewards, linear scan G, indexed output returns) with batched ops, where its run-time checks hold
+    if isinstance(gamma, (int, float, complex, np.number, np.bool_, np.ndarray)) and np.ndim(gamma) == 0 and not isinstance(rewards, (list, tuple)) and len(rewards) - 1 > -1:
         G_b = rewards[::-1]
         G_first = gamma * G + G_b[0]
-        G_values = np.empty(len(G_b), np.result_type(gamma, G_first, G_b))
-        G_values[:] = G_b
+        G_values = np.zeros(-(-len(G_b) // 16) * 16, np.result_type(gamma, G_first, G_b))
+        G_values[:len(G_b)] = G_b
         G_values[0] = G_first
-        G_span, G_scale = (1, np.asarray(gamma, G_values.dtype))
-        while G_span < len(G_values):
-            G_values[G_span:] += G_scale * G_values[:-G_span]
+        G_powers = np.zeros(32, G_values.dtype)
+        G_powers[:17] = gamma
+        G_powers[0] = 1
+        np.multiply.accumulate(G_powers[:17], out=G_powers[:17])
+        G_steps = G_powers[np.arange(16) - np.arange(16)[:, None]]
+        G_values = G_values.reshape(-1, 16)
+        G_ends, G_span, G_scale = (G_values @ G_steps[:, -1], 1, G_powers[16])
+        while G_span < len(G_ends):
+            G_ends[G_span:] += G_scale * G_ends[:-G_span]
             G_scale = G_scale * G_scale
             G_span *= 2
+        G_values[1:, 0] += G_powers[1] * G_ends[:-1]
+        G_values = (G_values @ G_steps).reshape(-1)
+        G_values = G_values[:len(G_b)]
         if not np.isfinite(G_values).all():
             for G_k in range(1, len(G_values)):
                 G_values[G_k] = gamma * G_values[G_k - 1] + G_b[G_k]

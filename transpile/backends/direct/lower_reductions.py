@@ -10,6 +10,7 @@ import gast
 
 from pforge.transpile import ranks, templates
 from pforge.transpile.analysis import reduction_term
+from pforge.transpile.analysis.nodes import literal_number_at_entry
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import NOT_INT, Unsupported, Val, align, const, lift
 from pforge.transpile.backends.direct.indexing import _is_ellipsis
@@ -19,6 +20,11 @@ from pforge.transpile.backends.pfor import _stores
 from pforge.transpile.operators import OPERATORS
 from pforge.transpile.spaces import constant_int
 
+#: Block sizes of the blocked linear scans, measured on NumPy 2 at 100 to 10**6 values: the
+#: one-coefficient scan multiplies [blocks, 16] by a 16 x 16 matrix; the lanes of a scan with a
+#: coefficient per iteration take 7 sequential steps over [8, blocks].
+TOEPLITZ_BLOCK = 16
+LINEAR_BLOCK = 8
 
 class ReductionsMixin:
     """Reductions and per-iteration row selections."""
@@ -96,6 +102,10 @@ class ReductionsMixin:
             if isinstance(stmt, gast.AugAssign) and view and not isinstance(term_node, (gast.BinOp, gast.UnaryOp)):
                 raise Unsupported(f"`{red.name}` starts as a row it then updates in place (`+=` writes "
                                   "into the array the row belongs to)")
+            if view and term.rank == 0 and not isinstance(term_node, (gast.BinOp, gast.UnaryOp)):
+                # one iteration leaves the 0-d array itself, two a NumPy number (fuzz seed 8192463)
+                raise Unsupported(f"`{red.name}` starts as a 0-d array read through an ellipsis, which "
+                                  "one iteration leaves as an array and more as a number")
             fused = None
             term = term.with_node(self._hoist(term.node, f"{red.name}_terms"))
         fused_reduced = None
@@ -136,6 +146,10 @@ class ReductionsMixin:
                 self._int_sum_holds(term_node, red.name)
             reduced = self._of_the_terms_kind(reduced, witness, red.name)
         new = _replace_term(copy.deepcopy(stmt), red.name, reduced)
+        begin = self._product_start(red, k, reduced, fused_reduced, first_assign or python_term)
+        if begin is not None and k == 0:
+            new = gast.copy_location(gast.Assign(targets=[templates.name(red.name, store=True)], value=reduced,
+                                                 type_comment=None), stmt)
         if first_assign:
             if not python_term:
                 reduced.keywords.append(gast.keyword(arg="dtype", value=templates.expr("T.dtype", T=term.node)))
@@ -144,7 +158,10 @@ class ReductionsMixin:
             new = gast.copy_location(gast.Assign(targets=[templates.name(red.name, store=True)], value=reduced,
                                                  type_comment=None), stmt)
             self.nonempty = True
-        if k == 0 and self._np and not python_term and self.mask is None:
+        # (`s = np.logaddexp(s, -i)` of Python terms is a NumPy number too: fuzz seed 8190601)
+        numpy_update = isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Call) and \
+            (self.ctx.imports.resolve(stmt.value.func) or "").startswith("numpy.")
+        if k == 0 and self._np and (not python_term or numpy_update) and self.mask is None:
             # a loop of no iteration leaves `s` as it was (a Python float stays one), where
             # `s + np.sum(nothing)` is a NumPy scalar: the batched code runs where the loop does
             self.needs_trip = True
@@ -172,7 +189,8 @@ class ReductionsMixin:
             reduced.args[0] = terms
             reduced.keywords.append(gast.keyword(arg="dtype", value=templates.expr(
                 f"{self.lib.alias}.result_type(S, T)", S=copy.deepcopy(current.node), T=copy.deepcopy(terms))))
-        value = gast.BinOp(left=current.node, op=stmt.op, right=reduced) if isinstance(stmt, gast.AugAssign) \
+        value = reduced if begin is not None else \
+            gast.BinOp(left=current.node, op=stmt.op, right=reduced) if isinstance(stmt, gast.AugAssign) \
             else _replace_name(new.value, red.name, current.node)
         if current.rank is None or term.rank is None or current.rank > term.rank or (
                 current.stacked and current.rank != term.rank):
@@ -180,6 +198,40 @@ class ReductionsMixin:
         full = tuple(a or b for a, b in zip(current.full, term.full[:k]))
         rank = term.rank
         self._bind(red.name, Val(value, full, rank), set())
+
+    def _value_at_entry(self, name: str) -> Val:
+        """The value of ``name`` where the loop starts, for a name the loop binds again (so not
+        among the locals the rewriter knows): every binding's rank, given or inferred (then
+        checked in front of the loop), is its rank where the loop starts; a number literal
+        reaching every read (``s = 0.0``) is a number."""
+        start = self.ev(templates.name(name))
+        if start.rank is None and self.info.function is not None:
+            fdef = self.info.function
+            given = ranks.local_shapes(fdef, self.shapes).get(name) or \
+                ranks.parameter_shapes(self.ctx, fdef, self.shapes).get(name)
+            rank = given.rank if given is not None and given.rank is not None else \
+                0 if literal_number_at_entry(self.ctx, self.info.node, name) is not None else None
+            start = Val(start.node, (), rank)
+        return start
+
+    def _product_start(self, red, k: int, reduced, fused_reduced, skip: bool):
+        """A product's start as ``np.prod``'s ``initial`` (added to ``reduced``), or None.
+
+        ``s * np.prod(t)`` multiplies the terms first: where their product overflows to inf,
+        ``0.0 * inf`` is nan where the loop's ``((s * t0) * t1) ...`` stays 0.0 (fuzz seed
+        8194988, uint64 terms near 2 ** 64). NumPy's multiply reduction runs in order from
+        ``initial``, so ``np.prod(t, axis, initial=s)`` computes the loop's own products, bit for
+        bit. Only for a start that is one number the same for every row reduced (``initial``
+        is a scalar) in NumPy code, without a mask, first assignment or Python terms.
+        """
+        if skip or red.op != "mul" or self.lib.kind != "np" or self.to_tf or self.mask is not None or \
+                reduced is fused_reduced or not isinstance(reduced, gast.Call):
+            return None
+        start = self._value_at_entry(red.name) if k == 0 else self.env.get(red.name)
+        if not isinstance(start, Val) or start.stacked or start.rank != 0:
+            return None
+        reduced.keywords.append(gast.keyword(arg="initial", value=copy.deepcopy(start.node)))
+        return start
 
     def _int_sum_holds(self, term_node, name) -> None:
         """A check in front that a sum of terms that are Python ints where an invariant is one
@@ -257,14 +309,7 @@ class ReductionsMixin:
             return self._tf_scan_steps(scan)
         if scan.name in self.scan_steps:
             return  # an exclusive scan's steps, computed where the body starts
-        start = self.ev(templates.name(name)) if scan.element is None else self._carried_start(scan)
-        if start.rank is None and self.info.function is not None:
-            # bound again in the loop, so not among the locals: every binding's rank, given
-            # or inferred (then checked in front of the loop), is its rank where the loop starts
-            fdef = self.info.function
-            given = ranks.local_shapes(fdef, self.shapes).get(name) or \
-                ranks.parameter_shapes(self.ctx, fdef, self.shapes).get(name)
-            start = Val(start.node, (), given.rank if given is not None else None)
+        start = self._value_at_entry(name) if scan.element is None else self._carried_start(scan)
         if scan.op == "linear":
             return self._linear_steps(scan, start)
         in_place = isinstance(scan.update, gast.AugAssign)
@@ -422,6 +467,8 @@ class ReductionsMixin:
         array: a Python complex stays one when a float64 is added to it, a ``Fraction`` or a
         string is no dtype, and ``s += t`` on an ndarray (0-d too) writes into it in its own
         dtype at every step (the running values are computed in NumPy's result type)."""
+        if rank == 0 and literal_number_at_entry(self.ctx, self.info.node, name) in ("bool", "int", "float"):
+            return  # (`s = 0.0` before the loop: a Python number of those kinds wherever it starts)
         np_ = self.lib.alias
         kinds = f"{np_}.ndarray" if rank > 0 else \
             f"(int, float, {np_}.number, {np_}.bool_{'' if in_place else f', {np_}.ndarray'})"
@@ -440,13 +487,15 @@ class ReductionsMixin:
         walked backwards) as ``{s}_values``, one per iteration.
 
         The affine maps ``h -> a_t * h + b_t`` compose associatively, ``(a2, b2) ∘ (a1, b1) =
-        (a2 * a1, a2 * b1 + b2)``: ``ceil(log2 n)`` rounds of vector operations compose each
-        map with the one ``span`` iterations before it (Hillis and Steele, "Data parallel
-        algorithms", 1986; Blelloch 1990, section 1.4), starting from the offsets with the
-        start folded into the first one (``s_1 = a_0 * s + b_0``). Products
-        of the coefficients only, never a division (the closed form through ``cumprod`` and
-        division overflows or divides by zero): numerically safe, O(n log n) work, O(log n)
-        rounds. The rounding differs from the loop's order in the last bits (an unsafe fix).
+        (a2 * a1, a2 * b1 + b2)``, so the scan runs as a blocked (chunked) scan: each block of
+        the offsets, with the start folded into the first one (``s_1 = a_0 * s + b_0``), is
+        scanned from zero; the block ends are then scanned as a shorter recurrence, and each
+        block adds its carry-in times its coefficients' running products (Blelloch, "Prefix
+        sums and their applications", 1990, section 1.4; :meth:`_toeplitz_scan` for one
+        coefficient, :meth:`_lanes_scan` for one per iteration). Products of the coefficients
+        only, never a division (the closed form through ``cumprod`` and division overflows or
+        divides by zero): numerically safe, O(n) work and O(log n) rounds over the block
+        ends. The rounding differs from the loop's order in the last bits (an unsafe fix).
 
         Raises:
             Unsupported: coefficients that are not one number each, Python numbers per
@@ -473,8 +522,7 @@ class ReductionsMixin:
         np_ = self.lib.alias
         coef, offset = (self._hoist(lift(self.lib, v, 1).node if v.stacked else v.node, f"{name}_{hint}")
                         for v, hint in ((a, "a"), (b, "b")))
-        first, values = self.namer.new(f"{name}_first"), self.namer.new(f"{name}_values")
-        span, scale, k = self.namer.new(f"{name}_span"), self.namer.new(f"{name}_scale"), self.namer.new(f"{name}_k")
+        first, values, k = (self.namer.new(f"{name}_{hint}") for hint in ("first", "values", "k"))
 
         def element(node, stacked, at):  # the coefficient or offset of one iteration, as the loop reads it
             return templates.expr(f"C[{at}]", C=node) if stacked else copy.deepcopy(node)
@@ -485,32 +533,22 @@ class ReductionsMixin:
                               B=element(offset, b.stacked, "0"))
         # The first step is the loop's own (a Python float times an int8 start is a float64);
         # from then on the running value is a NumPy number and the dtype no longer changes.
+        # The offsets are laid out in whole blocks (zeros after the last), and the scan runs
+        # block by block.
+        block = LINEAR_BLOCK if a.stacked else TOEPLITZ_BLOCK
+        length = templates.expr("len(N)", N=coef if a.stacked else offset)
         self.out += templates.replace(
-            f"{first} = STEP\n{values} = {np_}.empty(len(N), {np_}.result_type(A, {first}, B))\n{values}[:] = B\n",
-            STEP=step, N=coef if a.stacked else offset, A=coef, B=offset)
+            f"{first} = STEP\n"
+            f"{values} = {np_}.zeros(-(-L // {block}) * {block}, {np_}.result_type(A, {first}, B))\n"
+            f"{values}[:L] = B\n", STEP=step, L=length, A=coef, B=offset)
         if scan.spelling == "a * s - b":
             self.out += templates.replace(f"{np_}.negative({values}, out={values})")
         self.out += templates.replace(f"{values}[0] = {first}")
         if a.stacked:
-            self.out += templates.replace(f"{scale} = {np_}.array(A, {values}.dtype)", A=coef)
-            if scan.spelling == "b - a * s":
-                self.out += templates.replace(f"{np_}.negative({scale}, out={scale})")
-            self.out += templates.replace(
-                f"{span} = 1\n"
-                f"while {span} < len({values}):\n"
-                f"    {values}[{span}:] += {scale}[{span}:] * {values}[:-{span}]\n"
-                f"    {scale}[{span}:] *= {scale}[:-{span}]\n"
-                f"    {span} *= 2")
-        else:  # one coefficient: the scale of a round is its power 2 ** round
-            self.out += templates.replace(
-                f"{span}, {scale} = 1, -{np_}.asarray(A, {values}.dtype)\n" if scan.spelling == "b - a * s" else
-                f"{span}, {scale} = 1, {np_}.asarray(A, {values}.dtype)\n", A=coef)  # a Python int's powers
-            # would outgrow int64 and raise where the loop's `31 * h` wraps
-            self.out += templates.replace(
-                f"while {span} < len({values}):\n"
-                f"    {values}[{span}:] += {scale} * {values}[:-{span}]\n"
-                f"    {scale} = {scale} * {scale}\n"
-                f"    {span} *= 2")
+            self._lanes_scan(name, values, coef, negated=scan.spelling == "b - a * s")
+        else:
+            self._toeplitz_scan(name, values, coef, negated=scan.spelling == "b - a * s")
+        self.out += templates.replace(f"{values} = {values}[:L]", L=length)
         # A power of the coefficients that overflows (|a| > 1) or underflows onto an infinite
         # offset gives inf * 0: where a value is not finite, the steps run in order, as the loop.
         # An array recurrence stores each value into `a` and reads it back, in `a`'s dtype.
@@ -527,6 +565,79 @@ class ReductionsMixin:
         self.scan_steps[name] = (values, f"{values}[-1]")
         self.scan_ranks[name] = 0
         self.nonempty = True
+
+    def _toeplitz_scan(self, name: str, values: str, coef, negated: bool) -> None:
+        """Scans ``values`` (the offsets in whole blocks of ``TOEPLITZ_BLOCK``, float or int
+        [blocks * B]) in place of the recurrence ``h -> a * h + b`` with one coefficient ``a``
+        (``-a`` where ``negated``), into ``values`` [blocks * B].
+
+        Within a block, ``h_i = sum_j a ** (i - j) * b_j``: one matrix product of the blocks
+        [blocks, B] by the upper-triangular Toeplitz matrix of the powers [B, B] (``powers``
+        holds ``a ** 0 .. a ** B`` and then zeros, which the negative lags of the lower
+        triangle read). The block ends of these products, ``e_c = a ** B * e_(c-1) + e_c``,
+        are scanned first, a scan of the same kind over blocks / B values by recursive doubling
+        (Hillis and Steele, "Data parallel algorithms", 1986); each block's first offset then
+        takes in the end before it (``b_0 + a * e_(c-1)``), so the one product gives every
+        running value. The powers are products in the running values' dtype (an int64
+        coefficient wraps as the loop's ``31 * h`` does); an overflowing power leaves a value
+        that is not finite, and the caller then runs the steps in order.
+        """
+        np_, size = self.lib.alias, TOEPLITZ_BLOCK
+        powers, steps, ends = (self.namer.new(f"{name}_{hint}") for hint in ("powers", "steps", "ends"))
+        span, scale = self.namer.new(f"{name}_span"), self.namer.new(f"{name}_scale")
+        fill = f"-{np_}.asarray(A, {values}.dtype)" if negated else "A"
+        self.out += templates.replace(
+            f"{powers} = {np_}.zeros({2 * size}, {values}.dtype)\n"
+            f"{powers}[:{size + 1}] = {fill}\n"
+            f"{powers}[0] = 1\n"
+            f"{np_}.multiply.accumulate({powers}[:{size + 1}], out={powers}[:{size + 1}])\n"
+            f"{steps} = {powers}[{np_}.arange({size}) - {np_}.arange({size})[:, None]]\n"
+            f"{values} = {values}.reshape(-1, {size})\n"
+            f"{ends}, {span}, {scale} = {values} @ {steps}[:, -1], 1, {powers}[{size}]\n"
+            f"while {span} < len({ends}):\n"
+            f"    {ends}[{span}:] += {scale} * {ends}[:-{span}]\n"
+            f"    {scale} = {scale} * {scale}\n"
+            f"    {span} *= 2\n"
+            f"{values}[1:, 0] += {powers}[1] * {ends}[:-1]\n"
+            f"{values} = ({values} @ {steps}).reshape(-1)", A=coef)
+
+    def _lanes_scan(self, name: str, values: str, coef, negated: bool) -> None:
+        """Scans ``values`` (the offsets in whole blocks of ``LINEAR_BLOCK``, float or int
+        [blocks * B]) in place of the recurrence ``h -> a_t * h + b_t`` with one coefficient
+        per iteration ``coef`` [n] (``-a_t`` where ``negated``).
+
+        Seen as [blocks, B], B - 1 steps compose each position with the one before it in all
+        blocks at once (a column at a time), keeping the running products of the coefficients.
+        The block ends then follow ``e_c = P_c * e_(c-1) + e_c`` (``P_c`` the product of block
+        ``c``'s coefficients), scanned by recursive doubling (Hillis and Steele, 1986), and
+        every position adds its block's carry-in times its running product (a round updates
+        only the products the next round reads): O(n) work where
+        recursive doubling over all n values does O(n log n). The products are taken in place,
+        in two arrays as long as the offsets: a call allocates little, which matters more than
+        the arithmetic at ten thousand steps.
+        """
+        np_, size = self.lib.alias, LINEAR_BLOCK
+        scales, k, ends, end_scales = (self.namer.new(f"{name}_{hint}") for hint in ("scales", "lane", "ends",
+                                                                                      "end_scales"))
+        span = self.namer.new(f"{name}_span")
+        self.out += templates.replace(
+            f"{scales} = {np_}.ones(len({values}), {values}.dtype)\n"
+            f"{scales}[:len(A)] = A\n", A=coef)
+        if negated:
+            self.out += templates.replace(f"{np_}.negative({scales}, out={scales})")
+        self.out += templates.replace(
+            f"{values}, {scales} = {values}.reshape(-1, {size}), {scales}.reshape(-1, {size})\n"
+            f"for {k} in range(1, {size}):\n"
+            f"    {values}[:, {k}] += {scales}[:, {k}] * {values}[:, {k} - 1]\n"
+            f"    {scales}[:, {k}] *= {scales}[:, {k} - 1]\n"
+            f"{ends}, {end_scales}, {span} = {values}[:, -1].copy(), {scales}[:, -1].copy(), 1\n"
+            f"while {span} < len({ends}):\n"
+            f"    {ends}[{span}:] += {end_scales}[{span}:] * {ends}[:-{span}]\n"
+            f"    {end_scales}[2 * {span}:] *= {end_scales}[{span}:-{span}]\n"
+            f"    {span} *= 2\n"
+            f"{scales}[1:] *= {ends}[:-1, None]\n"
+            f"{values}[1:] += {scales}[1:]\n"
+            f"{values} = {values}.reshape(-1)")
 
     def _carried_start(self, scan) -> Val:
         """``a_prev = a[first - 1]``: the start of an array recurrence, the element before the
