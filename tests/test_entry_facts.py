@@ -70,3 +70,22 @@ def test_a_product_from_one_number_is_taken_in_the_loops_order():
     assert result.plans[0].rewritten and "initial=s" in result.code, result.code
     x = np.array([1e300, 1e300, 1e-300, 1e-10])
     assert run_module(result.code)["f"](x) == run_module(source)["f"](x) == 1e-10
+
+
+def test_a_bound_is_clamped_at_zero_only_where_the_loop_may_not_run():
+    """`range(len(x) - 1)`: the slice `x[:len(x) - 1]` would be all rows but one for an empty
+    `x`, so it is clamped (`np.maximum(len(x) - 1, 0)`) where the batched code runs whatever
+    the trip count, and not where it runs only where the loop does (a check in front, such as
+    a scan's `len(b) > 1`)."""
+    scan = ("import numpy as np\n\ndef f(b, r):\n    for t in range(1, len(b)):\n"
+            "        b[t] = b[t - 1] + r[t - 1]\n    return b\n")
+    plain = ("import numpy as np\n\ndef f(x):\n    out = np.zeros(len(x))\n    for t in range(len(x) - 1):\n"
+             "        out[t] = x[t + 1] - x[t]\n    return out\n")
+    code = transpile_source(scan, "m.py", shapes={"b": 1, "r": 1}).code
+    assert "len(b) > 1" in code and "r[:len(b) - 1]" in code and "maximum" not in code, code
+    code2 = transpile_source(plain, "m.py", shapes={"x": 1}).code
+    assert "np.maximum(len(x) - 1, 0)" in code2 and " > 0" not in code2, code2
+    for n in (0, 1, 2, 9):
+        b, r = np.arange(float(n)), np.linspace(0.0, 1.0, max(n - 1, 0) + 3)
+        np.testing.assert_array_equal(run_module(code)["f"](b.copy(), r), run_module(scan)["f"](b.copy(), r))
+        np.testing.assert_array_equal(run_module(code2)["f"](b.copy()), run_module(plain)["f"](b.copy()))

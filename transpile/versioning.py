@@ -281,9 +281,11 @@ def guard(info, result, checks: list) -> str | None:
     # A loop that runs no iteration checks nothing; its batched code might (shapes that do
     # not broadcast, an empty reduction): each level whose bounds are invariant must run.
     outer: set[str] = set()
-    for level in info.walk():
+    runs = False  # the batched code runs only where the outermost loop runs at least once
+    for depth, level in enumerate(info.walk()):
         trips = _runs_at_all(level)
         invariant = trips is not None and not any(isinstance(n, gast.Name) and n.id in outer for n in gast.walk(trips))
+        runs = runs or (depth == 0 and (trips is RUNS or invariant))
         if trips is RUNS:
             pass
         elif invariant and gast.dump(trips) not in {gast.dump(t) for t in tests}:
@@ -296,12 +298,30 @@ def guard(info, result, checks: list) -> str | None:
                     "fixed index, which raises where that axis is empty, though the loop never reads it")
         if level.space is not None:
             outer |= level.space.target_names()
+    if runs:
+        _unclamp(result.stmts)
     if not tests:
         return None  # every level runs whatever the inputs
     tests = _arrays_apart(tests)
     result.drop = []  # a collector's `out = []` stays for the loop; the batched code rebinds it
     result.guard = tests[0] if len(tests) == 1 else gast.BoolOp(op=gast.And(), values=tests)
     return None
+
+
+def _unclamp(stmts: list[gast.stmt]) -> None:
+    """``x[:np.maximum(n - 1, 0)]`` as ``x[:n - 1]`` in ``stmts``, for the clamps the direct
+    backend marked (a slice of the outermost loop's rows from a start of at least 0): where
+    that loop runs at least once its bound is above the start, so the clamp changes nothing."""
+    def plain(value):
+        return value.args[0] if isinstance(value, gast.Call) and getattr(value, "pforge_clamp", False) else value
+
+    for stmt in stmts:
+        for node in gast.walk(stmt):
+            for name, value in gast.iter_fields(node):
+                if isinstance(value, list):
+                    value[:] = [plain(v) for v in value]
+                elif plain(value) is not value:
+                    setattr(node, name, plain(value))
 
 
 def _arrays_apart(tests: list[gast.expr]) -> list[gast.expr]:

@@ -811,6 +811,11 @@ class IndexingMixin:
             if not _nonnegative(ind.stop, self.ctx):
                 # range(-1) is empty, but x[:-1] is all rows but one: clamp the bound at zero.
                 stop = self.lib.call("maximum", stop, const(0))
+                # (from a start of at least 0 in steps up, a loop that runs makes the bound
+                # positive: :func:`~pforge.transpile.versioning.guard` drops the clamp where
+                # the batched code runs only then)
+                stop.pforge_clamp = ind.level == 1 and (start is None or (constant_int(start) or 0) > 0) and \
+                    (step is None or (constant_int(step) or 0) > 0)
         if label and ind.level == 1 and base_name and base_name not in self.labels:
             self.labels.append(base_name)
         return gast.Slice(lower=start, upper=stop, step=step)
