@@ -105,7 +105,10 @@ class Scan:
 
 
 def _negated(node) -> bool:
-    return isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub)
+    """A sign :func:`~pforge.transpile.analysis.reductions._linear_update` folded into a part
+    (``b - a * s``); a minus written on the part itself (``-a[i] * s``) is the part's own,
+    computed in its dtype (a uint8 ``-a[i]`` wraps, helper-38)."""
+    return isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and getattr(node, "pforge_folded", False)
 
 
 @dataclass

@@ -307,8 +307,10 @@ def _linear_update(stmt, name) -> tuple[gast.expr, gast.expr] | None:
                     return other
         return None
 
-    def negated(node):
-        return gast.UnaryOp(op=gast.USub(), operand=node)
+    def negated(node):  # a sign the spelling folds in (a minus the user wrote stays in its part)
+        found = gast.UnaryOp(op=gast.USub(), operand=node)
+        found.pforge_folded = True
+        return found
 
     left, right, minus = stmt.value.left, stmt.value.right, isinstance(stmt.value.op, gast.Sub)
     if (a := scaled(left)) is not None:

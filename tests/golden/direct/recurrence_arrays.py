@@ -70,7 +70,7 @@ def balance(start, rates, deposits):
     balance = np.zeros(len(rates) + 1)
     balance[0] = start
     # pforge: vectorized loop (was lines 57-58: map over rates, deposits, linear scan balance, indexed output balance) with batched ops, where its run-time checks hold
-    if type(balance) is np.ndarray and balance.dtype.kind in 'biufc' and len(balance) - 1 <= np.shape(rates)[0] and len(balance) - 1 <= np.shape(deposits)[0] and not isinstance(deposits, (list, tuple)) and not isinstance(rates, (list, tuple)) and len(balance) > 1:
+    if type(balance) is np.ndarray and balance.dtype.kind in 'biufc' and len(balance) - 1 <= np.shape(rates)[0] and len(balance) - 1 <= np.shape(deposits)[0] and np.asarray(rates).dtype.kind != 'O' and np.asarray(deposits).dtype.kind != 'O' and not isinstance(deposits, (list, tuple)) and not isinstance(rates, (list, tuple)) and len(balance) > 1:
         balance_prev = balance[0]
         balance_prev_a = 1.0 + rates[:len(balance) - 1]
         balance_prev_b = deposits[:len(balance) - 1]

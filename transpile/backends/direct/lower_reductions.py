@@ -199,6 +199,16 @@ class ReductionsMixin:
         rank = term.rank
         self._bind(red.name, Val(value, full, rank), set())
 
+    def _no_object_arrays(self, source, scan) -> None:
+        """A check in front that each array ``source`` reads is no object array: ``np.maximum``
+        of Python objects is a NumPy number where an object array's accumulate keeps the
+        objects, and ``np.isfinite`` of a linear scan's objects raises (helper-38)."""
+        for n in sorted({n.id for n in gast.walk(source) if isinstance(n, gast.Name) and n.id in self.arrays
+                         and n.id != scan.array and n.id not in self.loop_stores and not self._is_stacked_name(n.id)}):
+            check = templates.expr(f"{self.lib.alias}.asarray(A).dtype.kind != 'O'", A=templates.name(n))
+            if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
+                self.checks.append(check)
+
     def _value_at_entry(self, name: str) -> Val:
         """The value of ``name`` where the loop starts, for a name the loop binds again (so not
         among the locals the rewriter knows): every binding's rank, given or inferred (then
@@ -221,14 +231,19 @@ class ReductionsMixin:
         ``0.0 * inf`` is nan where the loop's ``((s * t0) * t1) ...`` stays 0.0 (fuzz seed
         8194988, uint64 terms near 2 ** 64). NumPy's multiply reduction runs in order from
         ``initial``, so ``np.prod(t, axis, initial=s)`` computes the loop's own products, bit for
-        bit. Only for a start that is one number the same for every row reduced (``initial``
-        is a scalar) in NumPy code, without a mask, first assignment or Python terms.
+        bit. Only for a start that is one Python number the same for every row reduced
+        (``initial`` is a scalar; a 0-d array would stay one) in NumPy code, without a mask,
+        first assignment or Python terms.
         """
         if skip or red.op != "mul" or self.lib.kind != "np" or self.to_tf or self.mask is not None or \
                 reduced is fused_reduced or not isinstance(reduced, gast.Call):
             return None
         start = self._value_at_entry(red.name) if k == 0 else self.env.get(red.name)
-        if not isinstance(start, Val) or start.stacked or start.rank != 0:
+        # a Python number: a 0-d array start is updated in place by `s *= t` and stays one
+        # (helper-38), where `np.prod` gives a NumPy number
+        python = literal_number_at_entry(self.ctx, self.info.node, red.name) is not None if k == 0 else \
+            isinstance(start, Val) and start.python
+        if not isinstance(start, Val) or start.stacked or start.rank != 0 or not python:
             return None
         reduced.keywords.append(gast.keyword(arg="initial", value=copy.deepcopy(start.node)))
         return start
@@ -326,12 +341,7 @@ class ReductionsMixin:
         if scan.op not in ("add", "mul"):
             # `np.maximum(s, t)` of Python objects is a NumPy number; an object array's
             # accumulate keeps the objects themselves
-            source = reduction_term(scan.update, name)
-            for n in sorted({n.id for n in gast.walk(source) if isinstance(n, gast.Name) and n.id in self.arrays
-                             and n.id != scan.array and n.id not in self.loop_stores and not self._is_stacked_name(n.id)}):
-                check = templates.expr(f"{self.lib.alias}.asarray(A).dtype.kind != 'O'", A=templates.name(n))
-                if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
-                    self.checks.append(check)
+            self._no_object_arrays(reduction_term(scan.update, name), scan)
         if term.python and (term.stacked or (scan.op in ("add", "mul") and scan.element is None)):
             # (an array's element is a NumPy number: `a[i - 1] + 1` keeps `a`'s dtype, as the steps do)
             # `s + t` of Python numbers stays a Python number; stacked, they would be one array
@@ -519,6 +529,8 @@ class ReductionsMixin:
         if scan.element is None:
             self._scan_start_check(name, 0, in_place=False)  # `s = a * s + b` rebinds
         self._terms_are_arrays(a, b)
+        for part in scan.parts:
+            self._no_object_arrays(part, scan)
         np_ = self.lib.alias
         coef, offset = (self._hoist(lift(self.lib, v, 1).node if v.stacked else v.node, f"{name}_{hint}")
                         for v, hint in ((a, "a"), (b, "b")))
@@ -552,10 +564,13 @@ class ReductionsMixin:
         # A power of the coefficients that overflows (|a| > 1) or underflows onto an infinite
         # offset gives inf * 0: where a value is not finite, the steps run in order, as the loop.
         # An array recurrence stores each value into `a` and reads it back, in `a`'s dtype.
-        recast, restart = ("", "") if scan.element is None else (
+        # The steps restart from the first value: the blocks' product reads every offset of a
+        # block, so an infinite one makes 0 * inf = nan before it too (helper-38).
+        recast, restart = (f"    {values}[0] = {first}\n",) * 2 if scan.element is None else (
             f" or {values}.dtype != {scan.array}.dtype",
             f"    {values} = {np_}.empty(len({values}), {scan.array}.dtype)\n"
             f"    {values}[0] = {first}\n")
+        recast = "" if scan.element is None else recast
         self.out += templates.replace(
             f"if not {np_}.isfinite({values}).all(){recast}:\n{restart}"
             f"    for {k} in range(1, len({values})):\n"
