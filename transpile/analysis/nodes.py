@@ -102,14 +102,15 @@ _LITERAL_TYPES = {bool: "bool", int: "int", float: "float", complex: "complex"}
 
 
 def literal_number_at_entry(ctx, loop, name: str) -> str | None:
-    """``"bool"``, ``"int"``, ``"float"`` or ``"complex"`` when every definition of ``name`` that reaches a
-    read of it in ``loop`` from outside the loop binds a number literal (``G = 0.0``,
-    ``count = -1``), by beniget's reaching definitions: ``name`` then holds a Python number of
-    that type wherever the loop starts, and no run-time check need ask. None otherwise (no
-    such definition, another binding, or definitions outside the function's outline)."""
+    """``"bool"``, ``"int"``, ``"float"`` or ``"complex"`` when every definition of ``name``
+    that reaches a read of it in ``loop`` (``s *= t`` reads ``s``) from outside the loop binds a
+    number literal (``G = 0.0``, ``count = -1``), by beniget's reaching definitions: ``name``
+    then holds a Python number of that type wherever the loop starts, and no run-time check
+    need ask. None otherwise (no such definition, another binding, literals of two types, or
+    definitions outside the function's outline)."""
     from pforge.transpile.analysis.facts import WholeModuleNeeded
     inside = {id(n) for n in gast.walk(loop)}
-    updated = {id(n.target) for n in gast.walk(loop) if isinstance(n, gast.AugAssign)}  # (`s *= t` reads `s`)
+    updated = {id(n.target) for n in gast.walk(loop) if isinstance(n, gast.AugAssign)}
     found = set()
     for node in gast.walk(loop):
         if not (isinstance(node, gast.Name) and node.id == name and
