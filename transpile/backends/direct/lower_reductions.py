@@ -238,14 +238,17 @@ class ReductionsMixin:
         if skip or red.op != "mul" or self.lib.kind != "np" or self.to_tf or self.mask is not None or \
                 reduced is fused_reduced or not isinstance(reduced, gast.Call):
             return None
-        start = self._value_at_entry(red.name) if k == 0 else self.env.get(red.name)
-        # a Python number: a 0-d array start is updated in place by `s *= t` and stays one
-        # (helper-38), where `np.prod` gives a NumPy number
-        python = literal_number_at_entry(self.ctx, self.info.node, red.name) is not None if k == 0 else \
-            isinstance(start, Val) and start.python
-        if not isinstance(start, Val) or start.stacked or start.rank != 0 or not python:
-            return None
-        reduced.keywords.append(gast.keyword(arg="initial", value=copy.deepcopy(start.node)))
+        # a Python number (a literal reaching the loop, or bound so in the loop around it): a 0-d
+        # array start is updated in place by `s *= t` and stays one (helper-38), where
+        # `np.prod` gives a NumPy number
+        if k == 0:
+            start = templates.name(red.name) if literal_number_at_entry(self.ctx, self.info.node, red.name) else None
+        else:
+            current = self.env.get(red.name)
+            start = current.node if isinstance(current, Val) and current.python and not current.stacked \
+                and current.rank == 0 else None
+        if start is not None:
+            reduced.keywords.append(gast.keyword(arg="initial", value=copy.deepcopy(start)))
         return start
 
     def _int_sum_holds(self, term_node, name) -> None:
@@ -566,11 +569,9 @@ class ReductionsMixin:
         # An array recurrence stores each value into `a` and reads it back, in `a`'s dtype.
         # The steps restart from the first value: the blocks' product reads every offset of a
         # block, so an infinite one makes 0 * inf = nan before it too (helper-38).
-        recast, restart = (f"    {values}[0] = {first}\n",) * 2 if scan.element is None else (
-            f" or {values}.dtype != {scan.array}.dtype",
-            f"    {values} = {np_}.empty(len({values}), {scan.array}.dtype)\n"
-            f"    {values}[0] = {first}\n")
-        recast = "" if scan.element is None else recast
+        recast, restart = ("", "") if scan.element is None else (
+            f" or {values}.dtype != {scan.array}.dtype", f"    {values} = {np_}.empty(len({values}), {scan.array}.dtype)\n")
+        restart += f"    {values}[0] = {first}\n"
         self.out += templates.replace(
             f"if not {np_}.isfinite({values}).all(){recast}:\n{restart}"
             f"    for {k} in range(1, len({values})):\n"
