@@ -4,6 +4,7 @@
 #               make fuzz   (set up, then run the differential fuzzer: COUNT=1000 SEED=0 JOBS=2)
 #               make realcode (set up, then print the rewrite rate on the real-code set)
 #               make mutate (set up, then mutation-test the semantic modules: MODULES=dependence ...)
+#               make quality (set up, then compare each rewrite with its hand reference: tokens, time, memory)
 PYTHON ?= python3
 COUNT ?= 1000
 SEED ?= 0
@@ -11,7 +12,7 @@ JOBS ?= 2
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test bench fuzz realcode mutate clean
+.PHONY: demo test bench fuzz realcode mutate quality clean
 
 $(BIN)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,6 +39,9 @@ realcode: $(BIN)/.installed
 
 mutate: $(BIN)/.installed
 	$(BIN)/python -m tests.mutation $(MODULES)
+
+quality: $(BIN)/.installed
+	$(BIN)/python benchmarks/quality.py samples/
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import pathlib
 import re
+import sys
 
 import pytest
 
@@ -25,3 +26,36 @@ def test_the_scan_benchmark_compares_every_sample_with_its_loop(capsys):
     for row in rows:
         *_, error, scan_error = row.split()
         assert float(error) < 1e-6 and float(scan_error) < 1e-6, row
+
+
+def _quality():
+    spec = importlib.util.spec_from_file_location("quality_benchmark", ROOT / "benchmarks" / "quality.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # (its dataclass looks its module up)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_tokens_leave_out_the_docstring_comments_and_layout():
+    quality = _quality()
+    plain = "def f(x):\n    return x + 1\n"
+    # def f ( x ) : return x + 1  -> 10 tokens
+    assert quality.code_tokens(plain) == 10
+    assert quality.code_tokens('def f(x):\n    """Adds one.\n\n    Long.\n    """\n    # why\n    return (x\n            + 1)\n') == 10
+    assert quality.code_tokens("def f(x):\n    return x + 1 + 1\n") == 12
+
+
+def test_the_quality_benchmark_measures_a_rewrite_against_its_reference(capsys):
+    """On the recurrence sample at 1/100 of its size: every function is rewritten, equal to its
+    loop, and each row has its tokens, times and peak memory."""
+    quality = _quality()
+    module_path = ROOT / "samples" / "recurrence_arrays.py"
+    rows = [quality.measure(module_path, f, scale=1, repeats=1) for f in ("cumulative_in_place", "high_water")]
+    for row in rows:
+        assert row.rewritten and row.ok, row
+        assert row.tokens[1] > 0 and row.tokens[0] > row.tokens[1] // 2
+        assert all(t > 0 for t in row.seconds) and all(p is not None and p >= 0 for p in row.peak)
+    lines = quality.table(rows)
+    assert lines[-1].startswith("tokens of rewrite / tokens of reference over 2 rewritten: geometric mean ")
+    ratio = (rows[0].token_ratio * rows[1].token_ratio) ** 0.5
+    assert f"geometric mean {ratio:.2f}" in lines[-1]

@@ -60,7 +60,7 @@ def _body(result, name):
 
 @pytest.mark.parametrize("name, check", [
     ("upper_half", "(k == 0 or abs(k) >= len(a) // 2) and k >= 0"),
-    ("shifted", "(k == 0 or abs(k) >= len(b)) and k >= 0 and (len(b) - 1 + k >= 0)"),
+    ("shifted", "(k == 0 or abs(k) >= len(b)) and k >= 0 and len(b) - 1 + k >= 0"),
     ("strided", "(k == 0 or abs(k) >= 2 * len(b) or k % 2 != 0) and k >= 0"),
 ])
 def test_a_symbolic_distance_is_checked_in_front_of_the_batched_code(result, name, check):

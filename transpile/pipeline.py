@@ -136,6 +136,7 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
     roots = discover(ctx)
     if distribute:
         ctx, roots = _distributed(text, ctx, roots)
+    ctx.reassociate = unsafe  # (a backend may then sum in another order, as an unsafe fix)
     tree = ctx.tree
     loop_units = units(roots)
     rewrites: dict[int, pfor.LoopRewrite] = {}
@@ -182,7 +183,7 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
             trial, trial_notes = dict(rewrites), dict(notes)
             _drop_unstageable(ctx, loop_units, trial, trial_notes, dict(chosen))
             for info in loop_units:
-                if id(info) in rewrites and (reason := unsafe_reason(info)):
+                if id(info) in rewrites and (reason := unsafe_reason(info) or rewrites[id(info)].unsafe):
                     del rewrites[id(info)]
                     chosen.pop(id(info), None)
                     if id(info) in trial:

@@ -217,5 +217,5 @@ def plan_for(info: LoopInfo, rewrite, note: str | None, backend: str, backend_no
                     info.library, info.vectorizable, rewrite is not None,
                     backend if rewrite is not None else None,
                     rewrite.pattern if rewrite else _outputs(info), tuple(remarks), tuple(levels),
-                    unsafe_reason(info) if info.vectorizable else None,
+                    (unsafe_reason(info) or getattr(rewrite, "unsafe", None)) if info.vectorizable else None,
                     backend_note if rewrite is not None else "", held_back, vector_plan)

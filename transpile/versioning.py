@@ -257,7 +257,7 @@ def _checkable_locals(info) -> set[str]:
 
 
 #: what the backend note adds when a rewrite needs run-time checks of its own
-CHECKS_NOTE = "; each sliding window is checked at run time to lie inside its array"
+CHECKS_NOTE = "; what it needs of its inputs (their types and dtypes, windows inside their arrays) is checked at run time"
 
 
 def guard(info, result, checks: list) -> str | None:
@@ -302,7 +302,7 @@ def guard(info, result, checks: list) -> str | None:
         _unclamp(result.stmts)
     if not tests:
         return None  # every level runs whatever the inputs
-    tests = _arrays_apart(tests)
+    tests = _arrays_apart(_conjuncts(tests))
     result.drop = []  # a collector's `out = []` stays for the loop; the batched code rebinds it
     result.guard = tests[0] if len(tests) == 1 else gast.BoolOp(op=gast.And(), values=tests)
     return None
@@ -322,6 +322,18 @@ def _unclamp(stmts: list[gast.stmt]) -> None:
                     value[:] = [plain(v) for v in value]
                 elif plain(value) is not value:
                     setattr(node, name, plain(value))
+
+
+def _conjuncts(tests: list[gast.expr]) -> list[gast.expr]:
+    """The checks as one list of conjuncts (``a and b`` is ``a``, ``b``), each once, in order:
+    a rank check and a contraction's dtype check both ask ``type(x) is np.ndarray``."""
+    flat, seen = [], set()
+    for test in tests:
+        for conjunct in test.values if isinstance(test, gast.BoolOp) and isinstance(test.op, gast.And) else [test]:
+            if gast.dump(conjunct) not in seen:
+                seen.add(gast.dump(conjunct))
+                flat.append(conjunct)
+    return flat
 
 
 def _arrays_apart(tests: list[gast.expr]) -> list[gast.expr]:

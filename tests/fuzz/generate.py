@@ -817,6 +817,48 @@ class _Builder:
         body = ("for j in range(3):", f"    if {test}:", f"        g[i][j] = {value}")
         return Fragment("grid", VECTORIZE, body, (), outputs=("g",))
 
+    def _contraction(self, k):
+        """``q[i, j] = np.sum(m2[i] * m2[j])`` in a nest, or ``o[i] = np.sum(x[i] * m2[i])``, or
+        ``q[i] = np.sum(m2 * m2[i], axis=1)``: a sum of a product whose factors vary along
+        different loop axes or have different ranks, which the direct backend writes as
+        ``np.einsum`` for float arrays (checked in front; the grid ``g`` is ints on half the
+        draws, where the loop runs). Look-alikes: factors of one shape (``m2[i] * m2[i]``),
+        a computed factor (``np.abs(m2[j] - 1)``), a Python number (``x[i] * 2.0``)."""
+        if not self.np:
+            return self._map(k)
+        shape = self.rng.choice(("nest", "nest", "flat", "axis"))
+        if shape == "axis":
+            self.reads.update({"m2", "x"})
+            other = self.rng.choice(("m2", "-m2", "m2[0]"))
+            if other == "m2[0]":
+                body = ("o{k}[i] = np.sum(m2[i] * m2[0] * x[i])".format(k=k),)
+                return Fragment("contraction, invariant row", VECTORIZE, body, (f"o{k} = np.zeros(len(x))",),
+                                outputs=(f"o{k}",))
+            axis = self.rng.choice(("1", "-1", "0"))
+            body = (f"q{k}[i] = np.sum({other} * m2[i], axis={axis})",)
+            return Fragment("contraction over one axis", VECTORIZE, body, (f"q{k} = np.zeros((len(x), len(x)))",),
+                            outputs=(f"q{k}",))
+        rows = self.rng.choice(("m2", "m2", "g"))
+        self.reads.update({rows, "x"})
+        pool = [f"{rows}[i]", f"{rows}[j]", f"-{rows}[j]", "x[i]", "x[j]", f"{rows}[i]"]
+        if shape == "flat":
+            pool = [f"{rows}[i]", f"{rows}[i]", "x[i]", f"-{rows}[i]", "y[i]"]
+            self.reads.add("y")
+        count = self.rng.choice((2, 2, 3))
+        terms = [self.rng.choice(pool) for _ in range(count)]
+        look = self.rng.random()
+        if look < 0.15:
+            terms[-1] = f"np.abs({terms[-1]} - 1)"
+        elif look < 0.25:
+            terms.append("2.0")
+        value = f"np.sum({' * '.join(terms)})"
+        if shape == "flat":
+            return Fragment("contraction, one level", VECTORIZE, (f"o{k}[i] = {value}",), (f"o{k} = np.zeros(len(x))",),
+                            outputs=(f"o{k}",))
+        body = ("for j in range(len(x)):", f"    q{k}[i, j] = {value}")
+        return Fragment("contraction, nest", VECTORIZE, body, (f"q{k} = np.zeros((len(x), len(x)))",),
+                        outputs=(f"q{k}",))
+
     def _fixed_element(self, k):
         """``o[i] = o[m] * 0.5 + e`` with ``m`` a fixed element (the weak-zero SIV test): no
         dependence where the header keeps ``m`` out of the iterations, an anti-dependence where
@@ -1417,7 +1459,7 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("reordered", 2), ("derived-write", 2), ("dtype-edge", 3), ("entry-offset", 2),
                ("symbolic-offset", 2), ("read-then-write", 2),
                ("ordered-writes", 2), ("inner-comprehension", 2), ("shape-read", 2), ("grid", 2),
-               ("distributed", 3), ("fixed-element", 2))
+               ("distributed", 3), ("fixed-element", 2), ("contraction", 3))
 DEPENDENT = (("carried", 2), ("inner-of-carried", 1), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))

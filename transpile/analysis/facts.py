@@ -274,6 +274,9 @@ class ModuleContext:
         self.lines = source.text.splitlines()
         self._chains: beniget.DefUseChains | None = None
         self._use_def: dict | None = None
+        #: Whether a backend may compute a sum in another order than the loop (an unsafe fix,
+        #: ``LoopRewrite.unsafe``): ``transpile_source(unsafe=...)`` sets it.
+        self.reassociate = False
 
     @property
     def chains(self) -> beniget.DefUseChains:

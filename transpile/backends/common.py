@@ -47,6 +47,10 @@ class LoopRewrite:
             the loop when its items were computed from a list's elements.
         sliced: names the batched code is right for only when they are arrays (no list, not
             even of arrays): a list's slice is a list, which ``*`` repeats and ``+`` concatenates.
+        unsafe: why the batched code may change results where the loop's analysis sees no
+            reason (``plan.unsafe_reason``): a sum the backend computes as a contraction
+            (``np.einsum``), in another order. Set only where the module may be reassociated
+            (``ModuleContext.reassociate``).
     """
 
     stmts: list[gast.stmt]
@@ -63,6 +67,7 @@ class LoopRewrite:
     needs_trip: bool = False  # reads an element at a fixed index: runs only where the loop runs
     prelude: list[gast.stmt] = field(default_factory=list)  # before the checks: what they read
     objects: set[str] = field(default_factory=set)  # lists of objects read through attributes only
+    unsafe: str | None = None  # why the batched code may change results beyond the analysis' reasons
 
 
 def _loads(node) -> set[str]:

@@ -158,6 +158,7 @@ def _unswitched(ctx, info, namer, lib, shapes, found: InvariantTest) -> LoopRewr
     seen = {gast.dump(st) for st in taken.prelude}
     result.prelude = taken.prelude + [st for st in other.prelude if gast.dump(st) not in seen]
     result.objects = taken.objects | other.objects
+    result.unsafe = taken.unsafe or other.unsafe
     return result
 
 

@@ -25,6 +25,7 @@ from pforge.transpile import analysis, ranks, templates
 from pforge.transpile.analysis import COMPREHENSION, LoopInfo, ModuleContext
 from pforge.transpile.backends.direct.collectors import CollectorsMixin
 from pforge.transpile.backends.direct.conditionals import ConditionalsMixin
+from pforge.transpile.backends.direct.contractions import ContractionsMixin
 from pforge.transpile.backends.direct.dtypes import DtypesMixin
 from pforge.transpile.backends.direct.core import LOOSE, Lib, Unsupported, Val
 from pforge.transpile.backends.direct.expressions import ExpressionsMixin
@@ -44,7 +45,7 @@ from pforge.transpile.naming import Namer
 
 @dataclass
 class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, CollectorsMixin,
-                     ConditionalsMixin, WritesMixin, ExpressionsMixin, DtypesMixin, IndexingMixin):
+                     ConditionalsMixin, WritesMixin, ExpressionsMixin, DtypesMixin, IndexingMixin, ContractionsMixin):
     """Builds the batched replacement of one vectorizable loop nest (the outermost level)."""
 
     ctx: ModuleContext
@@ -102,6 +103,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.mixed_arithmetic = 0  # computes with a value of two kinds: core.STRICT or LOOSE (:meth:`_default_dtypes`)
         self.unlisted: set[str] = set()  # names declared by a docstring, taken as arrays (:meth:`_declared`)
         self.unknown_kinds: set[str] = set()  # names of no known kind read through asarray (:meth:`_known_kinds`)
+        self.unsafe: str | None = None  # why the rewrite may change results (`LoopRewrite.unsafe`)
+        self.float_operands: set[str] = set()  # arrays a contraction reads (:meth:`_float_checks`)
         self.prelude: list[gast.stmt] = []  # before the checks (`LoopRewrite.prelude`)
         self.gathered: dict[tuple[str, str], str] = {}  # (item, attribute) -> the list gathered
         self.object_seqs: dict[str, gast.Name] = {}  # items of lists of objects -> the lists (:class:`ObjectRows`)
@@ -166,12 +169,14 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self._default_dtypes()
         self._no_lists()
         self._known_kinds()
+        self._float_checks()
         self._views_in_front()
         if self.to_tf:
             self.out = [_ToTensorFlow(self.ctx, self.lib.alias).visit(stmt) for stmt in self.out]
         result = LoopRewrite(self.out, drop, replace, self._pattern(), checks=list(self.checks))
         result.prelude = list(self.prelude)
         result.objects = self._object_lists()  # (no numbers to check, see versioning)
+        result.unsafe = self.unsafe
         return result
 
     def _object_lists(self) -> set[str]:
@@ -341,7 +346,9 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                 stmt.value.func = self.lib.fn("array")
         self._default_dtypes()
         self._no_lists()
-        return LoopRewrite(self.out + [stmt], [], {}, self._pattern(), anchor=anchor, checks=list(self.checks))
+        self._float_checks()
+        return LoopRewrite(self.out + [stmt], [], {}, self._pattern(), anchor=anchor, checks=list(self.checks),
+                           unsafe=self.unsafe)
 
     def _snapshots(self):
         """Node splitting, as the analysis decided it (``LoopInfo.snapshots``): one copy of each

@@ -749,6 +749,9 @@ class ExpressionsMixin:
                 pos = list(pos)
                 pos[seen], pos[other] = self._weak(pos[seen], pos[other], None, zero=pos[seen].witness)
         value = rule.convert(self._args(node, name, pos, kw, is_method))
+        contraction = self._contraction(node, name, value)
+        if contraction is not None:
+            return contraction
         if name in NUMPY_UFUNCS and value.rank == 0 and not value.python and self.lib.kind == "np":
             value = value.with_node(value.node, scalar=True)  # a ufunc returns scalars for 0-d input
         return value

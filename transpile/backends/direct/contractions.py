@@ -1,0 +1,170 @@
+"""Sums of broadcast products as ``np.einsum``: the contraction an expert writes.
+
+The batched form of ``np.sum(xs[a] * ys[b] * zs[c])`` in a nest over ``a``, ``b`` and ``c``
+is ``np.sum(xs[:, None, None] * ys[None, :, None] * zs[None, None], axis=-1)``: right, but it
+materialises the broadcast product, ``A * B * C * n`` values, before summing it away, where
+the loop needs one row at a time. ``np.einsum("an,bn,cn->abc", xs, ys, zs)`` multiplies and
+sums in one pass over the same operands, with no intermediate (the cost is the same ``A * B
+* C * n`` multiplications, the memory that of the result). The idiom follows NumPy's own
+advice for such sums (the ``einsum`` documentation) and what ``opt_einsum`` and XLA's dot
+merger do with them.
+
+The contraction sums in another order than ``np.sum`` (pairwise, over each row) does, so the
+results may differ in the last bits: the rewrite is an unsafe fix (``LoopRewrite.unsafe``) and
+is used only where the transpiler may reassociate (``ModuleContext.reassociate``); otherwise
+the broadcast form stays. ``einsum`` also computes in its operands' dtype where ``np.sum``
+widens small ints to int64 and bools to ints, so it is used only for float32, float64,
+complex64 and complex128 operands, checked in front (``x.dtype.char in 'fdFD'``).
+"""
+
+from __future__ import annotations
+
+import copy
+
+import gast
+
+from pforge.transpile import templates
+from pforge.transpile.backends.direct.core import Val
+from pforge.transpile.backends.direct.dtypes import _array_read
+
+#: Letters of the loop axes, outermost first (a nest is never deeper than this).
+LOOP_LETTERS = "abcdefghij"
+#: Letters of the per-iteration axes, the last axis last (``n`` for a vector).
+ITEM_LETTERS = "klmn"
+#: Sums the idiom replaces, by resolved name.
+SUMS = ("numpy.sum",)
+#: Why a rewrite with a contraction is an unsafe fix.
+UNSAFE = ("sums the products of `{expr}` with np.einsum, in another order than np.sum; "
+          "floating-point results may differ in the last bits")
+
+
+def factors(node) -> list:
+    """The operands of a chain of ``*`` (``a * b * c`` gives ``[a, b, c]``), in order."""
+    if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
+        return factors(node.left) + factors(node.right)
+    return [node]
+
+
+def squeezed(node, keep: list[bool]):
+    """``node`` without the size-1 loop axes ``keep`` marks False, where ``node`` spells them as
+    ``newaxis`` in an index of slices and ``newaxis`` only (``ys[None, :, None]`` with ``keep``
+    ``[False, True, False]`` is ``ys``, ``g[None, :n]`` with ``[False, True]`` is ``g[:n]``);
+    None when it does not spell them so. A sign in front is kept (``-ys[None]`` is ``-ys``)."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        operand = squeezed(node.operand, keep)
+        return None if operand is None else gast.UnaryOp(op=copy.deepcopy(node.op), operand=operand)
+    if not isinstance(node, gast.Subscript):
+        return None
+    parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+    if not all(isinstance(p, gast.Slice) or _newaxis(p) for p in parts):
+        return None
+    parts = parts + [gast.Slice(lower=None, upper=None, step=None)] * (len(keep) - len(parts))
+    if any(not k and not _newaxis(p) for k, p in zip(keep, parts)):
+        return None
+    left = [p for k, p in zip(keep + [True] * (len(parts) - len(keep)), parts) if k]
+    if any(_newaxis(p) for p in left):
+        return None
+    while left and _colon(left[-1]):
+        left.pop()
+    if not left:
+        return copy.deepcopy(node.value)
+    index = left[0] if len(left) == 1 else gast.Tuple(elts=left, ctx=gast.Load())
+    return gast.Subscript(value=copy.deepcopy(node.value), slice=copy.deepcopy(index), ctx=gast.Load())
+
+
+def matmul(specs: list[str], output: str, operands: list):
+    """``a @ b.T`` for the contraction ``xk,yk->xy`` of two matrices (``b @ a.T`` for
+    ``->yx``), the form BLAS computes fastest; None for any other contraction."""
+    if len(specs) != 2 or any(len(s) != 2 for s in specs) or len(output) != 2:
+        return None
+    (x, k), (y, other) = specs
+    if k != other or len({x, y, k}) != 3 or set(output) != {x, y}:
+        return None
+    left, right = operands if output == x + y else operands[::-1]
+    transposed = gast.Attribute(value=copy.deepcopy(right), attr="T", ctx=gast.Load())
+    return gast.BinOp(left=copy.deepcopy(left), op=gast.MatMult(), right=transposed)
+
+
+def _colon(part) -> bool:
+    return isinstance(part, gast.Slice) and part.lower is None and part.upper is None and part.step is None
+
+
+def _newaxis(part) -> bool:
+    return (isinstance(part, gast.Constant) and part.value is None) or (
+        isinstance(part, gast.Attribute) and part.attr == "newaxis")
+
+
+class ContractionsMixin:
+    """:meth:`_contraction`: a batched ``np.sum`` of a product, as ``np.einsum``."""
+
+    def _float_checks(self) -> None:
+        """``type(x) is np.ndarray`` and ``x.dtype.char in 'fdFD'`` in front, for each array a
+        contraction reads (:attr:`float_operands`): ``einsum`` sums in its operands' dtype,
+        as ``np.sum`` does for these four only."""
+        np_ = self.lib.alias
+        for base in sorted(self.float_operands):
+            written = {gast.unparse(c).strip() for c in self.checks}
+            if f"type({base}) is {np_}.ndarray" not in written:
+                self.checks.append(templates.expr(f"type(N) is {np_}.ndarray", N=templates.name(base)))
+            self.checks.append(templates.expr("N.dtype.char in 'fdFD'", N=templates.name(base)))
+
+    def _contraction(self, node: gast.Call, name: str | None, value: Val) -> Val | None:
+        """``value`` (the batched ``np.sum`` that is ``node``) as an ``np.einsum`` call, or None
+        where the idiom does not apply or would not save memory.
+
+        It applies to ``np.sum(f1 * f2 * ...)`` over every per-iteration axis or one, with no
+        other argument, in NumPy code that may be reassociated, where each factor reads
+        elements of an array the loop does not write (``xs[a]``, ``-xs[a]``), of a known
+        rank, and no factor has every axis of the batched product (else the product is no
+        larger than that factor, and the sum as written costs no more memory). The result
+        must vary along every loop axis. Records the dtype checks and the unsafe fix.
+        """
+        if name not in SUMS or not self._np or not getattr(self.ctx, "reassociate", False):
+            return None
+        if len(node.args) != 1 or any(k.arg != "axis" for k in node.keywords) or not value.stacked \
+                or not all(value.full) or value.depth > len(LOOP_LETTERS):
+            return None
+        parts = factors(node.args[0])
+        if len(parts) < 2:
+            return None
+        seen = [self._seen(p) for p in parts]
+        bases = [_array_read(p) for p in parts]
+        stored = {n.id for n in gast.walk(self.info.node) if isinstance(n, gast.Name)
+                  and isinstance(n.ctx, gast.Store)}
+        if any(v is None or v.python or v.mixed or v.rank is None or v.witness is not None for v in seen) \
+                or any(b is None or b in stored or self._is_stacked_name(b) for b in bases) \
+                or any(id(p) in self.snapshot_reads for p in parts):
+            return None
+        rank = max(v.rank for v in seen)
+        if rank > len(ITEM_LETTERS):
+            return None
+        if any(v.depth == value.depth and all(v.full) and v.rank == rank for v in seen):
+            return None  # a factor has every axis of the product: it is no larger than that factor
+        axis = None
+        if node.keywords:
+            axis = node.keywords[0].value
+            if not (isinstance(axis, gast.Constant) and type(axis.value) is int):
+                return None
+            axis = axis.value if axis.value >= 0 else axis.value + rank
+            if not 0 <= axis < rank:
+                return None
+        items = ITEM_LETTERS[len(ITEM_LETTERS) - rank:]
+        specs, operands = [], []
+        for v in seen:
+            loops = [LOOP_LETTERS[k] for k in range(v.depth)]
+            operand = squeezed(v.node, list(v.full)) if v.stacked and not all(v.full) else None
+            if operand is not None:
+                loops = [letter for letter, full in zip(loops, v.full) if full]
+            else:
+                operand = copy.deepcopy(v.node)
+            specs.append("".join(loops) + items[rank - v.rank:])
+            operands.append(operand)
+        kept = "" if axis is None else items[:axis] + items[axis + 1:]
+        output = LOOP_LETTERS[:value.depth] + kept
+        spec = ",".join(specs) + "->" + output
+        self.float_operands.update(bases)
+        if self.unsafe is None:
+            self.unsafe = UNSAFE.format(expr=gast.unparse(node.args[0]).strip())
+        return value.with_node(matmul(specs, output, operands)
+                               or self.lib.call("einsum", gast.Constant(value=spec, kind=None), *operands),
+                               fused=None)
