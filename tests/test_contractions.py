@@ -89,8 +89,8 @@ def test_other_dtypes_run_the_loop(make):
 
 
 def test_a_row_against_every_row_and_a_row_sum():
-    """Three factors over two loops; a matrix against each row (a matrix product, spelled
-    ``@``); and a look-alike whose product is no larger than one factor."""
+    """Three factors over two loops; a matrix against each row (two operands: BLAS through
+    ``optimize=True``); and a look-alike whose product is no larger than one factor."""
     source = """import numpy as np
 
 def gram(m, v):
@@ -115,7 +115,7 @@ def weighted(m, w):
     result = transpile_source(source, "m.py", shapes=SHAPES)
     assert all(p.rewritten for p in result.plans), [p.remarks for p in result.plans]
     assert "np.einsum('an,bn,n->ab', m, -m, v)" in result.code
-    assert "out[:m.shape[0]] = m @ m.T" in result.code  # ('mn,an->am': a product of two matrices)
+    assert "out[:m.shape[0]] = np.einsum('mn,an->am', m, m, optimize=True)" in result.code  # (two: BLAS)
     # `w[i] * m[i]` is no larger than `m`: the sum stays as written
     assert "np.sum(w[:m.shape[0]][:, np.newaxis] * m, axis=-1)" in result.code
     rng = np.random.default_rng(3)
@@ -172,3 +172,127 @@ def f(xs, ys):
 """
     result = transpile_source(source, "m.py", shapes=SHAPES)
     assert "einsum" not in result.code
+
+
+@pytest.mark.parametrize("spelled, written", [
+    ("(xs[a] * ys[b]).sum()", "np.einsum('an,bn->ab', xs, ys, optimize=True)"),
+    ("np.sum(xs[a] * ys[b], axis=0)", "np.einsum('an,bn->ab', xs, ys, optimize=True)"),
+    ("np.sum(xs[a] * ys[b], axis=-1)", "np.einsum('an,bn->ab', xs, ys, optimize=True)"),
+    ("(xs[a] * ys[b]).sum(0)", None),     # (a positional axis of the method: left to the sum as written)
+])
+def test_the_spellings_of_a_sum(spelled, written):
+    source = f"""import numpy as np
+
+def f(xs, ys):
+    out = np.zeros((len(xs), len(ys)))
+    for a in range(len(xs)):
+        for b in range(len(ys)):
+            out[a, b] = {spelled}
+    return out
+"""
+    result = _rewrite(source)
+    assert (f"out[:len(xs), :len(ys)] = {written}" in result.code) if written else "einsum" not in result.code
+    rng = np.random.default_rng(5)
+    _same(source, result.code, "f", rng.standard_normal((3, 4)), rng.standard_normal((5, 4)))
+
+
+def test_a_summed_axis_of_length_1_broadcasts_as_in_the_loop():
+    """`(1,) * (5,)` broadcasts in the loop; `a @ b.T` would raise on a (3, 1) and a (4, 5)
+    matrix, einsum broadcasts (helper-39)."""
+    source = TRIPLE.replace(" * zs[c]", "").replace("zs.shape[0]", "1")
+    result = _rewrite(source)
+    assert "np.einsum('an,bn->ab', xs, ys, optimize=True)" in result.code
+    rng = np.random.default_rng(6)
+    for xs, ys in ((rng.random((3, 1)), rng.random((4, 5))), (rng.random((3, 5)), rng.random((4, 1)))):
+        _same(source, result.code, "triple", xs, ys, None)
+    column = source.replace("np.sum(xs[a] * ys[b])", "np.sum(xs[a, :1] * ys[b])")
+    result = _rewrite(column)
+    assert "einsum('an,bn->ab', xs[:, :1], ys, optimize=True)" in result.code
+    _same(column, result.code, "triple", rng.random((3, 2)), rng.random((2, 2)), None)
+
+
+def test_three_factors_of_two_float_dtypes_run_the_loop():
+    """The loop rounds `xs[a] * ys[b]` of float32 rows to float32 before the float64 `zs[c]`
+    joins; einsum would convert all three to float64 first (3e-8 apart, helper-39)."""
+    result = _rewrite(TRIPLE)
+    assert "ys.dtype == xs.dtype and zs.dtype == xs.dtype" in result.code
+    xs, ys = np.array([[0.1, 0.7]], np.float32), np.array([[0.3, 0.9]], np.float32)
+    zs = np.array([[1 / 3, 1 / 7]])
+    got, want = run_module(result.code)["triple"](xs, ys, zs), run_module(TRIPLE)["triple"](xs, ys, zs)
+    assert np.array_equal(got, want)
+    assert not np.array_equal(np.einsum("an,bn,cn->abc", xs, ys, zs), want)  # (what einsum gives)
+
+
+@pytest.mark.parametrize("index, keep, want", [
+    ("ys[None, :, None]", [False, True, False], "ys"),
+    ("ys[np.newaxis]", [False, True], "ys"),
+    ("g[None, :n]", [False, True], "g[:n]"),
+    ("g[:n, None]", [True, False], "g[:n]"),
+    ("g[None, ::2]", [False, True], "g[::2]"),
+    ("g[None, 1:]", [False, True], "g[1:]"),
+    ("g[None, :, 1:]", [False, True], "g[:, 1:]"),
+    ("-ys[None]", [False, True], "-ys"),
+    ("+ys[None]", [False, True], "+ys"),
+    ("ys[0, None]", [False, True], None),          # an integer index drops an axis
+    ("ys[:, None]", [False, True], None),          # the size-1 axis is not spelled as newaxis
+    ("ys[None, None]", [False, True], None),       # nor is the kept one a slice
+    ("ys[None, :, None]", [False, True, True], None),
+    ("ys", [False, True], None),
+    ("~ys[None]", [False, True], None),
+    ("ys[None][0]", [False, True], None),
+])
+def test_size_1_loop_axes_are_dropped_only_where_spelled_as_newaxis(index, keep, want):
+    import gast
+
+    from pforge.transpile.backends.direct.contractions import squeezed
+
+    got = squeezed(gast.parse(index).body[0].value, keep)
+    assert (None if got is None else gast.unparse(got).strip()) == want
+
+
+@pytest.mark.parametrize("factor, written", [
+    # a 0-d array `c` joins the contraction; a Python float fails `type(c) is np.ndarray` and
+    # runs the loop (weak beside a float32 array there, float64 in einsum)
+    ("c", "np.einsum('an,bn,->ab', m, m, c)"),
+    ("t", None),                                        # a name the loop binds: no check can read it
+    ("m[i][0]", "np.einsum('an,bn,a->ab', m, m, m[:, 0])"),
+])
+def test_factors_the_check_in_front_cannot_read_keep_the_sum(factor, written):
+    source = f"""import numpy as np
+
+def f(m, c):
+    g = np.zeros((m.shape[0], m.shape[0]))
+    for i in range(m.shape[0]):
+        for j in range(m.shape[0]):
+            t = m[j] * 0.5
+            g[i, j] = np.sum(m[i] * m[j] * {factor})
+    return g
+"""
+    result = transpile_source(source, "m.py", shapes={"m": 2, "c": 0})
+    assert result.plans[0].rewritten, result.plans[0].remarks
+    assert (written in result.code) if written else "einsum" not in result.code
+    m = np.random.default_rng(7).standard_normal((4, 3)).astype(np.float32)
+    for c in (2.5, np.array(2.5, np.float32)):
+        want, got = run_module(source)["f"](m.copy(), c), run_module(result.code)["f"](m.copy(), c)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("axis, kept", [(None, ""), (0, "mn"), (1, "ln"), (-1, "lm"), (2, "lm"), (-3, "mn")])
+def test_the_summed_axis_of_a_three_dimensional_product(axis, kept):
+    """`np.sum(t * v[i], axis=k)` of an (L, M, N) array and a row: the kept axes are the
+    product's but the summed one, a negative axis counted from the product's rank."""
+    given = "" if axis is None else f", axis={axis}"
+    source = f"""import numpy as np
+
+def f(t, v):
+    out = []
+    for i in range(v.shape[0]):
+        out.append(np.sum(t * v[i]{given}))
+    return np.array(out)
+"""
+    result = transpile_source(source, "m.py", shapes={"t": 3, "v": 2})
+    assert f"out = np.einsum('lmn,an->a{kept}', t, v, optimize=True)" in result.code
+    rng = np.random.default_rng(8)
+    t, v = rng.standard_normal((2, 3, 4)), rng.standard_normal((5, 4))
+    np.testing.assert_allclose(run_module(result.code)["f"](t, v), run_module(source)["f"](t, v), rtol=1e-12)

@@ -282,10 +282,10 @@ def test_cli_transpile_shapes_and_probe(tmp_path):
     assert "if type(xs) is np.ndarray and xs.ndim == 2 and type(ys) is np.ndarray and ys.ndim == 2 " \
            "and xs.dtype.char in 'fdFD' and ys.dtype.char in 'fdFD' " \
            "and xs.shape[0] > 0 and ys.shape[0] > 0:\n        out[:xs.shape[0], :ys.shape[0]] = " \
-           "xs @ ys.T\n    else:\n        for a in range" in plain.stdout
+           "np.einsum('an,bn->ab', xs, ys, optimize=True)\n    else:\n        for a in range" in plain.stdout
     given = runner.invoke(app, ["transpile", path, "--shapes", "xs=2,ys=2"])
     assert given.exit_code == 0 and "np.ndim" not in given.stdout and ".ndim == 2" not in given.stdout
-    assert "out[:xs.shape[0], :ys.shape[0]] = xs @ ys.T" in given.stdout
+    assert "out[:xs.shape[0], :ys.shape[0]] = np.einsum('an,bn->ab', xs, ys, optimize=True)" in given.stdout
     probed = runner.invoke(app, ["transpile", path, "--probe"])
     assert probed.exit_code == 0 and probed.stdout == given.stdout
 

@@ -851,7 +851,7 @@ class _Builder:
             terms[-1] = f"np.abs({terms[-1]} - 1)"
         elif look < 0.25:
             terms.append("2.0")
-        value = f"np.sum({' * '.join(terms)})"
+        value = f"np.sum({' * '.join(terms)})" if self.rng.random() < 0.75 else f"({' * '.join(terms)}).sum()"
         if shape == "flat":
             return Fragment("contraction, one level", VECTORIZE, (f"o{k}[i] = {value}",), (f"o{k} = np.zeros(len(x))",),
                             outputs=(f"o{k}",))

@@ -44,6 +44,7 @@ SEMANTIC = (
     "backends/direct/core", "backends/direct/writes", "backends/direct/reductions",
     "backends/direct/lower_reductions", "backends/direct/indexing", "backends/direct/shape",
     "backends/direct/collectors", "backends/direct/levels", "backends/direct/dtypes",
+    "backends/direct/contractions",
 )
 
 #: the tests a mutant need not fail: the command-line, runtime, staging and pre-commit tests
@@ -51,7 +52,7 @@ SEMANTIC = (
 #: exercise directly, and they take most of the time (pre-commit needs a git repository);
 #: every other ``tests/test_*.py`` is run, the real-code set included
 NOT_KILLERS = {
-    "test_bench.py", "test_check.py", "test_cli.py", "test_doc.py", "test_mutation.py",
+    "test_bench.py", "test_benchmarks.py", "test_check.py", "test_cli.py", "test_doc.py", "test_mutation.py",
     "test_precommit.py", "test_robustness.py", "test_runtime.py", "test_staged.py",
     "test_verify_ranks.py",
 }

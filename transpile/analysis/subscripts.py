@@ -180,7 +180,8 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
                     continue
                 conflict = dependence.test_pair(w, other, induction, variant, step_sign, nest, bounds)
                 if conflict is None or conflict.kind == "anti" and (
-                        other.write or runs_before(ctx, other.node, w.node)):
+                        other.write or runs_before(ctx, other.node, w.node)
+                        and not _interchanged(ctx, info, other, w)):
                     continue
                 if conflict.kind == "output" and _later_statement_writes_last(ctx, info, w, other, conflict):
                     ordered.add(name)
@@ -381,6 +382,35 @@ def _splittable(read, name, wlist) -> bool:
     node = read.node
     return (not read.write and len(wlist) == 1 and isinstance(node, gast.Subscript)
             and isinstance(node.value, gast.Name) and node.value.id == name)
+
+
+def _interchanged(ctx, info, read, write) -> bool:
+    """Whether ``read``, which runs before ``write`` in the body, may still run after a later
+    iteration's ``write`` once the level is batched: both are inside an inner loop that may
+    stay a loop, and then runs outermost (the batched level runs inside each of its
+    iterations, loop interchange), so the read at inner iteration ``j`` sees what the write
+    stored at an earlier ``j`` for every row of the level (``x[i, j] = np.sum(x[i + 1] *
+    y[j])``, helper-39). Not so where the two index one dimension with the same inner
+    variable (``x[i, j] = x[i + 1, j]``): they meet in one inner iteration, whose batched
+    statement reads before it writes. The analysis of the inner loop comes after this one,
+    so whether it stays a loop is not known here: such a read takes its value from a copy
+    made before the loop (node splitting) where it can, and the level is refused where not
+    (Allen & Kennedy, "Optimizing Compilers for Modern Architectures", section 5.2: an
+    interchange must not reverse a ``(<, >)`` dependence)."""
+    def loops(node):
+        found = set()
+        node = ctx.parents.get(id(node))
+        while node is not None and node is not info.node:
+            if isinstance(node, (gast.For, gast.While)):
+                found.add(id(node))
+            node = ctx.parents.get(id(node))
+        return found
+
+    if not loops(read.node) & loops(write.node):
+        return False
+    inner = _inner_targets(info)
+    return not any(isinstance(a, gast.Name) and isinstance(b, gast.Name) and a.id == b.id and a.id in inner
+                   for a, b in zip(read.dims, write.dims))
 
 
 def runs_before(ctx, read, write) -> bool:

@@ -14,28 +14,36 @@ results may differ in the last bits: the rewrite is an unsafe fix (``LoopRewrite
 is used only where the transpiler may reassociate (``ModuleContext.reassociate``); otherwise
 the broadcast form stays. ``einsum`` also computes in its operands' dtype where ``np.sum``
 widens small ints to int64 and bools to ints, so it is used only for float32, float64,
-complex64 and complex128 operands, checked in front (``x.dtype.char in 'fdFD'``).
+complex64 and complex128 operands, checked in front (``x.dtype.char in 'fdFD'``); and it
+converts every operand to their common dtype before multiplying, where the loop rounds a
+float32 ``x * y`` before a float64 ``z`` joins, so the arrays of three or more factors must
+hold one dtype (checked too). Two operands are contracted with ``optimize=True``, which
+hands them to BLAS through ``np.tensordot`` (as fast as ``a @ b.T``, and unlike ``@`` it
+broadcasts a summed axis of length 1, as the loop's ``*`` does).
 """
 
 from __future__ import annotations
 
 import copy
+import string
 
 import gast
 
 from pforge.transpile import templates
+from pforge.transpile.spaces import constant_int
 from pforge.transpile.backends.direct.core import Val
 from pforge.transpile.backends.direct.dtypes import _array_read
 
-#: Letters of the loop axes, outermost first (a nest is never deeper than this).
-LOOP_LETTERS = "abcdefghij"
+#: Letters of the loop axes, outermost first: more than a nest can have (Python's parser allows
+#: 20 nested blocks).
+LOOP_LETTERS = "abcdefghij" + string.ascii_uppercase
 #: Letters of the per-iteration axes, the last axis last (``n`` for a vector).
 ITEM_LETTERS = "klmn"
-#: Sums the idiom replaces, by resolved name.
-SUMS = ("numpy.sum",)
+#: Sums the idiom replaces, by resolved name (``method.sum`` is ``(a * b).sum()``).
+SUMS = ("numpy.sum", "method.sum")
 #: Why a rewrite with a contraction is an unsafe fix.
 UNSAFE = ("sums the products of `{expr}` with np.einsum, in another order than np.sum; "
-          "floating-point results may differ in the last bits")
+          "floating-point results may differ in the last bits, and by more where large terms cancel")
 
 
 def factors(node) -> list:
@@ -72,19 +80,6 @@ def squeezed(node, keep: list[bool]):
     return gast.Subscript(value=copy.deepcopy(node.value), slice=copy.deepcopy(index), ctx=gast.Load())
 
 
-def matmul(specs: list[str], output: str, operands: list):
-    """``a @ b.T`` for the contraction ``xk,yk->xy`` of two matrices (``b @ a.T`` for
-    ``->yx``), the form BLAS computes fastest; None for any other contraction."""
-    if len(specs) != 2 or any(len(s) != 2 for s in specs) or len(output) != 2:
-        return None
-    (x, k), (y, other) = specs
-    if k != other or len({x, y, k}) != 3 or set(output) != {x, y}:
-        return None
-    left, right = operands if output == x + y else operands[::-1]
-    transposed = gast.Attribute(value=copy.deepcopy(right), attr="T", ctx=gast.Load())
-    return gast.BinOp(left=copy.deepcopy(left), op=gast.MatMult(), right=transposed)
-
-
 def _colon(part) -> bool:
     return isinstance(part, gast.Slice) and part.lower is None and part.upper is None and part.step is None
 
@@ -100,13 +95,19 @@ class ContractionsMixin:
     def _float_checks(self) -> None:
         """``type(x) is np.ndarray`` and ``x.dtype.char in 'fdFD'`` in front, for each array a
         contraction reads (:attr:`float_operands`): ``einsum`` sums in its operands' dtype,
-        as ``np.sum`` does for these four only."""
+        as ``np.sum`` does for these four only; and ``y.dtype == x.dtype`` for the arrays of
+        a product of three or more factors (:attr:`same_dtype`), which the loop rounds pair
+        by pair."""
         np_ = self.lib.alias
         for base in sorted(self.float_operands):
             written = {gast.unparse(c).strip() for c in self.checks}
             if f"type({base}) is {np_}.ndarray" not in written:
                 self.checks.append(templates.expr(f"type(N) is {np_}.ndarray", N=templates.name(base)))
             self.checks.append(templates.expr("N.dtype.char in 'fdFD'", N=templates.name(base)))
+        for first, *others in self.same_dtype:
+            for other in others:
+                self.checks.append(templates.expr("B.dtype == A.dtype", A=templates.name(first),
+                                                  B=templates.name(other)))
 
     def _contraction(self, node: gast.Call, name: str | None, value: Val) -> Val | None:
         """``value`` (the batched ``np.sum`` that is ``node``) as an ``np.einsum`` call, or None
@@ -119,21 +120,22 @@ class ContractionsMixin:
         larger than that factor, and the sum as written costs no more memory). The result
         must vary along every loop axis. Records the dtype checks and the unsafe fix.
         """
-        if name not in SUMS or not self._np or not getattr(self.ctx, "reassociate", False):
+        if name not in SUMS or not self._np or not self.ctx.reassociate:
             return None
-        if len(node.args) != 1 or any(k.arg != "axis" for k in node.keywords) or not value.stacked \
-                or not all(value.full) or value.depth > len(LOOP_LETTERS):
+        summed = [node.func.value, *node.args] if name == "method.sum" else node.args
+        if len(summed) != 1 or any(k.arg != "axis" for k in node.keywords) or not all(value.full):
             return None
-        parts = factors(node.args[0])
+        product = summed[0]
+        parts = factors(product)
         if len(parts) < 2:
             return None
+        # (a factor read from a copy made before the loop was evaluated as another node: None)
         seen = [self._seen(p) for p in parts]
         bases = [_array_read(p) for p in parts]
+        # (a name the loop binds, its targets included, is no array the check in front can read)
         stored = {n.id for n in gast.walk(self.info.node) if isinstance(n, gast.Name)
                   and isinstance(n.ctx, gast.Store)}
-        if any(v is None or v.python or v.mixed or v.rank is None or v.witness is not None for v in seen) \
-                or any(b is None or b in stored or self._is_stacked_name(b) for b in bases) \
-                or any(id(p) in self.snapshot_reads for p in parts):
+        if any(v is None or v.python for v in seen) or any(b is None or b in stored for b in bases):
             return None
         rank = max(v.rank for v in seen)
         if rank > len(ITEM_LETTERS):
@@ -142,10 +144,10 @@ class ContractionsMixin:
             return None  # a factor has every axis of the product: it is no larger than that factor
         axis = None
         if node.keywords:
-            axis = node.keywords[0].value
-            if not (isinstance(axis, gast.Constant) and type(axis.value) is int):
+            axis = constant_int(node.keywords[0].value)  # (`-1` is a minus on a literal)
+            if axis is None:
                 return None
-            axis = axis.value if axis.value >= 0 else axis.value + rank
+            axis = axis if axis >= 0 else axis + rank
             if not 0 <= axis < rank:
                 return None
         items = ITEM_LETTERS[len(ITEM_LETTERS) - rank:]
@@ -163,8 +165,16 @@ class ContractionsMixin:
         output = LOOP_LETTERS[:value.depth] + kept
         spec = ",".join(specs) + "->" + output
         self.float_operands.update(bases)
+        if len(parts) > 2 and len(set(bases)) > 1:
+            # the loop rounds `x * y` of two float32 rows to float32 before a float64 `z` joins;
+            # einsum converts every operand to the common dtype first (helper-39)
+            self.same_dtype.append(tuple(dict.fromkeys(bases)))
         if self.unsafe is None:
-            self.unsafe = UNSAFE.format(expr=gast.unparse(node.args[0]).strip())
-        return value.with_node(matmul(specs, output, operands)
-                               or self.lib.call("einsum", gast.Constant(value=spec, kind=None), *operands),
-                               fused=None)
+            self.unsafe = UNSAFE.format(expr=gast.unparse(product).strip())
+        # two operands: optimize=True hands the contraction to BLAS (np.tensordot), as fast as
+        # `a @ b.T`, and still broadcasts a length-1 summed axis as the loop's `*` does, where
+        # `@` raises (helper-39); more: one pass, no intermediate (the path opt_einsum would
+        # take through pairs materialises `a * b`)
+        extra = {"optimize": True} if len(operands) == 2 else {}
+        call = self.lib.call("einsum", gast.Constant(value=spec, kind=None), *operands, **extra)
+        return value.with_node(call, fused=None)

@@ -105,6 +105,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.unknown_kinds: set[str] = set()  # names of no known kind read through asarray (:meth:`_known_kinds`)
         self.unsafe: str | None = None  # why the rewrite may change results (`LoopRewrite.unsafe`)
         self.float_operands: set[str] = set()  # arrays a contraction reads (:meth:`_float_checks`)
+        self.same_dtype: list[tuple[str, ...]] = []  # arrays of one product, of one dtype (same)
         self.prelude: list[gast.stmt] = []  # before the checks (`LoopRewrite.prelude`)
         self.gathered: dict[tuple[str, str], str] = {}  # (item, attribute) -> the list gathered
         self.object_seqs: dict[str, gast.Name] = {}  # items of lists of objects -> the lists (:class:`ObjectRows`)

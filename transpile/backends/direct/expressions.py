@@ -263,9 +263,13 @@ class ExpressionsMixin:
         if isinstance(node, gast.Name) and isinstance(self.env.get(node.id), Ind):
             ind = self.env[node.id]
             ends = [e for e in (ind.start, ind.stop) if e is not None]
-            if any(isinstance(n, gast.Name) and (n.id in indices or n.id in self.loop_stores)
+            batched = {n.id for st in self.out for n in gast.walk(st)
+                       if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+            if any(isinstance(n, gast.Name) and (n.id in indices or n.id in self.loop_stores or n.id in batched)
                    for e in ends for n in gast.walk(e)):
-                return None  # (a range that depends on another loop's index)
+                # (a range that depends on another loop's index, or is bound by the batched code:
+                # a ragged level's `j_stop`, which the check in front cannot read, helper-39)
+                return None
             parts = [templates.expr("abs(E)", E=copy.deepcopy(e)) for e in ends]
             return parts[0] if len(parts) == 1 else gast.Call(func=templates.name("max"), args=parts, keywords=[])
         if isinstance(node, gast.Name) and node.id in self.loop_stores:
