@@ -131,6 +131,7 @@ def weighted(m, w):
     "np.sum(m[i] * np.abs(m[j] - 1))",   # a computed factor: its dtype is not an array's
     "np.sum(m[i] * m[j] * 2.0)",         # a Python number: weak in the loop, float64 in einsum
     "np.mean(m[i] * m[j])",              # not a sum
+    "np.sum(m[i] * m[j], dtype=np.float64)",  # a dtype einsum would take otherwise
     "np.prod(m[i] * m[j])",
 ])
 def test_look_alikes_keep_the_sum_as_written(expr):
@@ -232,6 +233,7 @@ def test_three_factors_of_two_float_dtypes_run_the_loop():
     ("g[None, 1:]", [False, True], "g[1:]"),
     ("g[None, :, 1:]", [False, True], "g[:, 1:]"),
     ("-ys[None]", [False, True], "-ys"),
+    ("-ys[:, None]", [False, True], None),
     ("+ys[None]", [False, True], "+ys"),
     ("ys[0, None]", [False, True], None),          # an integer index drops an axis
     ("ys[:, None]", [False, True], None),          # the size-1 axis is not spelled as newaxis
@@ -296,3 +298,90 @@ def f(t, v):
     rng = np.random.default_rng(8)
     t, v = rng.standard_normal((2, 3, 4)), rng.standard_normal((5, 4))
     np.testing.assert_allclose(run_module(result.code)["f"](t, v), run_module(source)["f"](t, v), rtol=1e-12)
+
+
+def test_a_nest_collecting_its_sums_computes_the_contraction_once():
+    """The list of a nest is the batched value reshaped: it is bound once, then reshaped (it
+    was spelled twice, `V.reshape((-1,) + V.shape[2:])`, computing the einsum twice)."""
+    source = """import numpy as np
+
+def f(xs, ys):
+    out = []
+    for a in range(len(xs)):
+        for b in range(len(ys)):
+            out.append(np.sum(xs[a] * ys[b]) + 1.0)
+    return np.array(out)
+"""
+    result = _rewrite(source)
+    batched = result.code.split("    else:")[0]
+    assert batched.count("np.einsum(") == 1
+    assert "out_stacked = np.einsum('an,bn->ab', xs, ys, optimize=True) + 1.0" in batched
+    assert "out_stacked.reshape((-1,) + out_stacked.shape[2:])" in batched
+    rng = np.random.default_rng(9)
+    _same(source, result.code, "f", rng.standard_normal((3, 4)), rng.standard_normal((2, 4)))
+
+
+def test_a_four_dimensional_product_and_two_loop_axes_on_one_factor():
+    """Every letter of the per-iteration axes (`klmn`), and a factor varying along two loops
+    (`t[i, j]`, spelled `abn`)."""
+    source = """import numpy as np
+
+def deep(t, v):
+    out = []
+    for i in range(v.shape[0]):
+        out.append(np.sum(t * v[i]))
+    return np.array(out)
+
+def grid(t, v):
+    out = np.zeros((t.shape[0], t.shape[1], v.shape[0]))
+    for i in range(t.shape[0]):
+        for j in range(t.shape[1]):
+            for k in range(v.shape[0]):
+                out[i, j, k] = np.sum(t[i, j] * v[k])
+    return out
+"""
+    result = transpile_source(source, "m.py", shapes={"t": 4, "v": 2})
+    assert "out = np.einsum('klmn,an->a', t, v, optimize=True)" in result.code
+    rng = np.random.default_rng(10)
+    t, v = rng.standard_normal((2, 3, 2, 4)), rng.standard_normal((5, 4))
+    np.testing.assert_allclose(run_module(result.code)["deep"](t, v), run_module(source)["deep"](t, v), rtol=1e-12)
+    result = transpile_source(source, "m.py", shapes={"t": 3, "v": 2})
+    assert "np.einsum('abn,cn->abc', t[:, :t.shape[1]], v, optimize=True)" in result.code
+    t = rng.standard_normal((2, 3, 4))
+    np.testing.assert_allclose(run_module(result.code)["grid"](t, v), run_module(source)["grid"](t, v), rtol=1e-12)
+
+
+def test_two_arrays_of_three_factors_hold_one_dtype():
+    """`m[i] * m[j] * v`: two arrays, three factors; a float32 `m` and a float64 `v` run the
+    loop, which rounds `m[i] * m[j]` to float32 first."""
+    source = """import numpy as np
+
+def f(m, v):
+    g = np.zeros((m.shape[0], m.shape[0]))
+    for i in range(m.shape[0]):
+        for j in range(m.shape[0]):
+            g[i, j] = np.sum(m[i] * m[j] * v)
+    return g
+"""
+    result = _rewrite(source)
+    assert "np.einsum('an,bn,n->ab', m, m, v)" in result.code and "v.dtype == m.dtype" in result.code
+    m = np.array([[0.1, 0.7], [0.3, 0.9]], np.float32)
+    v = np.array([1 / 3, 1 / 7])
+    assert np.array_equal(run_module(result.code)["f"](m, v), run_module(source)["f"](m, v))
+
+
+def test_a_reduction_of_contractions_sums_the_contraction():
+    source = """import numpy as np
+
+def f(xs, ys):
+    s = 0.0
+    for a in range(len(xs)):
+        for b in range(len(ys)):
+            s += np.sum(xs[a] * ys[b] * ys[a])
+    return s
+"""
+    result = _rewrite(source)
+    assert "s_terms = np.einsum('an,bn,an->ab', xs, ys, ys[:len(xs)])" in result.code
+    rng = np.random.default_rng(11)
+    xs, ys = rng.standard_normal((3, 4)), rng.standard_normal((5, 4))
+    np.testing.assert_allclose(run_module(result.code)["f"](xs, ys), run_module(source)["f"](xs, ys), rtol=1e-12)

@@ -859,6 +859,26 @@ class _Builder:
         return Fragment("contraction, nest", VECTORIZE, body, (f"q{k} = np.zeros((len(x), len(x)))",),
                         outputs=(f"q{k}",))
 
+    def _interchange(self, k):
+        """A nest whose inner loop stays a loop (``q[i, j]`` reads ``q[i, j - 1]``, or ``j``
+        indexes a whole row), reading the row the next outer iteration writes: the batched
+        code runs the inner loop outermost (loop interchange), so a read at ``j`` of what the
+        next row holds at ``j - 1`` must see it as it was before the loop (a ``(<, >)``
+        anti-dependence; helper-39). Reads at the same ``j``, or ahead of it, need no copy."""
+        if not self.np:
+            return self._map(k)
+        self.reads.add("m2")
+        how = self.rng.choice(("row", "row max", "prefix", "row", "behind", "same", "ahead"))
+        if how in ("row", "row max", "prefix"):  # (the inner loop reads a whole row: it stays a loop)
+            value = {"row": f"np.sum(q{k}[i + 1] * m2[j])", "row max": f"np.max(q{k}[i + 1]) + m2[i, j]",
+                     "prefix": f"np.mean(q{k}[i + 1, :j + 1])"}[how]
+            body = ("for j in range(len(x)):", f"    q{k}[i, j] = {value}")
+        else:  # (an array recurrence along the row: refused, or rewritten as it may be)
+            read = {"behind": f"q{k}[i + 1, j - 1]", "same": f"q{k}[i + 1, j]", "ahead": f"q{k}[i + 1, j + 1]"}[how]
+            body = ("for j in range(1, len(x) - 1):", f"    q{k}[i, j] = q{k}[i, j - 1] * 0.5 + {read}")
+        return Fragment(f"interchange, {how}", EITHER, body, (f"q{k} = np.array(m2)",), outputs=(f"q{k}",),
+                        ahead=1)
+
     def _fixed_element(self, k):
         """``o[i] = o[m] * 0.5 + e`` with ``m`` a fixed element (the weak-zero SIV test): no
         dependence where the header keeps ``m`` out of the iterations, an anti-dependence where
@@ -1459,7 +1479,8 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("reordered", 2), ("derived-write", 2), ("dtype-edge", 3), ("entry-offset", 2),
                ("symbolic-offset", 2), ("read-then-write", 2),
                ("ordered-writes", 2), ("inner-comprehension", 2), ("shape-read", 2), ("grid", 2),
-               ("distributed", 3), ("fixed-element", 2), ("contraction", 3))
+               ("distributed", 3), ("fixed-element", 2), ("contraction", 3),
+               ("interchange", 2))
 DEPENDENT = (("carried", 2), ("inner-of-carried", 1), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))

@@ -152,7 +152,11 @@ class CollectorsMixin:
                 node = templates.expr(f"{lib.alias}.reshape(V, {lib.alias}.concat([[-1], {lib.alias}.shape(V)[{flat}:]], 0))",
                                       V=value.node)
             else:
-                node = templates.expr(f"V.reshape((-1,) + V.shape[{flat}:])", V=value.node)
+                batched = value.node
+                if not isinstance(batched, gast.Name):  # (read twice: computed once)
+                    batched = templates.name(self.namer.new(f"{name}_stacked"))
+                    self.out += templates.replace(f"{batched.id} = V", V=value.node)
+                node = templates.expr(f"V.reshape((-1,) + V.shape[{flat}:])", V=batched)
         if col.kind == "concat" and entry.mask is not None:
             raise Unsupported(f"a filtered collector {label} consumed by concatenation")
         if col.kind in ("list", "extend"):
