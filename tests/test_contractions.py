@@ -132,6 +132,7 @@ def weighted(m, w):
     "np.sum(m[i] * m[j] * 2.0)",         # a Python number: weak in the loop, float64 in einsum
     "np.mean(m[i] * m[j])",              # not a sum
     "np.sum(m[i] * m[j], dtype=np.float64)",  # a dtype einsum would take otherwise
+    "np.sum(m[i] * m[j], axis=0, dtype=np.float64)",
     "np.prod(m[i] * m[j])",
 ])
 def test_look_alikes_keep_the_sum_as_written(expr):
