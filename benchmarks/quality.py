@@ -121,10 +121,8 @@ def function_source(text: str, name: str) -> str:
 
 
 def _reference_name(module, func):
-    for name in (f"reference_{func}", "reference" if func == "original" else None):
-        if name and callable(getattr(module, name, None)):
-            return name
-    return None
+    names = [f"reference_{func}"] + (["reference"] if func == "original" else [])
+    return next((name for name in names if callable(getattr(module, name, None))), None)
 
 
 def _scale_builder(module, scale):
@@ -136,14 +134,12 @@ def _scale_builder(module, scale):
             break
     else:
         return "as given"
-    params = inspect.signature(builder).parameters
-    sizes = {k: p.default * scale for k, p in params.items()
-             if k != "seed" and type(p.default) is int}
-    if not sizes or scale == 1:
-        return ", ".join(f"{k}={p.default}" for k, p in params.items()
-                         if k != "seed" and type(p.default) is int) or "as given"
-    setattr(module, attr, functools.partial(builder, **sizes))
-    return ", ".join(f"{k}={v}" for k, v in sizes.items())
+    defaults = {k: p.default for k, p in inspect.signature(builder).parameters.items()
+                if k != "seed" and type(p.default) is int}
+    sizes = {k: v * scale for k, v in defaults.items()}
+    if sizes and scale != 1:
+        setattr(module, attr, functools.partial(builder, **sizes))
+    return ", ".join(f"{k}={v}" for k, v in sizes.items()) or "as given"
 
 
 def _peak(fn, make_args):
@@ -189,7 +185,8 @@ def measure(path, func, *, scale=1, repeats=15, seed=0):
     with targets.on_device("cpu", numpy=numpy) as (_, has_tf):
         make_args = targets.input_maker(original, func, (), seed, path, as_tensor=has_tf)
         want, _ = targets.call_original(loop, make_args, path, func)
-        match = compare(want, rewrite_fn(*make_args()[0], **make_args()[1]))
+        args, kwargs = make_args()
+        match = compare(want, rewrite_fn(*args, **kwargs))
         fns = [loop, rewrite_fn, reference]
         timings = time_interleaved(fns, make_args, repeats, 2, budget_s=3.0, each=True)
         peaks = (tuple(None for _ in fns) if has_tf

@@ -831,7 +831,7 @@ class _Builder:
             self.reads.update({"m2", "x"})
             other = self.rng.choice(("m2", "-m2", "m2[0]"))
             if other == "m2[0]":
-                body = ("o{k}[i] = np.sum(m2[i] * m2[0] * x[i])".format(k=k),)
+                body = (f"o{k}[i] = np.sum(m2[i] * m2[0] * x[i])",)
                 return Fragment("contraction, invariant row", VECTORIZE, body, (f"o{k} = np.zeros(len(x))",),
                                 outputs=(f"o{k}",))
             axis = self.rng.choice(("1", "-1", "0"))

@@ -133,9 +133,7 @@ class ContractionsMixin:
         seen = [self._seen(p) for p in parts]
         bases = [_array_read(p) for p in parts]
         # (a name the loop binds, its targets included, is no array the check in front can read)
-        stored = {n.id for n in gast.walk(self.info.node) if isinstance(n, gast.Name)
-                  and isinstance(n.ctx, gast.Store)}
-        if any(v is None or v.python for v in seen) or any(b is None or b in stored for b in bases):
+        if any(v is None or v.python for v in seen) or any(b is None or b in self.loop_stores for b in bases):
             return None
         rank = max(v.rank for v in seen)
         if rank > len(ITEM_LETTERS):
