@@ -272,7 +272,7 @@ def guard(info, result, checks: list) -> str | None:
     for test in [*checks, *result.checks]:  # each once
         if gast.dump(test) not in {gast.dump(t) for t in tests}:
             tests.append(test)
-    if not tests and not result.nonempty and not result.needs_trip:
+    if not tests and not result.nonempty and not result.needs_trip and not result.trip_levels:
         return None
     if result.replace or result.anchor is not None and info.form != "list comprehension":
         return "the rewrite edits code outside the loop, which a run-time check cannot cover"
@@ -293,7 +293,7 @@ def guard(info, result, checks: list) -> str | None:
         elif not invariant and result.nonempty:
             return ("the loop may run no iteration, and then the list it builds, read as an array, "
                     "has a shape and dtype the batched code cannot know")
-        elif not invariant and result.needs_trip and trips is not None:
+        elif not invariant and (result.needs_trip or depth < result.trip_levels) and trips is not None:
             return ("an inner loop may run no iteration, and the batched code reads an element at a "
                     "fixed index, which raises where that axis is empty, though the loop never reads it")
         if level.space is not None:

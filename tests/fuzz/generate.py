@@ -879,6 +879,34 @@ class _Builder:
         return Fragment(f"interchange, {how}", EITHER, body, (f"q{k} = np.array(m2)",), outputs=(f"q{k}",),
                         ahead=1)
 
+    def _triangle(self, k):
+        """``for j in range(i + c): t[i, j] = v`` (or ``range(i + c, len(x))``) into
+        ``t = np.zeros(...)``: a triangular iteration space, written as ``np.tril(v, c - 1)``
+        (``np.triu(v)``) where every cell it skips keeps its 0; a start from ``idx[i]`` (which
+        may be negative, so two ``j`` may write one cell) is masked or left. Look-alikes that must keep the ``where`` with the old cells: an array of ones, a
+        second store into ``t`` (a cell of the first column, which the triangle's zeros would
+        overwrite), an ``if`` in the inner loop, and an int array that casts the values."""
+        if not self.np:
+            return self._map(k)
+        self.reads.update({"x", "m2"})
+        header = self.rng.choice(("i", "i + 1", "1 + i", "i - 1", "i + 2", "i - 2", "i, len(x)", "i + 1, len(x)",
+                                  "1 + i, len(x)", "i - 2, len(x)", "idx[i], len(x)"))
+        if header == "idx[i], len(x)":  # (negative starts wrap, two j may write one cell)
+            self.reads.add("idx")
+        value = self.rng.choice(("x[i] * x[j]", "x[j] - x[i] * 2.0", "m2[i, j] + x[i]", "np.sum(m2[i] * m2[j])",
+                                 "x[i] * j", "np.exp(-(x[i] - x[j]) ** 2)"))
+        maker = self.rng.choice(("np.zeros((len(x), len(x) + 2))", "np.zeros((len(x), len(x) + 2))",
+                                 "np.zeros_like(m2, shape=(len(x), len(x) + 2))", "np.ones((len(x), len(x) + 2))",
+                                 "np.zeros((len(x), len(x) + 2), dtype=np.int64)"))
+        body = [f"for j in range({header}):", f"    t{k}[i, j] = {value}"]
+        look = self.rng.random()
+        if look < 0.15:
+            body = [f"t{k}[i, 0] = 7.0"] + body
+        elif look < 0.3:
+            body[1:] = [f"    if x[j] > 0.0:", f"    {body[1]}"]
+        return Fragment("triangle", EITHER if "idx" in header else VECTORIZE, tuple(body), (f"t{k} = {maker}",),
+                        outputs=(f"t{k}",), ahead=1 if header == "i + 2" else 0)
+
     def _fixed_element(self, k):
         """``o[i] = o[m] * 0.5 + e`` with ``m`` a fixed element (the weak-zero SIV test): no
         dependence where the header keeps ``m`` out of the iterations, an anti-dependence where
@@ -1480,7 +1508,7 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("symbolic-offset", 2), ("read-then-write", 2),
                ("ordered-writes", 2), ("inner-comprehension", 2), ("shape-read", 2), ("grid", 2),
                ("distributed", 3), ("fixed-element", 2), ("contraction", 3),
-               ("interchange", 2))
+               ("interchange", 2), ("triangle", 3))
 DEPENDENT = (("carried", 2), ("inner-of-carried", 1), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))

@@ -42,6 +42,10 @@ class LoopRewrite:
         needs_trip: the batched code reads an element at a fixed index (``w[0]``, ``m[i, 0]``),
             which raises where that axis is empty; the loop reads it only when it runs, so the
             batched code runs only where every level runs at least once.
+        trip_levels: the outermost levels that must run at least once for the batched code
+            to be right: a write at a fixed index (``m[i, 0] = v``) in the body of level k
+            raises where that axis is empty, which the loop writes only when levels 1..k run
+            (``needs_trip`` asks it of every level).
         arrays: names the batched code is right for only when they are arrays, not lists: a
             list of NumPy scalars rebuilt from the batch (``list(v)``) holds Python floats in
             the loop when its items were computed from a list's elements.
@@ -65,6 +69,7 @@ class LoopRewrite:
     arrays: set[str] = field(default_factory=set)  # read as arrays: their elements are NumPy scalars
     sliced: set[str] = field(default_factory=set)  # sliced: only an ndarray computes as the batch does
     needs_trip: bool = False  # reads an element at a fixed index: runs only where the loop runs
+    trip_levels: int = 0  # writes at a fixed index in the body of this many levels: they must run
     prelude: list[gast.stmt] = field(default_factory=list)  # before the checks: what they read
     objects: set[str] = field(default_factory=set)  # lists of objects read through attributes only
     unsafe: str | None = None  # why the batched code may change results beyond the analysis' reasons

@@ -84,6 +84,7 @@ def _rewritten(rewriter: DirectRewriter) -> LoopRewrite:
     result.consulted = set(rewriter.consulted)
     result.nonempty = rewriter.nonempty
     result.needs_trip = rewriter.needs_trip
+    result.trip_levels = rewriter.trip_levels
     result.arrays = set(rewriter.arrays)
     result.sliced = set(rewriter.sliced)
     result.scalar_raising = rewriter.scalar_raising

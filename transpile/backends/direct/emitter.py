@@ -76,6 +76,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.derived_steps: dict[str, tuple] = {}
         self.exclusive_firsts: dict[int, str] = {}  # `out[i] = s` before `s`'s update -> `s`
         self.snapshot_of: dict[str, str] = {}  # a copy made before the loop -> the array it copies
+        self.nonnegative: set[str] = set()  # names the batched code binds to a bound >= 0 (`j_stop`)
+        self.index_bindings: list[gast.stmt] = []  # `j = np.arange(...)`: a loop index as a value
         self.scan_steps: dict[str, tuple[str, str]] = {}  # scan -> its running values and last value (text)
         self.scan_ranks: dict[str, int] = {}  # scan -> the rank of one running value
         self.ta_drop: list = []
@@ -114,6 +116,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self._declined: str | None = None  # why the last partial evaluation gave no expression
         self.nonempty = False  # a list NumPy reads as an array: right only where the loop runs
         self.needs_trip = False  # an element at a fixed index: read only where the loop runs
+        self.trip_levels = 0  # an element at a fixed index written in the body of this many levels
         self._outside: set[int] | None = None  # ids of the function's nodes outside the loop
         self.loop_stores = _stores([self.info.node])
         self._local_shapes()
@@ -172,6 +175,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self._known_kinds()
         self._float_checks()
         self._views_in_front()
+        self._drop_unread_indices()
         if self.to_tf:
             self.out = [_ToTensorFlow(self.ctx, self.lib.alias).visit(stmt) for stmt in self.out]
         result = LoopRewrite(self.out, drop, replace, self._pattern(), checks=list(self.checks))
@@ -179,6 +183,16 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         result.objects = self._object_lists()  # (no numbers to check, see versioning)
         result.unsafe = self.unsafe
         return result
+
+    def _drop_unread_indices(self) -> None:
+        """Drops ``j = np.arange(...)`` where nothing reads ``j`` (a ragged level's mask that a
+        ``np.tril`` replaced): its loop index is private to the loop, so nothing after it reads
+        the binding either."""
+        for binding in self.index_bindings:
+            name = binding.targets[0].id
+            rest = [s for s in self.out if s is not binding] + self.checks + list(self.prelude)
+            if not any(isinstance(n, gast.Name) and n.id == name for s in rest for n in gast.walk(s)):
+                self.out = [s for s in self.out if s is not binding]
 
     def _object_lists(self) -> set[str]:
         """The lists of objects whose attributes the batched code gathers."""

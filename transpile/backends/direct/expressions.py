@@ -211,6 +211,7 @@ class ExpressionsMixin:
             if ind.level > 1:
                 rng = core.insert_axes(self.lib, Val(rng), 0, ind.level - 1)
             stmts = templates.replace(f"{ind.name} = R", R=rng)
+            self.index_bindings += stmts
             at = level.out_start
             self.out[at:at] = stmts
             level.out_start += len(stmts)  # later bindings of this level go after

@@ -774,7 +774,8 @@ class IndexingMixin:
         return self.lib.call("moveaxis", core.subscript(base_node, parts), p, 0), (True,), rank, "moved"
 
     def _safe(self, ind: Ind) -> bool:
-        start_ok = ind.start is None or (constant_int(ind.start) is not None and constant_int(ind.start) >= 0)
+        start_ok = ind.start is None or (constant_int(ind.start) is not None and constant_int(ind.start) >= 0) \
+            or isinstance(ind.start, gast.Name) and ind.start.id in self.nonnegative
         step_ok = ind.step is None or (constant_int(ind.step) is not None and constant_int(ind.step) > 0)
         return start_ok and step_ok
 
@@ -808,7 +809,8 @@ class IndexingMixin:
             stop = copy.deepcopy(ind.stop)
             if bounded is not None:
                 self._bound_check(ind, *bounded)
-            if not _nonnegative(ind.stop, self.ctx):
+            if not _nonnegative(ind.stop, self.ctx) and not (isinstance(ind.stop, gast.Name)
+                                                             and ind.stop.id in self.nonnegative):
                 # range(-1) is empty, but x[:-1] is all rows but one: clamp the bound at zero.
                 stop = self.lib.call("maximum", stop, const(0))
                 # (from a start of at least 0 in steps up, a loop that runs makes the bound

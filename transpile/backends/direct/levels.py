@@ -15,7 +15,7 @@ from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Unsupported, Val, align, const
 from pforge.transpile.backends.direct.indexing import _substitute
 from pforge.transpile.analysis.reductions import _fixed_shape
-from pforge.transpile.backends.direct.shared import ARRAY_ATTRIBUTES, Ind, ObjectRows, _Level, _loads
+from pforge.transpile.backends.direct.shared import ARRAY_ATTRIBUTES, Ind, ObjectRows, Shifted, _Level, _loads
 from pforge.transpile.backends.pfor import _stores
 from pforge.transpile.spaces import constant_int
 
@@ -44,13 +44,12 @@ class LevelsMixin:
             if rebound and depth == 1:  # evaluated once before the loop; the slices would read it later
                 raise Unsupported(f"the bounds of the loop at line {info.lineno} read `{rebound[0]}`, "
                                   "which the body binds again")
-            for bound in (space.start, space.step):
-                if bound is not None and self.ev(bound).stacked:
-                    raise Unsupported(f"the start or step of the loop at line {info.lineno} differs "
-                                      "per iteration")
+            if space.step is not None and self.ev(space.step).stacked:
+                raise Unsupported(f"the step of the loop at line {info.lineno} differs per iteration")
+            start = None if space.start is None else self.ev(space.start)
             stop = self.ev(space.stop)
-            if stop.stacked:
-                self._ragged_range(level, space, stop)
+            if stop.stacked or start is not None and start.stacked:
+                self._ragged_range(level, space, start, stop)
             else:
                 level.ind = Ind(depth, space.induction, space.start, space.stop, space.step,
                                 self._length_of(space.stop))
@@ -92,24 +91,79 @@ class LevelsMixin:
             return gast.copy_location(templates.name(value.args[0].id), seq)
         return seq
 
-    def _ragged_range(self, level, space, stop: Val):
-        """``for j in range(i)``: the inner space is padded to the largest bound and masked.
+    def _ragged_range(self, level, space, start: Val | None, stop: Val):
+        """``for j in range(i)``, ``for j in range(i + 1, n)``: the inner space is padded to the
+        smallest start and the largest stop, and masked.
 
-        Iterations past an outer iteration's own bound still compute (pure code) but every
-        effect is masked, exactly as under an ``if j < i`` (the triangular trap of case 010).
+        Iterations outside an outer iteration's own bounds still compute (pure code) but every
+        effect is masked, exactly as under an ``if start <= j < stop`` (the triangular trap of
+        case 010).
         """
-        if self.lib.kind != "np" or stop.rank != 0:
+        np_ = self.lib.alias
+        if self.lib.kind != "np" or stop.rank != 0 or start is not None and start.rank != 0:
             raise Unsupported(f"the loop at line {level.info.lineno} has a per-iteration trip count")
         if space.step is not None and constant_int(space.step) != 1:
             raise Unsupported(f"the loop at line {level.info.lineno} has a per-iteration bound and a step")
-        bound = self.namer.new(f"{space.induction}_stop")
-        self.out += templates.replace(f"{bound} = {self.lib.alias}.max(S, initial=0)", S=stop.node)
+        upper = space.stop
+        if stop.stacked:
+            upper = templates.name(self.namer.new(f"{space.induction}_stop"))
+            self.out += templates.replace(f"U = {np_}.max(S, initial=0)", U=upper, S=stop.node)
+            self.nonnegative.add(upper.id)
+        lower, triangle = space.start, self._triangle(level, space, start, stop)
+        if start is not None and start.stacked:
+            # (where no outer iteration runs, the range is empty)
+            lower = templates.name(self.namer.new(f"{space.induction}_start"))
+            self.out += templates.replace(f"L = {np_}.min(S, initial=U)", L=lower, S=start.node,
+                                          U=copy.deepcopy(upper))
+            if triangle is not None:  # `range(i + c, n)` from i >= 0: j_start = c >= 0
+                self.nonnegative.add(lower.id)
         level.out_start = len(self.out)
-        level.ind = Ind(level.depth, space.induction, space.start, templates.name(bound), None)
+        level.ind = Ind(level.depth, space.induction, lower, upper, None)
         self.env[space.induction] = level.ind
-        (j, s), full, rank = align(self.lib, [self._ind_val(level.ind), stop], "the loop bound")
-        inside = Val(gast.Compare(left=j.node, ops=[gast.Lt()], comparators=[s.node]), full, rank)
+        inside = None
+        for bound, op in ((start, gast.GtE()), (stop, gast.Lt())):
+            if bound is not None and bound.stacked:
+                (j, b), full, rank = align(self.lib, [self._ind_val(level.ind), bound], "the loop bound")
+                test = Val(gast.Compare(left=j.node, ops=[op], comparators=[b.node]), full, rank)
+                inside = test if inside is None else self._and(inside, test)
+        if self.mask is None and triangle is not None:
+            level.triangle = triangle + (inside,)
         self.mask = inside if self.mask is None else self._and(self.mask, inside)
+
+    def _triangle(self, level, space, start: Val | None, stop: Val) -> tuple[str, int] | None:
+        """``("tril", k)`` where ``for j in range(i + c)`` (also ``range(i)``, ``range(c + i)``,
+        ``range(i - c)``) runs inside ``for i in range(s, n)`` (steps of 1): its iteration
+        space is the cells ``j - (i - s) <= s + c - 1`` of the grid whose row ``i - s`` and column
+        ``j`` it visits, those ``np.tril`` keeps with ``k = s + c - 1``. ``("triu", 0)`` where
+        ``for j in range(i + c, m)``, ``m`` invariant: the grid's columns start at ``j = s + c``,
+        so row ``i - s`` starts at its diagonal."""
+        outer = self.levels[level.depth - 2].ind if level.depth > 1 else None
+        if outer is None or isinstance(outer, Shifted) or outer.step is not None and constant_int(outer.step) != 1:
+            return None
+        first = 0 if outer.start is None else constant_int(outer.start)
+        if first is None:
+            return None
+
+        def offset(node) -> int | None:  # `c` where node is `i + c`
+            def is_outer(name):
+                return isinstance(name, gast.Name) and name.id == outer.name and self.env.get(name.id) is outer
+            if is_outer(node):
+                return 0
+            if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub)):
+                left, right = constant_int(node.left), constant_int(node.right)
+                if is_outer(node.left) and right is not None:
+                    return right if isinstance(node.op, gast.Add) else -right
+                if is_outer(node.right) and left is not None and isinstance(node.op, gast.Add):
+                    return left
+            return None
+
+        if stop.stacked and (start is None or constant_int(space.start) == 0):
+            c = offset(space.stop)
+            return None if c is None else ("tril", first + c - 1)
+        if start is not None and start.stacked and not stop.stacked and first >= 0:
+            c = offset(space.start)
+            return None if c is None or c < 0 else ("triu", 0)
+        return None
 
     def _length_of(self, stop):
         """The array whose every row ``range(stop)`` visits (``x.shape[0]``, ``len(x)``, ``n = len(x)``)."""

@@ -67,6 +67,7 @@ class _Level:
     ind: Ind | None = None
     bound: bool = False
     entry_mask: object = None  # the mask of the enclosing levels where this one starts (a Val)
+    triangle: tuple | None = None  # ("tril" or "triu", k, mask): a triangular space's mask is np.tri's
 
 
 def _loads(node) -> set[str]:

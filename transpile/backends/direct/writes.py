@@ -179,6 +179,11 @@ class WritesMixin:
         if isinstance(current, Val) and current.stacked:
             return self._private_write(name, current, target, value, op, stmt)
         comps = _components(target.slice)
+        if self._np and self._fixed_index(comps):
+            # `m[i, 0] = v`: the column raises where that axis is empty (`np.zeros((n, n))` of
+            # n = 0), and the loop writes it only when the levels around the write run; so the
+            # batched code runs only then
+            self.trip_levels = max(self.trip_levels, len(self.levels))
         shape = self._shape_of(name)
         declared = self._declared(name)
         if not declared and (name not in self.locals or name in self.inferred_locals) \
@@ -260,7 +265,16 @@ class WritesMixin:
                 old = Val(copy.deepcopy(node), full, elem_rank)
                 (m, v, o), vfull, rank = align(self.lib, [mask, self._as_element(value, name), old],
                                                "a conditional write")
-                value = Val(self.lib.call("where", m.node, v.node, o.node), vfull, rank)
+                triangle = self.levels[-1].triangle
+                if triangle is not None and triangle[2] is mask and not fancy and elem_rank == 0 and all(full) \
+                        and len(v.full) == depth and all(v.full) and self._zeros_where_written(name):
+                    # every cell outside the triangle keeps its 0: `np.tril` is `where` with zeros
+                    # (and the store casts the value as the loop's stores do)
+                    (_, v, _), vfull, rank = align(self.lib, [mask, value, old], "a conditional write")
+                    diagonal = [const(triangle[1])] if triangle[1] else []
+                    value = Val(self.lib.call(triangle[0], v.node, *diagonal), vfull, rank)
+                else:
+                    value = Val(self.lib.call("where", m.node, v.node, o.node), vfull, rank)
             elif all(full) and not fancy and value_node is not None:
                 # each iteration updates its own element: `np.where(m, out op v, out)`, the
                 # update computed as the loop computes it (`out + np.where(m, 7, 0)` would add an
@@ -376,6 +390,39 @@ class WritesMixin:
         broadcast together first (``np.broadcast_arrays``)."""
         picked, taken = self._taken_where(_slices_as_calls(node.slice), mask.node, value.node)
         self.out += templates.replace(f"A[{', '.join(picked)}] = {taken}", A=templates.name(name))
+
+    def _zeros_where_written(self, name: str) -> bool:
+        """Every element of ``name`` is 0 wherever the loop writes it, until it does: ``name`` is
+        bound to ``np.zeros(...)`` (``np.zeros_like``) in the block that holds the loop, no
+        statement between them mentions it, and in the loop one statement stores into it and
+        every other mention reads one element or slice (``name[...]``)."""
+        value = self.aliases.get(name)
+        if self.lib.kind != "np" or not isinstance(value, gast.Call) or \
+                self.ctx.imports.resolve(value.func) not in ("numpy.zeros", "numpy.zeros_like"):
+            return False
+        loop = self.info.node
+        parent = self.ctx.parents.get(id(loop))
+        block = next((b for b in (getattr(parent, f, None) for f in ("body", "orelse", "finalbody"))
+                      if isinstance(b, list) and any(s is loop for s in b)), None)
+        if block is None:
+            return False
+        before = block[:next(k for k, s in enumerate(block) if s is loop)]
+        for statement in reversed(before):
+            if isinstance(statement, gast.Assign) and statement.value is value:
+                break
+            if any(isinstance(n, gast.Name) and n.id == name for n in gast.walk(statement)):
+                return False
+        else:
+            return False
+        stores = 0
+        for node in gast.walk(loop):
+            if isinstance(node, gast.Name) and node.id == name:
+                element = self.ctx.parents.get(id(node))
+                if not (isinstance(element, gast.Subscript) and element.value is node) or \
+                        isinstance(self.ctx.parents.get(id(element)), (gast.Subscript, gast.Attribute)):
+                    return False
+                stores += not isinstance(element.ctx, gast.Load)
+        return stores == 1
 
     def _taken_where(self, idx, mask, value) -> tuple[list[str], str]:
         """The index arrays of ``idx`` and ``value``, taken where ``mask`` holds once the three
