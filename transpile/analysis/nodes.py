@@ -72,6 +72,67 @@ def _binding(ctx, name_node):
     return None, None
 
 
+def shape_source(ctx, name_node) -> gast.expr | bool | None:
+    """What binds ``name_node`` to a number of an array's shape: the array (a name) for
+    ``n = x.shape[k]``, ``n = np.shape(x)[k]``, ``n = x.ndim``, ``n = x.size`` and
+    ``n, d = x.shape`` (also ``np.shape(x)``), whose values are Python ints where ``x`` is an
+    ndarray; True for ``n = len(...)``, a Python int whatever it measures; else None."""
+    stmt, value = _binding(ctx, name_node)
+    if stmt is None:  # `n, d = x.shape`
+        parent = ctx.parents.get(id(name_node))
+        stmt = ctx.parents.get(id(parent)) if isinstance(parent, gast.Tuple) else None
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and stmt.targets[0] is parent):
+            return None
+        return _shape_of_name(ctx, stmt.value)
+    if isinstance(value, gast.Call) and ctx.imports.resolve(value.func) == "builtins.len" \
+            and len(value.args) == 1 and not value.keywords:
+        return True
+    if isinstance(value, gast.Attribute) and value.attr in ("ndim", "size") and isinstance(value.value, gast.Name):
+        return value.value
+    if isinstance(value, gast.Subscript) and isinstance(value.slice, gast.Constant) \
+            and type(value.slice.value) is int:
+        return _shape_of_name(ctx, value.value)
+    return None
+
+
+def _shape_of_name(ctx, node) -> gast.Name | None:
+    """``x`` for ``x.shape`` or ``np.shape(x)``."""
+    if isinstance(node, gast.Attribute) and node.attr == "shape" and isinstance(node.value, gast.Name):
+        return node.value
+    if isinstance(node, gast.Call) and ctx.imports.resolve(node.func) == "numpy.shape" and len(node.args) == 1 \
+            and not node.keywords and isinstance(node.args[0], gast.Name):
+        return node.args[0]
+    return None
+
+
+def shape_ints_at_entry(ctx, loop, name: str) -> set[str] | None:
+    """The arrays ``name`` measures when every definition of it that reaches a read in
+    ``loop`` from outside binds a number of an array's shape (:func:`shape_source`): where
+    those arrays are ndarrays, ``name`` holds a Python int wherever the loop starts (``len``
+    needs none). None otherwise."""
+    from pforge.transpile.analysis.facts import WholeModuleNeeded
+    inside = {id(n) for n in gast.walk(loop)}
+    arrays: set[str] = set()
+    seen = False
+    for node in gast.walk(loop):
+        if not (isinstance(node, gast.Name) and node.id == name and isinstance(node.ctx, gast.Load)):
+            continue
+        try:
+            defs = ctx.definitions_of(node)
+        except WholeModuleNeeded:
+            return None
+        for d in defs:
+            if id(d.node) in inside:
+                return None
+            source = shape_source(ctx, d.node) if isinstance(d.node, gast.Name) else None
+            if source is None:
+                return None
+            if source is not True:
+                arrays.add(source.id)
+            seen = True
+    return arrays if seen else None
+
+
 def _statement_of(ctx, node):
     while node is not None and not isinstance(node, gast.stmt):
         node = ctx.parents.get(id(node))

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import gast
 
 from pforge.transpile import analysis
+from pforge.transpile.analysis.nodes import shape_source
 from pforge.transpile.spaces import constant_int
 
 
@@ -156,6 +157,8 @@ def _nonnegative(node, ctx) -> bool:
     to one of those."""
     if isinstance(node, gast.Name):
         defs = ctx.definitions_of(node)
+        if defs and all(isinstance(d.node, gast.Name) and shape_source(ctx, d.node) is not None for d in defs):
+            return True  # `n, d = x.shape`, `n = x.ndim`: a length or a count
         values = [analysis._binding(ctx, d.node)[1] for d in defs]
         return bool(values) and all(v is not None and _nonnegative(v, ctx) for v in values)
     value = constant_int(node)

@@ -879,6 +879,9 @@ class IndexingMixin:
         ``name.shape[axis]``, ``len(name)`` for axis 0, and the constructor's dimension when
         ``name`` is bound once to ``np.zeros((n, m))``, ``np.empty(n)``, ``np.zeros_like(x)``."""
         dims = [templates.expr(f"{name}.shape[{axis}]")] + ([templates.expr(f"len({name})")] if axis == 0 else [])
+        unpacked = self._unpacked_shapes().get(name, [])  # `n, d = x.shape`
+        if axis < len(unpacked) and unpacked[axis] is not None:
+            dims.append(templates.name(unpacked[axis]))
         value = self.aliases.get(name)
         if depth > 3 or name in self.loop_stores or not isinstance(value, gast.Call) or not value.args:
             return dims

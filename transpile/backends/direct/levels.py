@@ -9,7 +9,7 @@ import gast
 
 from pforge.transpile import templates
 from pforge.transpile.analysis import LoopInfo
-from pforge.transpile.analysis.nodes import _binding as analysis_binding
+from pforge.transpile.analysis.nodes import _binding as analysis_binding, _shape_of_name
 from pforge.transpile.backends.common import _evidently_array
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Unsupported, Val, align, const
@@ -166,9 +166,13 @@ class LevelsMixin:
         return None
 
     def _length_of(self, stop):
-        """The array whose every row ``range(stop)`` visits (``x.shape[0]``, ``len(x)``, ``n = len(x)``)."""
+        """The array whose every row ``range(stop)`` visits (``x.shape[0]``, ``len(x)``, ``n = len(x)``,
+        ``n, d = x.shape``)."""
         if isinstance(stop, gast.Name) and stop.id in self.aliases:
             stop = self.aliases[stop.id]
+        if isinstance(stop, gast.Name):
+            return next((array for array, dims in self._unpacked_shapes().items()
+                         if dims and dims[0] == stop.id), None)
         if isinstance(stop, gast.Subscript) and constant_int(stop.slice) == 0:
             base = stop.value
             if isinstance(base, gast.Attribute) and base.attr == "shape" and isinstance(base.value, gast.Name):
@@ -181,6 +185,33 @@ class LevelsMixin:
                 and len(stop.args) == 1 and isinstance(stop.args[0], gast.Name):
             return stop.args[0].id
         return None
+
+    def _unpacked_shapes(self) -> dict[str, list[str | None]]:
+        """``{"x": ["n", "d"]}`` for ``n, d = x.shape`` (or ``np.shape(x)``) before the loop,
+        where ``x``, ``n`` and ``d`` are each bound once in the function (a parameter never):
+        the names of the lengths of ``x``'s axes."""
+        fdef = self.info.function
+        if fdef is None or self.lib.kind != "np":
+            return {}
+        if getattr(self, "_shapes_unpacked", None) is None:
+            counts = {}
+            for n in gast.walk(fdef):
+                if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
+                    counts[n.id] = counts.get(n.id, 0) + 1
+            params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs
+                      if isinstance(a, gast.Name)}
+            found = {}
+            for node in gast.walk(fdef):
+                if not (isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Tuple)
+                        and node.lineno < self.info.lineno):
+                    continue
+                array = _shape_of_name(self.ctx, node.value)
+                if array is None or counts.get(array.id, 0) != (0 if array.id in params else 1):
+                    continue
+                found[array.id] = [e.id if isinstance(e, gast.Name) and counts.get(e.id) == 1 else None
+                                   for e in node.targets[0].elts]
+            self._shapes_unpacked = found
+        return self._shapes_unpacked
 
     def _same_length(self, a: str | None, b: str | None) -> bool:
         """True when arrays ``a`` and ``b`` provably have the same number of rows."""
