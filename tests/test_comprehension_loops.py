@@ -89,12 +89,20 @@ def test_the_comprehension_is_batched_with_the_loop_around_it(result, name):
     assert "1 inner loop" in plans[0].pattern
 
 
-def test_inside_a_carried_loop_the_comprehension_is_rewritten_on_its_own(result):
+def test_inside_a_carried_loop_the_loop_around_the_comprehension_is_batched_with_it(result):
+    """The loop over ``t`` carries the trellis; the one over ``s`` writes column ``t`` and reads
+    column ``t - 1`` at every ``p``, which never meet (the symbolic dependence test), so it is
+    batched with the comprehension as its inner loop."""
     plans = plans_of(result, "viterbi_step")
-    assert [p.rewritten for p in plans] == [False, False, True]  # the loops over t and s stay
-    line = next(k for k, text in enumerate(SOURCE.splitlines(), 1) if "cand = [" in text)
-    assert plans[2].lineno == plans[2].end_lineno == line  # the comprehension's own line
-    assert "    cand = np.asarray(trellis)[" in result.code  # what `np.max` reads
+    assert [p.rewritten for p in plans] == [False, True]  # the loop over t stays
+    line = next(k for k, text in enumerate(SOURCE.splitlines(), 1) if "for s in range(n):" in text)
+    assert plans[1].lineno == line and "1 inner loop" in plans[1].pattern
+    assert "trellis[:n, t] = np.max(cand_items, axis=-1)" in result.code
+    rng = np.random.default_rng(0)
+    for n, steps in ((0, 3), (1, 1), (3, 5), (4, 2)):
+        trellis, trans = rng.standard_normal((n, steps)), rng.standard_normal((n, n))
+        want = run_module(SOURCE)["viterbi_step"](trellis.copy(), trans, n, steps)
+        np.testing.assert_array_equal(run_module(result.code)["viterbi_step"](trellis.copy(), trans, n, steps), want)
 
 
 def test_a_list_the_rewrite_extends_starts_empty(result):

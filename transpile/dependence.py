@@ -414,6 +414,74 @@ def _weak_zero(other: Access, d: int, wform: Affine, induction: str, variant: se
     return None
 
 
+def _feasible(rows: list[dict[str, Fraction]], limit: int = 300) -> bool:
+    """Whether the rows ``sum(row[k] * k) + row[""] >= 0`` have a rational solution, by
+    Fourier-Motzkin elimination (Dantzig and Eaves, "Fourier-Motzkin elimination and its dual",
+    1973): each variable in turn is eliminated by pairing every row that bounds it from below
+    with every row that bounds it from above. No rational solution means no integer one, which
+    is what a dependence test needs to prove; past ``limit`` rows it answers True (feasible:
+    nothing proven)."""
+    while True:
+        live, seen = [], set()
+        for row in rows:
+            if not any(v for k, v in row.items() if k):
+                if row.get("", 0) < 0:
+                    return False
+                continue
+            key = tuple(sorted(row.items()))
+            if key not in seen:
+                seen.add(key)
+                live.append(row)
+        if not live:
+            return True
+        names = {k for row in live for k, v in row.items() if k and v}
+        var = min(sorted(names), key=lambda n: sum(r.get(n, 0) > 0 for r in live) * sum(r.get(n, 0) < 0 for r in live))
+        lower = [r for r in live if r.get(var, 0) > 0]
+        upper = [r for r in live if r.get(var, 0) < 0]
+        rows = [r for r in live if not r.get(var, 0)]
+        for lo in lower:
+            for hi in upper:
+                a, b = lo[var], -hi[var]
+                combined = {k: lo.get(k, 0) * b + hi.get(k, 0) * a for k in set(lo) | set(hi)}
+                combined.pop(var, None)
+                scale = max((abs(v) for v in combined.values() if v), default=1)
+                rows.append({k: Fraction(v) / scale for k, v in combined.items() if v})
+        if len(rows) > limit:
+            return True
+
+
+def _rows(form: Affine, shift: int = 0) -> dict[str, Fraction]:
+    """``form + shift >= 0`` as a row of :func:`_feasible`."""
+    row = {k: Fraction(v) for k, v in form.coeffs}
+    row[""] = Fraction(form.const + shift)
+    return row
+
+
+def disjoint_iterations(first: list[Affine], second: list[Affine], first_bounds: list[Affine],
+                        second_bounds: list[Affine], induction: tuple[str, str]) -> bool:
+    """Whether two accesses, with index forms ``first`` and ``second`` (one per dimension) in
+    two instances of a loop nest whose loop indices are renamed apart, touch one element only
+    in the same iteration of the loop whose index is ``induction`` (its two names): no
+    integer point satisfies both instances' bounds (each form of ``first_bounds`` and
+    ``second_bounds`` is ``>= 0``), the equality of every index, and either order of the two
+    iterations. Every index must also be provably ``>= 0`` within its own bounds: a negative
+    one counts from the end, which affine equality does not model. A symbolic test of the
+    kind Allen and Kennedy (2001, section 3.3) build from the GCD and Banerjee tests, exact
+    over the rationals; the triangular bounds of ``for i ...: for j in range(i + 1, n)`` that
+    the distance tests above cannot see decide it (``a[i, j]`` against ``a[j, i]``)."""
+    if len(first) != len(second):
+        return False
+    for forms, bounds in ((first, first_bounds), (second, second_bounds)):
+        system = [_rows(b) for b in bounds]
+        if any(_feasible(system + [_rows(Affine((), 0).minus(f), -1)]) for f in forms):
+            return False  # an index that may be negative
+    system = [_rows(b) for b in first_bounds + second_bounds]
+    for f, g in zip(first, second):
+        system += [_rows(f.minus(g)), _rows(g.minus(f))]
+    one, two = (Affine(((name, 1),), 0) for name in induction)
+    return not _feasible(system + [_rows(two.minus(one), -1)]) and not _feasible(system + [_rows(one.minus(two), -1)])
+
+
 def test_pair(write: Access, other: Access, induction: str | None, variant: set[str],
               step_sign: int | None, nest: Nest | None = None, bounds: Bounds | None = None) -> Conflict | None:
     """Whether ``other`` (a read or a second write) depends on ``write`` across iterations.

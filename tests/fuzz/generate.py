@@ -907,6 +907,23 @@ class _Builder:
         return Fragment("triangle", EITHER if "idx" in header else VECTORIZE, tuple(body), (f"t{k} = {maker}",),
                         outputs=(f"t{k}",), ahead=1 if header == "i + 2" else 0)
 
+    def _symmetric(self, k):
+        """``t[i, j] = v; t[j, i] = ...`` over a triangle (``range(i + 1, n)``, ``range(i)``,
+        ``range(i, n)``): the two halves never meet in two iterations, which only the loops'
+        bounds show (the symbolic dependence test). Planted: the full square, where ``t[0, 1]``
+        is written at ``i = 0`` and at ``i = 1``, and ``range(i - 1, n)``, whose two halves
+        overlap on the band around the diagonal."""
+        if not self.np:
+            return self._map(k)
+        self.reads.update({"x", "m2"})
+        header = self.rng.choice(("i + 1, len(x)", "i + 1, len(x)", "i", "i, len(x)", "len(x)", "i - 1, len(x)"))
+        value = self.rng.choice(("x[i] * x[j]", "x[i] - x[j]", "np.sum(m2[i] * m2[j])", "m2[i, j] + 1.0"))
+        second = self.rng.choice((f"t{k}[i, j]", "v", f"t{k}[i, j] * 2.0"))
+        body = ("for j in range(" + header + "):", f"    v = {value}", f"    t{k}[i, j] = v", f"    t{k}[j, i] = {second}")
+        planted = header in ("len(x)", "i - 1, len(x)")
+        return Fragment("symmetric fill, planted overlap" if planted else "symmetric fill", REFUSE if planted else VECTORIZE,
+                        body, (f"t{k} = np.zeros((len(x), len(x)))",), outputs=(f"t{k}",))
+
     def _fixed_element(self, k):
         """``o[i] = o[m] * 0.5 + e`` with ``m`` a fixed element (the weak-zero SIV test): no
         dependence where the header keeps ``m`` out of the iterations, an anti-dependence where
@@ -1508,7 +1525,7 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("symbolic-offset", 2), ("read-then-write", 2),
                ("ordered-writes", 2), ("inner-comprehension", 2), ("shape-read", 2), ("grid", 2),
                ("distributed", 3), ("fixed-element", 2), ("contraction", 3),
-               ("interchange", 2), ("triangle", 3))
+               ("interchange", 2), ("triangle", 3), ("symmetric", 2))
 DEPENDENT = (("carried", 2), ("inner-of-carried", 1), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))

@@ -179,6 +179,12 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
                 if only_aug and other.write:
                     continue
                 conflict = dependence.test_pair(w, other, induction, variant, step_sign, nest, bounds)
+                if conflict is not None and conflict.kind in ("unknown", "symbolic") and induction is not None \
+                        and _disjoint_by_bounds(ctx, info, w, other, induction, variant):
+                    info.dependences.append(
+                        f"{name}: line {w.node.lineno} and line {other.node.lineno} touch one element only in "
+                        "one iteration: the loops' bounds leave no other (Fourier-Motzkin elimination)")
+                    continue
                 if conflict is None or conflict.kind == "anti" and (
                         other.write or runs_before(ctx, other.node, w.node)
                         and not _interchanged(ctx, info, other, w)):
@@ -590,6 +596,93 @@ def _nest(info) -> dependence.Nest:
         inner[space.induction] = (space.stop, inside)
     return dependence.Nest(_lowest_index(info.space),
                            {name: found for name, found in inner.items() if found is not None})
+
+
+def _outer_bounds(ctx, info) -> list:
+    """``index - start >= 0`` and ``stop - 1 - index >= 0`` for each ``for index in
+    range(start, stop)`` (step 1, affine bounds) around the level, whose index nothing else in
+    that loop binds: facts of the names the level reads as invariant (``i`` of an inner
+    ``for j in range(i + 1, n)``), the same in both copies of the level."""
+    found = []
+    node = ctx.parents.get(id(info.node))
+    while node is not None and not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Module)):
+        if isinstance(node, gast.For) and isinstance(node.target, gast.Name) and isinstance(node.iter, gast.Call) \
+                and isinstance(node.iter.func, gast.Name) and node.iter.func.id == "range" \
+                and ctx.imports.resolve(node.iter.func) == "builtins.range" and not node.iter.keywords \
+                and 1 <= len(node.iter.args) <= 2:
+            name = node.target.id
+            bound = [n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))]
+            if bound.count(name) == 1:
+                args = node.iter.args
+                start = dependence.symbolic_form(args[0], set(bound)) if len(args) == 2 else dependence.Affine((), 0)
+                stop = dependence.symbolic_form(args[-1], set(bound))
+                # (a bound's names rebound in the loop hold other values where the level runs)
+                if start is not None and stop is not None and not (start.symbols() | stop.symbols()) & set(bound):
+                    index = dependence.Affine(((name, 1),), 0)
+                    found += [index.minus(start), stop.minus(index).minus(dependence.Affine((), 1))]
+        node = ctx.parents.get(id(node))
+    return found
+
+
+def _disjoint_by_bounds(ctx, info, write, other, induction: str, variant: set[str]) -> bool:
+    """Whether ``write`` and ``other`` touch one element only within one iteration of the
+    level, judged from the bounds of every ``range`` loop around each (the level's and the
+    inner ones, steps of 1, bounds affine in their outer indices and in names the level does
+    not bind, and those of the loops around the level, :func:`_outer_bounds`):
+    :func:`~pforge.transpile.dependence.disjoint_iterations` on two copies of the nest.
+    ``d[i, j]`` and ``d[j, i]`` under ``for j in range(i + 1, n)`` never meet."""
+    loops = [info] + [child for child in info.walk() if child is not info]
+    if any(loop.space is None or loop.space.kind != "range" or not loop.space.induction
+           or loop.space.step is not None and constant_int(loop.space.step) != 1 for loop in loops):
+        return False
+    inductions = [loop.space.induction for loop in loops]
+    if len(set(inductions)) != len(inductions):
+        return False
+    targets = {id(n.target) for n in gast.walk(info.node) if isinstance(n, gast.For)}
+    rebound = {n.id for n in gast.walk(info.node) if isinstance(n, gast.Name)
+               and isinstance(n.ctx, (gast.Store, gast.Del)) and id(n) not in targets}
+    if rebound & set(inductions):
+        return False
+    inside = {id(loop): {id(n) for st in loop.node.body for n in gast.walk(st)} for loop in loops[1:]}
+
+    def instance(access, tag):
+        around = [info] + [loop for loop in loops[1:] if id(access.node) in inside[id(loop)]]
+        names = {loop.space.induction: f"{loop.space.induction}#{tag}" for loop in around}
+
+        def form(node):
+            # (an invariant term that is not affine, `len(x)`, is one symbol: `<+len(x)>`)
+            found = dependence.symbolic_form(node, variant | set(inductions) | {induction}) \
+                if node is not None else dependence.Affine((), 0)
+            if found is None:
+                return None
+            renamed = {}
+            for key, coeff in found.coeffs:
+                base = key.split(".")[0].split("[")[0]
+                if key in names:
+                    key = names[key]
+                elif base in variant or base in inductions or base == induction:
+                    return None  # a value the level binds, or an index of a loop not around it
+                renamed[key] = renamed.get(key, 0) + coeff
+            return dependence.Affine(tuple(sorted(renamed.items())), found.const)
+
+        bounds = []
+        for loop in around:
+            index = dependence.Affine(((names[loop.space.induction], 1),), 0)
+            start, stop = form(loop.space.start), form(loop.space.stop)
+            if start is None or stop is None:
+                return None
+            bounds += [index.minus(start), stop.minus(index).minus(dependence.Affine((), 1))]
+        dims = [None if isinstance(d, gast.Slice) else form(d) for d in access.dims]
+        return None if None in dims else (dims, bounds)
+
+    one, two = instance(write, 1), instance(other, 2)
+    if one is None or two is None:
+        return False
+    outer = [f for f in _outer_bounds(ctx, info) if not (f.symbols() & (variant | set(inductions)))]
+    terms = {k for forms in (one[0], two[0], one[1], two[1]) for f in forms for k, _ in f.coeffs if k.startswith("<+")}
+    outer += [dependence.Affine(((k, 1),), 0) for k in sorted(terms)]  # `len(x) >= 0`
+    return dependence.disjoint_iterations(one[0], two[0], one[1] + outer, two[1] + outer,
+                                          (f"{induction}#1", f"{induction}#2"))
 
 
 def _inner_targets(info):
