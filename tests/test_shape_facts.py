@@ -83,3 +83,23 @@ def scale(a, b, other):
     result = transpile_source(source, "m.py")
     assert result.plans[0].rewritten, why
     assert "isinstance(n, (int, float, complex, np.number, np.bool_, np.ndarray))" in _guard(result.code), why
+
+
+def test_an_outer_range_index_and_a_bound_named_for_a_shape_need_no_check():
+    """``t`` of ``for t in range(1, T)`` is a Python int where the inner loop starts, and
+    ``n = a.shape[0]`` is no longer than ``a``: neither is asked about in front."""
+    source = """import numpy as np
+
+def columns(a, T):
+    n = a.shape[0]
+    for t in range(1, T):
+        for s in range(n):
+            a[s, t] = a[s, t - 1] * 0.5 + s
+    return a
+"""
+    result = transpile_source(source, "m.py")
+    assert [p.rewritten for p in result.plans] == [False, True]
+    guard = _guard(result.code)
+    assert "isinstance(t," not in guard and "np.shape(a)[0]" not in guard
+    a = np.arange(12.0).reshape(3, 4)
+    np.testing.assert_array_equal(run_module(result.code)["columns"](a.copy(), 4), run_module(source)["columns"](a.copy(), 4))

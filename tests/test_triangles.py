@@ -119,3 +119,38 @@ def test_other_per_iteration_starts_are_masked(stop):
     code = _rewritten(source)
     assert "j_start = np.min(" in code and "np.triu" not in code and "np.tril" not in code
     _same(source, code)
+
+
+def test_the_widest_row_of_a_triangle_is_checked_against_the_arrays_it_reads():
+    """``x[i, j]`` over ``range(i + 1)`` in ``range(n)`` reads ``x[:, :j_stop]``, which stops
+    quietly at a narrower ``x`` where the loop raises: the widest row, ``n``, is checked in
+    front, and in a triangle inside a triangle the check names no bound the batched code binds."""
+    source = """import numpy as np
+
+def lower(x):
+    n = x.shape[0]
+    m = np.zeros((n, n))
+    for i in range(n):
+        for j in range(i + 1):
+            m[i, j] = x[i, j]
+    return m
+
+def pyramid(a, n):
+    m = np.zeros((n, n, n))
+    for i in range(n):
+        for j in range(i + 1):
+            for k in range(j + 1):
+                m[i, j, k] = a[i] + a[j] * a[k]
+    return m
+"""
+    result = transpile_source(source, "m.py", shapes={"x": 2, "a": 1})
+    assert all(p.rewritten for p in result.plans)
+    assert "n <= np.shape(x)[1]" in result.code
+    guards = [line for line in result.code.splitlines() if line.strip().startswith("if ")]
+    assert not any("j_stop" in g or "k_stop" in g for g in guards)
+    with pytest.raises(IndexError):
+        run_module(result.code)["lower"](np.ones((3, 1)))
+    x = np.arange(9.0).reshape(3, 3)
+    np.testing.assert_array_equal(run_module(result.code)["lower"](x), run_module(source)["lower"](x))
+    a = np.arange(4.0)
+    np.testing.assert_array_equal(run_module(result.code)["pyramid"](a, 4), run_module(source)["pyramid"](a, 4))

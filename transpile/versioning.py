@@ -315,9 +315,21 @@ def guard(info, result, checks: list) -> str | None:
     if not tests:
         return None  # every level runs whatever the inputs
     tests = _arrays_apart(_conjuncts(tests))
+    # A check that reads an element (`abs(d[i + 1, i + 1]) + ... < 2 ** 63`) runs after the
+    # tests that the loops run: where they do not, the loop reads nothing and that element may
+    # not exist (an inner loop over `range(i + 1, n)` at `i = n - 1`).
+    tests = [t for t in tests if not _reads_an_element(t)] + [t for t in tests if _reads_an_element(t)]
     result.drop = []  # a collector's `out = []` stays for the loop; the batched code rebinds it
     result.guard = tests[0] if len(tests) == 1 else gast.BoolOp(op=gast.And(), values=tests)
     return None
+
+
+def _reads_an_element(test: gast.expr) -> bool:
+    """Whether ``test`` indexes a value other than a shape (``x.shape[1]``, ``np.shape(x)[0]``)."""
+    return any(isinstance(n, gast.Subscript) and not (
+        isinstance(n.value, gast.Attribute) and n.value.attr == "shape"
+        or isinstance(n.value, gast.Call) and getattr(n.value.func, "attr", None) == "shape")
+        for n in gast.walk(test))
 
 
 def _unclamp(stmts: list[gast.stmt]) -> None:

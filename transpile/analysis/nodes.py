@@ -105,11 +105,18 @@ def _shape_of_name(ctx, node) -> gast.Name | None:
     return None
 
 
+def _range_target(ctx, name_node) -> bool:
+    """``name_node`` is the target of ``for name in range(...)``: a Python int."""
+    loop = ctx.parents.get(id(name_node))
+    return isinstance(loop, gast.For) and loop.target is name_node and isinstance(loop.iter, gast.Call) \
+        and ctx.imports.resolve(loop.iter.func) == "builtins.range"
+
+
 def shape_ints_at_entry(ctx, loop, name: str) -> set[str] | None:
     """The arrays ``name`` measures when every definition of it that reaches a read in
-    ``loop`` from outside binds a number of an array's shape (:func:`shape_source`): where
-    those arrays are ndarrays, ``name`` holds a Python int wherever the loop starts (``len``
-    needs none). None otherwise."""
+    ``loop`` from outside binds a number of an array's shape (:func:`shape_source`), or is
+    the index of a ``range`` loop around it: where those arrays are ndarrays, ``name`` holds
+    a Python int wherever the loop starts (``len`` and ``range`` need none). None otherwise."""
     from pforge.transpile.analysis.facts import WholeModuleNeeded
     inside = {id(n) for n in gast.walk(loop)}
     arrays: set[str] = set()
@@ -125,6 +132,8 @@ def shape_ints_at_entry(ctx, loop, name: str) -> set[str] | None:
             if id(d.node) in inside:
                 return None
             source = shape_source(ctx, d.node) if isinstance(d.node, gast.Name) else None
+            if source is None and isinstance(d.node, gast.Name) and _range_target(ctx, d.node):
+                source = True
             if source is None:
                 return None
             if source is not True:

@@ -179,8 +179,12 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
                 if only_aug and other.write:
                     continue
                 conflict = dependence.test_pair(w, other, induction, variant, step_sign, nest, bounds)
+                # (each write must also meet itself in no other iteration: `m[i, i]` in a loop
+                # over `j` is written by every `j`, which its pair with `m[i, j]` does not show)
                 if conflict is not None and conflict.kind in ("unknown", "symbolic") and induction is not None \
-                        and _disjoint_by_bounds(ctx, info, w, other, induction, variant):
+                        and _disjoint_by_bounds(ctx, info, w, other, induction, variant) \
+                        and all(_disjoint_by_bounds(ctx, info, a, a, induction, variant)
+                                for a in (w, other) if a.write):
                     info.dependences.append(
                         f"{name}: line {w.node.lineno} and line {other.node.lineno} touch one element only in "
                         "one iteration: the loops' bounds leave no other (Fourier-Motzkin elimination)")

@@ -44,7 +44,7 @@ def logistic_features(x, r):
     for t in range(1, n):
         pop[t] = r * pop[t - 1] * (1.0 - pop[t - 1]) * 0.5 + 0.5 * x[t]
     # pforge: vectorized loop (was line 45: map over x, indexed output feat) with batched ops, where its run-time checks hold
-    if n <= np.shape(x)[0] and not isinstance(x, (list, tuple)) and n > 1:
+    if not isinstance(x, (list, tuple)) and n > 1:
         feat[1:n] = np.log1p(x[1:n] * x[1:n]) - np.sqrt(x[1:n])
     else:
         for t in range(1, n):

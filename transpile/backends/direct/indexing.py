@@ -445,7 +445,8 @@ class IndexingMixin:
             return None
         stop = _plus(ind.stop, shift)
         return Shifted(ind.level, ind.name, const(start + shift) if start + shift else None, stop,
-                       copy.deepcopy(ind.step), None, node)
+                       copy.deepcopy(ind.step), None, source=node,
+                       widest=None if ind.widest is None else _plus(ind.widest, shift))
 
     def _masked_indices(self, base_node, kinds, aligned, comps):
         """The indices of a gather under a per-iteration test, index 0 where the test fails:
@@ -841,12 +842,24 @@ class IndexingMixin:
         if any(isinstance(n, gast.Name) and (n.id in self.loop_stores or isinstance(self.env.get(n.id), Ind))
                for n in gast.walk(ind.stop)):
             raise Unsupported("a loop bound that varies per iteration, used as a slice")
-        if any(_at_most(ind.stop, dim) for dim in self._known_dims(base_node.id, axis)):
+        stops = [ind.stop] + ([self.aliases[ind.stop.id]] if isinstance(ind.stop, gast.Name)
+                              and ind.stop.id in self.aliases else [])  # `n = x.shape[0]`
+        if any(_at_most(stop, dim) for stop in stops for dim in self._known_dims(base_node.id, axis)):
             return  # `range(n)` over `np.zeros(n)`, `range(x.shape[1] - 1)` over axis 1 of `x`
         function = self.info.function if self.info.function is not None else self.ctx.tree
         in_source = {n.id for n in gast.walk(function) if isinstance(n, gast.Name)} | global_names(self.ctx.tree)
         if any(isinstance(n, gast.Name) and n.id not in in_source for n in gast.walk(ind.stop)):
-            return  # a bound the batched code computes itself (a triangular nest's row lengths)
+            # a bound the batched code computes itself (a triangular nest's row lengths): where
+            # the source says its largest value (`n - 1 + c` of `range(i + c)` in `range(n)`),
+            # that is checked
+            widest = ind.widest
+            if widest is not None and not any(_at_most(widest, dim) for dim in self._known_dims(base_node.id, axis)):
+                check = gast.Compare(left=copy.deepcopy(widest), ops=[gast.LtE()],
+                                     comparators=[core.subscript(self.lib.call("shape", copy.deepcopy(base_node)),
+                                                                 [const(axis)])])
+                if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
+                    self.checks.append(check)
+            return
         length = core.subscript(self.lib.call("shape", copy.deepcopy(base_node)), [const(axis)])
         if self.lib.kind == "tf":
             if ind.level > 1 and not all(self._runs_when(level.ind, ind.stop) for level in self.levels[:ind.level - 1]):

@@ -13,7 +13,7 @@ from pforge.transpile.analysis.nodes import _binding as analysis_binding, _shape
 from pforge.transpile.backends.common import _evidently_array
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Unsupported, Val, align, const
-from pforge.transpile.backends.direct.indexing import _substitute
+from pforge.transpile.backends.direct.indexing import _plus, _substitute
 from pforge.transpile.analysis.reductions import _fixed_shape
 from pforge.transpile.backends.direct.shared import ARRAY_ATTRIBUTES, Ind, ObjectRows, Shifted, _Level, _loads
 from pforge.transpile.backends.pfor import _stores
@@ -119,6 +119,14 @@ class LevelsMixin:
                 self.nonnegative.add(lower.id)
         level.out_start = len(self.out)
         level.ind = Ind(level.depth, space.induction, lower, upper, None)
+        outer = self.levels[level.depth - 2].ind if level.depth > 1 else None
+        widest = None if outer is None else outer.widest if outer.widest is not None else outer.stop
+        if triangle is not None and triangle[0] == "tril" and widest is not None and not any(
+                isinstance(n, gast.Name) and n.id in self.nonnegative for n in gast.walk(widest)):
+            # `range(i + c)` in `range(s, m)`: the last row's `m - 1 + c` (in a deeper triangle,
+            # `m` is the widest stop of the level around)
+            first = 0 if outer.start is None else constant_int(outer.start)
+            level.ind.widest = _plus(copy.deepcopy(widest), triangle[1] - first)
         self.env[space.induction] = level.ind
         inside = None
         for bound, op in ((start, gast.GtE()), (stop, gast.Lt())):
@@ -187,26 +195,34 @@ class LevelsMixin:
         return None
 
     def _unpacked_shapes(self) -> dict[str, list[str | None]]:
-        """``{"x": ["n", "d"]}`` for ``n, d = x.shape`` (or ``np.shape(x)``) before the loop,
-        where ``x``, ``n`` and ``d`` are each bound once in the function (a parameter never):
-        the names of the lengths of ``x``'s axes."""
+        """``{"x": ["n", "d"]}`` for ``n, d = x.shape`` (or ``np.shape(x)``), a statement of the
+        function's body itself (no branch, no nested function) before the loop, where ``n`` and
+        ``d`` are bound nowhere else in the function and ``x`` is bound once (a parameter
+        never) and never reshaped in place (``x.shape = ...``, ``x.resize(...)``): the names of
+        the lengths of ``x``'s axes wherever the loop runs. None in a function with a ``match``
+        (its captures bind names no ``Name`` node shows)."""
         fdef = self.info.function
         if fdef is None or self.lib.kind != "np":
             return {}
         if getattr(self, "_shapes_unpacked", None) is None:
-            counts = {}
+            counts, reshaped = {}, set()
             for n in gast.walk(fdef):
                 if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
                     counts[n.id] = counts.get(n.id, 0) + 1
+                elif isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name) and (
+                        not isinstance(n.ctx, gast.Load) or n.attr == "resize"
+                        and getattr(self.ctx.parents.get(id(n)), "func", None) is n):
+                    reshaped.add(n.value.id)  # `x.shape = ...`, `x.resize(...)`
             params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs
                       if isinstance(a, gast.Name)}
             found = {}
-            for node in gast.walk(fdef):
+            matches = any(type(n).__name__ == "Match" for n in gast.walk(fdef))
+            for node in [] if matches else fdef.body:
                 if not (isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Tuple)
                         and node.lineno < self.info.lineno):
                     continue
                 array = _shape_of_name(self.ctx, node.value)
-                if array is None or counts.get(array.id, 0) != (0 if array.id in params else 1):
+                if array is None or counts.get(array.id, 0) != (0 if array.id in params else 1) or array.id in reshaped:
                     continue
                 found[array.id] = [e.id if isinstance(e, gast.Name) and counts.get(e.id) == 1 else None
                                    for e in node.targets[0].elts]

@@ -42,6 +42,7 @@ class Ind:
     stop: gast.expr
     step: gast.expr | None
     length_of: str | None = None  # the index runs over every row of this array
+    widest: gast.expr | None = None  # the largest stop of a ragged range, as the source spells it
 
 
 @dataclass
