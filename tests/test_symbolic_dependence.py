@@ -29,6 +29,20 @@ def test_fourier_motzkin_finds_a_rational_point_or_proves_there_is_none():
     assert not dependence._feasible(rows + [{"y": Fraction(-1), "": Fraction(1)}])
 
 
+def test_elimination_keeps_its_rows_few_enough_to_decide():
+    """Repeated rows are kept once, and the variable with the fewest pairs of bounds goes first:
+    ``b >= 1, b <= 0`` is decided at once beside twenty lower and twenty upper bounds of ``a``
+    (eliminating ``a`` first would pair them into 400 rows, past the limit, where nothing is
+    proven), and forty copies of ``x >= 1, x <= 0`` are one pair."""
+    rows = [{"a": Fraction(1), "": Fraction(-k)} for k in range(20)]
+    rows += [{"a": Fraction(-1), "": Fraction(100 + k)} for k in range(20)]
+    rows += [{"b": Fraction(1), "": Fraction(-1)}, {"b": Fraction(-1)}]
+    assert not dependence._feasible(rows)
+    copies = [{"x": Fraction(1), "": Fraction(-1)}, {"x": Fraction(-1)}] * 40
+    assert not dependence._feasible(copies)
+    assert dependence._feasible(copies[:1] * 40)
+
+
 def test_the_two_halves_of_a_triangle_never_meet_in_two_iterations():
     # d[i, j] and d[j, i] for 0 <= i < n, i + 1 <= j < n, in two copies of the nest
     bounds = [[_form(**{f"i#{t}": 1}), _form(n=1, c=-1, **{f"i#{t}": -1}),
