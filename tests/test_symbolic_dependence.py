@@ -27,6 +27,8 @@ def test_fourier_motzkin_finds_a_rational_point_or_proves_there_is_none():
     assert dependence._feasible(rows)
     # and y <= 1 as well: none
     assert not dependence._feasible(rows + [{"y": Fraction(-1), "": Fraction(1)}])
+    # -1 <= x <= -3/4: the bounds' coefficients weigh the pair (4 * (x + 1) + (-4x - 3) = 1)
+    assert dependence._feasible([{"x": Fraction(1), "": Fraction(1)}, {"x": Fraction(-4), "": Fraction(-3)}])
 
 
 def test_elimination_keeps_its_rows_few_enough_to_decide():
