@@ -842,8 +842,11 @@ class IndexingMixin:
         if any(isinstance(n, gast.Name) and (n.id in self.loop_stores or isinstance(self.env.get(n.id), Ind))
                for n in gast.walk(ind.stop)):
             raise Unsupported("a loop bound that varies per iteration, used as a slice")
-        stops = [ind.stop] + ([self.aliases[ind.stop.id]] if isinstance(ind.stop, gast.Name)
-                              and ind.stop.id in self.aliases else [])  # `n = x.shape[0]`
+        # `n = x.shape[0]`, where `x` keeps its shape from there to the loop
+        stops = [ind.stop] + ([self.aliases[ind.stop.id]] if isinstance(ind.stop, gast.Name) and ind.stop.id in self.aliases
+                              and all(self._shape_kept(n.id) for n in gast.walk(self.aliases[ind.stop.id])
+                                      if isinstance(n, gast.Name) and self.ctx.imports.resolve(n) is None)
+                              else [])
         if any(_at_most(stop, dim) for stop in stops for dim in self._known_dims(base_node.id, axis)):
             return  # `range(n)` over `np.zeros(n)`, `range(x.shape[1] - 1)` over axis 1 of `x`
         function = self.info.function if self.info.function is not None else self.ctx.tree

@@ -9,6 +9,7 @@ import gast
 
 from pforge.transpile import templates
 from pforge.transpile.analysis import LoopInfo
+from pforge.transpile.analysis.aliasing import _FRESH_CALLS
 from pforge.transpile.analysis.nodes import _binding as analysis_binding, _shape_of_name
 from pforge.transpile.backends.common import _evidently_array
 from pforge.transpile.backends.direct import core
@@ -177,7 +178,10 @@ class LevelsMixin:
         """The array whose every row ``range(stop)`` visits (``x.shape[0]``, ``len(x)``, ``n = len(x)``,
         ``n, d = x.shape``)."""
         if isinstance(stop, gast.Name) and stop.id in self.aliases:
-            stop = self.aliases[stop.id]
+            # `n = len(x)` measured `x` where `n` was bound: so it is where the loop starts only
+            # if `x` keeps its length in between
+            found = self._length_of(self.aliases[stop.id])
+            return found if found is not None and self._shape_kept(found) else None
         if isinstance(stop, gast.Name):
             return next((array for array, dims in self._unpacked_shapes().items()
                          if dims and dims[0] == stop.id), None)
@@ -205,29 +209,67 @@ class LevelsMixin:
         if fdef is None or self.lib.kind != "np":
             return {}
         if getattr(self, "_shapes_unpacked", None) is None:
-            counts, reshaped = {}, set()
+            counts = {}
             for n in gast.walk(fdef):
                 if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
                     counts[n.id] = counts.get(n.id, 0) + 1
-                elif isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name) and (
-                        not isinstance(n.ctx, gast.Load) or n.attr == "resize"
-                        and getattr(self.ctx.parents.get(id(n)), "func", None) is n):
-                    reshaped.add(n.value.id)  # `x.shape = ...`, `x.resize(...)`
-            params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs
-                      if isinstance(a, gast.Name)}
             found = {}
-            matches = any(type(n).__name__ == "Match" for n in gast.walk(fdef))
-            for node in [] if matches else fdef.body:
+            for node in fdef.body:
                 if not (isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Tuple)
                         and node.lineno < self.info.lineno):
                     continue
                 array = _shape_of_name(self.ctx, node.value)
-                if array is None or counts.get(array.id, 0) != (0 if array.id in params else 1) or array.id in reshaped:
+                if array is None or not self._shape_kept(array.id):
                     continue
                 found[array.id] = [e.id if isinstance(e, gast.Name) and counts.get(e.id) == 1 else None
                                    for e in node.targets[0].elts]
             self._shapes_unpacked = found
         return self._shapes_unpacked
+
+    def _shape_kept(self, name: str) -> bool:
+        """``name`` has one shape (one length) throughout the function: it is bound once (a
+        parameter never), the function has no ``match`` (whose captures no ``Name`` shows), and
+        every other mention of it reads an element or a slice (``x[i]``), writes one element
+        (``x[i] = v``, no slice: a list's slice assignment changes its length), reads
+        ``x.shape``, ``x.ndim``, ``x.size`` or ``x.dtype``, or is measured (``len(x)``,
+        ``np.shape(x)``). Passed anywhere else (``y = x``, ``f(x)``, ``x.append(v)``,
+        ``setattr``), it could be reshaped or resized there."""
+        fdef = self.info.function
+        if fdef is None or any(type(n).__name__ == "Match" for n in gast.walk(fdef)):
+            return False
+        params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs
+                  if isinstance(a, gast.Name)}
+        stores = 0
+        # (what runs after the outermost loop around the loop cannot change it before the loop)
+        loop = self.info.node
+        last = max(n.end_lineno for n in gast.walk(fdef) if isinstance(n, (gast.For, gast.While))
+                   and n.lineno <= loop.lineno <= n.end_lineno)
+        for node in gast.walk(fdef):
+            if not (isinstance(node, gast.Name) and node.id == name) or isinstance(node.ctx, gast.Param):
+                continue
+            if node.lineno > last and isinstance(node.ctx, gast.Load):
+                continue
+            parent = self.ctx.parents.get(id(node))
+            if isinstance(node.ctx, (gast.Store, gast.Del)):
+                stores += 1
+                continue
+            if isinstance(parent, gast.Subscript) and parent.value is node and (
+                    isinstance(parent.ctx, gast.Load) or isinstance(parent.ctx, gast.Store)
+                    and not any(isinstance(p, gast.Slice) for p in gast.walk(parent.slice))):
+                continue
+            if isinstance(parent, gast.Attribute) and parent.attr in ("shape", "ndim", "size", "dtype") \
+                    and isinstance(parent.ctx, gast.Load) \
+                    and not isinstance(self.ctx.parents.get(id(parent)), gast.Attribute):
+                continue
+            if isinstance(parent, gast.Call) and parent.args == [node] and not parent.keywords \
+                    and self.ctx.imports.resolve(parent.func) in ("builtins.len", "numpy.shape"):
+                continue
+            return False
+        if name in params:
+            return stores == 0
+        # a local bound to a new array (`np.zeros(...)`, `np.array(...)`): no other name reaches it
+        value = self.aliases.get(name)
+        return stores == 1 and isinstance(value, gast.Call) and self.ctx.imports.resolve(value.func) in _FRESH_CALLS
 
     def _same_length(self, a: str | None, b: str | None) -> bool:
         """True when arrays ``a`` and ``b`` provably have the same number of rows."""
