@@ -378,3 +378,14 @@ def test_missing_shared_cases_skip_with_a_reason_or_fail_in_ci(monkeypatch, tmp_
     monkeypatch.setenv("CI", "true")
     with pytest.raises(pytest.fail.Exception, match="required in CI"):
         conftest.shared_cases()
+
+
+def test_a_walrus_in_a_comprehension_is_analysed():
+    # `[x := x + 1 for _ in range(2)]` crashed `pforge check` (AttributeError: 'ListComp' object
+    # has no attribute 'target', from the wrap-around test); the binding carries, so it stays.
+    source = "def f(x):\n    z = [x := x + 1 for _ in range(2)]\n    return z\n"
+    result = transpile_source(source, "m.py")
+    assert not any(p.rewritten for p in result.plans)
+    namespace = {}
+    exec(compile(result.code, "m.py", "exec"), namespace)
+    assert namespace["f"](1) == [2, 3]

@@ -66,7 +66,8 @@ def _wraparound(info, body, name, stored, targets, wraps) -> gast.Assign | None:
     Allen & Kennedy, "Optimizing Compilers for Modern Architectures", section 5.5; TSVC's
     s291). None when ``name`` is no such variable."""
     space = info.space
-    if space is None or space.kind != "range" or not isinstance(info.node.target, gast.Name) \
+    # (a comprehension's `for` is no statement: `[x := x + 1 for _ in range(2)]`)
+    if space is None or space.kind != "range" or not isinstance(getattr(info.node, "target", None), gast.Name) \
             or len(stored[name]) != 1:
         return None
     # (every binding in the body is inside one of its statements)
