@@ -45,18 +45,22 @@ def test_unpacked_shape_needs_no_check_and_visits_every_row():
                                    rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("binding", ["n = a.shape[0]", "n = np.shape(a)[0]", "n = len(a)", "n, = a.shape",
-                                     "n = a.size"])
-def test_a_number_of_a_checked_arrays_shape_is_no_check(binding):
-    source = f"""import numpy as np
+def _scale(binding: str, parameters: str = "a, b") -> str:
+    return f"""import numpy as np
 
-def scale(a, b):
+def scale({parameters}):
     {binding}
     out = np.zeros(n)
     for i in range(n):
         out[i] = a[i] * b[i]
     return out
 """
+
+
+@pytest.mark.parametrize("binding", ["n = a.shape[0]", "n = np.shape(a)[0]", "n = len(a)", "n, = a.shape",
+                                     "n = a.size"])
+def test_a_number_of_a_checked_arrays_shape_is_no_check(binding):
+    source = _scale(binding)
     result = transpile_source(source, "m.py")
     assert result.plans[0].rewritten
     guard = _guard(result.code)
@@ -71,15 +75,7 @@ def scale(a, b):
     ("n = a.shape[0] if b.size else 0", "one definition is no shape"),
 ])
 def test_a_number_of_an_unchecked_shape_keeps_its_check(binding, why):
-    source = f"""import numpy as np
-
-def scale(a, b, other):
-    {binding}
-    out = np.zeros(n)
-    for i in range(n):
-        out[i] = a[i] * b[i]
-    return out
-"""
+    source = _scale(binding, "a, b, other")
     result = transpile_source(source, "m.py")
     assert result.plans[0].rewritten, why
     assert "isinstance(n, (int, float, complex, np.number, np.bool_, np.ndarray))" in _guard(result.code), why

@@ -40,6 +40,7 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     from pforge.transpile import ranks
     from pforge.transpile.analysis.nodes import literal_number_at_entry, shape_ints_at_entry
     from pforge.transpile.backends import direct
+    from pforge.transpile.backends.direct.levels import _bound_once
     from pforge.transpile.rank_inference import RankGuess, infer_ranks, local_ranks
     from pforge.transpile.rank_inference import _evaluate as evaluate
     from pforge.transpile.rank_inference import _parameters as fdef_parameters
@@ -150,16 +151,12 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
                          python_ints=name not in converted or ("exact" if _compared_or_stored(info, name) else False),
                          lists=not (raising and name in converted))
              for name, f in sorted(found.items())]
-    def stored(name):
-        return sum(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, (gast.Store, gast.Del))
-                   for n in gast.walk(fdef))
-
     def shape_int(name):
         # `n = len(x)`, `n = x.shape[0]`, `n, d = x.shape`: a Python int where each array it
         # measures passes its check (no value those checks admit has a shape of other numbers),
         # an array bound once, so the one measured is the one checked
         arrays = shape_ints_at_entry(ctx, info.node, name)
-        return arrays is not None and all(a in found and stored(a) == (0 if a in params else 1) for a in arrays)
+        return arrays is not None and all(a in found and _bound_once(fdef, a) for a in arrays)
 
     # (a local every definition reaching the loop binds to a number literal, `G = 0.0`, is one,
     # and so is one bound to a number of a checked array's shape)

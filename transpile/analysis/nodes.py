@@ -117,12 +117,32 @@ def shape_ints_at_entry(ctx, loop, name: str) -> set[str] | None:
     ``loop`` from outside binds a number of an array's shape (:func:`shape_source`), or is
     the index of a ``range`` loop around it: where those arrays are ndarrays, ``name`` holds
     a Python int wherever the loop starts (``len`` and ``range`` need none). None otherwise."""
+    found = _entry_definitions(ctx, loop, name)
+    if found is None or found[1] or not found[0]:
+        return None
+    arrays: set[str] = set()
+    for d in found[0]:
+        source = shape_source(ctx, d) if isinstance(d, gast.Name) else None
+        if source is None and isinstance(d, gast.Name) and _range_target(ctx, d):
+            source = True
+        if source is None:
+            return None
+        if source is not True:
+            arrays.add(source.id)
+    return arrays
+
+
+def _entry_definitions(ctx, loop, name: str) -> tuple[list, bool] | None:
+    """The definitions of ``name`` (their nodes) that reach a read of it in ``loop`` (``s *= t``
+    reads ``s``) from outside the loop, by beniget's reaching definitions, and whether one
+    from inside the loop reaches one too. None where they need the whole module."""
     from pforge.transpile.analysis.facts import WholeModuleNeeded
     inside = {id(n) for n in gast.walk(loop)}
-    arrays: set[str] = set()
-    seen = False
+    updated = {id(n.target) for n in gast.walk(loop) if isinstance(n, gast.AugAssign)}
+    outside, rebound = [], False
     for node in gast.walk(loop):
-        if not (isinstance(node, gast.Name) and node.id == name and isinstance(node.ctx, gast.Load)):
+        if not (isinstance(node, gast.Name) and node.id == name and
+                (isinstance(node.ctx, gast.Load) or id(node) in updated)):
             continue
         try:
             defs = ctx.definitions_of(node)
@@ -130,16 +150,10 @@ def shape_ints_at_entry(ctx, loop, name: str) -> set[str] | None:
             return None
         for d in defs:
             if id(d.node) in inside:
-                return None
-            source = shape_source(ctx, d.node) if isinstance(d.node, gast.Name) else None
-            if source is None and isinstance(d.node, gast.Name) and _range_target(ctx, d.node):
-                source = True
-            if source is None:
-                return None
-            if source is not True:
-                arrays.add(source.id)
-            seen = True
-    return arrays if seen else None
+                rebound = True
+            elif all(o is not d.node for o in outside):
+                outside.append(d.node)
+    return outside, rebound
 
 
 def _statement_of(ctx, node):
@@ -178,26 +192,16 @@ def literal_number_at_entry(ctx, loop, name: str) -> str | None:
     then holds a Python number of that type wherever the loop starts, and no run-time check
     need ask. None otherwise (no such definition, another binding, literals of two types, or
     definitions outside the function's outline)."""
-    from pforge.transpile.analysis.facts import WholeModuleNeeded
-    inside = {id(n) for n in gast.walk(loop)}
-    updated = {id(n.target) for n in gast.walk(loop) if isinstance(n, gast.AugAssign)}
+    entry = _entry_definitions(ctx, loop, name)
+    if entry is None:
+        return None
     found = set()
-    for node in gast.walk(loop):
-        if not (isinstance(node, gast.Name) and node.id == name and
-                (isinstance(node.ctx, gast.Load) or id(node) in updated)):
-            continue
-        try:
-            defs = ctx.definitions_of(node)
-        except WholeModuleNeeded:
+    for d in entry[0]:
+        stmt, value = _binding(ctx, d) if isinstance(d, gast.Name) else (None, None)
+        if isinstance(value, gast.UnaryOp) and isinstance(value.op, (gast.USub, gast.UAdd)):
+            value = value.operand
+        kind = _LITERAL_TYPES.get(type(value.value)) if isinstance(value, gast.Constant) else None
+        if kind is None:
             return None
-        for d in defs:
-            if id(d.node) in inside:
-                continue
-            stmt, value = _binding(ctx, d.node) if isinstance(d.node, gast.Name) else (None, None)
-            if isinstance(value, gast.UnaryOp) and isinstance(value.op, (gast.USub, gast.UAdd)):
-                value = value.operand
-            kind = _LITERAL_TYPES.get(type(value.value)) if isinstance(value, gast.Constant) else None
-            if kind is None:
-                return None
-            found.add(kind)
+        found.add(kind)
     return found.pop() if len(found) == 1 else None

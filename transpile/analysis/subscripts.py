@@ -611,7 +611,6 @@ def _outer_bounds(ctx, info) -> list:
     node = ctx.parents.get(id(info.node))
     while node is not None and not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Module)):
         if isinstance(node, gast.For) and isinstance(node.target, gast.Name) and isinstance(node.iter, gast.Call) \
-                and isinstance(node.iter.func, gast.Name) and node.iter.func.id == "range" \
                 and ctx.imports.resolve(node.iter.func) == "builtins.range" and not node.iter.keywords \
                 and 1 <= len(node.iter.args) <= 2:
             name = node.target.id

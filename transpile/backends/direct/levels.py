@@ -237,22 +237,15 @@ class LevelsMixin:
         fdef = self.info.function
         if fdef is None or any(type(n).__name__ == "Match" for n in gast.walk(fdef)):
             return False
-        params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs
-                  if isinstance(a, gast.Name)}
-        stores = 0
         # (what runs after the outermost loop around the loop cannot change it before the loop)
         loop = self.info.node
         last = max(n.end_lineno for n in gast.walk(fdef) if isinstance(n, (gast.For, gast.While))
                    and n.lineno <= loop.lineno <= n.end_lineno)
         for node in gast.walk(fdef):
-            if not (isinstance(node, gast.Name) and node.id == name) or isinstance(node.ctx, gast.Param):
-                continue
-            if node.lineno > last and isinstance(node.ctx, gast.Load):
-                continue
+            if not (isinstance(node, gast.Name) and node.id == name and isinstance(node.ctx, gast.Load)) \
+                    or node.lineno > last:
+                continue  # (its bindings are counted below)
             parent = self.ctx.parents.get(id(node))
-            if isinstance(node.ctx, (gast.Store, gast.Del)):
-                stores += 1
-                continue
             if isinstance(parent, gast.Subscript) and parent.value is node and (
                     isinstance(parent.ctx, gast.Load) or isinstance(parent.ctx, gast.Store)
                     and not any(isinstance(p, gast.Slice) for p in gast.walk(parent.slice))):
@@ -265,11 +258,12 @@ class LevelsMixin:
                     and self.ctx.imports.resolve(parent.func) in ("builtins.len", "numpy.shape"):
                 continue
             return False
-        if name in params:
-            return stores == 0
-        # a local bound to a new array (`np.zeros(...)`, `np.array(...)`): no other name reaches it
+        if not _bound_once(fdef, name):
+            return False
+        # a parameter, or a local bound to a new array (`np.zeros(...)`): no other name reaches it
         value = self.aliases.get(name)
-        return stores == 1 and isinstance(value, gast.Call) and self.ctx.imports.resolve(value.func) in _FRESH_CALLS
+        return name in {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs} or \
+            isinstance(value, gast.Call) and self.ctx.imports.resolve(value.func) in _FRESH_CALLS
 
     def _same_length(self, a: str | None, b: str | None) -> bool:
         """True when arrays ``a`` and ``b`` provably have the same number of rows."""
