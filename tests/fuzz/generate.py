@@ -941,6 +941,33 @@ class _Builder:
             return Fragment("fixed element read after the write", EITHER, body, setup, outputs=(f"o{k}", f"t{k}"))
         return Fragment("fixed element", EITHER, body, setup, outputs=(f"o{k}",))
 
+    def _reached_invariant(self, k):
+        """An invariant the loop evaluates only where a per-iteration test lets it (an ``if``, an
+        arm of a conditional expression, an operand after an invariant one in ``and``): an
+        element that may not exist (``d[len(x) // 2 + 1]``, ``m2[i, 3]``), a division by a
+        number that may be 0, a call that may raise. A test no element passes (``x[i] > 1.2`` of
+        a short ``x``) leaves the loop returning where batched code that evaluates the invariant
+        once would raise ``IndexError`` or ``ZeroDivisionError``."""
+        if not self.np:
+            return self._map(k)
+        setup, _ = self._out(k)
+        self.reads.update({"x", "d", "m2", "c"})
+        inv = self.rng.choice(("d[len(x) // 2 + 1]", "d[-3]", "m2[i, len(x) - 4]", "m2[i][3]", "d[0] / 2.0",
+                               "1.0 / (len(x) - 3)", "c / (c - c)", "x[len(x) - 1] * c", "np.sqrt(c)",
+                               "abs(c) ** -1", "m2[2, 1]"))
+        test = self.rng.choice(("x[i] > 1.2", "d[i] < -1.2", "x[i] > c + 1.0"))
+        form = self.rng.choice(("if", "ifexp", "and", "elif"))
+        if form == "if":
+            body = (f"if {test}:", f"    {self._write(k, f'x[i] + {inv}')}")
+        elif form == "ifexp":
+            body = (self._write(k, f"x[i] * 2.0 if not ({test}) else {inv}"),)
+        elif form == "and":
+            body = (f"if len(x) > 2 and x[i] > {inv}:", f"    {self._write(k, 'x[i]')}")
+        else:
+            body = (f"if x[i] < 0.0:", f"    {self._write(k, '-x[i]')}", f"elif {test}:",
+                    f"    {self._write(k, f'{inv} * x[i]')}")
+        return Fragment("invariant reached under a test", EITHER, body, setup, outputs=self._result(k))
+
     def _list_of_lists(self, k):
         """``row = []; for j ...: row.append(v); L.append(row)``, then ``np.array(L)``: each row is
         the inner loop's batched value (NumPy); as the list itself, ``L`` is left."""
@@ -1525,7 +1552,7 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("symbolic-offset", 2), ("read-then-write", 2),
                ("ordered-writes", 2), ("inner-comprehension", 2), ("shape-read", 2), ("grid", 2),
                ("distributed", 3), ("fixed-element", 2), ("contraction", 3),
-               ("interchange", 2), ("triangle", 3), ("symmetric", 2))
+               ("interchange", 2), ("triangle", 3), ("symmetric", 2), ("reached-invariant", 3))
 DEPENDENT = (("carried", 2), ("inner-of-carried", 1), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))

@@ -3,11 +3,15 @@ names merge with ``where``; tests of an ``if``/``elif`` chain and their logical 
 
 from __future__ import annotations
 
+import copy
+
 import gast
 
 from pforge.transpile import templates
+from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import InvariantTest, Unsupported, Val, align
 from pforge.transpile.backends.direct.shared import Ind, _Pending, _is_boolean
+from pforge.transpile.spaces import constant_int
 from pforge.transpile.vplan import if_conversion
 
 
@@ -116,12 +120,17 @@ class ConditionalsMixin:
             # loop reach it (`i + 1 < n and x[i + 1] > 0` reads `x[n]` nowhere), under that mask
             conjunction = isinstance(node.op, gast.And)
             fn = "logical_and" if conjunction else "logical_or"
-            saved, vals, result = self.mask, [], None
+            saved, vals, result, partial = self.mask, [], None, 0
             try:
                 for v in node.values:
                     if result is not None and result.stacked:
                         reach = result if conjunction else self._not(result)
                         self.mask = reach if saved is None else self._and(saved, reach)
+                    elif result is not None and not partial:
+                        # after an invariant operand (`k < len(w) and x[i] > w[k]`) the loop
+                        # reaches the rest only where that operand lets it, maybe never
+                        partial = 1
+                        self.partial += 1
                     val = self._test(v)
                     vals.append(val)
                     if result is None or not (result.stacked or val.stacked):
@@ -131,6 +140,7 @@ class ConditionalsMixin:
                         result = Val(self.lib.call(fn, a.node, b.node), full, rank)
             finally:
                 self.mask = saved
+                self.partial -= partial
             if not any(v.stacked for v in vals):
                 return self.ev(node)
             return result
@@ -148,12 +158,133 @@ class ConditionalsMixin:
             raise Unsupported("a per-iteration test that is not a comparison or logical expression")
         return val
 
+    # -- what the loop evaluates only where a test lets it ---------------------------------------
+
+    def _reached_only(self, node) -> None:
+        """Checks an invariant expression the loop evaluates only where a per-iteration test (or
+        an invariant ``and``/``or`` operand before it) lets it, which the batched code evaluates
+        once, whatever the tests: it must not raise where the loop would never have evaluated it
+        (``if a[j] > 100: out[j] = a[j] + 1 / k`` with ``k == 0`` and no ``a[j]`` above 100).
+
+        Adds, into ``self.checks``, ``k != 0`` for a Python division by a number ``k`` read in
+        front of the loop; other operations that cannot raise on the numbers the checks in front
+        admit pass (``+``, ``-``, ``*``, comparisons, NumPy's elementwise functions, whose
+        domain errors are ``nan`` and a warning). Subscripts are checked where they are batched
+        (:meth:`_fixed_reads`).
+
+        Raises:
+            Unsupported: an operation that may raise on values no check in front of the loop
+                can test: a call of a function of the module, of ``math``, of ``np.linalg``,
+                a power with an exponent that may be negative, a ``@``, a shift.
+        """
+        def refuse(why):
+            raise Unsupported(f"`{gast.unparse(node).strip()}` under a per-iteration test: {why}, where the "
+                              "loop may never evaluate it and the batched code evaluates it once")
+
+        if isinstance(node, (gast.Name, gast.Constant, gast.Attribute, gast.Subscript, gast.Compare,
+                             gast.BoolOp, gast.IfExp, gast.List, gast.Tuple)):
+            return  # (an invariant `if` expression keeps Python's: only the arm taken is computed)
+        if isinstance(node, gast.UnaryOp):
+            if isinstance(node.op, gast.Invert) and not self._integral(node.operand):
+                refuse("`~` raises on a float")
+            return
+        if isinstance(node, gast.BinOp):
+            op = node.op
+            if isinstance(op, (gast.Add, gast.Sub, gast.Mult)):
+                return
+            if isinstance(op, (gast.Div, gast.FloorDiv, gast.Mod)):
+                divisor = _number(node.right)
+                if divisor is not None and divisor != 0:
+                    return
+                if self.ev(node.right).rank != 0 or not self._in_front(node.right):
+                    refuse("a division by a value that may be 0")
+                self._check(gast.Compare(left=copy.deepcopy(node.right), ops=[gast.NotEq()],
+                                         comparators=[gast.Constant(value=0, kind=None)]))
+                return
+            if isinstance(op, gast.Pow):
+                exponent, base = _number(node.right), _number(node.left)
+                if (exponent is not None and exponent >= 0) or (base is not None and base > 0):
+                    return
+                refuse("a power of a number that may be 0 to an exponent that may be negative")
+            if isinstance(op, (gast.BitAnd, gast.BitOr, gast.BitXor)) and self._integral(node.left) \
+                    and self._integral(node.right):
+                return
+            refuse(f"the operator `{type(op).__name__}` may raise")
+        if isinstance(node, gast.Call):
+            name = self.ctx.imports.resolve(node.func) or ""
+            rule = core.lookup(name)
+            if name.startswith("numpy.") and not name.startswith("numpy.linalg.") and (
+                    (rule is not None and rule.family == "elementwise" and name not in _RAISING_UFUNCS)
+                    or name in _TOTAL_NUMPY):
+                return
+            if name in ("builtins.abs", "builtins.bool", "builtins.len") or (
+                    name in ("builtins.min", "builtins.max") and len(node.args) >= 2 and not node.keywords):
+                return
+            if isinstance(node.func, gast.Attribute) and not name and node.func.attr in _TOTAL_METHODS \
+                    and (self.ev(node.func.value).rank or 0) >= 1:
+                return
+            refuse("a call that may raise")
+        if any(isinstance(n, (gast.Call, gast.Subscript, gast.BinOp, gast.comprehension)) for n in gast.walk(node)):
+            refuse("an expression that may raise")
+
+    def _integral(self, node) -> bool:
+        """Whether ``node`` is an int constant or a bool test (``~`` and ``&`` of those never raise)."""
+        return (isinstance(node, gast.Constant) and type(node.value) in (int, bool)) or _is_boolean(node, self.ctx)
+
+    def _in_front(self, node) -> bool:
+        """Whether a check in front of the loop can evaluate ``node`` as the loop would: numbers,
+        names the loop does not bind, the lengths of those (``len(w)``, ``w.shape[0]``) and
+        ``+``, ``-``, ``*``, ``//`` of them."""
+        for n in gast.walk(node):
+            if isinstance(n, gast.Call) and self.ctx.imports.resolve(n.func) == "builtins.len" \
+                    and len(n.args) == 1 and not n.keywords and isinstance(n.args[0], gast.Name):
+                continue
+            if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Attribute) and n.value.attr == "shape" \
+                    and isinstance(n.value.value, gast.Name) and constant_int(n.slice) is not None:
+                continue
+            if isinstance(n, gast.Attribute) and n.attr == "shape" and isinstance(n.value, gast.Name):
+                continue
+            if isinstance(n, gast.BinOp) and isinstance(n.op, gast.FloorDiv) and not constant_int(n.right):
+                return False
+            if isinstance(n, gast.Name):
+                if n.id in self.loop_stores or self._is_stacked_name(n.id) or n.id in self.snapshot_of:
+                    return False
+            elif not isinstance(n, (gast.Constant, gast.BinOp, gast.UnaryOp, gast.Add, gast.Sub, gast.Mult,
+                                    gast.FloorDiv, gast.USub, gast.UAdd, gast.expr_context)):
+                return False
+        return True
+
+    def _check(self, test: gast.expr) -> None:
+        """``test`` into the checks in front of the loop, once."""
+        if gast.dump(test) not in {gast.dump(c) for c in self.checks}:
+            self.checks.append(test)
+
     def _not(self, val):
         return Val(self.lib.call("logical_not", val.node), val.full, val.rank)
 
     def _and(self, a, b):
         (x, y), full, rank = align(self.lib, [a, b], "a nested test")
         return Val(self.lib.call("logical_and", x.node, y.node), full, rank)
+
+
+def _number(node) -> int | float | None:
+    """The value of a number literal (``2``, ``-0.5``), else None."""
+    if isinstance(node, gast.Constant) and type(node.value) in (int, float):
+        return node.value
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        inner = _number(node.operand)
+        return -inner if inner is not None else None
+    return None
+
+
+#: NumPy's elementwise functions that raise on values: a negative int exponent, a float operand
+_RAISING_UFUNCS = {"numpy.power", "numpy.bitwise_and", "numpy.bitwise_or", "numpy.bitwise_xor"}
+#: NumPy functions that never raise on an array or number of the kinds the checks admit
+_TOTAL_NUMPY = {"numpy.sum", "numpy.prod", "numpy.mean", "numpy.nansum", "numpy.nanmean", "numpy.any",
+                "numpy.all", "numpy.count_nonzero", "numpy.cumsum", "numpy.cumprod", "numpy.shape", "numpy.ndim",
+                "numpy.size", "numpy.asarray", "numpy.float64", "numpy.float32", "numpy.transpose", "numpy.ravel"}
+#: methods of such arrays that never raise
+_TOTAL_METHODS = {"sum", "prod", "mean", "any", "all", "copy", "ravel", "flatten", "conj", "cumsum", "cumprod"}
 
 
 def _unswitchable_test(test, loop_stores: set[str]) -> bool:

@@ -69,6 +69,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.aliases: dict[str, gast.expr] = {}
         self.levels: list[_Level] = []
         self.mask: Val | None = None
+        self.partial = 0  # operands after an invariant `and`/`or` operand: reached only where it lets them
         self.in_branch = False
         self.pending: dict[str, list[_Pending]] = {}
         self.consumers: dict[int, str] = {}  # inner collector consumers -> collector name

@@ -94,12 +94,16 @@ class ExpressionsMixin:
             if any(isinstance(n, gast.Name) and self._is_stacked_name(n.id) for n in gast.walk(node)):
                 raise Unsupported(f"`{gast.unparse(node).strip()}`: a `{type(node).__name__}` on "
                                   "per-iteration values")
+            if self._np and (self.mask is not None or self.partial) and self._in_batched_code(node):
+                self._reached_only(node)
             return Val(node, (), None)
         outer, self.mixing = getattr(self, "mixing", False), False
         try:
             result = method(node)
         finally:
             mixed, self.mixing = self.mixing, outer
+        if self._np and not result.stacked and (self.mask is not None or self.partial) and self._in_batched_code(node):
+            self._reached_only(node)
         if self._np:
             floaty, wide = self._kinds(node, result)
             floaty, wide = max(floaty, result.floaty), max(wide, result.wide)

@@ -100,6 +100,8 @@ class IndexingMixin:
             shape = ranks.Shape(base.rank)
         index = self._index(node.value, comps, shape, store=False)
         if index is None:
+            if self._in_batched_code(node):
+                self._fixed_reads(node.value, comps)
             rank = _index_rank(base.rank, [self.ev(c) if not isinstance(c, gast.Slice) else c for c in comps])
             if base.node is not node.value:  # an invariant the batched code spells otherwise: `tf.shape(m)[1:]`
                 return Val(gast.Subscript(value=base.node, slice=copy.deepcopy(node.slice), ctx=gast.Load()),
@@ -257,6 +259,13 @@ class IndexingMixin:
                         and not (isinstance(c, gast.Constant) and c.value in (None, Ellipsis)):
                     if not _is_newaxis(c, self.ctx):
                         raise Unsupported(f"`{gast.unparse(node).strip()}`: an index of unknown rank")
+            if self.mask is not None or self.partial:
+                # `row[k]` of `row = x[i]`: an element of `x`'s rows
+                root = base.node
+                if isinstance(root, gast.Subscript) and all(isinstance(p, gast.Slice) for p in _components(root.slice)) \
+                        and len(_components(root.slice)) <= base.depth:
+                    root = root.value
+                self._fixed_reads(root, comps, base.depth)
             parts = [gast.Slice(lower=None, upper=None, step=None)] * base.depth + [copy.deepcopy(c) for c in comps]
             return Val(core.subscript(base.node, parts), base.full, _index_rank(base.rank, vals))
         if len(comps) != 1 or base.depth != 1 or stacked[0].rank != 0 or not all(base.full) or (
@@ -309,6 +318,7 @@ class IndexingMixin:
                 kinds.append(("val", v) if v.stacked else ("fixed", v))
         if not any(k in ("ind", "val", "window") for k, _ in kinds):
             return None
+        self._fixed_reads(base_node, comps, 0, kinds)
         base_rank = shape.rank if shape is not None else None
         if base_rank is not None and base_rank < sum(1 for k, v in kinds if k != "slice" and not (
                 k == "fixed" and (_is_newaxis(v.node, self.ctx) or (
@@ -479,6 +489,59 @@ class IndexingMixin:
             if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
                 self.checks.append(check)
         return picked, full
+
+    def _fixed_reads(self, base, comps, offset: int = 0, kinds=None) -> None:
+        """Checks that each index of ``base[comps]`` the same on every iteration (``w[k]``,
+        ``x[i, 0]``) lies within its axis, where the loop reads it only when a per-iteration
+        test lets it (:meth:`_reached_only`): ``np.shape(w)[0] > 0`` for ``w[0]``,
+        ``np.asarray(k).dtype.kind in 'iu'`` and ``-np.shape(w)[0] <= k < np.shape(w)[0]`` for
+        ``w[k]``. ``offset`` counts the loop axes in front of ``base``'s own (of a row ``x[i]``
+        read as ``x``); ``kinds`` are :meth:`_index`'s, where only ``"fixed"`` ones are checked.
+
+        Raises:
+            Unsupported: such an index of an array no check in front of the loop can measure
+                (one the body binds, an attribute, a call's result), or one mixed with
+                ``None`` or ``...``, or not one int.
+        """
+        if not (self._np and (self.mask is not None or self.partial)):
+            return
+        fixed = [p for p, c in enumerate(comps) if not isinstance(c, gast.Slice)
+                 and (kinds is None or kinds[p][0] == "fixed")]
+        if not fixed:
+            return
+        what = f"`{gast.unparse(base).strip()}[{', '.join(gast.unparse(c).strip() for c in comps)}]`"
+        if isinstance(base, gast.Call) and len(base.args) == 1 and not base.keywords and \
+                (self.ctx.imports.resolve(base.func) or "") in _CONVERSIONS:
+            base = base.args[0]
+        if isinstance(base, gast.Attribute) and base.attr == "shape" and isinstance(base.value, gast.Name) \
+                and len(comps) == 1 and (c := constant_int(comps[0])) is not None \
+                and (shape := self._shape_of(base.value.id)) is not None and -shape.rank <= c < shape.rank:
+            return  # `x.shape[1]` of an `x` checked to have two axes
+        if any(_is_newaxis(comps[p], self.ctx) or _is_ellipsis(comps[p]) for p in range(len(comps))
+               if not isinstance(comps[p], gast.Slice)) or not isinstance(base, gast.Name) \
+                or not self._in_front(base):
+            raise Unsupported(f"{what} under a per-iteration test: an element the loop may never read, of "
+                              "an array no check in front of the loop can measure")
+        for p in fixed:
+            index = comps[p]
+            value = self._aside(index)
+            if value is None or value.stacked or value.rank != 0 or not self._in_front(index) or (
+                    isinstance(index, gast.Constant) and type(index.value) is not int):
+                raise Unsupported(f"{what} under a per-iteration test: an index the loop may never use, which "
+                                  "no check in front of the loop can tell lies within its axis")
+            length = templates.expr(f"{self.lib.alias}.shape(B)[{offset + p}]", B=copy.deepcopy(base))
+            c = constant_int(index)
+            if c is None:
+                # the names it computes from hold ints (a length, `len(w)` or `w.shape[0]`, is one)
+                measured = {id(m) for n in gast.walk(index) if isinstance(n, (gast.Call, gast.Attribute))
+                            for m in gast.walk(n)}
+                for name in sorted({n.id for n in gast.walk(index) if isinstance(n, gast.Name) and id(n) not in measured}):
+                    self._check(templates.expr(f"{self.lib.alias}.asarray(A).dtype.kind in 'iu'", A=templates.name(name)))
+                self._check(gast.Compare(left=gast.UnaryOp(op=gast.USub(), operand=length), ops=[gast.LtE(), gast.Lt()],
+                                         comparators=[copy.deepcopy(index), copy.deepcopy(length)]))
+            else:
+                self._check(gast.Compare(left=length, ops=[gast.Gt() if c >= 0 else gast.GtE()],
+                                         comparators=[gast.Constant(value=c if c >= 0 else -c, kind=None)]))
 
     def _boolean_index(self, index, seen: frozenset = frozenset()) -> bool:
         """Whether the code shows ``index`` may be a bool: a comparison, ``not``, ``and``/``or``,
