@@ -1,7 +1,7 @@
 """Measures how close each rewrite is to the code an expert writes: its length, speed and peak
 memory against the file's hand-written reference, side by side in one run.
 
-    python benchmarks/quality.py [PATH ...] [--scale K] [--repeats 15] [--seed 0]
+    python benchmarks/quality.py [PATH ...] [--scale K] [--repeats 15] [--seed 0] [--fast-math]
 
 PATH is a file or a directory of files (default ``samples/``) in either input convention
 ``pforge verify`` reads: functions named by ``example_inputs(seed)`` with references
@@ -155,7 +155,7 @@ def _peak(fn, make_args):
         tracemalloc.stop()
 
 
-def measure(path, func, *, scale=1, repeats=15, seed=0):
+def measure(path, func, *, scale=1, repeats=15, seed=0, fast_math=False):
     """Measures one function against its reference; see the module docstring.
 
     Returns:
@@ -172,7 +172,7 @@ def measure(path, func, *, scale=1, repeats=15, seed=0):
         return None
     size = _scale_builder(original, scale)
     ranks = targets.ranks_for(original, func, path, (), None, None)
-    result = targets.transpile(text, path, "auto", ranks)
+    result = targets.transpile(text, path, "auto", ranks, fast_math=fast_math)
     plans = targets.plans_of(result, func)
     tree = targets.parse(text, path)
     numpy = targets.is_numpy(plans, tree)
@@ -248,6 +248,8 @@ def main(argv=None):
     parser.add_argument("--scale", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--fast-math", action="store_true",
+                        help="transpile as `pforge transpile --fast-math` does")
     args = parser.parse_args(argv)
     rows = []
     for path in _files(args.paths):
@@ -258,7 +260,8 @@ def main(argv=None):
             continue
         for func in names:
             try:
-                row = measure(path, func, scale=args.scale, repeats=args.repeats, seed=args.seed)
+                row = measure(path, func, scale=args.scale, repeats=args.repeats, seed=args.seed,
+                              fast_math=args.fast_math)
             except targets.TargetError as exc:
                 print(f"skipped: {exc}", file=sys.stderr)
                 continue

@@ -66,7 +66,8 @@ def _fail(message: str) -> None:
 
 
 def _transpile_file(path: str, backend: str = "auto", shapes: str | None = None, probe: bool = False,
-                    target: str = "auto", vector_plans: bool = False) -> tuple["TranspileResult", str]:
+                    target: str = "auto", vector_plans: bool = False,
+                    fast_math: bool = False) -> tuple["TranspileResult", str]:
     """Reads and transpiles one file; ``shapes`` is the ``--shapes`` text, ``probe`` runs the file.
 
     Raises:
@@ -91,7 +92,7 @@ def _transpile_file(path: str, backend: str = "auto", shapes: str | None = None,
                          f"`{unknown[0].rpartition('.')[0]}` in {path}")
     ranks.update(given)  # explicit ranks win over probed ones
     result = transpile_source(source.text, path, backend=backend, shapes=ranks or None, target=target,
-                              vector_plans=vector_plans)
+                              vector_plans=vector_plans, fast_math=fast_math)
     return result, source.encoding
 
 
@@ -118,6 +119,10 @@ def transpile(
                                         "(NumPy loops become tf.experimental.numpy code).")] = "auto",
     shapes: Annotated[str | None, typer.Option(help=_SHAPES_HELP)] = None,
     probe: Annotated[bool, typer.Option("--probe", help=_PROBE_HELP)] = False,
+    fast_math: Annotated[bool, typer.Option("--fast-math", help="Also use the forms an expert trades "
+                                            "precision for speed and memory with: pairwise squared "
+                                            "distances as |a|^2 + |b|^2 - 2 a.b (a matrix product), "
+                                            "which loses precision where points are close.")] = False,
 ):
     """Rewrites every independent loop of FILE into vectorized TensorFlow code.
 
@@ -127,7 +132,7 @@ def transpile(
     if sum(bool(x) for x in (output, in_place, diff)) > 1:
         _fail("use only one of -o/--output, --in-place and --diff")
     try:
-        result, encoding = _transpile_file(file, backend, shapes, probe, target)
+        result, encoding = _transpile_file(file, backend, shapes, probe, target, fast_math=fast_math)
     except (SourceError, ValueError) as exc:
         _fail(str(exc))
     for plan in result.plans:

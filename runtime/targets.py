@@ -53,7 +53,7 @@ def parse(text, path):
         raise TargetError(f"{path}: expression nested too deeply to parse") from None
 
 
-def transpile(text, path, backend, shapes=None):
+def transpile(text, path, backend, shapes=None, **options):
     """Runs ``pforge.transpile.transpile_source``, looked up per call (tests patch it).
 
     Args:
@@ -62,6 +62,7 @@ def transpile(text, path, backend, shapes=None):
       backend: ``auto``, ``direct`` or ``pfor``.
       shapes: ranks for the transpiler (``{"f.x": 2}``), as ``ranks_for`` gathers them;
         ``None`` or empty for none, as ``pforge transpile`` without ``--shapes``/``--probe``.
+      options: more keyword arguments of ``transpile_source`` (``fast_math=True``).
 
     Returns:
       The ``TranspileResult``.
@@ -76,7 +77,7 @@ def transpile(text, path, backend, shapes=None):
     if entry is None:
         raise RuntimeError("pforge.transpile.transpile_source is missing. This is a bug.")
     try:
-        return entry(text, path, backend=backend, shapes=shapes or None)
+        return entry(text, path, backend=backend, shapes=shapes or None, **options)
     except SyntaxError as exc:  # pforge.transpile.SourceError included
         raise TargetError(f"{path}:{exc.lineno}: {exc.msg}") from None
 

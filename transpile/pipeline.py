@@ -92,7 +92,7 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
                      rewrite: bool = True, shapes: dict[str, int] | None = None,
                      target: str = "auto", unsafe: bool = True,
                      loops: Container[int] | None = None, vector_plans: bool = False,
-                     distribute: bool = True) -> TranspileResult:
+                     distribute: bool = True, fast_math: bool = False) -> TranspileResult:
     """Rewrites every loop pforge proves independent into vectorized TensorFlow code.
 
     Args:
@@ -116,6 +116,9 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
             ``LoopPlan.vector_plan`` (``pforge explain --plan``).
         distribute: split a loop refused whole into loops of its statements where some of
             them can then be vectorized (loop distribution, ``analysis.distribution``).
+        fast_math: also use forms that trade precision for speed and memory as an expert
+            would (the squared distance ``sum((a[i] - b[j]) ** 2)`` expanded into a matrix
+            product); each is an unsafe fix, so ``unsafe`` must hold too.
     Returns:
         The new text and one plan per loop unit. Deterministic; idempotent.
     Raises:
@@ -137,6 +140,7 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
     if distribute:
         ctx, roots = _distributed(text, ctx, roots)
     ctx.reassociate = unsafe  # (a backend may then sum in another order, as an unsafe fix)
+    ctx.fast_math = unsafe and fast_math
     tree = ctx.tree
     loop_units = units(roots)
     rewrites: dict[int, pfor.LoopRewrite] = {}

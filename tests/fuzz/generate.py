@@ -58,6 +58,7 @@ class Fragment:
         first: the fragment must be the first of the body (a ``continue`` guard).
         globals: module-level names the function declares ``global``.
         helpers: module-level lines before ``def f`` (a helper function it calls).
+        fast_math: the program is transpiled with ``fast_math=True`` (``--fast-math``).
     """
 
     kind: str
@@ -73,6 +74,7 @@ class Fragment:
     first: bool = False
     globals: tuple[str, ...] = ()
     helpers: tuple[str, ...] = ()
+    fast_math: bool = False
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,10 @@ class Program:
     @property
     def expect(self) -> str:
         return max((f.expect for f in self.fragments), key=_STRICTNESS.__getitem__)
+
+    @property
+    def fast_math(self) -> bool:
+        return any(f.fast_math for f in self.fragments)
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -968,6 +974,28 @@ class _Builder:
                     f"    {self._write(k, f'{inv} * x[i]')}")
         return Fragment("invariant reached under a test", EITHER, body, setup, outputs=self._result(k))
 
+    def _distance(self, k):
+        """``t[i, j] = np.sum((a[i] - b[j]) ** 2)`` over rows of two arrays, transpiled with
+        ``--fast-math``: the expansion ``|a|**2 + |b|**2 - 2 a.b`` (equal to the loop to
+        rounding; the squared distances keep the oracle's tolerance where a row meets itself).
+        Look-alikes whose checks must run the loop: rows of length 1 (the loop's ``-``
+        broadcasts them), int rows, a float32 array beside float64; and forms the expansion
+        does not apply to: one loop's row twice, a row against a column."""
+        if not self.np:
+            return self._map(k)
+        self.reads.update({"x", "m2"})
+        other = self.rng.choice(("m2", "h", "h", "m2[:, :1]", "np.round(m2 * 3).astype(np.int64)",
+                                 "m2.astype(np.float32)"))
+        setup = (f"h{k} = m2[::-1] * 0.5" if other == "h" else f"h{k} = {other}",
+                 f"t{k} = np.zeros((len(x), len(x)))")
+        square = self.rng.choice(("(m2[i] - h{k}[j]) ** 2", "np.square(h{k}[j] - m2[i])", "d * d"))
+        body = ["for j in range(len(x)):", f"    t{k}[i, j] = np.sum({square.format(k=k)})"]
+        if square == "d * d":
+            body.insert(1, f"    d = m2[i] - h{k}[j]")
+        if self.rng.random() < 0.15:
+            body[-1] = body[-1].replace(f"h{k}[j]", f"h{k}[i]")  # one loop's rows
+        return Fragment("squared distance", VECTORIZE, tuple(body), setup, outputs=(f"t{k}",), fast_math=True)
+
     def _list_of_lists(self, k):
         """``row = []; for j ...: row.append(v); L.append(row)``, then ``np.array(L)``: each row is
         the inner loop's batched value (NumPy); as the list itself, ``L`` is left."""
@@ -1552,7 +1580,8 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("symbolic-offset", 2), ("read-then-write", 2),
                ("ordered-writes", 2), ("inner-comprehension", 2), ("shape-read", 2), ("grid", 2),
                ("distributed", 3), ("fixed-element", 2), ("contraction", 3),
-               ("interchange", 2), ("triangle", 3), ("symmetric", 2), ("reached-invariant", 3))
+               ("interchange", 2), ("triangle", 3), ("symmetric", 2), ("reached-invariant", 3),
+               ("distance", 2))
 DEPENDENT = (("carried", 2), ("inner-of-carried", 1), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))

@@ -277,6 +277,10 @@ class ModuleContext:
         #: Whether a backend may compute a sum in another order than the loop (an unsafe fix,
         #: ``LoopRewrite.unsafe``): ``transpile_source(unsafe=...)`` sets it.
         self.reassociate = False
+        #: Whether a backend may also trade precision for speed and memory where the trade is
+        #: the expert's usual one (``|a - b|**2`` expanded into a matrix product): an unsafe fix,
+        #: only on request (``transpile_source(fast_math=True)``, ``--fast-math``).
+        self.fast_math = False
 
     @property
     def chains(self) -> beniget.DefUseChains:

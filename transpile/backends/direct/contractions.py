@@ -31,7 +31,7 @@ import gast
 
 from pforge.transpile import templates
 from pforge.transpile.spaces import constant_int
-from pforge.transpile.backends.direct.core import Val
+from pforge.transpile.backends.direct.core import Val, lift
 from pforge.transpile.backends.direct.dtypes import _array_read
 
 #: Letters of the loop axes, outermost first: more than a nest can have (Python's parser allows
@@ -41,6 +41,9 @@ LOOP_LETTERS = "abcdefghij" + string.ascii_uppercase
 ITEM_LETTERS = "klmn"
 #: Sums the idiom replaces, by resolved name (``method.sum`` is ``(a * b).sum()``).
 SUMS = ("numpy.sum", "method.sum")
+#: Why a rewrite with the expanded squared distance is an unsafe fix.
+EXPANDED = ("expands the squared distance `sum({expr})` as |a|**2 + |b|**2 - 2 a.b (a matrix product, no "
+            "intermediate of the differences); it loses precision where points are close relative to their norms")
 #: Why a rewrite with a contraction is an unsafe fix.
 UNSAFE = ("sums the products of `{expr}` with np.einsum, in another order than np.sum; "
           "floating-point results may differ in the last bits, and by more where large terms cancel")
@@ -122,6 +125,9 @@ class ContractionsMixin:
         """
         if name not in SUMS or not self._np or not self.ctx.reassociate:
             return None
+        expanded = self._expanded_distance(node, name, value)
+        if expanded is not None:
+            return expanded
         summed = [node.func.value, *node.args] if name == "method.sum" else node.args
         if len(summed) != 1 or any(k.arg != "axis" for k in node.keywords) or not all(value.full):
             return None
@@ -176,3 +182,85 @@ class ContractionsMixin:
         extra = {"optimize": True} if len(operands) == 2 else {}
         call = self.lib.call("einsum", gast.Constant(value=spec, kind=None), *operands, **extra)
         return value.with_node(call, fused=None)
+
+    def _expanded_distance(self, node: gast.Call, name: str, value: Val) -> Val | None:
+        """``np.sum((a[i] - b[j]) ** 2)`` (or ``np.square(d)``, ``d * d`` of ``d = a[i] - b[j]``)
+        over a nest of ``i`` and ``j``, as ``|a|**2 + |b|**2 - 2 a.b``: two row norms and one
+        matrix product, clamped at 0:
+        ``np.maximum(np.einsum('ij,ij->i', a, a)[:, np.newaxis] + np.einsum('ij,ij->i', b, b)
+        - 2 * a @ b.T, 0)``. The broadcast form builds the ``(n, m, d)`` differences, ``d``
+        times the result; this form needs the ``(n, m)`` result only and runs the product
+        through BLAS. It is the identity scikit-learn's ``euclidean_distances`` uses, and
+        CS231n's "no loops" distances; SciPy's ``cdist`` keeps the differences for precision.
+
+        The identity subtracts large numbers where points are close relative to their norms,
+        so the result loses precision there (about ``eps * (|a|**2 + |b|**2)`` absolute): it
+        is used only where the module may trade precision for speed (``ModuleContext.fast_math``,
+        ``--fast-math``), as an unsafe fix. ``a[i]`` and ``b[j]`` must be rows of two 2-D
+        float32 or float64 arrays of one dtype and one row length (checked in front: the loop's
+        ``-`` broadcasts a row of length 1, the identity would not), each read by one loop index.
+
+        Returns:
+            The batched sum, or None where the idiom does not apply.
+        """
+        if not self.ctx.fast_math or value.depth != 2:
+            return None
+        summed = [node.func.value, *node.args] if name == "method.sum" else node.args
+        if len(summed) != 1 or not all(value.full) or value.rank != 0 or any(
+                k.arg != "axis" or constant_int(k.value) not in (0, -1) for k in node.keywords):
+            return None
+        difference = private = _squared(self.ctx, summed[0])
+        if isinstance(difference, gast.Name):
+            difference = self._body_binding(difference.id)
+        if not (isinstance(difference, gast.BinOp) and isinstance(difference.op, gast.Sub)):
+            return None
+        sides = [difference.left, difference.right]
+        seen = [self._seen(p) for p in sides]
+        seen = [None if v is None or not v.stacked else lift(self.lib, v, 2) for v in seen]
+        if any(v is None or v.rank != 1 or v.full not in ((True, False), (False, True)) for v in seen) \
+                or seen[0].full == seen[1].full or not all(
+                    isinstance(p, gast.Subscript) and isinstance(p.value, gast.Name) and isinstance(p.slice, gast.Name)
+                    and p.value.id not in self.loop_stores for p in sides):
+            return None
+        bases = [p.value.id for p in sides]
+        operands = [squeezed(v.node, list(v.full)) for v in seen]
+        if any(op is None for op in operands):
+            return None
+        norms = [self.lib.call("einsum", gast.Constant(value="ij,ij->i", kind=None), op, copy.deepcopy(op))
+                 for op in operands]
+        outer, inner = (0, 1) if seen[0].full[0] else (1, 0)
+        norms[outer] = gast.Subscript(value=norms[outer], slice=gast.Tuple(
+            elts=[gast.Slice(lower=None, upper=None, step=None), self.lib.newaxis], ctx=gast.Load()), ctx=gast.Load())
+        total = templates.expr("A + B - 2 * X @ Y.T", A=norms[outer], B=norms[inner],
+                               X=copy.deepcopy(operands[outer]), Y=copy.deepcopy(operands[inner]))
+        np_ = self.lib.alias
+        for check in [f"type({b}) is {np_}.ndarray and {b}.dtype.char in 'fd'" for b in dict.fromkeys(bases)] + \
+                [f"{bases[1]}.dtype == {bases[0]}.dtype", f"{bases[0]}.shape[-1] == {bases[1]}.shape[-1]"]:
+            test = templates.expr(check)
+            if gast.dump(test) not in {gast.dump(c) for c in self.checks}:
+                self.checks.append(test)
+        if isinstance(private, gast.Name):
+            self.replaced_privates.add(private.id)  # (a private: the loop's value is not read after it)
+        if self.unsafe is None:
+            self.unsafe = EXPANDED.format(expr=gast.unparse(summed[0]).strip())
+        return value.with_node(self.lib.call("maximum", total, gast.Constant(value=0, kind=None)), fused=None)
+
+    def _body_binding(self, name: str) -> gast.expr | None:
+        """The value of the one assignment to ``name`` in the loop body (any level), else None."""
+        bound = [st for level in self.levels for st in level.info.body if isinstance(st, gast.Assign)
+                 and any(isinstance(n, gast.Name) and n.id == name for t in st.targets for n in gast.walk(t))]
+        if len(bound) != 1 or len(bound[0].targets) != 1 or not isinstance(bound[0].targets[0], gast.Name):
+            return None
+        return bound[0].value
+
+
+def _squared(ctx, node) -> gast.expr | None:
+    """``d`` of ``d ** 2``, ``np.square(d)`` or ``d * d`` (one expression twice), else None."""
+    if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Pow) and constant_int(node.right) == 2:
+        return node.left
+    if isinstance(node, gast.Call) and ctx.imports.resolve(node.func) == "numpy.square" and len(node.args) == 1 \
+            and not node.keywords:
+        return node.args[0]
+    if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult) and gast.dump(node.left) == gast.dump(node.right):
+        return node.left
+    return None

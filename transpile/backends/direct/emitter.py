@@ -79,6 +79,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.snapshot_of: dict[str, str] = {}  # a copy made before the loop -> the array it copies
         self.nonnegative: set[str] = set()  # names the batched code binds to a bound >= 0 (`j_stop`)
         self.index_bindings: list[gast.stmt] = []  # `j = np.arange(...)`: a loop index as a value
+        self.replaced_privates: set[str] = set()  # privates an idiom read through their value (`d` of `d * d`)
         self.scan_steps: dict[str, tuple[str, str]] = {}  # scan -> its running values and last value (text)
         self.scan_ranks: dict[str, int] = {}  # scan -> the rank of one running value
         self.ta_drop: list = []
@@ -188,8 +189,11 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
     def _drop_unread_indices(self) -> None:
         """Drops ``j = np.arange(...)`` where nothing reads ``j`` (a ragged level's mask that a
         ``np.tril`` replaced): its loop index is private to the loop, so nothing after it reads
-        the binding either."""
-        for binding in self.index_bindings:
+        the binding either; and so the binding of a private an idiom no longer reads
+        (:attr:`replaced_privates`, ``d`` of ``np.sum(d * d)`` expanded)."""
+        expanded = [s for s in self.out if isinstance(s, gast.Assign) and len(s.targets) == 1
+                    and isinstance(s.targets[0], gast.Name) and s.targets[0].id in self.replaced_privates]
+        for binding in self.index_bindings + expanded:
             name = binding.targets[0].id
             rest = [s for s in self.out if s is not binding] + self.checks + list(self.prelude)
             if not any(isinstance(n, gast.Name) and n.id == name for s in rest for n in gast.walk(s)):

@@ -1,0 +1,50 @@
+"""Euclidean distances from query points to reference points, one pair at a time (NumPy).
+
+What it does: fills a query-by-reference matrix with the distance between every query
+row and every reference row, as the two-loop k-nearest-neighbour classifier of the
+CS231n assignment does before it is vectorized by hand.
+
+Where it shows up: k-nearest-neighbour lookups, RBF kernel matrices, k-means
+assignment, retrieval and embedding evaluation.
+
+Pattern: two nested ``range`` loops over the rows of ``X`` and ``X_ref`` writing
+``D[i, j] = np.sqrt(np.sum(np.square(X[i] - X_ref[j])))`` into a matrix of zeros.
+
+Expected verdict: vectorizable (map over both loops). The direct backend broadcasts
+the differences, ``X[:, np.newaxis] - X_ref[np.newaxis]``, which builds an ``(n, m,
+dim)`` intermediate; with ``--fast-math`` it writes what the reference writes, the
+expansion ``|x|^2 + |y|^2 - 2 x.y`` (two row norms and one matrix product, an unsafe
+fix: it loses precision where points are close relative to their norms).
+"""
+
+import numpy as np
+
+
+def distances(X, X_ref):
+    """The distance from each query row to each reference row.
+
+    Args:
+      X: float64 [n, dim], the query points.
+      X_ref: float64 [m, dim], the reference points.
+    Returns:
+      float64 [n, m]; entry ``(i, j)`` is ``||X[i] - X_ref[j]||`` (units of the points).
+    """
+    n_q = X.shape[0]
+    n_r = X_ref.shape[0]
+    D = np.zeros((n_q, n_r))
+    for i in range(n_q):
+        for j in range(n_r):
+            D[i, j] = np.sqrt(np.sum(np.square(X[i] - X_ref[j])))
+    return D
+
+
+def reference_distances(X, X_ref):
+    """Hand-batched equivalent of :func:`distances` (CS231n's "no loops" version)."""
+    squared = np.sum(X ** 2, axis=1)[:, np.newaxis] + np.sum(X_ref ** 2, axis=1) - 2 * X @ X_ref.T
+    return np.sqrt(np.maximum(squared, 0))
+
+
+def example_inputs(seed=0, queries=100, refs=200, dim=32):
+    """Standard normal points: ``queries`` and ``refs`` rows of ``dim`` features."""
+    rng = np.random.default_rng(seed)
+    return {"distances": (rng.standard_normal((queries, dim)), rng.standard_normal((refs, dim)))}

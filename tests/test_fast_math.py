@@ -1,0 +1,138 @@
+"""``--fast-math``: pairwise squared distances as ``|a|**2 + |b|**2 - 2 a.b``.
+
+Each case asserts the expanded form was written (its exact spelling) before comparing it with
+the loop; each trap asserts the loop runs, or the broadcast form stays, where the identity
+would compute otherwise (rows of two lengths that the loop's ``-`` broadcasts, ints, two
+dtypes, lists) or where the user did not ask to trade precision."""
+
+from __future__ import annotations
+
+import numpy as np
+from typer.testing import CliRunner
+
+from pforge.cli.main import app
+from pforge.transpile import transpile_source
+from tests.loops import run_module
+
+KNN = """import numpy as np
+
+def distances(X, X_ref):
+    n_q = X.shape[0]
+    n_r = X_ref.shape[0]
+    D = np.zeros((n_q, n_r))
+    for i in range(n_q):
+        for j in range(n_r):
+            D[i, j] = np.sqrt(np.sum(np.square((X[i] - X_ref[j]))))
+    return D
+"""
+PRIVATE = """import numpy as np
+
+def squared(a, b):
+    out = np.zeros((len(b), len(a)))
+    for j in range(len(b)):
+        for i in range(len(a)):
+            d = a[i] - b[j]
+            out[j, i] = np.sum(d * d)
+    return out
+"""
+EXPANDED = ("np.maximum(np.einsum('ij,ij->i', X, X)[:, np.newaxis] + np.einsum('ij,ij->i', X_ref, X_ref) "
+            "- 2 * X @ X_ref.T, 0)")
+
+
+def _fast(source, **options):
+    result = transpile_source(source, "m.py", fast_math=True, **options)
+    assert result.plans and result.plans[0].rewritten, result.plans[0].remarks if result.plans else "no plan"
+    return result
+
+
+def _run(source, code, name, *args):
+    want = run_module(source)[name](*[np.copy(a) if isinstance(a, np.ndarray) else a for a in args])
+    got = run_module(code)[name](*[np.copy(a) if isinstance(a, np.ndarray) else a for a in args])
+    assert type(got) is type(want) and got.dtype == want.dtype and got.shape == want.shape
+    return want, got
+
+
+def test_the_distances_become_two_row_norms_and_one_matrix_product_near_the_loop():
+    code = _fast(KNN).code
+    assert f"np.sqrt({EXPANDED})" in code
+    assert "np.newaxis] - X_ref[np.newaxis]" not in code  # no (n, m, d) differences
+    rng = np.random.default_rng(0)
+    for n, m, d in ((6, 9, 5), (1, 1, 3), (40, 17, 64)):
+        want, got = _run(KNN, code, "distances", rng.standard_normal((n, d)), rng.standard_normal((m, d)))
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def test_close_points_lose_precision_but_never_become_nan():
+    """The trade --fast-math makes: a point's distance to itself is 0 in the loop and a
+    rounding error of its squared norm here, clamped at 0 where the error is negative (the
+    square root of a negative number would be nan)."""
+    code = _fast(KNN).code
+    rng = np.random.default_rng(1)
+    points = rng.standard_normal((50, 7)) * 1e3
+    want, got = _run(KNN, code, "distances", points, points)
+    assert np.all(np.diag(want) == 0)
+    assert not np.isnan(got).any()
+    assert np.all(np.diag(got) < 1e-4)  # eps * |x|**2 ~ 1e-16 * 1e7, square-rooted
+    squared = transpile_source(KNN.replace("np.sqrt(", "(", 1), "m.py", fast_math=True).code
+    raw = run_module(squared)["distances"](points, points)
+    assert np.all(raw >= 0)  # where the expansion rounds below 0, the clamp gives 0
+    unclamped = np.einsum("ij,ij->i", points, points)[:, None] + np.einsum("ij,ij->i", points, points) \
+        - 2 * points @ points.T
+    assert (unclamped < 0).any() and np.all(raw[unclamped < 0] == 0)
+
+
+def test_a_private_difference_is_read_through_its_value_and_its_binding_dropped():
+    code = _fast(PRIVATE, shapes={"a": 2, "b": 2}).code
+    batched = code.split("else:")[0]
+    assert ("out[:len(b), :len(a)] = np.maximum(np.einsum('ij,ij->i', b, b)[:, np.newaxis] + "
+            "np.einsum('ij,ij->i', a, a) - 2 * b @ a.T, 0)") in batched
+    assert "d = " not in batched  # the (m, n, d) differences are never built
+    rng = np.random.default_rng(2)
+    want, got = _run(PRIVATE, code, "squared", rng.standard_normal((5, 4)), rng.standard_normal((3, 4)))
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def test_the_checks_run_the_loop_where_the_identity_would_differ():
+    """A row of length 1 broadcasts in the loop's `-` (the identity would sum one square),
+    ints would wrap or stay exact, float32 beside float64 rounds the loop's difference in
+    float64; lists have no dtype."""
+    code = _fast(KNN).code
+    rng = np.random.default_rng(3)
+    cases = [(rng.standard_normal((4, 1)), rng.standard_normal((3, 5))),
+             (rng.integers(-9, 9, (4, 5)), rng.integers(-9, 9, (3, 5))),
+             (rng.standard_normal((4, 5)).astype(np.float32), rng.standard_normal((3, 5))),
+             (rng.standard_normal((4, 5)), rng.standard_normal((3, 5)).astype(np.float32))]
+    for x, y in cases:
+        want, got = _run(KNN, code, "distances", x, y)
+        np.testing.assert_array_equal(got, want)  # the loop ran: bit for bit
+    module = run_module(code)
+    assert module["distances"](rng.standard_normal((4, 5)), rng.standard_normal((3, 5))).shape == (4, 3)
+
+
+def test_without_fast_math_the_differences_stay_and_safe_fixes_never_expand():
+    default = transpile_source(KNN, "m.py")
+    assert default.plans[0].rewritten and "@" not in default.code and "X[:, np.newaxis] - X_ref[np.newaxis]" in default.code
+    safe = transpile_source(KNN, "m.py", unsafe=False, fast_math=True)
+    assert safe.plans[0].rewritten and "@" not in safe.code
+    plan = _fast(KNN).plans[0]
+    assert plan.unsafe and "loses precision where points are close" in plan.unsafe
+
+
+def test_the_identity_needs_rows_of_two_arrays_along_two_loops():
+    """`x[i] - x[i]` (one loop), a sum over one axis of a matrix row, a difference of a row and
+    a number: no pair of row sets, nothing to expand."""
+    same_loop = KNN.replace("X_ref[j]", "X_ref[i]").replace("n_r = X_ref.shape[0]", "n_r = X.shape[0]")
+    code = transpile_source(same_loop, "m.py", fast_math=True).code
+    assert "@" not in code
+    scalar = KNN.replace("X_ref[j]", "X_ref[j, 0]")
+    assert "@" not in transpile_source(scalar, "m.py", fast_math=True).code
+
+
+def test_the_command_line_flag(tmp_path):
+    source = tmp_path / "knn.py"
+    source.write_text(KNN)
+    result = CliRunner().invoke(app, ["transpile", str(source), "--fast-math"])
+    assert result.exit_code == 0, result.output
+    assert EXPANDED in result.output
+    plain = CliRunner().invoke(app, ["transpile", str(source)])
+    assert plain.exit_code == 0 and "@" not in plain.output
