@@ -960,7 +960,8 @@ class _Builder:
         self.reads.update({"x", "d", "m2", "c"})
         inv = self.rng.choice(("d[len(x) // 2 + 1]", "d[-3]", "m2[i, len(x) - 4]", "m2[i][3]", "d[0] / 2.0",
                                "1.0 / (len(x) - 3)", "c / (c - c)", "x[len(x) - 1] * c", "np.sqrt(c)",
-                               "abs(c) ** -1", "m2[2, 1]"))
+                               "abs(c) ** -1", "m2[2, 1]", "np.sum(d[:len(x) // 2] * x)", "c ** 2",
+                               "np.sum(-(d > 0))", "d[::len(x) // 4].sum()"))
         test = self.rng.choice(("x[i] > 1.2", "d[i] < -1.2", "x[i] > c + 1.0"))
         form = self.rng.choice(("if", "ifexp", "and", "elif"))
         if form == "if":

@@ -160,52 +160,102 @@ class ConditionalsMixin:
 
     # -- what the loop evaluates only where a test lets it ---------------------------------------
 
-    def _reached_only(self, node) -> None:
+    def _reached_only(self, node, value: Val | None = None) -> None:
         """Checks an invariant expression the loop evaluates only where a per-iteration test (or
         an invariant ``and``/``or`` operand before it) lets it, which the batched code evaluates
         once, whatever the tests: it must not raise where the loop would never have evaluated it
         (``if a[j] > 100: out[j] = a[j] + 1 / k`` with ``k == 0`` and no ``a[j]`` above 100).
 
-        Adds, into ``self.checks``, ``k != 0`` for a Python division by a number ``k`` read in
-        front of the loop; other operations that cannot raise on the numbers the checks in front
-        admit pass (``+``, ``-``, ``*``, comparisons, NumPy's elementwise functions, whose
-        domain errors are ``nan`` and a warning). Subscripts are checked where they are batched
-        (:meth:`_fixed_reads`).
+        What passes cannot raise on the values the checks in front of the loop admit, or adds
+        the check that makes it so, into ``self.checks``:
+
+        - names, numbers, attributes (an array's ``.size`` needs ``type(w) is np.ndarray``);
+        - ``+``, ``-``, ``*``, comparisons and NumPy's elementwise functions of at most one
+          value that may be an array (two may not broadcast); an ordering of a name needs it
+          real (``np.asarray(k).dtype.kind in 'biuf'``), ``-k`` needs it no bool;
+        - a division by a nonzero number, or by a number read in front (``k != 0``);
+        - a power of an array to a nonnegative int, or of two numbers;
+        - ``np.sum(w)``, ``w.sum()`` and such of one array, ``abs``, ``len``, ``min``/``max`` of
+          two or more numbers.
+
+        Subscripts are checked where they are batched (:meth:`_fixed_reads`).
 
         Raises:
-            Unsupported: an operation that may raise on values no check in front of the loop
-                can test: a call of a function of the module, of ``math``, of ``np.linalg``,
-                a power with an exponent that may be negative, a ``@``, a shift.
+            Unsupported: anything else: a call of a function of the module, of ``math``, of
+                ``np.linalg``, a power that may overflow a Python float or divide by 0, a
+                ``@``, a shift, two arrays that may not broadcast.
         """
         def refuse(why):
             raise Unsupported(f"`{gast.unparse(node).strip()}` under a per-iteration test: {why}, where the "
                               "loop may never evaluate it and the batched code evaluates it once")
 
-        if isinstance(node, (gast.Name, gast.Constant, gast.Attribute, gast.Subscript, gast.Compare,
-                             gast.BoolOp, gast.IfExp, gast.List, gast.Tuple)):
+        def arrays(*children) -> int:  # how many may be arrays (a rank other than 0)
+            return sum(1 for c in children if (v := self._seen(c)) is None or v.rank != 0)
+
+        def named_kind(child, test):  # `np.asarray(k).dtype.kind in 'biuf'` for a name read in front
+            if isinstance(child, gast.Name) and self._in_front(child):
+                self._check(templates.expr(f"{self.lib.alias}.asarray(N).dtype.kind {test}", N=templates.name(child.id)))
+                return True
+            return isinstance(child, gast.Constant)
+
+        np_ = self.lib.alias
+        if isinstance(node, gast.Name):
+            seen = value
+            if seen is not None and seen.rank == 0 and not seen.python and seen.pytype is None and self._in_front(node):
+                # a number of a kind the code does not show: the checks admit a 0-d array of
+                # strings or objects, and a Python int too large for int64, on which arithmetic raises
+                self._check(templates.expr(f"{np_}.asarray(N).dtype.kind in 'biufc'", N=templates.name(node.id)))
+            return
+        if isinstance(node, (gast.Constant, gast.Subscript, gast.BoolOp, gast.IfExp, gast.List, gast.Tuple)):
             return  # (an invariant `if` expression keeps Python's: only the arm taken is computed)
+        if isinstance(node, gast.Attribute):
+            if node.attr in _ARRAY_ATTRIBUTES and isinstance(node.value, gast.Name) and self._in_front(node.value):
+                self._check(templates.expr(f"type(N) is {np_}.ndarray", N=templates.name(node.value.id)))
+            return
+        if isinstance(node, gast.Compare):
+            if isinstance(node.ops[0], (gast.In, gast.NotIn)):
+                refuse("`in` raises on a value that is no container")
+            if len(node.ops) > 1 or arrays(node.left, *node.comparators) > 1:
+                refuse("a comparison of two values that may be arrays of shapes that do not broadcast")
+            if isinstance(node.ops[0], (gast.Lt, gast.LtE, gast.Gt, gast.GtE)) and not all(
+                    named_kind(c, "in 'biuf'") for c in (node.left, *node.comparators)
+                    if not isinstance(c, gast.Constant)):
+                refuse("an ordering of a value that may be complex")
+            return
         if isinstance(node, gast.UnaryOp):
-            if isinstance(node.op, gast.Invert) and not self._integral(node.operand):
-                refuse("`~` raises on a float")
+            if isinstance(node.op, gast.Not):
+                if arrays(node.operand):
+                    refuse("`not` of a value that may be an array")
+            elif isinstance(node.op, gast.Invert):
+                if not self._integral(node.operand):
+                    refuse("`~` raises on a float")
+            elif not named_kind(node.operand, "!= 'b'"):
+                refuse("a sign of a value that may be a bool array")
             return
         if isinstance(node, gast.BinOp):
             op = node.op
+            if arrays(node.left, node.right) > 1:
+                refuse("an operator on two values that may be arrays of shapes that do not broadcast")
             if isinstance(op, (gast.Add, gast.Sub, gast.Mult)):
                 return
             if isinstance(op, (gast.Div, gast.FloorDiv, gast.Mod)):
                 divisor = _number(node.right)
                 if divisor is not None and divisor != 0:
                     return
-                if self.ev(node.right).rank != 0 or not self._in_front(node.right):
+                if arrays(node.right) or not self._in_front(node.right):
                     refuse("a division by a value that may be 0")
                 self._check(gast.Compare(left=copy.deepcopy(node.right), ops=[gast.NotEq()],
                                          comparators=[gast.Constant(value=0, kind=None)]))
                 return
             if isinstance(op, gast.Pow):
                 exponent, base = _number(node.right), _number(node.left)
-                if (exponent is not None and exponent >= 0) or (base is not None and base > 0):
+                if (exponent is not None and base is not None and abs(exponent) < 64 and abs(base) < 1e4
+                        and (base != 0 or exponent >= 0)):
                     return
-                refuse("a power of a number that may be 0 to an exponent that may be negative")
+                if isinstance(exponent, int) and exponent >= 0 and (v := self._seen(node.left)) is not None \
+                        and (v.rank or 0) >= 1:
+                    return  # (NumPy's array power overflows to inf; a Python float's raises)
+                refuse("a power that may overflow a Python float or divide by 0")
             if isinstance(op, (gast.BitAnd, gast.BitOr, gast.BitXor)) and self._integral(node.left) \
                     and self._integral(node.right):
                 return
@@ -213,15 +263,16 @@ class ConditionalsMixin:
         if isinstance(node, gast.Call):
             name = self.ctx.imports.resolve(node.func) or ""
             rule = core.lookup(name)
-            if name.startswith("numpy.") and not name.startswith("numpy.linalg.") and (
-                    (rule is not None and rule.family == "elementwise" and name not in _RAISING_UFUNCS)
-                    or name in _TOTAL_NUMPY):
+            plain = not node.keywords and not any(isinstance(a, gast.Starred) for a in node.args)
+            if plain and name.startswith("numpy.") and not name.startswith("numpy.linalg.") and (
+                    (rule is not None and rule.family == "elementwise" and name not in _RAISING_UFUNCS
+                     and arrays(*node.args) <= 1) or (name in _TOTAL_NUMPY and len(node.args) == 1)):
                 return
-            if name in ("builtins.abs", "builtins.bool", "builtins.len") or (
-                    name in ("builtins.min", "builtins.max") and len(node.args) >= 2 and not node.keywords):
+            if plain and (name in ("builtins.abs", "builtins.bool", "builtins.len") and len(node.args) == 1 or (
+                    name in ("builtins.min", "builtins.max") and len(node.args) >= 2 and not arrays(*node.args))):
                 return
-            if isinstance(node.func, gast.Attribute) and not name and node.func.attr in _TOTAL_METHODS \
-                    and (self.ev(node.func.value).rank or 0) >= 1:
+            if plain and isinstance(node.func, gast.Attribute) and not name and not node.args \
+                    and node.func.attr in _TOTAL_METHODS and (self.ev(node.func.value).rank or 0) >= 1:
                 return
             refuse("a call that may raise")
         if any(isinstance(n, (gast.Call, gast.Subscript, gast.BinOp, gast.comprehension)) for n in gast.walk(node)):
@@ -279,6 +330,8 @@ def _number(node) -> int | float | None:
 
 #: NumPy's elementwise functions that raise on values: a negative int exponent, a float operand
 _RAISING_UFUNCS = {"numpy.power", "numpy.bitwise_and", "numpy.bitwise_or", "numpy.bitwise_xor"}
+#: attributes only an array has (a list or a number the checks admit has none)
+_ARRAY_ATTRIBUTES = {"size", "shape", "ndim", "dtype", "T", "flat", "itemsize", "nbytes"}
 #: NumPy functions that never raise on an array or number of the kinds the checks admit
 _TOTAL_NUMPY = {"numpy.sum", "numpy.prod", "numpy.mean", "numpy.nansum", "numpy.nanmean", "numpy.any",
                 "numpy.all", "numpy.count_nonzero", "numpy.cumsum", "numpy.cumprod", "numpy.shape", "numpy.ndim",

@@ -134,6 +134,10 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         info = self.info
         if info.library == "mixed":
             raise Unsupported("the loop mixes NumPy and TensorFlow")
+        if self._np and (errstate := self._raising_errstate()) is not None:
+            raise Unsupported(f"line {errstate.lineno}: NumPy raises on floating-point errors here, and the "
+                              "batched code computes on the elements a test skips (`np.log(x[i])` under "
+                              "`if x[i] > 0`), where the loop never does")
         counted = counted_under_a_test(self.ctx, info) if self.lib.kind == "tf" or self.to_tf else None
         if counted is not None:
             raise Unsupported(COUNTED_UNDER_A_TEST.format(name=counted))
@@ -185,6 +189,24 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         result.objects = self._object_lists()  # (no numbers to check, see versioning)
         result.unsafe = self.unsafe
         return result
+
+    def _raising_errstate(self) -> gast.AST | None:
+        """The ``with np.errstate(...)`` around the loop, or a ``np.seterr(...)`` call of the
+        module, that makes a floating-point error other than ignored or warned about (``divide=
+        'raise'``, ``all='call'``; a setting by name, not a literal, may be any), else None."""
+        def raising(call):
+            return any(not (isinstance(k.value, gast.Constant) and k.value.value in ("ignore", "warn"))
+                       for k in call.keywords) or bool(call.args)
+
+        for node in gast.walk(self.ctx.tree):
+            if isinstance(node, gast.With) and any(n is self.info.node for st in node.body for n in gast.walk(st)):
+                for item in node.items:
+                    if isinstance(item.context_expr, gast.Call) and raising(item.context_expr) and \
+                            self.ctx.imports.resolve(item.context_expr.func) == "numpy.errstate":
+                        return node
+            elif isinstance(node, gast.Call) and self.ctx.imports.resolve(node.func) == "numpy.seterr" and raising(node):
+                return node
+        return None
 
     def _drop_unread_indices(self) -> None:
         """Drops ``j = np.arange(...)`` where nothing reads ``j`` (a ragged level's mask that a

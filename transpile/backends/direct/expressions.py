@@ -103,7 +103,7 @@ class ExpressionsMixin:
         finally:
             mixed, self.mixing = self.mixing, outer
         if self._np and not result.stacked and (self.mask is not None or self.partial) and self._in_batched_code(node):
-            self._reached_only(node)
+            self._reached_only(node, result)
         if self._np:
             floaty, wide = self._kinds(node, result)
             floaty, wide = max(floaty, result.floaty), max(wide, result.wide)
@@ -367,6 +367,9 @@ class ExpressionsMixin:
             self.scalar_raising = True
         if self.mask is not None and self._np and left.python != right.python:
             self._masked_python_int(node, *((left, right) if left.python else (right, left)))
+        elif self.mask is not None and self._np and left.stacked != right.stacked:
+            self._masked_unknown_number(node, node.right if left.stacked else node.left,
+                                        *((right, left) if left.stacked else (left, right)))
         if isinstance(node.op, gast.MatMult):
             return convert_matmul_operator(self.lib, left, right, node)
         if type(node.op) not in _BINOPS:
@@ -447,6 +450,20 @@ class ExpressionsMixin:
                               "a value that may be an integer array, where NumPy raises for an int its dtype "
                               "cannot hold (int8 and 1000) on the elements the loop never computes")
         self._check_float64(other.floaty)
+
+    def _masked_unknown_number(self, node, side, number: Val, other: Val) -> None:
+        """``u[i] + k`` under a per-iteration test, ``k`` an invariant number of a kind the code
+        does not show: a Python int beside an integer array raises as a literal does
+        (:meth:`_masked_python_int`), so ``type(k) is not int or 0 <= k <= 127`` is checked in
+        front (a NumPy integer promotes, a float or bool never raises, and every integer dtype
+        holds ``[0, 127]``); where ``k`` is not computed in front, the literal's rule applies."""
+        if number.rank != 0 or number.pytype in ("float", "bool", "complex") or constant_int(side) is not None \
+                or isinstance(side, gast.Constant):
+            return
+        if self._in_front(side):
+            self._check(templates.expr("type(K) is not int or 0 <= K <= 127", K=copy.deepcopy(side)))
+        else:
+            self._masked_python_int(node, number, other)
 
     def _masked_unary(self, node, operand: Val) -> None:
         """``-x[i]`` under a per-iteration test: NumPy raises for ``-`` and ``+`` of a bool

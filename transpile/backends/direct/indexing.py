@@ -505,11 +505,23 @@ class IndexingMixin:
         """
         if not (self._np and (self.mask is not None or self.partial)):
             return
+        what = f"`{gast.unparse(base).strip()}[{', '.join(gast.unparse(c).strip() for c in comps)}]`"
+        for p, c in enumerate(comps):
+            if not isinstance(c, gast.Slice) or (kinds is not None and kinds[p][0] != "slice"):
+                continue
+            # `w[:k]`, `w[::k]`: a bound must be an int, a step an int other than 0
+            if c.step is not None and not constant_int(c.step) or any(
+                    bound is not None and constant_int(bound) is None and not self._in_front(bound)
+                    for bound in (c.lower, c.upper)):
+                raise Unsupported(f"{what} under a per-iteration test: a slice whose step may be 0 or whose "
+                                  "bounds may not be ints, which the loop may never take")
+            for bound in (c.lower, c.upper):
+                if bound is not None and constant_int(bound) is None:
+                    self._integer_names(bound)
         fixed = [p for p, c in enumerate(comps) if not isinstance(c, gast.Slice)
                  and (kinds is None or kinds[p][0] == "fixed")]
         if not fixed:
             return
-        what = f"`{gast.unparse(base).strip()}[{', '.join(gast.unparse(c).strip() for c in comps)}]`"
         if isinstance(base, gast.Call) and len(base.args) == 1 and not base.keywords and \
                 (self.ctx.imports.resolve(base.func) or "") in _CONVERSIONS:
             base = base.args[0]
@@ -532,16 +544,19 @@ class IndexingMixin:
             length = templates.expr(f"{self.lib.alias}.shape(B)[{offset + p}]", B=copy.deepcopy(base))
             c = constant_int(index)
             if c is None:
-                # the names it computes from hold ints (a length, `len(w)` or `w.shape[0]`, is one)
-                measured = {id(m) for n in gast.walk(index) if isinstance(n, (gast.Call, gast.Attribute))
-                            for m in gast.walk(n)}
-                for name in sorted({n.id for n in gast.walk(index) if isinstance(n, gast.Name) and id(n) not in measured}):
-                    self._check(templates.expr(f"{self.lib.alias}.asarray(A).dtype.kind in 'iu'", A=templates.name(name)))
+                self._integer_names(index)
                 self._check(gast.Compare(left=gast.UnaryOp(op=gast.USub(), operand=length), ops=[gast.LtE(), gast.Lt()],
                                          comparators=[copy.deepcopy(index), copy.deepcopy(length)]))
             else:
                 self._check(gast.Compare(left=length, ops=[gast.Gt() if c >= 0 else gast.GtE()],
                                          comparators=[gast.Constant(value=c if c >= 0 else -c, kind=None)]))
+
+    def _integer_names(self, index) -> None:
+        """``np.asarray(k).dtype.kind in 'iu'`` for each name ``index`` computes from (a length,
+        ``len(w)`` or ``w.shape[0]``, is an int already)."""
+        measured = {id(m) for n in gast.walk(index) if isinstance(n, (gast.Call, gast.Attribute)) for m in gast.walk(n)}
+        for name in sorted({n.id for n in gast.walk(index) if isinstance(n, gast.Name) and id(n) not in measured}):
+            self._check(templates.expr(f"{self.lib.alias}.asarray(A).dtype.kind in 'iu'", A=templates.name(name)))
 
     def _boolean_index(self, index, seen: frozenset = frozenset()) -> bool:
         """Whether the code shows ``index`` may be a bool: a comparison, ``not``, ``and``/``or``,

@@ -260,10 +260,75 @@ class LevelsMixin:
             return False
         if not _bound_once(fdef, name):
             return False
-        # a parameter, or a local bound to a new array (`np.zeros(...)`): no other name reaches it
+        # a local bound to a new array (`np.zeros(...)`): no other name reaches it; a parameter:
+        # another parameter may be the same list or array (`f(l, l)`), or hold it, and nothing
+        # may resize what another name reaches
         value = self.aliases.get(name)
-        return name in {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs} or \
-            isinstance(value, gast.Call) and self.ctx.imports.resolve(value.func) in _FRESH_CALLS
+        if name in {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs}:
+            return not self._resizes_others(fdef, name, last)
+        return isinstance(value, gast.Call) and self.ctx.imports.resolve(value.func) in _FRESH_CALLS
+
+    def _resizes_others(self, fdef, name: str, last: int) -> bool:
+        """Whether code of ``fdef`` up to line ``last`` may resize or reshape an array or list
+        that a name other than ``name`` reaches, which may be ``name``'s own (the same list
+        passed twice, ``f(l, l)``, or one an object holds): a method call on such a name other
+        than one that only reads (``ys.append(v)``, ``y.resize(...)``, ``holder.grow()``), a call
+        of a function that is neither NumPy's nor a builtin with such a name as an argument, an
+        attribute stored (``y.shape = ...``), a slice stored, ``+=`` or ``del`` on it. A local
+        bound to a new array or a literal reaches nothing else; the loop's own calls are proven
+        pure by the analysis."""
+        def root(node):
+            while isinstance(node, (gast.Attribute, gast.Subscript)):
+                node = node.value
+            return node
+
+        params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs}
+
+        def known(value):  # a call of NumPy, TensorFlow, a builtin or math: a list it returns is new
+            return isinstance(value, gast.Call) and (self.ctx.imports.resolve(value.func) or "").startswith(
+                ("numpy.", "tensorflow.", "builtins.", "math."))
+
+        def own(value, local):  # `ta = ta.write(i, v)`: a method of its own value
+            return isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
+                and isinstance(root(value.func), gast.Name) and root(value.func).id == local
+
+        def reaches(local):  # a parameter, or bound to what a name, an item or a function of the module gives
+            return local in params or any(
+                isinstance(st, gast.Assign) and isinstance(st.value, (gast.Name, gast.Attribute, gast.Subscript, gast.Call))
+                and not known(st.value) and not own(st.value, local)
+                and any(isinstance(n, gast.Name) and n.id == local for t in st.targets for n in gast.walk(t))
+                for st in gast.walk(fdef))
+
+        def other(node):  # reaches what another name reaches
+            r = root(node)
+            return isinstance(r, gast.Name) and r.id != name and self.ctx.imports.resolve(r) is None and reaches(r.id)
+
+        inside = {id(n) for n in gast.walk(self.info.node)}  # (the loop's own calls are proven pure)
+        for node in gast.walk(fdef):
+            if getattr(node, "lineno", 0) > last or id(node) in inside:
+                continue
+            if isinstance(node, gast.Call):
+                callee = self.ctx.imports.resolve(node.func) or ""
+                if isinstance(node.func, gast.Attribute) and not callee and other(node.func.value) \
+                        and node.func.attr not in _READING_METHODS:
+                    return True
+                reading = isinstance(node.func, gast.Attribute) and not callee and node.func.attr in _READING_METHODS
+                if not reading and not callee.startswith(("numpy.", "builtins.", "math.", "tensorflow.")) and any(
+                        other(a.value if isinstance(a, gast.Starred) else a) for a in node.args + [k.value for k in node.keywords]):
+                    return True
+            elif isinstance(node, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Delete)):
+                targets = node.targets if isinstance(node, (gast.Assign, gast.Delete)) else [node.target]
+                for t in targets:
+                    for n in gast.walk(t):
+                        if isinstance(n, gast.Attribute) and isinstance(n.ctx, (gast.Store, gast.Del)) and other(n):
+                            return True
+                        # (a list's slice assignment resizes it; an array's index of a tuple, `c[k, :]`, never)
+                        if isinstance(n, gast.Subscript) and isinstance(n.ctx, (gast.Store, gast.Del)) and other(n) and (
+                                isinstance(node, gast.Delete) or isinstance(n.slice, gast.Slice)):
+                            return True
+                    if isinstance(node, (gast.AugAssign, gast.Delete)) and isinstance(t, gast.Name) and other(t):
+                        return True
+        return False
 
     def _same_length(self, a: str | None, b: str | None) -> bool:
         """True when arrays ``a`` and ``b`` provably have the same number of rows."""
@@ -655,6 +720,12 @@ class LevelsMixin:
         # (guarded: with no trips the loop leaves the start as it was, an int stays an int)
         self.out += templates.replace(f"if len(TRIPS) > 0:\n    {name} = {name} + len(TRIPS) * STEP",
                                       TRIPS=trips, STEP=step)
+
+
+#: methods that read an array or list and change neither its length nor its shape
+_READING_METHODS = {"copy", "sum", "mean", "prod", "max", "min", "argmax", "argmin", "any", "all", "astype",
+                    "reshape", "ravel", "flatten", "tolist", "item", "dot", "transpose", "conj", "count", "index",
+                    "std", "var", "cumsum", "cumprod", "round", "clip", "nonzero", "get", "keys", "values", "items"}
 
 
 def _bound_once(function, name) -> bool:
