@@ -92,6 +92,19 @@ def test_a_private_difference_is_read_through_its_value_and_its_binding_dropped(
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
 
 
+def test_a_norm_of_the_difference_is_the_square_root_of_the_expansion():
+    source = PRIVATE.replace("d = a[i] - b[j]", "pass").replace("np.sum(d * d)", "np.linalg.norm(a[i] - b[j])")
+    result = _fast(source, shapes={"a": 2, "b": 2})
+    assert ("np.sqrt(np.maximum(np.einsum('ij,ij->i', b, b)[:, np.newaxis] + np.einsum('ij,ij->i', a, a) "
+            "- 2 * b @ a.T, 0))") in result.code
+    assert "sum((a[i] - b[j]) ** 2)" in result.plans[0].unsafe
+    rng = np.random.default_rng(4)
+    want, got = _run(source, result.code, "squared", rng.standard_normal((6, 3)), rng.standard_normal((2, 3)))
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    ordered = source.replace("np.linalg.norm(a[i] - b[j])", "np.linalg.norm(a[i] - b[j], ord=1)")
+    assert "@" not in transpile_source(ordered, "m.py", fast_math=True, shapes={"a": 2, "b": 2}).code
+
+
 def test_the_checks_run_the_loop_where_the_identity_would_differ():
     """A row of length 1 broadcasts in the loop's `-` (the identity would sum one square),
     ints would wrap or stay exact, float32 beside float64 rounds the loop's difference in

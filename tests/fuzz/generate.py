@@ -989,8 +989,9 @@ class _Builder:
                                  "m2.astype(np.float32)"))
         setup = (f"h{k} = m2[::-1] * 0.5" if other == "h" else f"h{k} = {other}",
                  f"t{k} = np.zeros((len(x), len(x)))")
-        square = self.rng.choice(("(m2[i] - h{k}[j]) ** 2", "np.square(h{k}[j] - m2[i])", "d * d"))
-        body = ["for j in range(len(x)):", f"    t{k}[i, j] = np.sum({square.format(k=k)})"]
+        square = self.rng.choice(("(m2[i] - h{k}[j]) ** 2", "np.square(h{k}[j] - m2[i])", "d * d", "norm"))
+        total = f"np.linalg.norm(m2[i] - h{k}[j]) ** 2" if square == "norm" else f"np.sum({square.format(k=k)})"
+        body = ["for j in range(len(x)):", f"    t{k}[i, j] = {total}"]
         if square == "d * d":
             body.insert(1, f"    d = m2[i] - h{k}[j]")
         if self.rng.random() < 0.15:

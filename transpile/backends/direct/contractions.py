@@ -41,6 +41,8 @@ LOOP_LETTERS = "abcdefghij" + string.ascii_uppercase
 ITEM_LETTERS = "klmn"
 #: Sums the idiom replaces, by resolved name (``method.sum`` is ``(a * b).sum()``).
 SUMS = ("numpy.sum", "method.sum")
+#: Norms the squared-distance expansion also takes (the square root of such a sum).
+NORMS = ("numpy.linalg.norm",)
 #: Why a rewrite with the expanded squared distance is an unsafe fix.
 EXPANDED = ("expands the squared distance `sum({expr})` as |a|**2 + |b|**2 - 2 a.b (a matrix product, no "
             "intermediate of the differences); it loses precision where points are close relative to their norms")
@@ -123,10 +125,10 @@ class ContractionsMixin:
         larger than that factor, and the sum as written costs no more memory). The result
         must vary along every loop axis. Records the dtype checks and the unsafe fix.
         """
-        if name not in SUMS or not self._np or not self.ctx.reassociate:
+        if name not in SUMS + NORMS or not self._np or not self.ctx.reassociate:
             return None
         expanded = self._expanded_distance(node, name, value)
-        if expanded is not None:
+        if expanded is not None or name in NORMS:
             return expanded
         summed = [node.func.value, *node.args] if name == "method.sum" else node.args
         if len(summed) != 1 or any(k.arg != "axis" for k in node.keywords) or not all(value.full):
@@ -184,8 +186,8 @@ class ContractionsMixin:
         return value.with_node(call, fused=None)
 
     def _expanded_distance(self, node: gast.Call, name: str, value: Val) -> Val | None:
-        """``np.sum((a[i] - b[j]) ** 2)`` (or ``np.square(d)``, ``d * d`` of ``d = a[i] - b[j]``)
-        over a nest of ``i`` and ``j``, as ``|a|**2 + |b|**2 - 2 a.b``: two row norms and one
+        """``np.sum((a[i] - b[j]) ** 2)`` (or ``np.square(d)``, ``d * d`` of ``d = a[i] - b[j]``;
+        ``np.linalg.norm(a[i] - b[j])`` is its square root) over a nest of ``i`` and ``j``, as ``|a|**2 + |b|**2 - 2 a.b``: two row norms and one
         matrix product, clamped at 0:
         ``np.maximum(np.einsum('ij,ij->i', a, a)[:, np.newaxis] + np.einsum('ij,ij->i', b, b)
         - 2 * a @ b.T, 0)``. The broadcast form builds the ``(n, m, d)`` differences, ``d``
@@ -209,7 +211,8 @@ class ContractionsMixin:
         if len(summed) != 1 or not all(value.full) or value.rank != 0 or any(
                 k.arg != "axis" or constant_int(k.value) not in (0, -1) for k in node.keywords):
             return None
-        difference = private = _squared(self.ctx, summed[0])
+        # `np.linalg.norm(d)` of a vector is the square root of the sum of its squares
+        difference = private = summed[0] if name in NORMS else _squared(self.ctx, summed[0])
         if isinstance(difference, gast.Name):
             difference = self._body_binding(difference.id)
         if not (isinstance(difference, gast.BinOp) and isinstance(difference.op, gast.Sub)):
@@ -242,8 +245,10 @@ class ContractionsMixin:
         if isinstance(private, gast.Name):
             self.replaced_privates.add(private.id)  # (a private: the loop's value is not read after it)
         if self.unsafe is None:
-            self.unsafe = EXPANDED.format(expr=gast.unparse(summed[0]).strip())
-        return value.with_node(self.lib.call("maximum", total, gast.Constant(value=0, kind=None)), fused=None)
+            squares = f"({gast.unparse(summed[0]).strip()}) ** 2" if name in NORMS else gast.unparse(summed[0]).strip()
+            self.unsafe = EXPANDED.format(expr=squares)
+        clamped = self.lib.call("maximum", total, gast.Constant(value=0, kind=None))
+        return value.with_node(self.lib.call("sqrt", clamped) if name in NORMS else clamped, fused=None)
 
     def _body_binding(self, name: str) -> gast.expr | None:
         """The value of the one assignment to ``name`` in the loop body (any level), else None."""
