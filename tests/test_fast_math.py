@@ -36,7 +36,7 @@ def squared(a, b):
     return out
 """
 EXPANDED = ("np.maximum(np.einsum('ij,ij->i', X, X)[:, np.newaxis] + np.einsum('ij,ij->i', X_ref, X_ref) "
-            "- 2 * X @ X_ref.T, 0)")
+            "- 2 * (X @ X_ref.T), 0)")
 
 
 def _fast(source, **options):
@@ -85,7 +85,7 @@ def test_a_private_difference_is_read_through_its_value_and_its_binding_dropped(
     code = _fast(PRIVATE, shapes={"a": 2, "b": 2}).code
     batched = code.split("else:")[0]
     assert ("out[:len(b), :len(a)] = np.maximum(np.einsum('ij,ij->i', b, b)[:, np.newaxis] + "
-            "np.einsum('ij,ij->i', a, a) - 2 * b @ a.T, 0)") in batched
+            "np.einsum('ij,ij->i', a, a) - 2 * (b @ a.T), 0)") in batched
     assert "d = " not in batched  # the (m, n, d) differences are never built
     rng = np.random.default_rng(2)
     want, got = _run(PRIVATE, code, "squared", rng.standard_normal((5, 4)), rng.standard_normal((3, 4)))
@@ -96,7 +96,7 @@ def test_a_norm_of_the_difference_is_the_square_root_of_the_expansion():
     source = PRIVATE.replace("d = a[i] - b[j]", "pass").replace("np.sum(d * d)", "np.linalg.norm(a[i] - b[j])")
     result = _fast(source, shapes={"a": 2, "b": 2})
     assert ("np.sqrt(np.maximum(np.einsum('ij,ij->i', b, b)[:, np.newaxis] + np.einsum('ij,ij->i', a, a) "
-            "- 2 * b @ a.T, 0))") in result.code
+            "- 2 * (b @ a.T), 0))") in result.code
     assert "sum((a[i] - b[j]) ** 2)" in result.plans[0].unsafe
     rng = np.random.default_rng(4)
     want, got = _run(source, result.code, "squared", rng.standard_normal((6, 3)), rng.standard_normal((2, 3)))
@@ -149,3 +149,41 @@ def test_the_command_line_flag(tmp_path):
     assert EXPANDED in result.output
     plain = CliRunner().invoke(app, ["transpile", str(source)])
     assert plain.exit_code == 0 and "@" not in plain.output
+
+
+TF_PAIRS = '''import tensorflow as tf
+
+def pairwise(a, b):
+    """Args:
+      a: float32 [n, dim].
+      b: float32 [m, dim].
+    """
+    rows = []
+    for i in range(a.shape[0]):
+        row = []
+        for j in range(b.shape[0]):
+            row.append(tf.norm(a[i] - b[j]))
+        rows.append(tf.stack(row))
+    return tf.stack(rows)
+'''
+
+
+def test_tensorflow_norms_expand_where_the_docstring_gives_both_rows_one_length():
+    """TensorFlow code runs no check in front: the rows must be declared of one length (`dim`
+    in both docstring shapes); with two names (`[n, d]`, `[m, e]`) the differences stay."""
+    code = _fast(TF_PAIRS, backend="direct").code
+    assert ("rows = tf.sqrt(tf.maximum(tf.einsum('ij,ij->i', a, a)[:, tf.newaxis] + tf.einsum('ij,ij->i', b, b) "
+            "- 2 * tf.matmul(a, b, transpose_b=True), 0))") in code
+    other = TF_PAIRS.replace("b: float32 [m, dim]", "b: float32 [m, e]")
+    assert "matmul" not in transpile_source(other, "m.py", fast_math=True, backend="direct").code
+
+
+def test_tensorflow_norms_equal_the_loop_to_float32_rounding(tf):
+    code = _fast(TF_PAIRS, backend="direct").code
+    rng = np.random.default_rng(5)
+    a = tf.constant(rng.standard_normal((7, 4)), tf.float32)
+    b = tf.constant(rng.standard_normal((5, 4)), tf.float32)
+    want = run_module(TF_PAIRS)["pairwise"](a, b).numpy()
+    got = run_module(code)["pairwise"](a, b).numpy()
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

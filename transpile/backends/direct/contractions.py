@@ -43,6 +43,9 @@ ITEM_LETTERS = "klmn"
 SUMS = ("numpy.sum", "method.sum")
 #: Norms the squared-distance expansion also takes (the square root of such a sum).
 NORMS = ("numpy.linalg.norm",)
+#: TensorFlow's sums and norms the squared-distance expansion takes.
+TF_SUMS = ("tensorflow.reduce_sum", "tensorflow.math.reduce_sum")
+TF_NORMS = ("tensorflow.norm", "tensorflow.linalg.norm")
 #: Why a rewrite with the expanded squared distance is an unsafe fix.
 EXPANDED = ("expands the squared distance `sum({expr})` as |a|**2 + |b|**2 - 2 a.b (a matrix product, no "
             "intermediate of the differences); it loses precision where points are close relative to their norms")
@@ -125,6 +128,8 @@ class ContractionsMixin:
         larger than that factor, and the sum as written costs no more memory). The result
         must vary along every loop axis. Records the dtype checks and the unsafe fix.
         """
+        if self.lib.kind == "tf" and not self.to_tf and name in TF_SUMS + TF_NORMS and self.ctx.reassociate:
+            return self._expanded_distance(node, name, value)
         if name not in SUMS + NORMS or not self._np or not self.ctx.reassociate:
             return None
         expanded = self._expanded_distance(node, name, value)
@@ -190,7 +195,7 @@ class ContractionsMixin:
         ``np.linalg.norm(a[i] - b[j])`` is its square root) over a nest of ``i`` and ``j``, as ``|a|**2 + |b|**2 - 2 a.b``: two row norms and one
         matrix product, clamped at 0:
         ``np.maximum(np.einsum('ij,ij->i', a, a)[:, np.newaxis] + np.einsum('ij,ij->i', b, b)
-        - 2 * a @ b.T, 0)``. The broadcast form builds the ``(n, m, d)`` differences, ``d``
+        - 2 * (a @ b.T), 0)``. The broadcast form builds the ``(n, m, d)`` differences, ``d``
         times the result; this form needs the ``(n, m)`` result only and runs the product
         through BLAS. It is the identity scikit-learn's ``euclidean_distances`` uses, and
         CS231n's "no loops" distances; SciPy's ``cdist`` keeps the differences for precision.
@@ -201,6 +206,9 @@ class ContractionsMixin:
         ``--fast-math``), as an unsafe fix. ``a[i]`` and ``b[j]`` must be rows of two 2-D
         float32 or float64 arrays of one dtype and one row length (checked in front: the loop's
         ``-`` broadcasts a row of length 1, the identity would not), each read by one loop index.
+        In TensorFlow code (``tf.norm``, ``tf.reduce_sum``), where nothing is checked in front,
+        the docstring must declare both row lengths by one name (``a: [n, dim]``, ``b: [m,
+        dim]``); the product is ``tf.matmul(a, b, transpose_b=True)``.
 
         Returns:
             The batched sum, or None where the idiom does not apply.
@@ -212,13 +220,14 @@ class ContractionsMixin:
                 k.arg != "axis" or constant_int(k.value) not in (0, -1) for k in node.keywords):
             return None
         # `np.linalg.norm(d)` of a vector is the square root of the sum of its squares
-        difference = private = summed[0] if name in NORMS else _squared(self.ctx, summed[0])
+        norm = name in NORMS + TF_NORMS
+        difference = private = summed[0] if norm else _squared(self.ctx, summed[0])
         if isinstance(difference, gast.Name):
             difference = self._body_binding(difference.id)
         if not (isinstance(difference, gast.BinOp) and isinstance(difference.op, gast.Sub)):
             return None
         sides = [difference.left, difference.right]
-        seen = [self._seen(p) for p in sides]
+        seen = [self._seen(p) or self._aside(p) for p in sides]  # (TensorFlow code records no values)
         seen = [None if v is None or not v.stacked else lift(self.lib, v, 2) for v in seen]
         if any(v is None or v.rank != 1 or v.full not in ((True, False), (False, True)) for v in seen) \
                 or seen[0].full == seen[1].full or not all(
@@ -229,15 +238,25 @@ class ContractionsMixin:
         operands = [squeezed(v.node, list(v.full)) for v in seen]
         if any(op is None for op in operands):
             return None
+        tf = self.lib.kind == "tf"
+        if tf:
+            # no check runs in front of TensorFlow code: the rows must be declared of one
+            # length (`a: [n, dim]`, `b: [m, dim]`), where the loop's `-` broadcasts a row of 1
+            shapes = [self._shape_of(b) for b in bases]
+            if any(sh is None or sh.rank != 2 for sh in shapes) or shapes[0].dim(1) is None \
+                    or shapes[0].dim(1) != shapes[1].dim(1):
+                return None
         norms = [self.lib.call("einsum", gast.Constant(value="ij,ij->i", kind=None), op, copy.deepcopy(op))
                  for op in operands]
         outer, inner = (0, 1) if seen[0].full[0] else (1, 0)
         norms[outer] = gast.Subscript(value=norms[outer], slice=gast.Tuple(
             elts=[gast.Slice(lower=None, upper=None, step=None), self.lib.newaxis], ctx=gast.Load()), ctx=gast.Load())
-        total = templates.expr("A + B - 2 * X @ Y.T", A=norms[outer], B=norms[inner],
-                               X=copy.deepcopy(operands[outer]), Y=copy.deepcopy(operands[inner]))
+        product = self.lib.call("matmul", copy.deepcopy(operands[outer]), copy.deepcopy(operands[inner]),
+                                transpose_b=True) if tf else \
+            templates.expr("X @ Y.T", X=copy.deepcopy(operands[outer]), Y=copy.deepcopy(operands[inner]))
+        total = templates.expr("A + B - 2 * C", A=norms[outer], B=norms[inner], C=product)
         np_ = self.lib.alias
-        for check in [f"type({b}) is {np_}.ndarray and {b}.dtype.char in 'fd'" for b in dict.fromkeys(bases)] + \
+        for check in [] if tf else [f"type({b}) is {np_}.ndarray and {b}.dtype.char in 'fd'" for b in dict.fromkeys(bases)] + \
                 [f"{bases[1]}.dtype == {bases[0]}.dtype", f"{bases[0]}.shape[-1] == {bases[1]}.shape[-1]"]:
             test = templates.expr(check)
             if gast.dump(test) not in {gast.dump(c) for c in self.checks}:
@@ -245,10 +264,10 @@ class ContractionsMixin:
         if isinstance(private, gast.Name):
             self.replaced_privates.add(private.id)  # (a private: the loop's value is not read after it)
         if self.unsafe is None:
-            squares = f"({gast.unparse(summed[0]).strip()}) ** 2" if name in NORMS else gast.unparse(summed[0]).strip()
+            squares = f"({gast.unparse(summed[0]).strip()}) ** 2" if norm else gast.unparse(summed[0]).strip()
             self.unsafe = EXPANDED.format(expr=squares)
         clamped = self.lib.call("maximum", total, gast.Constant(value=0, kind=None))
-        return value.with_node(self.lib.call("sqrt", clamped) if name in NORMS else clamped, fused=None)
+        return value.with_node(self.lib.call("sqrt", clamped) if norm else clamped, fused=None)
 
     def _body_binding(self, name: str) -> gast.expr | None:
         """The value of the one assignment to ``name`` in the loop body (any level), else None."""
