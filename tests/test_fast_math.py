@@ -8,6 +8,7 @@ dtypes, lists) or where the user did not ask to trade precision."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from typer.testing import CliRunner
 
 from pforge.cli.main import app
@@ -187,3 +188,52 @@ def test_tensorflow_norms_equal_the_loop_to_float32_rounding(tf):
     got = run_module(code)["pairwise"](a, b).numpy()
     assert got.dtype == want.dtype and got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+FORMS = '''import numpy as np
+
+def f(X, Y):
+    out = np.zeros((len(X), len(Y)))
+    s = 0.0
+    for i in range(len(X)):
+        for j in range(len(Y)):
+            BODY
+    return out, s
+'''
+
+
+@pytest.mark.parametrize("body, expanded", [
+    ("out[i, j] = ((X[i] - Y[j]) ** 2).sum()", True),
+    ("out[i, j] = np.sum((X[i] - Y[j]) ** 2, axis=0)", True),
+    ("out[i, j] = np.sum((X[i] - Y[j]) ** 2, axis=-1)", True),
+    ("s += np.sum((X[i] - Y[j]) ** 2)", True),  # (the sum of the expanded matrix)
+    ("out[i, j] = np.sum((X[i] - Y[j]) ** 2, initial=-1)", False),  # another sum than the squares
+    ("out[i, j] = np.sum((X[i] + Y[j]) ** 2)", False),  # a sum's square expands with + 2 a.b
+    ("out[i, j] = np.sum((X[i] - 2.0 * Y[j]) ** 2)", False),  # a row times a number
+    ("out[i, j] = np.sum((X[i, :2] - Y[j, :2]) ** 2)", False),  # part of a row
+    ("out[i, j] = np.sum((X[i] - Y[j]) ** 3)", False),
+])
+def test_which_sums_expand_and_each_equals_the_loop(body, expanded):
+    source = FORMS.replace("BODY", body)
+    result = transpile_source(source, "m.py", fast_math=True, shapes={"X": 2, "Y": 2})
+    assert (" @ " in result.code) == expanded, result.code
+    if expanded:
+        assert "np.einsum('ij,ij->i', X, X)[:, np.newaxis] + np.einsum('ij,ij->i', Y, Y)" in result.code
+        if not body.startswith("s +="):  # (a reassociated sum names itself first)
+            assert "(X[i] - Y[j]) ** 2" in result.plans[0].unsafe
+    rng = np.random.default_rng(6)
+    x, y = rng.standard_normal((5, 4)), rng.standard_normal((3, 4))
+    want = run_module(source)["f"](x.copy(), y.copy())
+    got = run_module(result.code)["f"](x.copy(), y.copy())
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-10, atol=1e-12)
+    assert abs(got[1] - want[1]) <= 1e-10 * max(1.0, abs(want[1]))
+
+
+def test_rows_of_matrices_keep_the_differences():
+    """Rows that are matrices (3-D arrays): the row norms as written are for vectors."""
+    source = FORMS.replace("BODY", "out[i, j] = np.sum((X[i] - Y[j]) ** 2)")
+    result = _fast(source, shapes={"X": 3, "Y": 3})
+    assert " @ " not in result.code
+    rng = np.random.default_rng(7)
+    x, y = rng.standard_normal((4, 2, 3)), rng.standard_normal((3, 2, 3))
+    np.testing.assert_allclose(run_module(result.code)["f"](x, y)[0], run_module(source)["f"](x, y)[0], rtol=1e-12)
