@@ -244,16 +244,19 @@ def explain(
                                             "reduce, collect, gather, scatter, snapshot, inner "
                                             "loop), "
                                             "in order.")] = False,
+    fast_math: Annotated[bool, typer.Option("--fast-math", help="Explain the rewrite "
+                                            "`pforge transpile --fast-math` makes.")] = False,
 ):
-    """Shows, per loop: iteration space, each name's class, dependences, verdict, and the
+    """Shows, per loop: iteration space, each name's class, dependences, verdict, the
     backend chosen with the reason (``auto`` falls back to pfor when an op has no batching rule
-    or a rank is unknown, and names it). With ``--plan``, the vector plan that both backends
-    print."""
+    or a rank is unknown, and names it), and what the rewrite holds at once (its largest
+    batched value, against the loop's one at a time). With ``--plan``, the vector plan that
+    both backends print."""
     path, _, func = target.partition("::")
     if output_format not in ("text", "json"):
         _fail(f"--format must be text or json, not {output_format!r}")
     try:
-        result, _ = _transpile_file(path, backend, shapes, probe, vector_plans=show_plan)
+        result, _ = _transpile_file(path, backend, shapes, probe, vector_plans=show_plan, fast_math=fast_math)
     except (SourceError, ValueError) as exc:
         _fail(str(exc))
     plans = [p for p in result.plans if not func or p.function == func
@@ -279,6 +282,8 @@ def explain(
         out.print(f"[bold]{escape(where)}[/bold] ({plan.library}): {verdict}, {done}")
         if plan.rewritten and plan.backend_note:
             out.print(f"  backend: {plan.backend}, because {escape(plan.backend_note)}")
+        if plan.rewritten and plan.footprint:
+            out.print(f"  memory: {escape(plan.footprint)}")
         table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
         for column in ("line", "level", "iteration space", "names", "verdict"):
             table.add_column(column)

@@ -237,3 +237,16 @@ def test_rows_of_matrices_keep_the_differences():
     rng = np.random.default_rng(7)
     x, y = rng.standard_normal((4, 2, 3)), rng.standard_normal((3, 2, 3))
     np.testing.assert_allclose(run_module(result.code)["f"](x, y)[0], run_module(source)["f"](x, y)[0], rtol=1e-12)
+
+
+def test_explain_says_what_each_form_holds_at_once(tmp_path):
+    """The broadcast differences hold n_q x n_r rows at once; the expansion holds no row."""
+    source = tmp_path / "knn.py"
+    source.write_text(KNN)
+    plain = CliRunner().invoke(app, ["explain", str(source)])
+    assert plain.exit_code == 0, plain.output
+    assert ("memory: `X[:, np.newaxis] - X_ref[np.newaxis]`: n_q × n_r values of rank 1 at once, where the "
+            "loop holds one at a time") in plain.output
+    fast = CliRunner().invoke(app, ["explain", str(source), "--fast-math"])
+    assert fast.exit_code == 0 and "rewritten by the direct backend" in fast.output
+    assert "memory:" not in fast.output

@@ -63,6 +63,9 @@ class LoopPlan:
             applied (``unsafe=False``, i.e. ``check --fix`` without ``--unsafe-fixes``).
         vector_plan: the vector plan of a vectorizable loop, one line per recipe
             (:mod:`pforge.transpile.vplan`); empty unless ``transpile_source`` was asked for it.
+        footprint: for a rewrite, the largest per-iteration value the batched code holds for
+            many iterations at once and for how many (``pforge explain`` prints it: memory
+            is that count times one value's size, where the loop holds one), or "".
     """
 
     lineno: int
@@ -80,6 +83,7 @@ class LoopPlan:
     backend_note: str = ""
     held_back: bool = False
     vector_plan: tuple[str, ...] = ()
+    footprint: str = ""
 
 
 def level_verdict(info: LoopInfo) -> str:
@@ -218,4 +222,5 @@ def plan_for(info: LoopInfo, rewrite, note: str | None, backend: str, backend_no
                     backend if rewrite is not None else None,
                     rewrite.pattern if rewrite else _outputs(info), tuple(remarks), tuple(levels),
                     (unsafe_reason(info) or getattr(rewrite, "unsafe", None)) if info.vectorizable else None,
-                    backend_note if rewrite is not None else "", held_back, vector_plan)
+                    backend_note if rewrite is not None else "", held_back, vector_plan,
+                    getattr(rewrite, "footprint", "") if rewrite is not None else "")

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 
 import gast
 
+from pforge.transpile.spaces import constant_int
+
 from pforge.transpile import analysis, ranks, templates
 from pforge.transpile.analysis import COMPREHENSION, LoopInfo, ModuleContext
 from pforge.transpile.backends.direct.collectors import CollectorsMixin
@@ -68,6 +70,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.locals: dict[str, Val] = {}
         self.aliases: dict[str, gast.expr] = {}
         self.levels: list[_Level] = []
+        self.trips: dict[int, object] = {}  # depth -> the first level's index there (an Ind), for explain
         self.mask: Val | None = None
         self.partial = 0  # operands after an invariant `and`/`or` operand: reached only where it lets them
         self.in_branch = False
@@ -188,7 +191,41 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         result.prelude = list(self.prelude)
         result.objects = self._object_lists()  # (no numbers to check, see versioning)
         result.unsafe = self.unsafe
+        result.footprint = self._footprint()
         return result
+
+    def _footprint(self) -> str:
+        """What the batched code holds at once against the loop: the per-iteration value of
+        the highest rank (then the most loop axes) that it computes for many iterations at a
+        time, as ``"`X[:, np.newaxis] - Y[np.newaxis]`: n × m values of rank 1 at once, where
+        the loop holds one"``; "" where every such value is a number per iteration (or in
+        TensorFlow code, whose values pforge does not record). An estimate for ``pforge
+        explain``: its memory is the product of those trip counts times one value's size."""
+        printed = "\n".join(gast.unparse(st) for st in self.out)
+        best = None
+        for _, val in self.seen_vals.values():
+            # (a value the code prints, and computes: a view of an array, `x[:n, np.newaxis]`, is none)
+            if val.stacked and val.rank and any(val.full) and not _view(val.node) \
+                    and gast.unparse(val.node).strip() in printed:
+                key = (val.rank, sum(val.full))
+                if best is None or key > best[0]:
+                    best = (key, val)
+        if best is None:
+            return ""
+        (rank, _), val = best
+        trips = []
+        for depth, full in enumerate(val.full, 1):
+            ind = self.trips.get(depth)
+            if not full or not isinstance(ind, Ind):
+                continue
+            stop = gast.unparse(ind.stop).strip()
+            simple = (ind.start is None or constant_int(ind.start) == 0) and ind.step is None
+            trips.append(stop if simple else f"len(range({gast.unparse(ind.start).strip()}, {stop}"
+                         + (f", {gast.unparse(ind.step).strip()}" if ind.step is not None else "") + "))")
+        text = gast.unparse(val.node).strip()
+        text = text if len(text) <= 90 else text[:87] + "..."
+        return (f"`{text}`: {' × '.join(trips)} values of rank {rank} at once, where the loop holds one "
+                "at a time")
 
     def _raising_errstate(self) -> gast.AST | None:
         """The ``with np.errstate(...)`` around the loop, or a ``np.seterr(...)`` call of the
@@ -571,3 +608,15 @@ class _ToTensorFlow(gast.NodeTransformer):
         if name.startswith("numpy."):
             return templates.expr(f"{self.tnp}.{name[len('numpy.'):]}")
         return self.generic_visit(node)
+
+
+def _view(node) -> bool:
+    """Whether ``node`` is a name or a basic slice of one (``x[:n, np.newaxis]``): a view,
+    which holds no values of its own."""
+    while isinstance(node, gast.Subscript):
+        parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        if not all(isinstance(p, gast.Slice) or (isinstance(p, gast.Constant) and p.value is None)
+                   or (isinstance(p, gast.Attribute) and p.attr == "newaxis") for p in parts):
+            return False
+        node = node.value
+    return isinstance(node, gast.Name)

@@ -65,6 +65,7 @@ class LevelsMixin:
         self._block(info.body, later, depth)
         self._end_scans(info)
         self.mask = saved_mask
+        self.trips.setdefault(depth, level.ind)  # (for :meth:`_footprint`)
         self.levels.pop()
         # Names bound only in this level are private to it (the analysis proved they are not
         # read after it); names of outer levels keep their updated values.
