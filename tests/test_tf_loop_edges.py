@@ -163,3 +163,19 @@ def test_a_python_number_rebound_in_a_kept_loop_keeps_the_function_unstaged():
     before, after = run_module(SOURCE), run_module(result.code)
     x = tf.constant([1.0, 0.25, 3.0, -4.0])
     assert np.array_equal(before["number_then_tensor"](x).numpy(), after["number_then_tensor"](x).numpy())
+
+
+def test_a_negative_number_rebound_in_a_kept_loop_keeps_the_function_unstaged():
+    """Fuzz seed 8250600: `w = -1` is a Python number too (a minus on a literal); staged, the
+    kept loop's `tf.maximum(w, x[i])` met an int32 `w` beside float64 `x` (TypeError)."""
+    source = SOURCE.replace("w = 2\n", "w = -1\n")
+    assert "w = -1" in source
+    result = transpile_source(source, "m.py", backend="direct", shapes={"x": 1})
+    plans = [p for p in result.plans if p.function == "number_then_tensor"]
+    assert any("binds `w`, a Python number before it" in r.message for p in plans for r in p.remarks), \
+        [r.message for p in plans for r in p.remarks]
+    code = result.code[result.code.index("def number_then_tensor") - 20:]
+    assert "@tf.function" not in code.split("def bound_under_a_test")[0]
+    x = tf.constant([1.0, 0.25, 3.0, -4.0], tf.float64)
+    before, after = run_module(source), run_module(result.code)
+    assert np.array_equal(before["number_then_tensor"](x).numpy(), after["number_then_tensor"](x).numpy())

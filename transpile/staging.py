@@ -117,8 +117,11 @@ def _python_number_carried(fdef, loop) -> gast.Name | None:
     ``tf.while_loop`` over a range of unknown length needs one dtype on every iteration)."""
     stored = {n.id for n in gast.walk(loop) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
     for node in gast.walk(fdef):
-        if isinstance(node, gast.Assign) and node.lineno < loop.lineno and isinstance(node.value, gast.Constant) \
-                and (node.value.value is None or type(node.value.value) in (int, float, bool)):
+        value = node.value if isinstance(node, gast.Assign) else None
+        while isinstance(value, gast.UnaryOp) and isinstance(value.op, (gast.USub, gast.UAdd)):
+            value = value.operand  # `w2 = -1` is a number too (fuzz seed 8250600)
+        if isinstance(node, gast.Assign) and node.lineno < loop.lineno and isinstance(value, gast.Constant) \
+                and (value.value is None or type(value.value) in (int, float, bool)):
             for target in node.targets:
                 if isinstance(target, gast.Name) and target.id in stored:
                     return target
