@@ -998,6 +998,33 @@ class _Builder:
             body[-1] = body[-1].replace(f"h{k}[j]", f"h{k}[i]")  # one loop's rows
         return Fragment("squared distance", VECTORIZE, tuple(body), setup, outputs=(f"t{k}",), fast_math=True)
 
+    def _kept_running(self, k):
+        """A running minimum or maximum an inner loop keeps as a loop (each inner iteration reads
+        what the one before it bound), private to each outer iteration (``m = np.inf`` in the
+        body), updated under a test on it: ``if d < m: m = d; o[i] = j`` (the nearest ``j``),
+        ``o[i] += 1`` (a count of records) or ``o[i] = m`` after the loop; sometimes the test
+        reads something else than the running value, or an ``else`` decays it. The batched
+        inner loop must merge the running value after the ``if`` (helper-43: it was taken for a
+        name local to the branch, and never updated)."""
+        if not self.np:
+            return self._map(k)
+        self.reads.update({"x", "y"})
+        op = self.rng.choice(("<", "<=", ">", ">="))
+        start = self.rng.choice(("np.inf" if op in ("<", "<=") else "-np.inf", "x[i]", "0.0"))
+        value = self.rng.choice(("abs(x[i] - y[j])", "x[i] * y[j]", "(x[i] - y[j]) ** 2", "y[j] + 0.5 * x[i]"))
+        test = self.rng.choice((f"d{k} {op} m{k}", f"d{k} {op} m{k}", f"y[j] {op} m{k}"))
+        record = self.rng.choice(("index", "count", "value"))
+        body = [f"m{k} = {start}", "for j in range(len(y)):", f"    d{k} = {value}", f"    if {test}:",
+                f"        m{k} = d{k}"]
+        body += {"index": [f"        o{k}[i] = j"], "count": [f"        o{k}[i] += 1"], "value": []}[record]
+        if self.rng.random() < 0.25:
+            body += ["    else:", f"        m{k} = m{k} * 0.5"]
+        if record == "value":
+            body.append(f"o{k}[i] = m{k}")
+        maker = f"np.zeros(len(x), dtype=np.int64)" if record == "index" and self.rng.random() < 0.5 \
+            else "np.zeros(len(x))"
+        return Fragment(f"kept running {record}", EITHER, tuple(body), (f"o{k} = {maker}",), outputs=(f"o{k}",))
+
     def _list_of_lists(self, k):
         """``row = []; for j ...: row.append(v); L.append(row)``, then ``np.array(L)``: each row is
         the inner loop's batched value (NumPy); as the list itself, ``L`` is left."""
@@ -1583,7 +1610,7 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("ordered-writes", 2), ("inner-comprehension", 2), ("shape-read", 2), ("grid", 2),
                ("distributed", 3), ("fixed-element", 2), ("contraction", 3),
                ("interchange", 2), ("triangle", 3), ("symmetric", 2), ("reached-invariant", 3),
-               ("distance", 2))
+               ("distance", 2), ("kept-running", 2))
 DEPENDENT = (("carried", 2), ("inner-of-carried", 1), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))

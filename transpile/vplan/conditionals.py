@@ -111,9 +111,30 @@ def branch_locals(info: LoopInfo, stmt: gast.If) -> set[str]:
     Such a name (``if c: p = f(x[i]); out[i] = p``) needs no merge after the ``if``: the
     other path may never bind it, and merging it with its "old value" would read a name
     that was never bound (``UnboundLocalError`` in the rewrite, where the loop runs fine).
+    A name an inner loop holding ``stmt`` reads again (in a later inner iteration) is not
+    local.
     """
     bound = {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-    return {name for name in bound - read_outside(info, stmt) if info.classes.get(name) == PRIVATE}
+    return {name for name in bound - read_outside(info, stmt) - _read_again(info, stmt)
+            if info.classes.get(name) == PRIVATE}
+
+
+def _read_again(info: LoopInfo, stmt: gast.If) -> set[str]:
+    """Names a loop nested in the body of ``info`` around ``stmt`` carries from one of its
+    iterations to the next (any class there but private): a later inner iteration reads what
+    this one bound under the test (``for j: if d < m: m = d``, where ``m`` is private to the
+    level and carried by the inner loop), so the name is not local to the branch. A loop the
+    analysis did not annotate counts every name it reads."""
+    found: set[str] = set()
+    annotated = {id(level.node): level for level in info.walk() if level is not info}
+    for node in (n for s in info.body for n in gast.walk(s)):
+        if isinstance(node, (gast.For, gast.While)) and any(n is stmt for n in gast.walk(node)):
+            level = annotated.get(id(node))
+            if level is not None:
+                found |= {name for name, kind in level.classes.items() if kind != PRIVATE}
+            else:
+                found |= {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    return found
 
 
 def written(stmt) -> set[str]:

@@ -240,8 +240,9 @@ class LevelsMixin:
             return False
         # (what runs after the outermost loop around the loop cannot change it before the loop)
         loop = self.info.node
-        last = max(n.end_lineno for n in gast.walk(fdef) if isinstance(n, (gast.For, gast.While))
-                   and n.lineno <= loop.lineno <= n.end_lineno)
+        last = max((n.end_lineno for n in gast.walk(fdef) if isinstance(n, (gast.For, gast.While))
+                    and n.lineno <= loop.lineno <= n.end_lineno),  # (none around a comprehension)
+                   default=getattr(loop, "end_lineno", None) or loop.lineno)
         for node in gast.walk(fdef):
             if not (isinstance(node, gast.Name) and node.id == name and isinstance(node.ctx, gast.Load)) \
                     or node.lineno > last:
