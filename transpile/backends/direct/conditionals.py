@@ -244,6 +244,7 @@ class ConditionalsMixin:
                     return
                 if arrays(node.right) or not self._in_front(node.right):
                     refuse("a division by a value that may be 0")
+                self._python_operands(node.right)
                 self._check(gast.Compare(left=copy.deepcopy(node.right), ops=[gast.NotEq()],
                                          comparators=[gast.Constant(value=0, kind=None)]))
                 return
@@ -273,7 +274,13 @@ class ConditionalsMixin:
                 return
             if plain and isinstance(node.func, gast.Attribute) and not name and not node.args \
                     and node.func.attr in _TOTAL_METHODS and (self.ev(node.func.value).rank or 0) >= 1:
-                return
+                receiver = node.func.value  # (a list the checks admit has no `.sum()`)
+                if isinstance(receiver, gast.Name) and self._in_front(receiver):
+                    self._check(templates.expr(f"type(N) is {np_}.ndarray", N=templates.name(receiver.id)))
+                    return
+                if isinstance(receiver, gast.Call) and (
+                        self.ctx.imports.resolve(receiver.func) or "").startswith("numpy."):
+                    return  # (NumPy's functions return arrays)
             refuse("a call that may raise")
         if any(isinstance(n, (gast.Call, gast.Subscript, gast.BinOp, gast.comprehension)) for n in gast.walk(node)):
             refuse("an expression that may raise")
@@ -304,6 +311,19 @@ class ConditionalsMixin:
                                     gast.FloorDiv, gast.USub, gast.UAdd, gast.expr_context)):
                 return False
         return True
+
+    def _python_operands(self, node) -> None:
+        """Before a check in front of the loop that computes ``node`` (``k + 1000 <= 127``,
+        ``n - m != 0``): where ``node`` is arithmetic on names, each name it reads (other than
+        through ``len(w)`` or ``w.shape``) must be a Python number, ``type(k) in (int, float,
+        bool)``. A NumPy integer beside a Python int its dtype cannot hold raises
+        (``np.uint8(5) + 1000``: OverflowError), which would make the checks raise where the loop,
+        whose test never lets it compute ``node``, returns."""
+        if isinstance(node, (gast.Name, gast.Constant)):
+            return
+        measured = {id(m) for n in gast.walk(node) if isinstance(n, (gast.Call, gast.Attribute)) for m in gast.walk(n)}
+        for name in sorted({n.id for n in gast.walk(node) if isinstance(n, gast.Name) and id(n) not in measured}):
+            self._check(templates.expr("type(N) in (int, float, bool)", N=templates.name(name)))
 
     def _check(self, test: gast.expr) -> None:
         """``test`` into the checks in front of the loop, once."""

@@ -461,6 +461,7 @@ class ExpressionsMixin:
                 or isinstance(side, gast.Constant):
             return
         if self._in_front(side):
+            self._python_operands(side)
             self._check(templates.expr("type(K) is not int or 0 <= K <= 127", K=copy.deepcopy(side)))
         else:
             self._masked_python_int(node, number, other)

@@ -545,6 +545,7 @@ class IndexingMixin:
             c = constant_int(index)
             if c is None:
                 self._integer_names(index)
+                self._python_operands(index)
                 self._check(gast.Compare(left=gast.UnaryOp(op=gast.USub(), operand=length), ops=[gast.LtE(), gast.Lt()],
                                          comparators=[copy.deepcopy(index), copy.deepcopy(length)]))
             else:
