@@ -273,50 +273,91 @@ class LevelsMixin:
     def _resizes_others(self, fdef, name: str, last: int) -> bool:
         """Whether code of ``fdef`` up to line ``last`` may resize or reshape an array or list
         that a name other than ``name`` reaches, which may be ``name``'s own (the same list
-        passed twice, ``f(l, l)``, or one an object holds): a method call on such a name other
-        than one that only reads (``ys.append(v)``, ``y.resize(...)``, ``holder.grow()``), a call
-        of a function that is neither NumPy's nor a builtin with such a name as an argument, an
-        attribute stored (``y.shape = ...``), a slice stored, ``+=`` or ``del`` on it. A local
-        bound to a new array or a literal reaches nothing else; the loop's own calls are proven
-        pure by the analysis."""
+        passed twice, ``f(l, l)``, a global list the caller passed, or one an object holds).
+
+        It may, unless every such name is a local bound only by plain assignments of new values
+        (a literal of constants, arithmetic, a NumPy or builtin call that does not return its
+        argument: ``np.zeros(n)``, not ``np.asarray(y)``), and none of these runs before the
+        loop: a method call on another name other than one that only reads (``ys.append(v)``,
+        ``y.resize(...)``, ``holder.grow()``); a call of a function that is neither NumPy's
+        (``np.ndarray.resize`` is), a builtin (``setattr`` and ``exec`` are), ``math``'s nor
+        TensorFlow's, whatever its arguments (a function of the module may mutate a global);
+        a ``with`` other than ``np.errstate`` (its ``__enter__`` runs code); an attribute stored
+        (``y.shape = ...``), a slice stored, ``+=`` or ``del`` on another name. A generator or
+        coroutine may be resumed after its caller changed anything: it may, always. The loop's
+        own calls are proven pure by the analysis."""
         def root(node):
             while isinstance(node, (gast.Attribute, gast.Subscript)):
                 node = node.value
             return node
 
-        params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs}
+        if any(isinstance(n, (gast.Yield, gast.YieldFrom, gast.Await)) for n in gast.walk(fdef)):
+            return True
+        arguments = fdef.args
+        params = {a.id for a in arguments.args + arguments.kwonlyargs + arguments.posonlyargs}
+        params |= {a.id for a in (arguments.vararg, arguments.kwarg) if a is not None}
+        declared = {n for g in gast.walk(fdef) if isinstance(g, (gast.Global, gast.Nonlocal)) for n in g.names}
 
-        def known(value):  # a call of NumPy, TensorFlow, a builtin or math: a list it returns is new
-            return isinstance(value, gast.Call) and (self.ctx.imports.resolve(value.func) or "").startswith(
-                ("numpy.", "tensorflow.", "builtins.", "math."))
+        def new_value(value, local):  # an object no other name reaches
+            if isinstance(value, (gast.Constant, gast.BinOp, gast.UnaryOp, gast.Compare)):
+                return True
+            if isinstance(value, (gast.List, gast.Tuple, gast.Set, gast.Dict)):
+                return all(isinstance(n, (gast.Constant, gast.List, gast.Tuple, gast.Set, gast.Dict, gast.expr_context))
+                           for n in gast.walk(value))
+            if isinstance(value, gast.Call):
+                callee = self.ctx.imports.resolve(value.func) or ""
+                if isinstance(value.func, gast.Attribute) and isinstance(root(value.func), gast.Name) \
+                        and root(value.func).id == local:
+                    return True  # `ta = ta.write(i, v)`: a method of its own value
+                return callee.startswith(("numpy.", "tensorflow.", "builtins.", "math.")) \
+                    and callee not in _RETURNING_ARGUMENT and not any(k.arg == "copy" for k in value.keywords)
+            return False
 
-        def own(value, local):  # `ta = ta.write(i, v)`: a method of its own value
-            return isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
-                and isinstance(root(value.func), gast.Name) and root(value.func).id == local
+        def fresh(local):  # bound only by `local = <new value>`
+            if local in params or local in declared:
+                return False
+            bound = False
+            for n in gast.walk(fdef):
+                if isinstance(n, gast.Name) and n.id == local and isinstance(n.ctx, (gast.Store, gast.Del)):
+                    parent = self.ctx.parents.get(id(n))
+                    if not (isinstance(parent, gast.Assign) and len(parent.targets) == 1
+                            and parent.targets[0] is n and new_value(parent.value, local)):
+                        return False  # (a `for` target, `with ... as`, `:=`, unpacking, `except ... as`)
+                    bound = True
+            return bound  # (never bound here: a global or a closure's)
 
-        def reaches(local):  # a parameter, or bound to what a name, an item or a function of the module gives
-            return local in params or any(
-                isinstance(st, gast.Assign) and isinstance(st.value, (gast.Name, gast.Attribute, gast.Subscript, gast.Call))
-                and not known(st.value) and not own(st.value, local)
-                and any(isinstance(n, gast.Name) and n.id == local for t in st.targets for n in gast.walk(t))
-                for st in gast.walk(fdef))
-
-        def other(node):  # reaches what another name reaches
+        def other(node):  # reaches what another name may reach
             r = root(node)
-            return isinstance(r, gast.Name) and r.id != name and self.ctx.imports.resolve(r) is None and reaches(r.id)
+            return isinstance(r, gast.Name) and r.id != name and self.ctx.imports.resolve(r) is None \
+                and not fresh(r.id)
 
         inside = {id(n) for n in gast.walk(self.info.node)}  # (the loop's own calls are proven pure)
         for node in gast.walk(fdef):
             if getattr(node, "lineno", 0) > last or id(node) in inside:
                 continue
+            if isinstance(node, gast.Attribute) and other(node.value) and not self.ctx.imports.resolve(node) \
+                    and node.attr not in _READING_METHODS and node.attr not in _DATA_ATTRIBUTES:
+                return True  # (`ys.append(v)`, and `map(ys.append, vals)`: a method as a value)
             if isinstance(node, gast.Call):
                 callee = self.ctx.imports.resolve(node.func) or ""
-                if isinstance(node.func, gast.Attribute) and not callee and other(node.func.value) \
-                        and node.func.attr not in _READING_METHODS:
+                if isinstance(node.func, gast.Attribute) and not callee:
+                    continue
+                if callee in _ESCAPING_BUILTINS or callee.startswith("numpy.ndarray.") \
+                        or not callee.startswith(("numpy.", "builtins.", "math.", "tensorflow.")):
                     return True
-                reading = isinstance(node.func, gast.Attribute) and not callee and node.func.attr in _READING_METHODS
-                if not reading and not callee.startswith(("numpy.", "builtins.", "math.", "tensorflow.")) and any(
-                        other(a.value if isinstance(a, gast.Starred) else a) for a in node.args + [k.value for k in node.keywords]):
+                if callee in _ITERATING_BUILTINS and any(
+                        other(a.value if isinstance(a, gast.Starred) else a) for a in node.args):
+                    return True  # (iterating a generator runs its code)
+            elif isinstance(node, (gast.For, gast.comprehension)):
+                iterated = node.iter
+                if not (isinstance(iterated, gast.Call) and self.ctx.imports.resolve(iterated.func) == "builtins.range") \
+                        and any(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and other(n)
+                                for n in gast.walk(iterated)):
+                    return True  # (`for it in items`: a generator's code runs)
+            elif isinstance(node, gast.With):
+                if any(not (isinstance(item.context_expr, gast.Call)
+                            and self.ctx.imports.resolve(item.context_expr.func) == "numpy.errstate")
+                       for item in node.items):
                     return True
             elif isinstance(node, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Delete)):
                 targets = node.targets if isinstance(node, (gast.Assign, gast.Delete)) else [node.target]
@@ -725,6 +766,23 @@ class LevelsMixin:
 
 
 #: methods that read an array or list and change neither its length nor its shape
+#: NumPy and builtin functions that may return their argument itself, or an item of it
+_RETURNING_ARGUMENT = {"numpy.asarray", "numpy.asanyarray", "numpy.asarray_chkfinite", "numpy.ascontiguousarray",
+                       "numpy.asfortranarray", "numpy.atleast_1d", "numpy.atleast_2d", "numpy.atleast_3d",
+                       "numpy.require", "builtins.min", "builtins.max", "builtins.next", "builtins.getattr",
+                       "builtins.iter", "builtins.vars", "builtins.globals", "builtins.locals", "builtins.reversed",
+                       "builtins.enumerate", "builtins.zip", "builtins.map", "builtins.filter"}
+#: builtins that may change what a name reaches, or run code that does
+_ESCAPING_BUILTINS = {"builtins.setattr", "builtins.delattr", "builtins.exec", "builtins.eval", "builtins.__import__",
+                      "builtins.globals", "builtins.vars", "builtins.locals", "builtins.getattr", "builtins.compile",
+                      "builtins.next"}
+#: builtins that iterate an argument (a generator's code runs)
+_ITERATING_BUILTINS = {"builtins.list", "builtins.tuple", "builtins.set", "builtins.frozenset", "builtins.dict",
+                       "builtins.sorted", "builtins.sum", "builtins.min", "builtins.max", "builtins.any",
+                       "builtins.all", "builtins.enumerate", "builtins.zip", "builtins.map", "builtins.filter",
+                       "builtins.iter"}
+#: attributes of an array that only read it
+_DATA_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "T", "real", "imag", "itemsize", "nbytes", "flags", "strides"}
 _READING_METHODS = {"copy", "sum", "mean", "prod", "max", "min", "argmax", "argmin", "any", "all", "astype",
                     "reshape", "ravel", "flatten", "tolist", "item", "dot", "transpose", "conj", "count", "index",
                     "std", "var", "cumsum", "cumprod", "round", "clip", "nonzero", "get", "keys", "values", "items"}
