@@ -138,7 +138,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         if info.library == "mixed":
             raise Unsupported("the loop mixes NumPy and TensorFlow")
         if self._np and (errstate := self._raising_errstate()) is not None:
-            raise Unsupported(f"line {errstate.lineno}: NumPy raises on floating-point errors here, and the "
+            raise Unsupported(f"line {errstate.lineno}: NumPy may raise on floating-point errors here, and the "
                               "batched code computes on the elements a test skips (`np.log(x[i])` under "
                               "`if x[i] > 0`), where the loop never does")
         counted = counted_under_a_test(self.ctx, info) if self.lib.kind == "tf" or self.to_tf else None
@@ -228,21 +228,29 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                 "at a time")
 
     def _raising_errstate(self) -> gast.AST | None:
-        """The ``with np.errstate(...)`` around the loop, or a ``np.seterr(...)`` call of the
-        module, that makes a floating-point error other than ignored or warned about (``divide=
-        'raise'``, ``all='call'``; a setting by name, not a literal, may be any), else None."""
+        """A setting anywhere in the module that may make a floating-point error raise, else
+        None: ``np.errstate(...)`` or ``np.seterr(...)`` with a setting other than ignored or
+        warned about (``divide='raise'``, ``all='call'``; a setting by name, not a literal, may
+        be any), wherever it is (around the loop, as a decorator, bound to a name, entered
+        through an ``ExitStack``, in another function that may call this one), or a warnings
+        filter that turns warnings into errors (``warnings.simplefilter("error")``). A setting
+        made outside the module (a caller's ``np.errstate``, ``python -W error``) is not seen."""
         def raising(call):
             return any(not (isinstance(k.value, gast.Constant) and k.value.value in ("ignore", "warn"))
                        for k in call.keywords) or bool(call.args)
 
+        def erring(call):  # `warnings.simplefilter("error")`, `filterwarnings(action="error")`
+            actions = call.args[:1] + [k.value for k in call.keywords if k.arg == "action"]
+            return any(not (isinstance(a, gast.Constant) and a.value in ("ignore", "default", "always", "module",
+                                                                            "once"))
+                       for a in actions)
+
         for node in gast.walk(self.ctx.tree):
-            if isinstance(node, gast.With) and any(n is self.info.node for st in node.body for n in gast.walk(st)):
-                for item in node.items:
-                    if isinstance(item.context_expr, gast.Call) and raising(item.context_expr) and \
-                            self.ctx.imports.resolve(item.context_expr.func) == "numpy.errstate":
-                        return node
-            elif isinstance(node, gast.Call) and self.ctx.imports.resolve(node.func) == "numpy.seterr" and raising(node):
-                return node
+            if isinstance(node, gast.Call):
+                callee = self.ctx.imports.resolve(node.func)
+                if callee in ("numpy.errstate", "numpy.seterr") and raising(node) or callee in (
+                        "warnings.simplefilter", "warnings.filterwarnings") and erring(node):
+                    return node
         return None
 
     def _drop_unread_indices(self) -> None:
