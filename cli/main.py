@@ -67,8 +67,9 @@ def _fail(message: str) -> None:
 
 def _transpile_file(path: str, backend: str = "auto", shapes: str | None = None, probe: bool = False,
                     target: str = "auto", vector_plans: bool = False,
-                    fast_math: bool = False) -> tuple["TranspileResult", str]:
-    """Reads and transpiles one file; ``shapes`` is the ``--shapes`` text, ``probe`` runs the file.
+                    fast_math: bool = False, memory_bound: float | None = None) -> tuple["TranspileResult", str]:
+    """Reads and transpiles one file; ``shapes`` is the ``--shapes`` text, ``probe`` runs the file,
+    ``memory_bound`` is ``--memory-bound`` in MiB (None: the default; 0: no strip-mining).
 
     Raises:
         SourceError, ValueError: bad input or options (printed as one line by the caller).
@@ -91,8 +92,11 @@ def _transpile_file(path: str, backend: str = "auto", shapes: str | None = None,
                          f"--shapes: `{unknown[0]}` names no parameter or local variable of a function "
                          f"`{unknown[0].rpartition('.')[0]}` in {path}")
     ranks.update(given)  # explicit ranks win over probed ones
+    if memory_bound is not None and not memory_bound >= 0:
+        raise ValueError(f"--memory-bound must be a number of MiB >= 0, not {memory_bound}")
+    options = {} if memory_bound is None else {"memory_bound": memory_bound}
     result = transpile_source(source.text, path, backend=backend, shapes=ranks or None, target=target,
-                              vector_plans=vector_plans, fast_math=fast_math)
+                              vector_plans=vector_plans, fast_math=fast_math, **options)
     return result, source.encoding
 
 
@@ -101,6 +105,10 @@ _BACKEND_HELP = ("Code generator: auto (direct when every op has a batching rule
                  "(tf.vectorized_map).")
 _SHAPES_HELP = SHAPES_HELP
 _PROBE_HELP = "Learn ranks by running the file's example_inputs() (or make_inputs()); this runs the file."
+_MEMORY_HELP = ("MiB of float64 values a NumPy rewrite may hold in its largest batched value where that "
+                "value outgrows every array the loop reads or writes (pairwise differences): the "
+                "outermost loop then runs in strips of rows within it. 0: never strip-mine. "
+                "[default: 2]")
 
 
 @app.command()
@@ -123,6 +131,8 @@ def transpile(
                                             "precision for speed and memory with: pairwise squared "
                                             "distances as |a|^2 + |b|^2 - 2 a.b (a matrix product), "
                                             "which loses precision where points are close.")] = False,
+    memory_bound: Annotated[float | None, typer.Option("--memory-bound", metavar="MIB", help=_MEMORY_HELP,
+                                                       show_default=False)] = None,
 ):
     """Rewrites every independent loop of FILE into vectorized TensorFlow code.
 
@@ -132,7 +142,8 @@ def transpile(
     if sum(bool(x) for x in (output, in_place, diff)) > 1:
         _fail("use only one of -o/--output, --in-place and --diff")
     try:
-        result, encoding = _transpile_file(file, backend, shapes, probe, target, fast_math=fast_math)
+        result, encoding = _transpile_file(file, backend, shapes, probe, target, fast_math=fast_math,
+                                           memory_bound=memory_bound)
     except (SourceError, ValueError) as exc:
         _fail(str(exc))
     for plan in result.plans:
@@ -246,6 +257,8 @@ def explain(
                                             "in order.")] = False,
     fast_math: Annotated[bool, typer.Option("--fast-math", help="Explain the rewrite "
                                             "`pforge transpile --fast-math` makes.")] = False,
+    memory_bound: Annotated[float | None, typer.Option("--memory-bound", metavar="MIB", help=_MEMORY_HELP,
+                                                       show_default=False)] = None,
 ):
     """Shows, per loop: iteration space, each name's class, dependences, verdict, the
     backend chosen with the reason (``auto`` falls back to pfor when an op has no batching rule
@@ -256,7 +269,8 @@ def explain(
     if output_format not in ("text", "json"):
         _fail(f"--format must be text or json, not {output_format!r}")
     try:
-        result, _ = _transpile_file(path, backend, shapes, probe, vector_plans=show_plan, fast_math=fast_math)
+        result, _ = _transpile_file(path, backend, shapes, probe, vector_plans=show_plan, fast_math=fast_math,
+                                    memory_bound=memory_bound)
     except (SourceError, ValueError) as exc:
         _fail(str(exc))
     plans = [p for p in result.plans if not func or p.function == func

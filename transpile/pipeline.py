@@ -87,12 +87,18 @@ def analyze_source(source: str | bytes, filename: str = "<string>", *, distribut
 _ATOMS = (gast.Name, gast.Call, gast.Attribute, gast.Subscript, gast.Constant, gast.List, gast.Tuple)
 
 
+#: the default ``memory_bound`` of :func:`transpile_source` (MiB): about a core's L2 cache, so
+#: that a strip's values are reused while they are there
+MEMORY_BOUND_MIB = 2.0
+
+
 @analyses_outline
 def transpile_source(source: str | bytes, filename: str = "<string>", *, backend: str = "auto",
                      rewrite: bool = True, shapes: dict[str, int] | None = None,
                      target: str = "auto", unsafe: bool = True,
                      loops: Container[int] | None = None, vector_plans: bool = False,
-                     distribute: bool = True, fast_math: bool = False) -> TranspileResult:
+                     distribute: bool = True, fast_math: bool = False,
+                     memory_bound: float | None = MEMORY_BOUND_MIB) -> TranspileResult:
     """Rewrites every loop pforge proves independent into vectorized TensorFlow code.
 
     Args:
@@ -119,6 +125,10 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
         fast_math: also use forms that trade precision for speed and memory as an expert
             would (the squared distance ``sum((a[i] - b[j]) ** 2)`` expanded into a matrix
             product); each is an unsafe fix, so ``unsafe`` must hold too.
+        memory_bound: MiB (of float64 values) the largest value a NumPy rewrite computes for
+            many iterations at once may hold, where it grows faster than the loop's own arrays
+            (``X[i] - Y[j]`` batched is ``n × m × dim`` values): the outermost level then runs
+            in strips of rows that keep it within the bound (strip-mining). None or 0: never.
     Returns:
         The new text and one plan per loop unit. Deterministic; idempotent.
     Raises:
@@ -141,6 +151,7 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
         ctx, roots = _distributed(text, ctx, roots)
     ctx.reassociate = unsafe  # (a backend may then sum in another order, as an unsafe fix)
     ctx.fast_math = unsafe and fast_math
+    ctx.memory_bound = int(memory_bound * 2 ** 20) if memory_bound else None
     tree = ctx.tree
     loop_units = units(roots)
     rewrites: dict[int, pfor.LoopRewrite] = {}

@@ -107,6 +107,13 @@ class Program:
         return any(f.fast_math for f in self.fragments)
 
     @property
+    def memory_bound(self) -> float | None:
+        """The ``memory_bound`` it is transpiled with: for half the programs one byte, so that a
+        strip-mined rewrite runs one row per strip (the fuzzer's inputs are far below the
+        default bound, which would make every strip the whole range)."""
+        return 2.0 ** -20 if random.Random(self.seed * 17 + 3).random() < 0.5 else None
+
+    @property
     def kinds(self) -> tuple[str, ...]:
         return tuple(f.kind for f in self.fragments)
 
@@ -998,6 +1005,44 @@ class _Builder:
             body[-1] = body[-1].replace(f"h{k}[j]", f"h{k}[i]")  # one loop's rows
         return Fragment("squared distance", VECTORIZE, tuple(body), setup, outputs=(f"t{k}",), fast_math=True)
 
+    def _pairwise(self, k):
+        """``t[i, j] = f(a[i] - b[j])`` over rows of two arrays, with no contraction (an L1 or
+        an L2 distance, a max, a Gaussian kernel), or an outer product of each row with itself:
+        the batched value holds ``n × m`` rows (``n × d × d`` values), more than any array the
+        loop reads or writes, so the rewrite runs in strips of rows (one row per strip under
+        the fuzzer's one-byte ``memory_bound``). Variants read the rows through a private, write
+        a row of the output, or start the range at 1; the second array is a view, a copy, the
+        first array itself, a list (converted per strip: not strip-mined), or one the loop writes
+        (then refused or rewritten as it may be)."""
+        if not self.np:
+            return self._map(k)
+        self.reads.update({"x", "m2"})
+        other = self.rng.choice(("a{k}", "h", "h", "a{k}[::-1]", "a{k}[:, ::-1] * 2.0", "m2")).format(k=k)
+        setup = [f"a{k} = np.asarray(m2, dtype=float)",  # (an array: a list would be converted per strip)
+                 f"h{k} = a{k}[::-1] * 0.5" if other == "h" else f"h{k} = {other}"]
+        value = self.rng.choice(("np.sum(np.abs(a{k}[i] - h{k}[j]))", "np.sqrt(np.sum((a{k}[i] - h{k}[j]) ** 2))",
+                                 "np.max(a{k}[i] - h{k}[j])", "np.exp(-np.sum(np.square(a{k}[i] - h{k}[j])))",
+                                 "np.sum(np.minimum(a{k}[i], h{k}[j]))", "outer")).format(k=k)
+        start = self.rng.choice(("", "", "1, "))
+        if value == "outer":  # (n rows of d x d values)
+            setup.append(f"t{k} = np.zeros(len(x))")
+            body = [f"t{k}[i] = np.sum(np.outer(a{k}[i], h{k}[i]) * 0.5)"]
+            if start:
+                body = [f"if i > 0:", f"    {body[0]}"]
+            return Fragment("pairwise outer", EITHER, tuple(body), tuple(setup), outputs=(f"t{k}",))
+        setup.append(f"t{k} = np.zeros((len(x), len(x)))")
+        how = self.rng.random()
+        if how < 0.2:
+            body = [f"for j in range({start}len(x)):", f"    r = a{k}[i] - h{k}[j]", f"    t{k}[i, j] = np.sum(r * r)"]
+        elif how < 0.3:
+            body = [f"t{k}[i, :] = 1.0", f"for j in range({start}len(x)):", f"    t{k}[i, j] = {value}"]
+        else:
+            body = [f"for j in range({start}len(x)):", f"    t{k}[i, j] = {value}"]
+        if self.rng.random() < 0.1:
+            setup[1] = f"h{k} = t{k}"  # (reads what the loop writes)
+            setup[1:] = setup[:0:-1]
+        return Fragment("pairwise", EITHER, tuple(body), tuple(setup), outputs=(f"t{k}",))
+
     def _kept_running(self, k):
         """A running minimum or maximum an inner loop keeps as a loop (each inner iteration reads
         what the one before it bound), private to each outer iteration (``m = np.inf`` in the
@@ -1610,7 +1655,7 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("ordered-writes", 2), ("inner-comprehension", 2), ("shape-read", 2), ("grid", 2),
                ("distributed", 3), ("fixed-element", 2), ("contraction", 3),
                ("interchange", 2), ("triangle", 3), ("symmetric", 2), ("reached-invariant", 3),
-               ("distance", 2), ("kept-running", 2))
+               ("distance", 2), ("kept-running", 2), ("pairwise", 3))
 DEPENDENT = (("carried", 2), ("inner-of-carried", 1), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))

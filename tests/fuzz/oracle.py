@@ -242,8 +242,9 @@ def judge(program: Program, backend: str, ranks_known: bool, draws: int = 4) -> 
     shapes = {name: INPUTS[name][0] for name in program.params if INPUTS[name][0] is not None} \
         if ranks_known else None
     try:
+        options = {} if program.memory_bound is None else {"memory_bound": program.memory_bound}
         result = transpile_source(source, "fuzz.py", backend=backend, shapes=shapes, vector_plans=True,
-                                  fast_math=program.fast_math)
+                                  fast_math=program.fast_math, **options)
     except SourceError as exc:
         return Outcome(CRASH, f"transpile: {exc}", source)
     except Exception as exc:  # any other exception is a bug in pforge

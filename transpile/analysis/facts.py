@@ -281,6 +281,10 @@ class ModuleContext:
         #: the expert's usual one (``|a - b|**2`` expanded into a matrix product): an unsafe fix,
         #: only on request (``transpile_source(fast_math=True)``, ``--fast-math``).
         self.fast_math = False
+        #: Bytes the largest value a NumPy rewrite computes for many iterations at once may
+        #: hold before its outermost level is strip-mined (``transpile_source(memory_bound=)``);
+        #: None: never.
+        self.memory_bound: int | None = None
 
     @property
     def chains(self) -> beniget.DefUseChains:

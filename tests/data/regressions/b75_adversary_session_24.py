@@ -7,7 +7,8 @@ import numpy as np
 # of a number, `-w` of a bool array, `np.transpose(w, axes)`, a slice step of 0, an ordering of a
 # complex number, a 0-d array of strings, a Python int too large for int64, `k in w` (a loop
 # under `np.errstate(divide='raise')`, where the masked arm computes on the elements the test
-# skips, is in b79, since such a setting anywhere leaves the module's loops); and a length taken before `ys.append(...)` where `ys` is the same list as `xs`.
+# skips, is in b79, since such a setting anywhere leaves the module's loops); and a length taken
+# before `ys.append(...)` where `ys` is the same list as `xs`.
 
 
 def b1_int_overflow(a, k):

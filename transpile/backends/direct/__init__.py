@@ -14,6 +14,7 @@ import copy
 
 import gast
 
+from pforge.transpile import templates
 from pforge.transpile.analysis import LoopInfo, ModuleContext
 from pforge.transpile.backends.direct import elementwise, linalg, nn, reductions, shape  # noqa: F401
 
@@ -80,7 +81,11 @@ def rewrite_loop(ctx: ModuleContext, info: LoopInfo, namer: Namer, tf: str | Non
 
 
 def _rewritten(rewriter: DirectRewriter) -> LoopRewrite:
+    taken = set(rewriter.namer.taken)
     result = rewriter.run()
+    bound = getattr(rewriter.ctx, "memory_bound", None)
+    if bound and (rows := rewriter.strip_rows()) is not None:
+        _strip_mine(rewriter, result, rows, taken, bound)
     result.consulted = set(rewriter.consulted)
     result.nonempty = rewriter.nonempty
     result.needs_trip = rewriter.needs_trip
@@ -89,6 +94,68 @@ def _rewritten(rewriter: DirectRewriter) -> LoopRewrite:
     result.sliced = set(rewriter.sliced)
     result.scalar_raising = rewriter.scalar_raising
     return result
+
+
+def _strip_mine(rewriter: DirectRewriter, result: LoopRewrite, rows: gast.expr, taken: set[str],
+                bound: int) -> None:
+    """Strip-mining (Allen & Kennedy, "Optimizing Compilers for Modern Architectures", 2001,
+    section 9.3.2, and JAX's ``lax.map(batch_size=...)``): ``result``'s batched code computes
+    its largest value for every iteration of the outermost level at once, which may need far
+    more memory than the loop (``X[i] - Y[j]`` batched is ``n × m × dim`` values where the
+    loop holds one row). Its statements become a loop over strips of that level's rows, each
+    strip the batched code for ``i_lo <= i < i_hi`` only, with as many rows as keep the
+    largest value within ``bound`` bytes of float64 (at least one row)::
+
+        i_strip = max(1, 2097152 // max(1, n_r * np.shape(X)[-1]))
+        for i_lo in range(0, n_q, i_strip):
+            i_hi = min(i_lo + i_strip, n_q)
+            D[i_lo:i_hi, :n_r] = np.sqrt(np.sum(np.square(X[i_lo:i_hi, np.newaxis] - Y[np.newaxis]), axis=-1))
+
+    Legal because the level is independent and only writes elements (the strips run in the
+    loop's order); the checks in front stay those of the whole range, which is kept only where
+    the strips' own checks are the same ones. ``rows`` is :meth:`DirectRewriter.strip_rows`;
+    ``taken`` the names taken before ``result`` was built (the strips reuse its names).
+    ``result`` is left as it is where the strips cannot be built.
+    """
+    namer = rewriter.namer
+    after = set(namer.taken)
+    namer.taken = set(taken)
+    index = rewriter.info.space.induction
+    size, lo, hi = namer.new(f"{index}_strip"), namer.new(f"{index}_lo"), namer.new(f"{index}_hi")
+    try:
+        strip = DirectRewriter(rewriter.ctx, rewriter.info, namer, rewriter.lib, rewriter.shapes,
+                               strip=(lo, hi)).run()
+    except Unsupported:
+        strip = None
+
+    def dumps(nodes):
+        return sorted(gast.dump(n) for n in nodes)
+
+    if strip is None or dumps(strip.checks) != dumps(result.checks) or strip.drop or strip.replace \
+            or result.drop or result.replace or dumps(strip.prelude) != dumps(result.prelude) \
+            or _converts(strip.stmts, rewriter.lib.alias):
+        namer.taken = after | set(namer.taken) - {size, lo, hi}
+        return
+    space = rewriter.info.space
+    values = bound // 8
+    start = copy.deepcopy(space.start) if space.start is not None else gast.Constant(value=0, kind=None)
+    head = templates.replace(f"{size} = max(1, {values} // max(1, ROWS))", ROWS=rows)
+    head += templates.replace(f"for {lo} in range(START, STOP, {size}):\n    {hi} = min({lo} + {size}, STOP)",
+                              START=start, STOP=copy.deepcopy(space.stop))
+    head[-1].body += strip.stmts
+    result.stmts = head
+    result.pattern += f", in strips of rows ({values:,} values at most at once)"
+    strips = f" in strips of `{size}` rows, {values:,} values at most at once"
+    result.footprint = result.footprint.replace(" at once,", f",{strips},", 1) if result.footprint else ""
+
+
+def _converts(stmts: list[gast.stmt], np_alias: str) -> bool:
+    """Whether ``stmts`` convert a name to an array (``np.asarray(xs)[i_lo:i_hi]``, a list the
+    checks admit): each strip would convert all of it again."""
+    return any(isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in ("asarray", "array")
+               and isinstance(n.func.value, gast.Name) and n.func.value.id == np_alias
+               and n.args and isinstance(n.args[0], gast.Name)
+               for st in stmts for n in gast.walk(st))
 
 
 def _unswitched(ctx, info, namer, lib, shapes, found: InvariantTest) -> LoopRewrite:

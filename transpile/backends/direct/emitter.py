@@ -25,11 +25,12 @@ from pforge.transpile.spaces import constant_int
 
 from pforge.transpile import analysis, ranks, templates
 from pforge.transpile.analysis import COMPREHENSION, LoopInfo, ModuleContext
+from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.collectors import CollectorsMixin
 from pforge.transpile.backends.direct.conditionals import ConditionalsMixin
 from pforge.transpile.backends.direct.contractions import ContractionsMixin
 from pforge.transpile.backends.direct.dtypes import DtypesMixin
-from pforge.transpile.backends.direct.core import LOOSE, Lib, Unsupported, Val
+from pforge.transpile.backends.direct.core import LOOSE, Lib, Unsupported, Val, const
 from pforge.transpile.backends.direct.expressions import ExpressionsMixin
 from pforge.transpile.backends.direct.indexing import IndexingMixin
 from pforge.transpile.backends.direct.levels import LevelsMixin
@@ -59,6 +60,9 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
     #: ``id`` of an ``if`` with an invariant test -> the outcome this rewrite is for (unswitching)
     assume: dict = field(default_factory=dict)
     out: list = field(default_factory=list)
+    #: strip-mining: the names of one strip's first row and the row after its last (``i_lo``,
+    #: ``i_hi``), which the outermost level's index covers instead of its whole range
+    strip: tuple[str, str] | None = None
 
     def __post_init__(self):
         self.params = ranks.parameter_shapes(self.ctx, self.info.function, self.shapes)
@@ -194,6 +198,120 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         result.footprint = self._footprint()
         return result
 
+    def _largest(self):
+        """The per-iteration value of the highest rank (then the most loop axes) that the
+        batched code computes for many iterations at a time, as ``(source node, Val)``; None
+        where every such value is a number per iteration."""
+        printed = "\n".join(gast.unparse(st) for st in self.out)
+        best = None
+        for node, val in self.seen_vals.values():
+            # (a value the code prints, and computes: a view of an array, `x[:n, np.newaxis]`, is none)
+            if val.stacked and val.rank and any(val.full) and not _view(val.node) \
+                    and gast.unparse(val.node).strip() in printed:
+                key = (val.rank, sum(val.full))
+                if best is None or key > best[0]:
+                    best = (key, node, val)
+        return None if best is None else best[1:]
+
+    def strip_rows(self) -> gast.expr | None:
+        """How many values one iteration of the outermost level adds to the largest batched
+        value (:meth:`_largest`), as an expression to evaluate in front of the batched code,
+        where strip-mining that level bounds the memory the rewrite needs; else None.
+
+        Strip-mining applies where that value grows faster than the arrays the loop reads and
+        writes: it spans two loop axes or more and is not a number per iteration (``X[i] -
+        Y[j]``: ``n × m`` rows of ``dim``), or it is of rank 2 or more (an outer product per
+        row); to a NumPy nest whose outermost level is a ``range`` from a constant ``>= 0`` in
+        steps of 1 that only writes elements of arrays (no reduction, scan, collector or
+        carried name: a strip is then the loop over its rows). The count is the trip counts of
+        the inner levels the value spans, times the size of one per-iteration value: the
+        largest trailing ``rank`` axes of an array it reads (their product, for a value of a
+        higher rank than any of them, an outer product). An estimate, from shapes only: the
+        batched code would hold ``rows × count`` values at once.
+        """
+        info, space = self.info, self.info.space
+        if self.lib.kind != "np" or self.to_tf or self.assume or self.strip is not None or info.form != "loop" \
+                or space is None or space.kind != "range" or self.tapes \
+                or any((info.reductions, info.collectors, info.scans, info.arg_reductions, info.tensorarrays,
+                        info.derived, info.wraparound, info.live_out, info.runtime_checks)) \
+                or (0 if space.start is None else constant_int(space.start)) is None \
+                or (constant_int(space.start) or 0) < 0 or not (space.step is None or constant_int(space.step) == 1):
+            return None
+        largest = self._largest()
+        if largest is None:
+            return None
+        node, val = largest
+        if not val.full[0] or sum(val.full) + val.rank <= self._widest_array():
+            return None  # (no more axes than an array the loop reads or writes: no larger)
+        function = info.function if info.function is not None else self.ctx.tree
+        in_source = {n.id for n in gast.walk(function) if isinstance(n, gast.Name)}
+        np_ = self.lib.alias
+        factors = []
+        for depth, full in enumerate(val.full, 1):
+            if depth == 1 or not full:
+                continue
+            ind = self.trips.get(depth)
+            if not isinstance(ind, Ind) or any(isinstance(n, gast.Name) and (n.id not in in_source or n.id in self.loop_stores)
+                                               for b in (ind.start, ind.stop, ind.step) if b is not None
+                                               for n in gast.walk(b)):
+                return None  # (a ragged level's bound, which only the batched code computes)
+            if ind.step is not None:
+                factors.append(templates.expr("len(range(A, B, C))", A=copy.deepcopy(ind.start or const(0)),
+                                              B=copy.deepcopy(ind.stop), C=copy.deepcopy(ind.step)))
+            elif ind.start is None or constant_int(ind.start) == 0:
+                factors.append(copy.deepcopy(ind.stop))
+            else:  # (a count below 1 makes no strip longer: `max(1, ...)` below)
+                factors.append(gast.BinOp(left=copy.deepcopy(ind.stop), op=gast.Sub(), right=copy.deepcopy(ind.start)))
+        sizes, ranks, every = [], [], []
+        for leaf in gast.walk(node):
+            if not (isinstance(leaf, gast.Subscript) and isinstance(leaf.value, gast.Name)):
+                continue
+            seen = self._seen(leaf)
+            name = leaf.value.id
+            if seen is None or not seen.rank or name in self.loop_stores or name not in in_source \
+                    or self.ctx.imports.resolve(leaf.value) is not None:
+                continue
+            shape = templates.expr(f"{np_}.shape(A)", A=templates.name(name))
+            if seen.rank == 1:
+                size = core.subscript(shape, [gast.Constant(value=-1, kind=None)])
+            else:
+                size = templates.expr(f"int({np_}.prod(S[-{seen.rank}:]))", S=shape)
+            every.append(size)
+            if gast.dump(size) not in {gast.dump(s) for s in sizes}:
+                sizes.append(size)
+                ranks.append(seen.rank)
+        if not sizes:
+            return None
+        if val.rank > max(ranks):  # an outer product of what it reads (`x[i][:, None] * x[i]`)
+            per_iteration = every[0]
+            for size in every[1:]:
+                per_iteration = gast.BinOp(left=per_iteration, op=gast.Mult(), right=copy.deepcopy(size))
+        else:
+            per_iteration = sizes[0] if len(sizes) == 1 else gast.Call(
+                func=gast.Name(id="max", ctx=gast.Load(), annotation=None, type_comment=None), args=sizes, keywords=[])
+        count = per_iteration
+        for factor in reversed(factors):
+            count = gast.BinOp(left=factor, op=gast.Mult(), right=count)
+        return count
+
+    def _widest_array(self) -> int:
+        """The most axes an array the loop reads or writes has (its rank); unknown ranks count
+        as many as the rewrite's largest value has, so that such a loop is left unstripped."""
+        widest = 0
+        for node in gast.walk(self.info.node):
+            if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):
+                seen = self._seen(node)
+                if seen is not None and seen.rank is not None:
+                    widest = max(widest, seen.rank + sum(seen.full))
+                elif not (isinstance(node.ctx, gast.Store) and node.value.id not in self.loop_stores):
+                    continue
+                target = self.env.get(node.value.id) or self.locals.get(node.value.id)
+                rank = getattr(target, "rank", None)
+                shape = self.params.get(node.value.id)
+                rank = rank if rank is not None else getattr(shape, "rank", None)
+                widest = max(widest, rank if rank is not None else 99)
+        return widest
+
     def _footprint(self) -> str:
         """What the batched code holds at once against the loop: the per-iteration value of
         the highest rank (then the most loop axes) that it computes for many iterations at a
@@ -201,18 +319,11 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         the loop holds one"``; "" where every such value is a number per iteration (or in
         TensorFlow code, whose values pforge does not record). An estimate for ``pforge
         explain``: its memory is the product of those trip counts times one value's size."""
-        printed = "\n".join(gast.unparse(st) for st in self.out)
-        best = None
-        for _, val in self.seen_vals.values():
-            # (a value the code prints, and computes: a view of an array, `x[:n, np.newaxis]`, is none)
-            if val.stacked and val.rank and any(val.full) and not _view(val.node) \
-                    and gast.unparse(val.node).strip() in printed:
-                key = (val.rank, sum(val.full))
-                if best is None or key > best[0]:
-                    best = (key, val)
-        if best is None:
+        largest = self._largest()
+        if largest is None:
             return ""
-        (rank, _), val = best
+        val = largest[1]
+        rank = val.rank
         trips = []
         for depth, full in enumerate(val.full, 1):
             ind = self.trips.get(depth)

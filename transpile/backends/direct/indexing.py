@@ -4,6 +4,7 @@ indexing or ``gather``, and a loop index behind full slices as a moved axis."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 from typing import NamedTuple
 
 import gast
@@ -451,7 +452,7 @@ class IndexingMixin:
         if ind is None or shift is None or isinstance(ind, Shifted) or not self._safe(ind):
             return None
         start = constant_int(ind.start) if ind.start is not None else 0
-        if start + shift < 0:
+        if start is None or start + shift < 0:  # (a strip's first row, `i_lo`: no slice moved)
             return None
         stop = _plus(ind.stop, shift)
         return Shifted(ind.level, ind.name, const(start + shift) if start + shift else None, stop,
@@ -907,6 +908,9 @@ class IndexingMixin:
         row of ``base`` (``range(len(x))``). In TensorFlow code, where the loop's read past the
         end raises ``InvalidArgumentError``, ``tf.debugging.assert_less_equal`` raises it too
         (for a range from 0, which runs whenever its bound passes the end)."""
+        if self.strip is not None and ind.level == 1 and isinstance(ind.stop, gast.Name) and ind.stop.id == self.strip[1]:
+            # a strip's rows `i_lo:i_hi` lie within the range's: what bounds it bounds them
+            ind = dataclasses.replace(ind, start=None, stop=ind.widest, widest=None)
         if isinstance(base_node, gast.Call) and len(base_node.args) == 1 and not base_node.keywords and \
                 (self.ctx.imports.resolve(base_node.func) or "") in _CONVERSIONS:
             base_node = base_node.args[0]  # `np.asarray(x)[:n]`: as long as `x`

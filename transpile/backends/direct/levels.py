@@ -51,6 +51,14 @@ class LevelsMixin:
             stop = self.ev(space.stop)
             if stop.stacked or start is not None and start.stacked:
                 self._ragged_range(level, space, start, stop)
+            elif depth == 1 and self.strip is not None:
+                # one strip of the rows: `i_lo <= i < i_hi`, both >= 0, `i_hi` at most the stop
+                # (which the checks in front measure, as the widest stop)
+                lo, hi = self.strip
+                level.ind = Ind(depth, space.induction, templates.name(lo), templates.name(hi), None,
+                                self._length_of(space.stop), widest=copy.deepcopy(space.stop))
+                self.nonnegative |= {lo, hi}
+                self.env[space.induction] = level.ind
             else:
                 level.ind = Ind(depth, space.induction, space.start, space.stop, space.step,
                                 self._length_of(space.stop))
