@@ -92,7 +92,7 @@ def _transpile_file(path: str, backend: str = "auto", shapes: str | None = None,
                          f"--shapes: `{unknown[0]}` names no parameter or local variable of a function "
                          f"`{unknown[0].rpartition('.')[0]}` in {path}")
     ranks.update(given)  # explicit ranks win over probed ones
-    if memory_bound is not None and not memory_bound >= 0:
+    if memory_bound is not None and not 0 <= memory_bound < 2 ** 40:
         raise ValueError(f"--memory-bound must be a number of MiB >= 0, not {memory_bound}")
     options = {} if memory_bound is None else {"memory_bound": memory_bound}
     result = transpile_source(source.text, path, backend=backend, shapes=ranks or None, target=target,

@@ -48,7 +48,7 @@ def test_pairwise_distances_run_in_strips_of_rows_sized_by_the_bound():
     code = _rewrite(KNN)
     assert "i_strip = max(1, 262144 // max(1, m * max(np.shape(X)[-1], np.shape(Y)[-1])))" in code
     assert "for i_lo in range(0, n, i_strip):\n            i_hi = min(i_lo + i_strip, n)" in code
-    assert "D[i_lo:i_hi, :m] = np.sqrt(np.sum(np.square(X[i_lo:i_hi][:, np.newaxis] - Y[np.newaxis]), axis=-1))" \
+    assert "D[i_lo:i_hi, :m] = np.sqrt(np.sum(np.square(X[i_lo:i_hi, np.newaxis] - Y[np.newaxis]), axis=-1))" \
         in code
     assert "in strips of rows (262,144 values at most at once)" in code  # (the marker comment says so)
 
@@ -154,5 +154,8 @@ def test_explain_says_the_strips_and_the_cli_takes_a_bound(tmp_path):
     assert whole.exit_code == 0 and "i_strip" not in whole.output and "pforge: vectorized loop" in whole.output
     small = runner.invoke(app, ["transpile", str(path), "--memory-bound", "0.5"])
     assert small.exit_code == 0 and "65536 // max(1, m * " in small.output
-    bad = runner.invoke(app, ["transpile", str(path), "--memory-bound", "-1"])
-    assert bad.exit_code == 2 and "--memory-bound must be a number of MiB >= 0" in bad.output
+    for value in ("-1", "inf", "nan"):
+        bad = runner.invoke(app, ["transpile", str(path), "--memory-bound", value])
+        assert bad.exit_code == 2 and "--memory-bound must be a number of MiB >= 0" in bad.output, value
+    with pytest.raises(ValueError, match="memory_bound must be a number of MiB >= 0"):
+        transpile_source(KNN, "m.py", memory_bound=-1.0)

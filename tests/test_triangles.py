@@ -93,13 +93,13 @@ def test_a_test_inside_the_triangle_keeps_the_where():
 
 
 @pytest.mark.parametrize("outer, stop, spelled", [
-    ("1, n", "i", "m[1:n, :j_stop] = np.tril(a[1:n][:, np.newaxis] * b[np.newaxis, :j_stop])"),
-    ("2, n", "i - 1", "m[2:n, :j_stop] = np.tril(a[2:n][:, np.newaxis] * b[np.newaxis, :j_stop])"),
-    ("3, n", "i - 1", "m[3:n, :j_stop] = np.tril(a[3:n][:, np.newaxis] * b[np.newaxis, :j_stop], 1)"),
+    ("1, n", "i", "m[1:n, :j_stop] = np.tril(a[1:n, np.newaxis] * b[np.newaxis, :j_stop])"),
+    ("2, n", "i - 1", "m[2:n, :j_stop] = np.tril(a[2:n, np.newaxis] * b[np.newaxis, :j_stop])"),
+    ("3, n", "i - 1", "m[3:n, :j_stop] = np.tril(a[3:n, np.newaxis] * b[np.newaxis, :j_stop], 1)"),
     ("n", "i, n", "m[:n, j_start:n] = np.triu(a[:, np.newaxis] * b[np.newaxis, j_start:n])"),
     ("n", "i + 1, n", "m[:n, j_start:n] = np.triu(a[:, np.newaxis] * b[np.newaxis, j_start:n])"),
     ("n", "2 + i, n", "m[:n, j_start:n] = np.triu(a[:, np.newaxis] * b[np.newaxis, j_start:n])"),
-    ("1, n", "i + 1, n", "m[1:n, j_start:n] = np.triu(a[1:n][:, np.newaxis] * b[np.newaxis, j_start:n])"),
+    ("1, n", "i + 1, n", "m[1:n, j_start:n] = np.triu(a[1:n, np.newaxis] * b[np.newaxis, j_start:n])"),
 ])
 def test_the_diagonal_follows_the_outer_start_and_an_inner_start_gives_triu(outer, stop, spelled):
     """``range(s, n)`` outside: row ``r`` of the grid is ``i = r + s``, so ``range(i + c)`` keeps

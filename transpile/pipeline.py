@@ -133,7 +133,7 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
         The new text and one plan per loop unit. Deterministic; idempotent.
     Raises:
         SourceError: the input cannot be decoded or parsed.
-        ValueError: an unknown backend.
+        ValueError: an unknown backend, or a ``memory_bound`` below 0 (or not a number).
     """
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}")
@@ -151,6 +151,8 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
         ctx, roots = _distributed(text, ctx, roots)
     ctx.reassociate = unsafe  # (a backend may then sum in another order, as an unsafe fix)
     ctx.fast_math = unsafe and fast_math
+    if memory_bound is not None and not 0 <= memory_bound < 2 ** 40:
+        raise ValueError(f"memory_bound must be a number of MiB >= 0, not {memory_bound}")
     ctx.memory_bound = int(memory_bound * 2 ** 20) if memory_bound else None
     tree = ctx.tree
     loop_units = units(roots)

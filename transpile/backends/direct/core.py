@@ -149,7 +149,14 @@ def insert_axes(lib: Lib, val: Val, position: int, count: int) -> gast.expr:
     """``X[:, ..., newaxis, ...]``: ``count`` new axes at ``position`` (rank need not be known)."""
     if count <= 0:
         return val.node
-    return subscript(val.node, [_colon() for _ in range(position)] + [lib.newaxis for _ in range(count)])
+    node = val.node
+    parts = node.slice.elts if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Tuple) else \
+        [node.slice] if isinstance(node, gast.Subscript) else None
+    if parts and all(isinstance(p, gast.Slice) for p in parts):
+        # `x[a:b][:, np.newaxis]` is `x[a:b, np.newaxis]`: each slice keeps its axis where it stands
+        parts = [copy.deepcopy(p) for p in parts] + [_colon() for _ in range(position - len(parts))]
+        return subscript(node.value, parts[:position] + [lib.newaxis for _ in range(count)] + parts[position:])
+    return subscript(node, [_colon() for _ in range(position)] + [lib.newaxis for _ in range(count)])
 
 
 def lift(lib: Lib, val: Val, depth: int) -> Val:

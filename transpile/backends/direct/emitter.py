@@ -218,10 +218,10 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         value (:meth:`_largest`), as an expression to evaluate in front of the batched code,
         where strip-mining that level bounds the memory the rewrite needs; else None.
 
-        Strip-mining applies where that value grows faster than the arrays the loop reads and
-        writes: it spans two loop axes or more and is not a number per iteration (``X[i] -
-        Y[j]``: ``n × m`` rows of ``dim``), or it is of rank 2 or more (an outer product per
-        row); to a NumPy nest whose outermost level is a ``range`` from a constant ``>= 0`` in
+        Strip-mining applies where that value outgrows every array the loop reads and writes:
+        its loop axes and its own axes together are more than any such array's rank
+        (:meth:`_widest_array`; ``X[i] - Y[j]`` is ``n × m`` rows of ``dim``, three axes beside
+        matrices; an outer product per row, ``n × dim × dim``); to a NumPy nest whose outermost level is a ``range`` from a constant ``>= 0`` in
         steps of 1 that only writes elements of arrays (no reduction, scan, collector or
         carried name: a strip is then the loop over its rows). The count is the trip counts of
         the inner levels the value spans, times the size of one per-iteration value: the
