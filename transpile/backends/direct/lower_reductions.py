@@ -45,7 +45,7 @@ class ReductionsMixin:
             raise Unsupported(f"`{red.name}`: an `{red.op}` of values that may not be booleans "
                               "(Python returns an operand, `any`/`all` a bool)")
         term = self.ev(term_node)
-        python_term = term.python
+        python_term, term_pytype = term.python, term.pytype
         # a term that is a Python number where an invariant scalar is one (`s += c` under a
         # test, `s += i + c`): a number of its kind, read to convert the sum as the loop's is
         witness = term.witness if term.witness is not None else \
@@ -66,7 +66,12 @@ class ReductionsMixin:
             raise Unsupported(f"`{red.name}`: a reduction term that does not depend on the loop")
         term = lift(self.lib, term, depth)
         if self.mask is not None:
-            if OPERATORS[red.op].identity is not None:
+            if red.op in ("add", "mul") and self.lib.kind == "np" and not self.to_tf and not python_term:
+                # `False`/`True`, not `0`/`1`: beside bool terms a Python int makes int64 ones,
+                # which `np.sum` counts where the loop's `m + d` of bools is their `or`
+                # (helper-44); beside any other dtype a Python bool is its 0 or 1
+                identity = Val(templates.expr("False" if red.op == "add" else "True"), (), 0, True)
+            elif OPERATORS[red.op].identity is not None:
                 identity = Val(templates.expr(OPERATORS[red.op].identity_text), (), 0, True)
             elif k == 0 and term.rank == 0:
                 # max/min: where the test is false, the running value itself changes nothing
@@ -76,7 +81,7 @@ class ReductionsMixin:
             (m, t, z), full, rank = align(self.lib, [self.mask, term, identity], "a conditional reduction")
             term = Val(self.lib.call("where", m.node, t.node, z.node), full, rank)
         axes = list(range(k, depth))
-        if not all(term.full[a] for a in axes):
+        if not all(a < len(term.full) and term.full[a] for a in axes):  # (`s - 1` under an outer test)
             raise Unsupported(f"`{red.name}`: a term that does not vary along every loop it is summed over")
         if self.lib.kind == "tf" and red.op in ("max", "min") and k == 0:
             # Grappler hoists a monotonic op out of reduce_max/min (min(tanh(t)) -> tanh(min(t))),
@@ -179,7 +184,12 @@ class ReductionsMixin:
                 not current.stacked and red.name not in _stores(self.levels[k - 1].info.body)):
             raise Unsupported(f"`{red.name}`: an inner reduction of a value not private to the outer loop")
         if not current.stacked:  # initialised with an invariant in each outer iteration
-            current = Val(current.node, (False,) * k, current.rank, current.python)
+            current = Val(current.node, (False,) * k, current.rank, current.python, pytype=current.pytype)
+        if current.python and not python_term and self._np:
+            # a Python number takes an array's dtype at the loop's first step (`s = 0`, then
+            # `s + d` of uint8 values wraps from there), which one batched sum per outer
+            # iteration cannot follow where another update came first: float64 and int64 only
+            self._wide_reads(self.levels[k].info.node)
         if self.lib.kind == "np" and not self.to_tf and red.op in ("add", "mul") and not python_term \
                 and reduced is not fused_reduced:
             # As at the top level: the inner loop accumulates in the dtype of `s + t` (int8 terms
@@ -197,7 +207,13 @@ class ReductionsMixin:
             raise Unsupported(f"`{red.name}`: an inner reduction whose ranks do not line up")
         full = tuple(a or b for a, b in zip(current.full, term.full[:k]))
         rank = term.rank
-        self._bind(red.name, Val(value, full, rank), set())
+        # a sum of Python numbers into a Python number (`c = 0`, `c = c + 1`) is one per outer
+        # iteration, which computes beside arrays as Python's numbers do (a uint8 `m + c` wraps
+        # in the loop: helper-44), as the loop index does
+        kinds = {current.pytype, term_pytype}
+        python = current.python and python_term and red.op == "add" and kinds <= {"int", "float"}
+        pytype = ("int" if kinds == {"int"} else "float") if python else None
+        self._bind(red.name, Val(value, full, rank, python, pytype=pytype), set())
 
     def _no_object_arrays(self, source, scan) -> None:
         """A check in front that each array ``source`` reads is no object array: ``np.maximum``

@@ -112,6 +112,7 @@ class StatementsMixin:
             if not isinstance(value, Val) or value.rank is None:
                 raise Unsupported(f"the inner loop at line {child.lineno} carries `{name}`, whose value "
                                   "before it the batched code does not hold")
+            self._wide_reads(child.node)
             if not (isinstance(value.node, gast.Name) and value.node.id == name):
                 self.out += templates.replace(f"{name} = V", V=value.node)
             carried[name] = Val(templates.name(name), (True,) * depth, value.rank)
@@ -141,6 +142,29 @@ class StatementsMixin:
         loop = gast.For(target=templates.name(counter, store=True), iter=copy.deepcopy(child.node.iter),
                         body=body or [gast.Pass()], orelse=[], type_comment=None)
         self.out.append(gast.copy_location(loop, child.node))
+
+    def _wide_reads(self, loop) -> None:
+        """Checks in front that each array ``loop`` reads holds float64 or int64 values (or is a
+        Python number): a name it carries keeps its first value's type on the outer iterations
+        that never update it (a Python number, ``last = -1``, or a uint8 element, ``m = X[i, 0]``)
+        and takes the update's type on the others, where the batched variable is one array for
+        all of them, of the dtype ``np.where`` gives both. Beside uint8 values it would hold 255
+        for -1 or double a uint8 without wrapping, beside int8 values wrap where Python's ints do
+        not, beside float32 values round (helper-44); with float64 and int64 values every type
+        computes the same numbers, to 2**53 and 2**63."""
+        np_ = self.lib.alias
+        stored = {n.id for n in gast.walk(self.info.node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        bases = {id(n.func) for n in gast.walk(loop) if isinstance(n, gast.Call)} | {
+            id(n.value) for n in gast.walk(loop) if isinstance(n, gast.Attribute)}
+        read = {n.id for n in gast.walk(loop) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
+                and id(n) not in bases}
+        for name in sorted(read - stored):
+            if self._shape_of(name) is None or self.ctx.imports.resolve(templates.name(name)) is not None:
+                continue
+            check = templates.expr(f"type(N) in (int, float) or {np_}.asarray(N).dtype in ({np_}.float64, {np_}.int64)",
+                                   N=templates.name(name))
+            if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
+                self.checks.append(check)
 
     def _inner_inits(self):
         ids = set()
@@ -220,7 +244,7 @@ class StatementsMixin:
                 self.out.append(copy.deepcopy(stmt))  # invariant: computed once, as written
                 if any(name in level.info.live_invariants for level in self.levels):
                     self.needs_trip = True  # read after the loop: bound only where the loop runs
-            self.env[name] = Val(templates.name(name), (), val.rank, val.python, mixed=val.mixed)
+            self.env[name] = Val(templates.name(name), (), val.rank, val.python, mixed=val.mixed, pytype=val.pytype)
             return
         if isinstance(target, gast.Tuple) and isinstance(stmt.value, gast.Tuple) \
                 and len(target.elts) == len(stmt.value.elts) and all(isinstance(e, gast.Name) for e in target.elts):
