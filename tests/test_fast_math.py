@@ -258,3 +258,16 @@ def test_tensorflow_ranks_without_named_lengths_keep_the_differences():
     source = TF_PAIRS.replace("a: float32 [n, dim].", "a: float32.").replace("b: float32 [m, dim].", "b: float32.")
     result = transpile_source(source, "m.py", fast_math=True, backend="direct", shapes={"a": 2, "b": 2})
     assert result.plans[0].rewritten and "matmul" not in result.code and "tf.norm(" in result.code
+
+
+def test_the_expansion_is_written_into_float_arrays_only():
+    """An int output truncates the expansion's rounding into a unit (`2.9999999999999996`
+    stored as 2 where the loop's 3.0 is 3: helper-44): the loop runs for it."""
+    source = KNN.replace("np.sqrt(np.sum(np.square((X[i] - X_ref[j]))))", "np.sum(np.square(X[i] - X_ref[j]))") \
+        .replace("D = np.zeros((n_q, n_r))", "D = np.zeros((n_q, n_r), dtype=int)")
+    code = _fast(source).code
+    assert "np.asarray(D).dtype.kind in 'fc'" in code and "@" in code
+    X, Y = np.array([[0.1, 0.2, 0.3]]), np.array([[1.1, 1.2, 1.3], [0.1, 0.2, 0.3]])
+    want, got = _run(source, code, "distances", X, Y)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(want, [[3, 0]])

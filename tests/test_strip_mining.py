@@ -159,3 +159,65 @@ def test_explain_says_the_strips_and_the_cli_takes_a_bound(tmp_path):
         assert bad.exit_code == 2 and "--memory-bound must be a number of MiB >= 0" in bad.output, value
     with pytest.raises(ValueError, match="memory_bound must be a number of MiB >= 0"):
         transpile_source(KNN, "m.py", memory_bound=-1.0)
+
+
+def _pairs(header_i, header_j, value="np.sum(np.abs(X[i] - Y[j]))"):
+    return f"""import numpy as np
+
+def distances(X, Y):
+    D = np.zeros((X.shape[0], Y.shape[0]))
+    for i in range({header_i}):
+        for j in range({header_j}):
+            D[i, j] = {value}
+    return D
+"""
+
+
+@pytest.mark.parametrize("header_j,rows", [
+    ("1, Y.shape[0], 2", "len(range(1, Y.shape[0], 2)) * max(np.shape(X)[-1], np.shape(Y)[-1])"),
+    ("2, Y.shape[0]", "(Y.shape[0] - 2) * max(np.shape(X)[-1], np.shape(Y)[-1])"),
+    ("Y.shape[0]", "Y.shape[0] * max(np.shape(X)[-1], np.shape(Y)[-1])"),
+])
+def test_the_rows_of_a_strip_count_the_inner_trips_from_their_start_and_step(header_j, rows):
+    source = _pairs("X.shape[0]", header_j)
+    code = _rewrite(source, memory_bound=ONE_ROW)
+    assert f"i_strip = max(1, 0 // max(1, {rows}))" in code
+    rng = np.random.default_rng(3)
+    _same(source, code, "distances", rng.standard_normal((5, 3)), rng.standard_normal((7, 3)))
+
+
+def test_a_strip_loop_starts_where_the_range_does_and_a_stepped_range_is_whole():
+    source = _pairs("1, X.shape[0]", "Y.shape[0]")
+    code = _rewrite(source, memory_bound=ONE_ROW)
+    assert "for i_lo in range(1, X.shape[0], i_strip):" in code
+    rng = np.random.default_rng(4)
+    _same(source, code, "distances", rng.standard_normal((5, 3)), rng.standard_normal((4, 3)))
+    stepped = _rewrite(_pairs("0, X.shape[0], 2", "Y.shape[0]"), memory_bound=ONE_ROW)
+    assert "_strip" not in stepped and "X[::2, np.newaxis]" in stepped
+
+
+COLLECTED = """import numpy as np
+
+def rows(X, Y):
+    out = []
+    for i in range(X.shape[0]):
+        out.append(np.sum(np.abs(X[i] - Y), axis=1))
+    return np.array(out)
+"""
+DIFFERENCES = """import numpy as np
+
+def differences(X, Y):
+    D = np.zeros((X.shape[0], Y.shape[0], X.shape[1]))
+    for i in range(X.shape[0]):
+        for j in range(Y.shape[0]):
+            D[i, j] = np.abs(X[i] - Y[j])
+    return D
+"""
+
+
+def test_no_strips_for_a_collector_or_an_output_as_large_as_the_value():
+    """A list the loop appends to is not an array written by rows; an output of `n × m × dim`
+    values is as large as the batched differences, which strips would not shrink."""
+    assert "_strip" not in _rewrite(COLLECTED, memory_bound=ONE_ROW)
+    code = _rewrite(DIFFERENCES, memory_bound=ONE_ROW, shapes={"X": 2, "Y": 2})
+    assert "_strip" not in code and "X[:, np.newaxis] - Y[np.newaxis]" in code

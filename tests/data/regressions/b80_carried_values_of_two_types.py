@@ -8,7 +8,9 @@ import numpy as np
 # never wraps. A count of Python ints (`c = c + 1`) beside a uint8 value wrapped in the loop and
 # not in the batched int64; a masked sum of bools (the loop's `m + d` of bools is their `or`)
 # was counted, the identity 0 making the terms int64. And a term that does not vary along the
-# inner loop, under an outer test (`if m < 1: s = s - 1`), crashed the transpiler.
+# inner loop, under an outer test (`if m < 1: s = s - 1`), crashed the transpiler; a masked
+# inner sum from `m = -1` asked `np.result_type(-1, uint8 terms)`, which raises, where no
+# iteration passed the test.
 
 
 def last_above(A):
@@ -91,7 +93,21 @@ def outer_test(X, Y):
     return out
 
 
-CALLS = [('last_above', 'np.array([[1, 200], [3, 4]], np.uint8)'),
+def never_added(X, Y):
+    out = np.zeros(X.shape[0], dtype=np.int64)
+    for i in range(X.shape[0]):
+        m = -1
+        for j in range(Y.shape[0]):
+            d = X[i, 0] * Y[j, 0]
+            if d != d:
+                m = m + d
+        out[i] = m
+    return out
+
+
+CALLS = [('never_added', 'np.array([[1, 2], [3, 4]], np.uint8), np.array([[1], [2]], np.uint8)'),
+         ('never_added', 'np.array([[1.0, 2.0]]), np.array([[1.0], [np.nan]])'),
+         ('last_above', 'np.array([[1, 200], [3, 4]], np.uint8)'),
          ('last_above', 'np.array([[1, 2], [3, 4]], np.uint16)'),
          ('last_above', 'np.array([[1.0, 200.0], [3.0, 4.0]])'),
          ('stepped', 'np.array([0], np.int8), np.ones(200, np.int8)'),
@@ -104,4 +120,4 @@ CALLS = [('last_above', 'np.array([[1, 200], [3, 4]], np.uint8)'),
          ('any_of', 'np.ones((3, 2)), np.ones((4, 2))'),
          ('outer_test', 'np.array([[0.5, 1.0], [3.0, 4.0]]), np.ones((3, 2))')]
 
-REWRITTEN = ['any_of', 'counted', 'halved', 'last_above', 'stepped']
+REWRITTEN = ['any_of', 'counted', 'halved', 'last_above', 'never_added', 'stepped']

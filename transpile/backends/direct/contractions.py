@@ -116,6 +116,12 @@ class ContractionsMixin:
             for other in others:
                 self.checks.append(templates.expr("B.dtype == A.dtype", A=templates.name(first),
                                                   B=templates.name(other)))
+        if self.expanded:
+            # an expanded distance is exact only to rounding, which an int array's truncation
+            # turns into a unit (`2.9999999999999996` stored as 2 where the loop's 3.0 is 3:
+            # helper-44): it is written into float and complex arrays only
+            for name in sorted({name for level in self.info.walk() for name in level.arrays}):
+                self.checks.append(templates.expr(f"{np_}.asarray(N).dtype.kind in 'fc'", N=templates.name(name)))
 
     def _contraction(self, node: gast.Call, name: str | None, value: Val) -> Val | None:
         """``value`` (the batched ``np.sum`` that is ``node``) as an ``np.einsum`` call, or None
@@ -266,6 +272,7 @@ class ContractionsMixin:
         if self.unsafe is None:
             squares = f"({gast.unparse(summed[0]).strip()}) ** 2" if norm else gast.unparse(summed[0]).strip()
             self.unsafe = EXPANDED.format(expr=squares)
+        self.expanded = not tf  # (written only into float arrays: :meth:`_float_checks`)
         clamped = self.lib.call("maximum", total, gast.Constant(value=0, kind=None))
         return value.with_node(self.lib.call("sqrt", clamped) if norm else clamped, fused=None)
 

@@ -116,6 +116,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.unknown_kinds: set[str] = set()  # names of no known kind read through asarray (:meth:`_known_kinds`)
         self.unsafe: str | None = None  # why the rewrite may change results (`LoopRewrite.unsafe`)
         self.float_operands: set[str] = set()  # arrays a contraction reads (:meth:`_float_checks`)
+        self.expanded = False  # a squared distance expanded (--fast-math): float outputs only
         self.same_dtype: list[tuple[str, ...]] = []  # arrays of one product, of one dtype (same)
         self.prelude: list[gast.stmt] = []  # before the checks (`LoopRewrite.prelude`)
         self.gathered: dict[tuple[str, str], str] = {}  # (item, attribute) -> the list gathered
@@ -338,31 +339,57 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         return (f"`{text}`: {' × '.join(trips)} values of rank {rank} at once, where the loop holds one "
                 "at a time")
 
-    def _raising_errstate(self) -> gast.AST | None:
-        """A setting anywhere in the module that may make a floating-point error raise, else
-        None: ``np.errstate(...)`` or ``np.seterr(...)`` with a setting other than ignored or
-        warned about (``divide='raise'``, ``all='call'``; a setting by name, not a literal, may
-        be any), wherever it is (around the loop, as a decorator, bound to a name, entered
-        through an ``ExitStack``, in another function that may call this one), or a warnings
-        filter that turns warnings into errors (``warnings.simplefilter("error")``). A setting
-        made outside the module (a caller's ``np.errstate``, ``python -W error``) is not seen."""
+    def _raising_errstate(self):
+        """A setting anywhere in the module's text that may make a floating-point error raise,
+        as a node with a ``lineno``, else None: ``np.errstate(...)`` or ``np.seterr(...)``
+        (``seterrcall`` too) with a setting other than ignored or warned about (``divide=
+        'raise'``, ``all='call'``; a setting by name, not a literal, may be any), wherever it is:
+        around the loop, as a decorator, bound to a name, entered through an ``ExitStack``, in
+        any function or class body; those functions named other than in a call (``es =
+        np.errstate``, ``functools.partial(np.errstate, ...)``) or as a string
+        (``getattr(np, 'seterr')``); or a warnings filter that turns warnings into errors
+        (``warnings.simplefilter("error")``), or one that records them
+        (``warnings.catch_warnings(record=True)``: the batched code warns for the elements a test
+        skips). The whole text is read (the analysis stubs the
+        bodies of functions without loops). A setting made outside the module (a caller's
+        ``np.errstate``, ``python -W error``) is not seen."""
+        found = getattr(self.ctx, "_raising_errstate", False)
+        if found is not False:
+            return found
+        import ast  # (the stdlib tree of the whole text; gast's is the analysed one)
+
+        settings = {"seterr", "errstate", "seterrcall"}
+
+        def named(func):
+            return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+
         def raising(call):
-            return any(not (isinstance(k.value, gast.Constant) and k.value.value in ("ignore", "warn"))
-                       for k in call.keywords) or bool(call.args)
+            return bool(call.args) or any(
+                not (isinstance(k.value, ast.Constant) and k.value.value in ("ignore", "warn")) for k in call.keywords)
 
         def erring(call):  # `warnings.simplefilter("error")`, `filterwarnings(action="error")`
             actions = call.args[:1] + [k.value for k in call.keywords if k.arg == "action"]
-            return any(not (isinstance(a, gast.Constant) and a.value in ("ignore", "default", "always", "module",
-                                                                            "once"))
+            return any(not (isinstance(a, ast.Constant) and a.value in ("ignore", "default", "always", "module", "once"))
                        for a in actions)
 
-        for node in gast.walk(self.ctx.tree):
-            if isinstance(node, gast.Call):
-                callee = self.ctx.imports.resolve(node.func)
-                if callee in ("numpy.errstate", "numpy.seterr") and raising(node) or callee in (
-                        "warnings.simplefilter", "warnings.filterwarnings") and erring(node):
-                    return node
-        return None
+        found = None
+        try:
+            tree = ast.parse(self.ctx.source.text)
+        except (SyntaxError, ValueError):
+            tree = ast.Module(body=[], type_ignores=[])
+        called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and named(node.func) in settings and raising(node) \
+                    or isinstance(node, ast.Call) and named(node.func) in ("simplefilter", "filterwarnings") \
+                    and erring(node) \
+                    or isinstance(node, (ast.Name, ast.Attribute)) and named(node) in settings and id(node) not in called \
+                    or isinstance(node, ast.Constant) and node.value in settings \
+                    or isinstance(node, ast.Call) and named(node.func) == "catch_warnings" \
+                    and any(k.arg == "record" for k in node.keywords):
+                found = node
+                break
+        self.ctx._raising_errstate = found
+        return found
 
     def _drop_unread_indices(self) -> None:
         """Drops ``j = np.arange(...)`` where nothing reads ``j`` (a ragged level's mask that a

@@ -78,6 +78,13 @@ def _lengths_only(bound) -> bool:
     return isinstance(bound, gast.Subscript) and isinstance(bound.value, gast.Attribute) and bound.value.attr == "shape"
 
 
+#: NumPy's binary ufuncs that compute an operator, for the checks under a test (:meth:`_masked_pair`)
+_UFUNC_OPERATORS = {"numpy.power": gast.Pow, "numpy.float_power": gast.Pow, "numpy.subtract": gast.Sub,
+                    "numpy.floor_divide": gast.FloorDiv, "numpy.mod": gast.Mod, "numpy.remainder": gast.Mod,
+                    "numpy.left_shift": gast.LShift, "numpy.right_shift": gast.RShift,
+                    "numpy.bitwise_and": gast.BitAnd, "numpy.bitwise_or": gast.BitOr, "numpy.bitwise_xor": gast.BitXor}
+
+
 class ExpressionsMixin:
     """The batched form of the expressions of the loop body (:meth:`ev`)."""
 
@@ -343,6 +350,38 @@ class ExpressionsMixin:
             return Val(gast.Attribute(value=base.node, attr=node.attr, ctx=gast.Load()), base.full, base.rank)
         raise Unsupported(f"the attribute `.{node.attr}` of a per-iteration value")
 
+    def _masked_pair(self, node, left_node, right_node, left: Val, right: Val, op: type) -> None:
+        """The checks for a binary operation ``op`` (a ``gast.operator`` class) under a
+        per-iteration test, as an operator (``a[j] + k``) or a NumPy ufunc (``np.add(a[j], k)``,
+        ``np.maximum``): a Python int beside an integer array (:meth:`_masked_python_int`), a
+        number of a kind the code does not show (:meth:`_masked_unknown_number`); a power whose
+        exponent may be a negative integer, which NumPy refuses for an integer base
+        (``ValueError``) on the elements the test skips: the arrays the loop reads must then be
+        float64; and for a name read in front, the kinds NumPy computes ``op`` of on any array:
+        no bool for ``-`` (a bool array minus a bool raises), an int or bool for shifts and
+        ``&``, ``|``, ``^``, no complex for ``//`` and ``%`` (helper-44)."""
+        if self.mask is None or not self._np:
+            return
+        power = op is gast.Pow
+        kinds = {gast.Sub: "!= 'b'", gast.LShift: "in 'biu'", gast.RShift: "in 'biu'", gast.BitAnd: "in 'biu'",
+                 gast.BitOr: "in 'biu'", gast.BitXor: "in 'biu'", gast.FloorDiv: "in 'biuf'", gast.Mod: "in 'biuf'"}
+        if op in kinds:
+            for side, val in ((left_node, left), (right_node, right)):
+                if not val.stacked and isinstance(side, gast.Name) and not val.python and self._in_front(side):
+                    self._check(templates.expr(f"{self.lib.alias}.asarray(N).dtype.kind {kinds[op]}", N=templates.name(side.id)))
+        if left.python != right.python:
+            self._masked_python_int(node, *((left, right) if left.python else (right, left)))
+        elif left.stacked != right.stacked:
+            self._masked_unknown_number(node, right_node if left.stacked else left_node,
+                                        *((right, left) if left.stacked else (left, right)))
+        exponent = constant_int(right_node)
+        if power and not (exponent is not None and exponent >= 0) and not (
+                isinstance(right_node, gast.Constant) and isinstance(right_node.value, float)):
+            if left.python and left.pytype != "float":
+                raise Unsupported(f"`{gast.unparse(node).strip()}` under a per-iteration test: a power of a "
+                                  "Python int to an exponent that may be a negative integer")
+            self._check_float64(core.STRICT)
+
     def _numpy_call(self, node: gast.AST) -> bool:
         """Whether ``node`` calls a NumPy function (``np.sqrt(v)``): in the loop its result is a
         NumPy scalar or array, never a Python float."""
@@ -365,11 +404,7 @@ class ExpressionsMixin:
             # (`np.sqrt(b) ** p`) computes as float64 in the loop too. (Where Python's floats
             # raise, `1.0 / 0.0` or `1e200 ** 2`, the batched code may be more defined.)
             self.scalar_raising = True
-        if self.mask is not None and self._np and left.python != right.python:
-            self._masked_python_int(node, *((left, right) if left.python else (right, left)))
-        elif self.mask is not None and self._np and left.stacked != right.stacked:
-            self._masked_unknown_number(node, node.right if left.stacked else node.left,
-                                        *((right, left) if left.stacked else (left, right)))
+        self._masked_pair(node, node.left, node.right, left, right, type(node.op))
         if isinstance(node.op, gast.MatMult):
             return convert_matmul_operator(self.lib, left, right, node)
         if type(node.op) not in _BINOPS:
@@ -760,6 +795,8 @@ class ExpressionsMixin:
                 f" (a module function is inlined when its body binds names and returns one expression; "
                 f"`{what}` {why})" if why else ""))
         weak_pair = rule.family == "elementwise" and not name.startswith("math.") or name == "numpy.linspace"
+        if weak_pair and name.startswith("numpy.") and not is_method and len(pos) == 2 and len(node.args) == 2:
+            self._masked_pair(node, node.args[0], node.args[1], pos[0], pos[1], _UFUNC_OPERATORS.get(name))
         if weak_pair and not is_method and len(pos) >= 2 and pos[0].python != pos[1].python:
             # `np.maximum(x[i], i)`, `np.linspace(x[i], i, n)`: NumPy's rule for a Python number,
             # as for `x[i] * i` (`math` converts every operand to a Python float)

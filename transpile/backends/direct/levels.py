@@ -334,6 +334,12 @@ class LevelsMixin:
                     bound = True
             return bound  # (never bound here: a global or a closure's)
 
+        def slice_object(index):  # `s = slice(n, n)`, then `ys[s] = v`
+            return isinstance(index, gast.Name) and any(
+                isinstance(st, gast.Assign) and isinstance(st.value, gast.Call)
+                and self.ctx.imports.resolve(st.value.func) == "builtins.slice"
+                and any(isinstance(t, gast.Name) and t.id == index.id for t in st.targets) for st in gast.walk(fdef))
+
         def other(node):  # reaches what another name may reach
             r = root(node)
             return isinstance(r, gast.Name) and r.id != name and self.ctx.imports.resolve(r) is None \
@@ -349,10 +355,15 @@ class LevelsMixin:
             if isinstance(node, gast.Call):
                 callee = self.ctx.imports.resolve(node.func) or ""
                 if isinstance(node.func, gast.Attribute) and not callee:
+                    if not isinstance(root(node.func.value), gast.Name) and node.func.attr not in _READING_METHODS:
+                        return True  # (`type(ys).append(ys, v)`: a method of what a call gives)
                     continue
                 if callee in _ESCAPING_BUILTINS or callee.startswith("numpy.ndarray.") \
                         or not callee.startswith(("numpy.", "builtins.", "math.", "tensorflow.")):
                     return True
+                if callee.startswith("builtins.") and callee.count(".") >= 2 \
+                        and callee.rsplit(".", 1)[1] not in _READING_METHODS:
+                    return True  # (`list.extend(ys, v)`: a method of a builtin type, unbound)
                 if callee in _ITERATING_BUILTINS and any(
                         other(a.value if isinstance(a, gast.Starred) else a) for a in node.args):
                     return True  # (iterating a generator runs its code)
@@ -375,7 +386,7 @@ class LevelsMixin:
                             return True
                         # (a list's slice assignment resizes it; an array's index of a tuple, `c[k, :]`, never)
                         if isinstance(n, gast.Subscript) and isinstance(n.ctx, (gast.Store, gast.Del)) and other(n) and (
-                                isinstance(node, gast.Delete) or isinstance(n.slice, gast.Slice)):
+                                isinstance(node, gast.Delete) or isinstance(n.slice, gast.Slice) or slice_object(n.slice)):
                             return True
                     if isinstance(node, (gast.AugAssign, gast.Delete)) and isinstance(t, gast.Name) and other(t):
                         return True

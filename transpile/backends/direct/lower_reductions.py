@@ -185,10 +185,14 @@ class ReductionsMixin:
             raise Unsupported(f"`{red.name}`: an inner reduction of a value not private to the outer loop")
         if not current.stacked:  # initialised with an invariant in each outer iteration
             current = Val(current.node, (False,) * k, current.rank, current.python, pytype=current.pytype)
-        if current.python and not python_term and self._np:
+        if (red.name in getattr(self, "python_sums", ()) or current.python and self.mask is not None) \
+                and not python_term and self._np:
+            # (under a test, `np.result_type(m, terms)` of `m = -1` and uint8 terms raises where
+            # no iteration passes it and the loop returns: it is float64 and int64 there too)
             # a Python number takes an array's dtype at the loop's first step (`s = 0`, then
             # `s + d` of uint8 values wraps from there), which one batched sum per outer
-            # iteration cannot follow where another update came first: float64 and int64 only
+            # iteration cannot follow where another update came first (`s = s - 1`, a Python
+            # number per outer iteration): float64 and int64 only
             self._wide_reads(self.levels[k].info.node)
         if self.lib.kind == "np" and not self.to_tf and red.op in ("add", "mul") and not python_term \
                 and reduced is not fused_reduced:
@@ -213,6 +217,8 @@ class ReductionsMixin:
         kinds = {current.pytype, term_pytype}
         python = current.python and python_term and red.op == "add" and kinds <= {"int", "float"}
         pytype = ("int" if kinds == {"int"} else "float") if python else None
+        if python:
+            self.python_sums = getattr(self, "python_sums", set()) | {red.name}
         self._bind(red.name, Val(value, full, rank, python, pytype=pytype), set())
 
     def _no_object_arrays(self, source, scan) -> None:

@@ -159,8 +159,9 @@ class StatementsMixin:
         read = {n.id for n in gast.walk(loop) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
                 and id(n) not in bases}
         for name in sorted(read - stored):
-            if self._shape_of(name) is None or self.ctx.imports.resolve(templates.name(name)) is not None:
-                continue
+            shape = self._shape_of(name)
+            if shape is None or shape.rank == 0 or self.ctx.imports.resolve(templates.name(name)) is not None:
+                continue  # (a number, `n` of `range(n)`, is no array of values)
             check = templates.expr(f"type(N) in (int, float) or {np_}.asarray(N).dtype in ({np_}.float64, {np_}.int64)",
                                    N=templates.name(name))
             if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
