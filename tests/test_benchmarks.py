@@ -59,3 +59,13 @@ def test_the_quality_benchmark_measures_a_rewrite_against_its_reference(capsys):
     assert lines[-1].startswith("tokens of rewrite / tokens of reference over 2 rewritten: geometric mean ")
     ratio = (rows[0].token_ratio * rows[1].token_ratio) ** 0.5
     assert f"geometric mean {ratio:.2f}" in lines[-1]
+
+
+def test_the_strip_benchmark_times_every_bound_against_the_reference(capsys):
+    spec = importlib.util.spec_from_file_location("strips_benchmark", ROOT / "benchmarks" / "strips.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--points", "12", "9", "4", "--bounds", "0", "0.0001", "--repeats", "1"]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()[1:]]
+    assert [row[0] for row in rows] == ["0", "0.0001", "reference"]
+    assert all(float(value) >= 0 for row in rows for value in row[1:])
