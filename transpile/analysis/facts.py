@@ -285,6 +285,9 @@ class ModuleContext:
         #: hold before its outermost level is strip-mined (``transpile_source(memory_bound=)``);
         #: None: never.
         self.memory_bound: int | None = None
+        #: what may make a floating-point error raise in the module's text (a node), None where
+        #: nothing does, False before the direct backend first looks (its ``_raising_errstate``)
+        self.raising_setting = False
 
     @property
     def chains(self) -> beniget.DefUseChains:

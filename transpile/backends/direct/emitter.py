@@ -117,6 +117,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.unsafe: str | None = None  # why the rewrite may change results (`LoopRewrite.unsafe`)
         self.float_operands: set[str] = set()  # arrays a contraction reads (:meth:`_float_checks`)
         self.expanded = False  # a squared distance expanded (--fast-math): float outputs only
+        self.python_sums: set[str] = set()  # inner sums of Python numbers, a Python number each (:meth:`_reduce`)
         self.same_dtype: list[tuple[str, ...]] = []  # arrays of one product, of one dtype (same)
         self.prelude: list[gast.stmt] = []  # before the checks (`LoopRewrite.prelude`)
         self.gathered: dict[tuple[str, str], str] = {}  # (item, attribute) -> the list gathered
@@ -353,9 +354,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         skips). The whole text is read (the analysis stubs the
         bodies of functions without loops). A setting made outside the module (a caller's
         ``np.errstate``, ``python -W error``) is not seen."""
-        found = getattr(self.ctx, "_raising_errstate", False)
-        if found is not False:
-            return found
+        if self.ctx.raising_setting is not False:
+            return self.ctx.raising_setting
         import ast  # (the stdlib tree of the whole text; gast's is the analysed one)
 
         settings = {"seterr", "errstate", "seterrcall"}
@@ -388,7 +388,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                     and any(k.arg == "record" for k in node.keywords):
                 found = node
                 break
-        self.ctx._raising_errstate = found
+        self.ctx.raising_setting = found
         return found
 
     def _drop_unread_indices(self) -> None:

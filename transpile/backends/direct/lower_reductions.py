@@ -185,7 +185,7 @@ class ReductionsMixin:
             raise Unsupported(f"`{red.name}`: an inner reduction of a value not private to the outer loop")
         if not current.stacked:  # initialised with an invariant in each outer iteration
             current = Val(current.node, (False,) * k, current.rank, current.python, pytype=current.pytype)
-        if (red.name in getattr(self, "python_sums", ()) or current.python and self.mask is not None) \
+        if (red.name in self.python_sums or current.python and self.mask is not None) \
                 and not python_term and self._np:
             # (under a test, `np.result_type(m, terms)` of `m = -1` and uint8 terms raises where
             # no iteration passes it and the loop returns: it is float64 and int64 there too)
@@ -218,7 +218,7 @@ class ReductionsMixin:
         python = current.python and python_term and red.op == "add" and kinds <= {"int", "float"}
         pytype = ("int" if kinds == {"int"} else "float") if python else None
         if python:
-            self.python_sums = getattr(self, "python_sums", set()) | {red.name}
+            self.python_sums.add(red.name)
         self._bind(red.name, Val(value, full, rank, python, pytype=pytype), set())
 
     def _no_object_arrays(self, source, scan) -> None:
