@@ -75,24 +75,30 @@ def balance(start, rates, deposits):
         balance_prev_a = 1.0 + rates[:len(balance) - 1]
         balance_prev_b = deposits[:len(balance) - 1]
         balance_prev_first = balance_prev_a[0] * balance_prev + balance_prev_b[0]
-        balance_prev_values = np.zeros(-(-len(balance_prev_a) // 8) * 8, np.result_type(balance_prev_a, balance_prev_first, balance_prev_b))
+        balance_prev_values = np.empty(len(balance_prev_a), np.result_type(balance_prev_a, balance_prev_first, balance_prev_b))
         balance_prev_values[:len(balance_prev_a)] = balance_prev_b
         balance_prev_values[0] = balance_prev_first
-        balance_prev_scales = np.ones(len(balance_prev_values), balance_prev_values.dtype)
-        balance_prev_scales[:len(balance_prev_a)] = balance_prev_a
-        balance_prev_values, balance_prev_scales = (balance_prev_values.reshape(-1, 8), balance_prev_scales.reshape(-1, 8))
+        balance_prev_whole = len(balance_prev_values) // 8 * 8
+        balance_prev_blocks, balance_prev_scales = (balance_prev_values[:balance_prev_whole].reshape(-1, 8), np.asarray(balance_prev_a)[:balance_prev_whole].reshape(-1, 8))
+        balance_prev_columns, balance_prev_scale_columns = (list(balance_prev_blocks.T), list(balance_prev_scales.T))
+        balance_prev_ends, balance_prev_end_scales = (balance_prev_columns[0].copy(), balance_prev_scale_columns[0].astype(balance_prev_values.dtype))
         for balance_prev_lane in range(1, 8):
-            balance_prev_values[:, balance_prev_lane] += balance_prev_scales[:, balance_prev_lane] * balance_prev_values[:, balance_prev_lane - 1]
-            balance_prev_scales[:, balance_prev_lane] *= balance_prev_scales[:, balance_prev_lane - 1]
-        balance_prev_ends, balance_prev_end_scales, balance_prev_span = (balance_prev_values[:, -1].copy(), balance_prev_scales[:, -1].copy(), 1)
+            balance_prev_ends *= balance_prev_scale_columns[balance_prev_lane]
+            balance_prev_ends += balance_prev_columns[balance_prev_lane]
+            balance_prev_end_scales *= balance_prev_scale_columns[balance_prev_lane]
+        balance_prev_span = 1
         while balance_prev_span < len(balance_prev_ends):
-            balance_prev_ends[balance_prev_span:] += balance_prev_end_scales[balance_prev_span:] * balance_prev_ends[:-balance_prev_span]
-            balance_prev_end_scales[2 * balance_prev_span:] *= balance_prev_end_scales[balance_prev_span:-balance_prev_span]
+            balance_prev_later_ends = balance_prev_ends[balance_prev_span:]
+            balance_prev_later_ends += balance_prev_end_scales[balance_prev_span:] * balance_prev_ends[:-balance_prev_span]
+            balance_prev_later_scales = balance_prev_end_scales[2 * balance_prev_span:]
+            balance_prev_later_scales *= balance_prev_end_scales[balance_prev_span:-balance_prev_span]
             balance_prev_span *= 2
-        balance_prev_scales[1:] *= balance_prev_ends[:-1, None]
-        balance_prev_values[1:] += balance_prev_scales[1:]
-        balance_prev_values = balance_prev_values.reshape(-1)
-        balance_prev_values = balance_prev_values[:len(balance_prev_a)]
+        balance_prev_carried = balance_prev_columns[0][1:]
+        balance_prev_carried += balance_prev_scale_columns[0][1:] * balance_prev_ends[:-1]
+        for balance_prev_lane in range(1, 8):
+            balance_prev_columns[balance_prev_lane] += balance_prev_scale_columns[balance_prev_lane] * balance_prev_columns[balance_prev_lane - 1]
+        for balance_prev_tail in range(max(balance_prev_whole, 1), len(balance_prev_values)):
+            balance_prev_values[balance_prev_tail] = balance_prev_a[balance_prev_tail] * balance_prev_values[balance_prev_tail - 1] + balance_prev_b[balance_prev_tail]
         if not np.isfinite(balance_prev_values).all() or balance_prev_values.dtype != balance.dtype:
             balance_prev_values = np.empty(len(balance_prev_values), balance.dtype)
             balance_prev_values[0] = balance_prev_first

@@ -525,7 +525,8 @@ class ReductionsMixin:
         (a2 * a1, a2 * b1 + b2)``, so the scan runs as a blocked (chunked) scan: each block of
         the offsets, with the start folded into the first one (``s_1 = a_0 * s + b_0``), is
         scanned from zero; the block ends are then scanned as a shorter recurrence, and each
-        block adds its carry-in times its coefficients' running products (Blelloch, "Prefix
+        block takes in the end before it: its steps again from that carry (one coefficient per
+        iteration), or the carry times the powers of the coefficient (one) (Blelloch, "Prefix
         sums and their applications", 1990, section 1.4; :meth:`_toeplitz_scan` for one
         coefficient, :meth:`_lanes_scan` for one per iteration). Products of the coefficients
         only, never a division (the closed form through ``cumprod`` and division overflows or
@@ -570,22 +571,26 @@ class ReductionsMixin:
                               B=element(offset, b.stacked, "0"))
         # The first step is the loop's own (a Python float times an int8 start is a float64);
         # from then on the running value is a NumPy number and the dtype no longer changes.
-        # The offsets are laid out in whole blocks (zeros after the last), and the scan runs
-        # block by block.
-        block = LINEAR_BLOCK if a.stacked else TOEPLITZ_BLOCK
+        # One coefficient per iteration: the values are the offsets, scanned in place by
+        # blocks (:meth:`_lanes_scan`). One coefficient: the offsets are laid out in whole
+        # blocks (zeros after the last) for the Toeplitz products (:meth:`_toeplitz_scan`).
         length = templates.expr("len(N)", N=coef if a.stacked else offset)
+        allocate = "empty(L" if a.stacked else f"zeros(-(-L // {TOEPLITZ_BLOCK}) * {TOEPLITZ_BLOCK}"
         self.out += templates.replace(
             f"{first} = STEP\n"
-            f"{values} = {np_}.zeros(-(-L // {block}) * {block}, {np_}.result_type(A, {first}, B))\n"
+            f"{values} = {np_}.{allocate}, {np_}.result_type(A, {first}, B))\n"
             f"{values}[:L] = B\n", STEP=step, L=length, A=coef, B=offset)
         if scan.spelling == "a * s - b":
             self.out += templates.replace(f"{np_}.negative({values}, out={values})")
         self.out += templates.replace(f"{values}[0] = {first}")
         if a.stacked:
-            self._lanes_scan(name, values, coef, negated=scan.spelling == "b - a * s")
+            tail = self.namer.new(f"{name}_tail")
+            self._lanes_scan(name, values, coef, negated=scan.spelling == "b - a * s", tail=tail, step=templates.expr(
+                spelled, A=element(coef, True, tail), S=templates.expr(f"{values}[{tail} - 1]"),
+                B=element(offset, b.stacked, tail)))
         else:
             self._toeplitz_scan(name, values, coef, negated=scan.spelling == "b - a * s")
-        self.out += templates.replace(f"{values} = {values}[:L]", L=length)
+            self.out += templates.replace(f"{values} = {values}[:L]", L=length)
         # A power of the coefficients that overflows (|a| > 1) or underflows onto an infinite
         # offset gives inf * 0: where a value is not finite, the steps run in order, as the loop.
         # An array recurrence stores each value into `a` and reads it back, in `a`'s dtype.
@@ -639,43 +644,60 @@ class ReductionsMixin:
             f"{values}[1:, 0] += {powers}[1] * {ends}[:-1]\n"
             f"{values} = ({values} @ {steps}).reshape(-1)", A=coef)
 
-    def _lanes_scan(self, name: str, values: str, coef, negated: bool) -> None:
-        """Scans ``values`` (the offsets in whole blocks of ``LINEAR_BLOCK``, float or int
-        [blocks * B]) in place of the recurrence ``h -> a_t * h + b_t`` with one coefficient
-        per iteration ``coef`` [n] (``-a_t`` where ``negated``).
+    def _lanes_scan(self, name: str, values: str, coef, negated: bool, tail: str, step) -> None:
+        """Scans ``values`` (the offsets, the first one holding the first running value, float
+        or int [n]) in place into the running values of the recurrence ``h -> a_t * h + b_t``
+        with one coefficient per iteration ``coef`` [n] (``-a_t`` where ``negated``).
 
-        Seen as [blocks, B], B - 1 steps compose each position with the one before it in all
-        blocks at once (a column at a time), keeping the running products of the coefficients.
-        The block ends then follow ``e_c = P_c * e_(c-1) + e_c`` (``P_c`` the product of block
-        ``c``'s coefficients), scanned by recursive doubling (Hillis and Steele, 1986), and
-        every position adds its block's carry-in times its running product (a round updates
-        only the products the next round reads): O(n) work where
-        recursive doubling over all n values does O(n log n). The products are taken in place,
-        in two arrays as long as the offsets: a call allocates little, which matters more than
-        the arithmetic at ten thousand steps.
+        The first ``n // B * B`` values, seen as [blocks, B] (``B = LINEAR_BLOCK``), run in
+        three passes, each a column at a time in all blocks at once (Blelloch, "Prefix sums
+        and their applications", 1990, section 1.4):
+
+        1. each block's map ``h -> P_c * h + E_c``, composed over its B steps from zero;
+        2. the block ends ``e_c = P_c * e_(c-1) + E_c``, a scan over blocks / B values by
+           recursive doubling (Hillis and Steele, "Data parallel algorithms", 1986);
+        3. each block's steps again, in order, from the end of the block before it.
+
+        The last ``n % B`` steps (``tail``, ``step`` the loop's step at ``values[tail]``) run
+        one at a time. O(n) work, where recursive doubling over all n values does O(n log n);
+        the coefficients are read in place (a copy only where negated) and the passes write
+        into ``values`` and two arrays of blocks / B values: a call allocates little, which
+        matters more than the arithmetic at ten thousand steps (a freed array the size of
+        the offsets is returned to the system and faults its pages in again at the next call).
+        Within a block the steps compute as the loop's do; only the carry into a block is
+        reassociated.
         """
         np_, size = self.lib.alias, LINEAR_BLOCK
-        scales, k, ends, end_scales = (self.namer.new(f"{name}_{hint}") for hint in ("scales", "lane", "ends",
-                                                                                      "end_scales"))
-        span = self.namer.new(f"{name}_span")
+        whole, blocks, scales, columns, scale_columns, ends, end_scales, k, span = (
+            self.namer.new(f"{name}_{hint}") for hint in ("whole", "blocks", "scales", "columns", "scale_columns",
+                                                          "ends", "end_scales", "lane", "span"))
+        later_ends, later_scales, carried = (self.namer.new(f"{name}_{hint}")
+                                             for hint in ("later_ends", "later_scales", "carried"))
+        read = f"{np_}.negative({np_}.asarray(A)[:{whole}], dtype={values}.dtype)" if negated else f"{np_}.asarray(A)[:{whole}]"
+        # Each statement updates a view in place (`view += ...`): `x[:, k] += y` would also
+        # store the sum back through `x.__setitem__`, a second pass over the values.
         self.out += templates.replace(
-            f"{scales} = {np_}.ones(len({values}), {values}.dtype)\n"
-            f"{scales}[:len(A)] = A\n", A=coef)
-        if negated:
-            self.out += templates.replace(f"{np_}.negative({scales}, out={scales})")
-        self.out += templates.replace(
-            f"{values}, {scales} = {values}.reshape(-1, {size}), {scales}.reshape(-1, {size})\n"
+            f"{whole} = len({values}) // {size} * {size}\n"
+            f"{blocks}, {scales} = {values}[:{whole}].reshape(-1, {size}), {read}.reshape(-1, {size})\n"
+            f"{columns}, {scale_columns} = list({blocks}.T), list({scales}.T)\n"
+            f"{ends}, {end_scales} = {columns}[0].copy(), {scale_columns}[0].astype({values}.dtype)\n"
             f"for {k} in range(1, {size}):\n"
-            f"    {values}[:, {k}] += {scales}[:, {k}] * {values}[:, {k} - 1]\n"
-            f"    {scales}[:, {k}] *= {scales}[:, {k} - 1]\n"
-            f"{ends}, {end_scales}, {span} = {values}[:, -1].copy(), {scales}[:, -1].copy(), 1\n"
+            f"    {ends} *= {scale_columns}[{k}]\n"
+            f"    {ends} += {columns}[{k}]\n"
+            f"    {end_scales} *= {scale_columns}[{k}]\n"
+            f"{span} = 1\n"
             f"while {span} < len({ends}):\n"
-            f"    {ends}[{span}:] += {end_scales}[{span}:] * {ends}[:-{span}]\n"
-            f"    {end_scales}[2 * {span}:] *= {end_scales}[{span}:-{span}]\n"
+            f"    {later_ends} = {ends}[{span}:]\n"
+            f"    {later_ends} += {end_scales}[{span}:] * {ends}[:-{span}]\n"
+            f"    {later_scales} = {end_scales}[2 * {span}:]\n"
+            f"    {later_scales} *= {end_scales}[{span}:-{span}]\n"
             f"    {span} *= 2\n"
-            f"{scales}[1:] *= {ends}[:-1, None]\n"
-            f"{values}[1:] += {scales}[1:]\n"
-            f"{values} = {values}.reshape(-1)")
+            f"{carried} = {columns}[0][1:]\n"
+            f"{carried} += {scale_columns}[0][1:] * {ends}[:-1]\n"
+            f"for {k} in range(1, {size}):\n"
+            f"    {columns}[{k}] += {scale_columns}[{k}] * {columns}[{k} - 1]\n"
+            f"for {tail} in range(max({whole}, 1), len({values})):\n"
+            f"    {values}[{tail}] = STEP", A=coef, STEP=step)
 
     def _carried_start(self, scan) -> Val:
         """``a_prev = a[first - 1]``: the start of an array recurrence, the element before the
