@@ -134,12 +134,25 @@ def distances(X, Y):
 """
 
 
-@pytest.mark.parametrize("source", [MATMUL, TOTAL, FROM_K, LISTS], ids=["no-larger", "reduction", "start", "lists"])
+FIRST = """import numpy as np
+
+def first(X, Y):
+    for i in range(X.shape[0]):
+        if i == 0:
+            s = np.sum(np.outer(X[i], Y[i]))
+        else:
+            s += np.sum(np.outer(X[i], Y[i]))
+    return s
+"""
+
+
+@pytest.mark.parametrize("source", [MATMUL, FROM_K, LISTS, FIRST], ids=["no-larger", "start", "lists", "first"])
 def test_no_strips_where_they_would_hold_no_less_or_not_be_the_loop_over_rows(source):
-    """A batched matrix product is no larger than its output; a sum over both loops is not a
-    loop over rows that only writes elements; a range from an unknown start may start below
-    0; a list the checks admit would be converted again for every strip."""
-    code = _rewrite(source, memory_bound=ONE_ROW)
+    """A batched matrix product is no larger than its output; a range from an unknown start
+    may start below 0; a list the checks admit would be converted again for every strip; a
+    sum whose first iteration assigns is batched as an assignment of all the terms, which
+    each strip would repeat over its own."""
+    code = _rewrite(source, memory_bound=ONE_ROW, shapes={"X": 2, "Y": 2} if source is FIRST else None)
     assert "_strip" not in code and "_lo" not in code
 
 
@@ -221,3 +234,48 @@ def test_no_strips_for_a_collector_or_an_output_as_large_as_the_value():
     assert "_strip" not in _rewrite(COLLECTED, memory_bound=ONE_ROW)
     code = _rewrite(DIFFERENCES, memory_bound=ONE_ROW, shapes={"X": 2, "Y": 2})
     assert "_strip" not in code and "X[:, np.newaxis] - Y[np.newaxis]" in code
+
+
+def test_a_reduction_over_both_loops_adds_strip_by_strip():
+    """`s += np.sum(|X[i] - Y[j]|)` over both loops holds n × m × dim values batched; in strips
+    each strip's sum is added to the running value, as the loop adds row after row."""
+    code = _rewrite(TOTAL, memory_bound=ONE_ROW)
+    assert "for i_lo in range(0, X.shape[0], i_strip):" in code
+    assert "s += np.sum(np.abs(X[i_lo:i_hi, np.newaxis] - Y[np.newaxis]))" in code
+    rng = np.random.default_rng(3)
+    for n, m, d in [(1, 1, 1), (7, 4, 3), (5, 6, 2)]:
+        X, Y = rng.standard_normal((n, d)), rng.standard_normal((m, d))
+        want, got = run_module(TOTAL)["total"](X, Y), run_module(code)["total"](X, Y)
+        assert type(got) is type(want)
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+PRODUCT = """import numpy as np
+
+def product(X, Y):
+    p = 1.0
+    best = -np.inf
+    for i in range(X.shape[0]):
+        for j in range(Y.shape[0]):
+            p *= np.prod(1.0 + 0.01 * X[i] * Y[j])
+            best = np.maximum(best, np.max(X[i] * Y[j]))
+    return p, best
+"""
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int8])
+def test_products_and_maxima_in_strips_keep_the_loops_values_and_kinds(dtype):
+    """Each strip multiplies its product into the running value (rounded otherwise than the
+    loop's order, as the whole product is: an unsafe fix); a maximum strip by strip is exact;
+    int8 and float32 values keep their kinds through the strips."""
+    code = _rewrite(PRODUCT, memory_bound=ONE_ROW)
+    assert "p *= np.prod(1.0 + (0.01 * X[i_lo:i_hi])[:, np.newaxis] * Y[np.newaxis])" in code
+    assert "best = np.maximum(best, np.max(X[i_lo:i_hi, np.newaxis] * Y[np.newaxis]))" in code
+    assert "for i_lo in range(0, X.shape[0], i_strip):" in code
+    rng = np.random.default_rng(4)
+    X, Y = (rng.standard_normal((6, 3)) * 3).astype(dtype), (rng.standard_normal((5, 3)) * 3).astype(dtype)
+    want, got = run_module(PRODUCT)["product"](X, Y), run_module(code)["product"](X, Y)
+    for w, g in zip(want, got):
+        assert type(g) is type(w)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-6 if dtype == np.float32 else 1e-12)
+    assert got[1] == want[1]

@@ -1013,7 +1013,8 @@ class _Builder:
         the fuzzer's one-byte ``memory_bound``). Variants read the rows through a private, write
         a row of the output, or start the range at 1; the second array is a view, a copy, the
         first array itself, a list (converted per strip: not strip-mined), or one the loop writes
-        (then refused or rewritten as it may be)."""
+        (then refused or rewritten as it may be). A third of them reduce instead: a sum, a
+        product, a maximum or a count over both loops, or a sum whose first iteration assigns."""
         if not self.np:
             return self._map(k)
         self.reads.update({"x", "m2"})
@@ -1030,6 +1031,22 @@ class _Builder:
             if start:
                 body = [f"if i > 0:", f"    {body[0]}"]
             return Fragment("pairwise outer", EITHER, tuple(body), tuple(setup), outputs=(f"t{k}",))
+        if self.rng.random() < 0.3:
+            # a reduction over both loops, or from the outer loop's first iteration: strips
+            # add, multiply or compare their own values into the running one
+            op = self.rng.choice(("add", "mul", "max", "count", "first"))
+            if op == "first":
+                body = ["if i == 0:", f"    s{k} = np.sum(np.outer(a{k}[i], h{k}[i]))", "else:",
+                        f"    s{k} += np.sum(np.outer(a{k}[i], h{k}[i]))"]
+                return Fragment("pairwise reduction, first assigned", EITHER, tuple(body), tuple(setup),
+                                outputs=(f"s{k}",))
+            start_value, update = {
+                "add": ("0.0", f"s{k} += {value}"), "mul": ("1.0", f"s{k} *= 1.0 + 0.01 * {value}"),
+                "max": ("-np.inf", f"s{k} = np.maximum(s{k}, {value})"),
+                "count": ("0", f"s{k} += int(np.sum(np.abs(a{k}[i] - h{k}[j]) < 0.5))")}[op]
+            setup.append(f"s{k} = {start_value}")
+            body = [f"for j in range({start}len(x)):", f"    {update}"]
+            return Fragment(f"pairwise reduction, {op}", EITHER, tuple(body), tuple(setup), outputs=(f"s{k}",))
         setup.append(f"t{k} = np.zeros((len(x), len(x)))")
         how = self.rng.random()
         if how < 0.2:

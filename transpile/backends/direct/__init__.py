@@ -111,8 +111,9 @@ def _strip_mine(rewriter: DirectRewriter, result: LoopRewrite, rows: gast.expr, 
             i_hi = min(i_lo + i_strip, n_q)
             D[i_lo:i_hi, :n_r] = np.sqrt(np.sum(np.square(X[i_lo:i_hi, np.newaxis] - Y[np.newaxis]), axis=-1))
 
-    Legal because the level is independent and only writes elements (the strips run in the
-    loop's order); the checks in front stay those of the whole range, which is kept only where
+    Legal because the level is independent and writes elements or reduces into a running
+    value, which each strip's batched statement (``s += np.sum(...)``, ``s = np.maximum(s,
+    np.max(...))``) combines its rows into (the strips run in the loop's order); the checks in front stay those of the whole range, which is kept only where
     the strips' own checks are the same ones. ``rows`` is :meth:`DirectRewriter.strip_rows`;
     ``taken`` the names taken before ``result`` was built (the strips reuse its names).
     ``result`` is left as it is where the strips cannot be built.

@@ -224,8 +224,10 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         its loop axes and its own axes together are more than any such array's rank
         (:meth:`_widest_array`; ``X[i] - Y[j]`` is ``n × m`` rows of ``dim``, three axes beside
         matrices; an outer product per row, ``n × dim × dim``); to a NumPy nest whose outermost level is a ``range`` from a constant ``>= 0`` in
-        steps of 1 that only writes elements of arrays (no reduction, scan, collector or
-        carried name: a strip is then the loop over its rows). The count is the trip counts of
+        steps of 1 that writes elements of arrays or reduces into a running value (no scan,
+        collector, arg-reduction or carried name, and no sum whose first iteration assigns:
+        a strip is then the loop over its rows, each strip's reduction combined into the
+        running value as the loop's rows are). The count is the trip counts of
         the inner levels the value spans, times the size of one per-iteration value: the
         largest trailing ``rank`` axes of an array it reads (their product, for a value of a
         higher rank than any of them, an outer product). An estimate, from shapes only: the
@@ -234,11 +236,13 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         info, space = self.info, self.info.space
         if self.lib.kind != "np" or self.to_tf or self.assume or self.strip is not None or info.form != "loop" \
                 or space is None or space.kind != "range" or self.tapes \
-                or any((info.reductions, info.collectors, info.scans, info.arg_reductions, info.tensorarrays,
+                or any((info.collectors, info.scans, info.arg_reductions, info.tensorarrays,
                         info.derived, info.wraparound, info.live_out, info.runtime_checks)) \
                 or (0 if space.start is None else constant_int(space.start)) is None \
                 or (constant_int(space.start) or 0) < 0 or not (space.step is None or constant_int(space.step) == 1):
             return None
+        if set(info.reductions) & set(getattr(info.node, "pforge_first_assign", ())):
+            return None  # (`s = t` in the first iteration: the batched code assigns the sum)
         largest = self._largest()
         if largest is None:
             return None
