@@ -9,7 +9,7 @@ import dataclasses
 import gast
 
 from pforge.transpile.analysis.facts import PRIVATE, WholeModuleNeeded
-from pforge.transpile.analysis.nodes import _binding, _loaded_names, _scope_nodes
+from pforge.transpile.analysis.nodes import _binding, _loaded_names, _private_names, _scope_nodes
 
 _FRESH_CALLS = {"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "numpy.array",
                 "numpy.copy", "numpy.zeros_like", "numpy.ones_like", "numpy.empty_like",
@@ -85,6 +85,57 @@ def _fresh_value(ctx, value) -> bool:
             k.arg == "copy" and not (isinstance(k.value, gast.Constant) and k.value.value is True)
             for k in value.keywords)
     return False
+
+
+#: NumPy calls that allocate a new array of the sizes given (no array to take it from)
+_ALLOCATORS = {f"numpy.{name}" for name in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like",
+                                            "empty_like", "full_like")}
+
+
+def unexposed_allocation(ctx, function, loop, name: str) -> bool:
+    """Whether ``name`` is an array ``function`` allocates itself (``out = np.empty(n)``, its
+    one binding, in the block that holds ``loop`` and before it) that nothing sees between
+    the two but stores into its elements and reads of its shape (``out[0] = v``,
+    ``out.shape``, ``len(out)``), and ``loop`` only through its elements: no value bound to
+    another name where ``loop`` starts can then be a view of it, for the allocation is new
+    memory every time it runs and it runs before every run of ``loop``. The checks that such
+    a name shares no memory with another (``np.may_share_memory``) are then redundant.
+
+    Only where nothing but ``function``'s own statements sees its names (no nested function,
+    lambda or class, no ``global`` or ``nonlocal``: another scope could hold the array)."""
+    if function is None or not _private_names(function):
+        return False
+    parameters = function.args.args + function.args.kwonlyargs + function.args.posonlyargs + [
+        function.args.vararg, function.args.kwarg]
+    if any(isinstance(a, gast.Name) and a.id == name for a in parameters):
+        return False
+    binds = [n for n in gast.walk(function) if isinstance(n, gast.Name) and n.id == name
+             and isinstance(n.ctx, (gast.Store, gast.Del))]
+    if len(binds) != 1:
+        return False
+    stmt = ctx.parents.get(id(binds[0]))
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and stmt.targets[0] is binds[0]
+            and isinstance(stmt.value, gast.Call) and ctx.imports.resolve(stmt.value.func) in _ALLOCATORS):
+        return False
+    parent = ctx.parents.get(id(stmt))
+    block = next((getattr(parent, f) for f in parent._fields if isinstance(getattr(parent, f), list)
+                  and any(s is stmt for s in getattr(parent, f))), [])
+    at = [k for k, s in enumerate(block) if s is stmt or s is loop]
+    if len(at) != 2 or block[at[0]] is not stmt:
+        return False
+    for k in range(at[0] + 1, at[1] + 1):
+        for node in gast.walk(block[k]):
+            if not (isinstance(node, gast.Name) and node.id == name and isinstance(node.ctx, gast.Load)):
+                continue
+            up = ctx.parents.get(id(node))
+            shape = isinstance(up, gast.Attribute) and up.attr in ("shape", "dtype", "ndim", "size") or (
+                isinstance(up, gast.Call) and up.args == [node] and not up.keywords
+                and ctx.imports.resolve(up.func) == "builtins.len")
+            element = isinstance(up, gast.Subscript) and up.value is node and (
+                isinstance(up.ctx, gast.Store) or block[k] is loop)
+            if not (shape or element):
+                return False
+    return True
 
 
 def _through_shared_rows(ctx, access, sub, shared):

@@ -9,7 +9,7 @@ import gast
 
 from pforge.transpile import templates
 from pforge.transpile.analysis import LoopInfo
-from pforge.transpile.analysis.aliasing import _FRESH_CALLS
+from pforge.transpile.analysis.aliasing import _FRESH_CALLS, unexposed_allocation
 from pforge.transpile.analysis.nodes import _binding as analysis_binding, _shape_of_name
 from pforge.transpile.backends.common import _evidently_array
 from pforge.transpile.backends.direct import core
@@ -755,7 +755,10 @@ class LevelsMixin:
                            and (self._shape_of(n.id) or Val(None, (), None)).rank != 0} | {name})
             for w in written:
                 for r in read:
-                    if r != w:
+                    # (an array allocated before the loop and seen by nothing else is no view of
+                    # a value bound before the loop: the start, or a name the loop does not bind)
+                    if r != w and not ((r == name or r not in self.loop_stores) and unexposed_allocation(
+                            self.ctx, self.info.function, self.info.node, w)):
                         check = templates.expr(templates.apart(np_, w, r))
                         if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
                             self.checks.append(check)

@@ -10,6 +10,7 @@ import gast
 
 from pforge.transpile import ranks, templates
 from pforge.transpile.analysis import reduction_term
+from pforge.transpile.analysis.aliasing import unexposed_allocation
 from pforge.transpile.analysis.nodes import literal_number_at_entry
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import NOT_INT, Unsupported, Val, align, const, lift
@@ -714,6 +715,9 @@ class ReductionsMixin:
         self.checks.append(templates.expr(f"type(A) is {np_}.ndarray and A.dtype.kind in 'biufc'",
                                           A=templates.name(scan.array)))
         for other in sorted(set(self.info.arrays) - {scan.array}):  # a view of `a` written in the body
+            if any(unexposed_allocation(self.ctx, self.info.function, self.info.node, new) and old not in self.loop_stores
+                   for new, old in ((other, scan.array), (scan.array, other))):
+                continue  # (an array allocated before the loop and seen by nothing else is no view)
             self.checks.append(templates.expr(f"not {np_}.may_share_memory(A, W)", A=templates.name(scan.array),
                                               W=templates.name(other)))
         self.nonempty = True
