@@ -64,3 +64,19 @@ def test_a_view_of_the_fresh_output_bound_before_the_loop_leaves_it_a_loop():
     result = transpile_source(source, "m.py")
     assert not result.plans[0].rewritten and result.code == source
     assert "`view` may be a view of `out`" in result.plans[0].remarks[0].message
+
+
+def test_a_range_the_checks_know_runs_is_not_tested_for_emptiness_again():
+    """`len(range(len(signal))) == 0 or <the start's type is the element's>` beside the check
+    `len(signal) > 0`: the range runs, so only the type test stays, and it comes after that
+    check (it reads `signal[0]`, which an empty signal does not have)."""
+    code = _rewrite(WRAP)
+    guard = next(line for line in code.splitlines() if line.strip().startswith("if "))
+    assert "len(range(" not in guard
+    assert guard.index("len(signal) > 0") < guard.index("type(prev) is type(signal[0])")
+    started = WRAP.replace("prev = signal[-1]", "prev = np.float64(0.0)")
+    empty = np.zeros(0)  # (the guard stops at `len(signal) > 0`; `signal[0]` would raise)
+    np.testing.assert_array_equal(run_module(_rewrite(started))["halves"](empty), np.zeros(0))
+    for n in (1, 2, 5):
+        signal = np.arange(float(n))
+        np.testing.assert_array_equal(run_module(code)["halves"](signal), run_module(WRAP)["halves"](signal))

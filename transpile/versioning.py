@@ -316,9 +316,46 @@ def guard(info, result, checks: list) -> str | None:
     # tests that the loops run: where they do not, the loop reads nothing and that element may
     # not exist (an inner loop over `range(i + 1, n)` at `i = n - 1`).
     tests = [t for t in tests if not _reads_an_element(t)] + [t for t in tests if _reads_an_element(t)]
+    tests = _fold_empty_ranges(tests)
     result.drop = []  # a collector's `out = []` stays for the loop; the batched code rebinds it
     result.guard = tests[0] if len(tests) == 1 else gast.BoolOp(op=gast.And(), values=tests)
     return None
+
+
+def _fold_empty_ranges(tests: list[gast.expr]) -> list[gast.expr]:
+    """``len(range(a, b)) == 0 or Q`` as ``Q`` where another check is ``b > a`` (``range(b)``:
+    ``b > 0``) and both are ints (:func:`_an_int`): the loop runs, so the range is not empty. ``Q`` moves last, after that check,
+    which its own test guarded it with (``Q`` may read the first iteration's element)."""
+    above = set()
+    for test in tests:
+        if isinstance(test, gast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], gast.Gt):
+            above.add((gast.dump(test.left), gast.dump(test.comparators[0])))
+    kept, folded = [], []
+    for test in tests:
+        empty = test.values[0] if isinstance(test, gast.BoolOp) and isinstance(test.op, gast.Or) \
+            and len(test.values) == 2 else None
+        if isinstance(empty, gast.Compare) and len(empty.ops) == 1 and isinstance(empty.ops[0], gast.Eq) \
+                and isinstance(empty.comparators[0], gast.Constant) and empty.comparators[0].value == 0 \
+                and type(empty.comparators[0].value) is int and isinstance(empty.left, gast.Call) \
+                and isinstance(empty.left.func, gast.Name) and empty.left.func.id == "len" \
+                and len(empty.left.args) == 1 and isinstance(span := empty.left.args[0], gast.Call) \
+                and isinstance(span.func, gast.Name) and span.func.id == "range" and 1 <= len(span.args) <= 2 \
+                and not span.keywords:
+            start = span.args[0] if len(span.args) == 2 else gast.Constant(value=0, kind=None)
+            if (gast.dump(span.args[-1]), gast.dump(start)) in above and all(map(_an_int, span.args)):
+                folded.append(test.values[1])
+                continue
+        kept.append(test)
+    return kept + folded
+
+
+def _an_int(node: gast.expr) -> bool:
+    """An int literal, ``len(x)``, or one of them plus or minus an int literal: a Python int
+    (where it does not raise), which ``range`` takes, as ``>`` compares it."""
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub)):
+        return _an_int(node.left) and _an_int(node.right)
+    return isinstance(node, gast.Constant) and type(node.value) is int or isinstance(node, gast.Call) \
+        and isinstance(node.func, gast.Name) and node.func.id == "len" and len(node.args) == 1 and not node.keywords
 
 
 def _reads_an_element(test: gast.expr) -> bool:
