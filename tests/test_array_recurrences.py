@@ -307,3 +307,50 @@ def test_rows_whose_terms_would_widen_them_step_in_the_arrays_dtype():
     a, b = np.arange(12, dtype=np.int32).reshape(4, 3), np.arange(12).reshape(4, 3) * 0.5
     want, got = loop(a.copy(), b), new(a.copy(), b)
     assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+IN_PLACE = {
+    "sum": ("a[i] = a[i - 1] + a[i]", "np.add.accumulate(a_prev_steps, out=a_prev_steps)"),
+    "sum, the other way": ("a[i] = a[i] + a[i - 1]", "np.add.accumulate(a_prev_steps, out=a_prev_steps)"),
+    "difference": ("a[i] = a[i - 1] - a[i]", "np.subtract.accumulate(a_prev_steps, out=a_prev_steps)"),
+    "maximum": ("a[i] = np.maximum(a[i - 1], a[i])", "np.maximum.accumulate(a_prev_steps, out=a_prev_steps)"),
+    "minimum": ("a[i] = np.minimum(a[i - 1], a[i])", "np.minimum.accumulate(a_prev_steps, out=a_prev_steps)"),
+}
+
+
+@pytest.mark.parametrize("start", [1, 2])
+@pytest.mark.parametrize("form", sorted(IN_PLACE))
+def test_an_array_that_is_its_own_term_accumulates_in_place(form, start):
+    """`a[i] = a[i - 1] ⊕ a[i]` from a literal start: the accumulate runs over `a[start - 1:n]`
+    into it, as `np.add.accumulate(a, out=a)` is written by hand: no copy of the values, no
+    dtype test (nothing but `a`'s own elements enters), and the loop's values bit for bit in
+    every dtype (int8 wraps, float16 rounds at each step)."""
+    update, call = IN_PLACE[form]
+    result, loop, new = _rewrite(f"for i in range({start}, len(a)):\n    {update}\nreturn a\n", "a")
+    batched = result.code.split("else:")[0]
+    assert f"a_prev_steps = a[{start - 1}:len(a)]\n        {call}" in batched, batched
+    assert "np.empty" not in batched and "a_prev = a[" not in batched
+    for dtype in DTYPES[:-1] + [np.bool_] * (form in ("maximum", "minimum")):
+        values = (np.random.default_rng(7).standard_normal(11) * 60).astype(dtype)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (the loop's int8 scalars warn where they wrap)
+            want, got = loop(values.copy()), new(values.copy())
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("body", [
+    "for i in range(1, len(a)):\n    a[i] = a[i - 1] + b[i]\nreturn a\n",
+    "for i in range(1, len(a)):\n    c[i] = a[i] * 2.0\n    a[i] = a[i - 1] + a[i]\nreturn a, c\n",
+    "for i in range(1, len(a)):\n    a[i] = a[i - 1] * a[i]\nreturn a\n",
+], ids=["other-terms", "read-again", "product"])
+def test_an_array_recurrence_that_reads_more_than_its_own_element_keeps_its_steps_apart(body):
+    """Terms from another array, a second read of `a` (it would see the accumulated values),
+    and a product (a complex one steps in order, after the accumulate) run the steps in an
+    array of their own, stored into `a` afterwards."""
+    result, loop, new = _rewrite(body, "a, b, c")
+    assert "a_prev_steps = np.empty(" in result.code
+    args = lambda: (np.arange(1.0, 9.0), np.linspace(-1, 1, 8), np.zeros(8))  # noqa: E731
+    want, got = loop(*args()), new(*args())
+    for w, g in zip(want if isinstance(want, tuple) else (want,), got if isinstance(got, tuple) else (got,)):
+        np.testing.assert_array_equal(g, w)

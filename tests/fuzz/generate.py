@@ -1176,6 +1176,10 @@ class _Builder:
             value = self.rng.choice((f"{p} + {t}", f"{t} + {p}", f"{p} - {t}",
                                      f"{p} * (1.0 + 0.1 * np.tanh({t}))", f"np.maximum({p}, {t})",
                                      f"np.minimum({p}, {t})", f"0.5 * {p} + {t}", f"{t} - {p} * c"))
+            if self.rng.random() < 0.3:  # in place: the array's own element is the term
+                own = f"p{k}[i]"
+                value = self.rng.choice((f"{p} + {own}", f"{own} + {p}", f"{p} - {own}", f"np.maximum({p}, {own})",
+                                         f"np.minimum({p}, {own})", f"{p} * {own}"))
             if "c" in value.split():
                 self.reads.add("c")
             start = self.rng.choice(("np.zeros(len(x))", "np.arange(len(x)) * 0.5", "np.ones(len(x), np.float32)",

@@ -38,17 +38,8 @@ def cumulative_in_place(totals):
     """
     # pforge: vectorized loop (was lines 39-40: map over totals, add scan totals, indexed output totals) with batched ops, where its run-time checks hold
     if type(totals) is np.ndarray and totals.dtype.kind in 'biufc' and len(totals) > 1:
-        totals_prev = totals[0]
-        totals_prev_terms = totals[1:len(totals)]
-        totals_prev_steps = np.empty(len(totals_prev_terms) + 1, np.result_type(totals_prev, totals_prev_terms))
-        totals_prev_steps[0] = totals_prev
-        totals_prev_steps[1:] = totals_prev_terms
+        totals_prev_steps = totals[0:len(totals)]
         np.add.accumulate(totals_prev_steps, out=totals_prev_steps)
-        if totals_prev_steps.dtype != totals.dtype:
-            totals_prev_steps = np.empty(len(totals_prev_terms) + 1, totals.dtype)
-            totals_prev_steps[0] = totals_prev
-            for totals_prev_k in range(len(totals_prev_terms)):
-                totals_prev_steps[totals_prev_k + 1] = totals_prev_steps[totals_prev_k] + totals_prev_terms[totals_prev_k]
         totals[1:len(totals)] = totals_prev_steps[1:]
     else:
         for i in range(1, len(totals)):
@@ -123,17 +114,8 @@ def high_water(levels):
     level = levels.copy()
     # pforge: vectorized loop (was lines 72-73: map over level, max scan level, indexed output level) with batched ops, where its run-time checks hold
     if type(level) is np.ndarray and level.dtype.kind in 'biufc' and len(level) > 1:
-        level_prev = level[0]
-        level_prev_terms = level[1:len(level)]
-        level_prev_steps = np.empty(len(level_prev_terms) + 1, np.result_type(level_prev, level_prev_terms))
-        level_prev_steps[0] = level_prev
-        level_prev_steps[1:] = level_prev_terms
+        level_prev_steps = level[0:len(level)]
         np.maximum.accumulate(level_prev_steps, out=level_prev_steps)
-        if level_prev_steps.dtype != level.dtype:
-            level_prev_steps = np.empty(len(level_prev_terms) + 1, level.dtype)
-            level_prev_steps[0] = level_prev
-            for level_prev_k in range(len(level_prev_terms)):
-                level_prev_steps[level_prev_k + 1] = np.maximum(level_prev_steps[level_prev_k], level_prev_terms[level_prev_k])
         level[1:len(level)] = level_prev_steps[1:]
     else:
         for i in range(1, len(level)):

@@ -374,6 +374,22 @@ class ReductionsMixin:
             # of a strong dtype where the loop's were weak (np.maximum(f32, 0.5) is float32)
             raise Unsupported(f"`{name}` runs over Python numbers (its values would stay Python "
                               "numbers or take the array's dtype)")
+        update = scan.update
+        op = update.op if isinstance(update, gast.AugAssign) else getattr(update.value, "op", None)
+        ufunc = {"add": "subtract" if isinstance(op, gast.Sub) else "add", "mul": "multiply"}.get(scan.op) or \
+            self.ctx.imports.resolve(update.value.func).rsplit(".", 1)[1]
+        np_ = self.lib.alias
+        within = self._in_place_steps(scan, term, ufunc)
+        if within is not None:
+            # (`a_prev = a[s - 1]` goes: the steps start from that element itself)
+            self.out = [s for s in self.out if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+                                                    and s.targets[0].id == name)]
+            steps = self.namer.new(f"{name}_steps")
+            self.out += templates.replace(f"{steps} = W\n{np_}.{ufunc}.accumulate({steps}, out={steps})", W=within)
+            self.scan_steps[name] = (f"{steps}[1:]", f"{steps}[-1]")
+            self.scan_ranks[name] = 0
+            self.nonempty = True
+            return
         space = self.info.space
         if term.stacked and term.full[0]:
             terms = self._hoist(term.node, f"{name}_terms")
@@ -384,12 +400,7 @@ class ReductionsMixin:
             length = templates.expr("len(R)", R=gast.Call(func=templates.name("range"), args=bounds, keywords=[]))
         else:
             raise Unsupported(f"`{name}`: a term that does not vary along the loop")
-        update = scan.update
-        op = update.op if isinstance(update, gast.AugAssign) else getattr(update.value, "op", None)
-        ufunc = {"add": "subtract" if isinstance(op, gast.Sub) else "add", "mul": "multiply"}.get(scan.op) or \
-            self.ctx.imports.resolve(update.value.func).rsplit(".", 1)[1]
         steps = self.namer.new(f"{name}_steps")
-        np_ = self.lib.alias
         shape = "N + 1" if term.rank == 0 else \
             f"(N + 1,) + {np_}.broadcast_shapes({np_}.shape(S), {np_}.shape(T)[1:])"  # rows: `s ⊕ t` broadcast
         self.out += templates.replace(
@@ -427,6 +438,46 @@ class ReductionsMixin:
         self.scan_steps[name] = (f"{steps}[1:]", last)
         self.scan_ranks[name] = term.rank
         self.nonempty = True  # with no iteration `s` keeps its own type, which `steps[-1]` would not
+
+    def _in_place_steps(self, scan, term, ufunc: str) -> gast.expr | None:
+        """``a[s - 1:n]``, where the loop is ``a[i] = a[i - 1] ⊕ a[i]`` over ``range(s, n)``
+        (``s`` a literal of at least 1; ``⊕`` a sum, difference, maximum or minimum) and reads
+        ``a`` nowhere else: ``np.ufunc.accumulate`` over that view, into it, computes the loop's
+        values where the loop does, in ``a``'s dtype (the running value starts as ``a[s - 1]``
+        and each term is ``a[i]``: no other dtype enters, so no step needs the loop's order
+        again), as ``np.add.accumulate(x, out=x)`` is written by hand. None otherwise.
+
+        NumPy computes a ufunc whose output overlaps its input as if it did not (NumPy 1.13
+        release notes, "operations where ufunc input and output operands have memory
+        overlap"); the store of the values into ``a[s:n]`` afterwards is then a copy onto
+        itself, which NumPy skips (same data, shape and strides)."""
+        if scan.element is None or ufunc not in ("add", "subtract", "maximum", "minimum", "fmax", "fmin") \
+                or term.rank != 0 or not term.stacked:
+            return None
+        node, array = term.node, scan.array
+        if not (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) and node.value.id == array
+                and isinstance(node.slice, gast.Slice) and node.slice.step is None and node.slice.lower is not None):
+            return None
+        first = constant_int(node.slice.lower)
+        element = scan.element
+        if first is None or first < 1 or not (
+                isinstance(element, gast.Subscript) and isinstance(element.value, gast.Name)
+                and element.value.id == array and constant_int(element.slice) == first - 1):
+            return None
+        source = reduction_term(scan.update, scan.name)
+        stores = [s for s in self.info.body if isinstance(s, gast.Assign) and len(s.targets) == 1
+                  and isinstance(s.targets[0], gast.Subscript) and isinstance(s.targets[0].value, gast.Name)
+                  and s.targets[0].value.id == array]
+        if len(stores) != 1 or not (isinstance(source, gast.Subscript) and isinstance(source.value, gast.Name)
+                                    and source.value.id == array
+                                    and gast.dump(source.slice) == gast.dump(stores[0].targets[0].slice)):
+            return None
+        allowed = {id(source.value), id(stores[0].targets[0].value)}
+        if any(isinstance(n, gast.Name) and n.id == array and id(n) not in allowed
+               for stmt in self.info.body for n in gast.walk(stmt)):
+            return None  # (another read of `a` would see the values the accumulate already wrote)
+        return gast.Subscript(value=templates.name(array), slice=gast.Slice(
+            lower=const(first - 1), upper=copy.deepcopy(node.slice.upper), step=None), ctx=gast.Load())
 
     def _tf_scan_steps(self, scan) -> None:
         """A scan in TensorFlow code, over ``[s, t_0, t_1, ...]`` (``s`` cast to the terms'
