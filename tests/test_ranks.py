@@ -228,7 +228,10 @@ def test_a_range_argument_is_a_scalar():
 
 
 @pytest.mark.parametrize("line, want", [
-    ("gamma: float, the discount factor, in [0, 1].", None),  # an interval, not a shape: no fact
+    # an interval, not a shape; the leading type is a scalar's, as in Google style's `(float)`
+    ("gamma: float, the discount factor, in [0, 1].", (0, ())),
+    ("gamma: the discount factor, in [0, 1].", None),
+    ("gamma: float or array, the discount factor.", None),
     ("gamma (float): a probability in [0, 1]", (0, ())),
     ("x: float32 [n, d].", (2, ("n", "d"))),
     ("x: float32 tensor of shape [n, 3].", (2, ("n", None))),

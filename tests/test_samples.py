@@ -25,7 +25,9 @@ PFOR_ONLY = {"per_example_grads": ("per-example gradients (a per-iteration value
 #: loop: tf.vectorized_map's rows would not be on it), with what its remarks say: their pfor
 #: golden file is the sample
 DIRECT_ONLY = {"jacobian_outer_tape": ("recorded on the tape `tape` before the loop",
-                                       "takes the loop index as a Python number")}
+                                       "takes the loop index as a Python number"),
+               # (scans: each iteration of tf.vectorized_map would need the ones before it)
+               "returns_tf": "every iteration of tf.vectorized_map would need the ones before it"}
 #: samples nothing may rewrite, with the code of the remark that refuses their loop: their
 #: golden files (both backends) equal the sample
 UNCHANGED = {"logging_refused": "PF205", "rnn_refused": "PF201"}

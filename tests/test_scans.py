@@ -220,8 +220,8 @@ TF_SCANS = [
     ("s *= 1.0 + x[i] * 0.1", "tf.math.cumprod(", True),
     ("s = tf.maximum(s, x[i])", "tf.scan(tf.maximum, ", False),
     ("s = tf.minimum(s, x[i] * 2.0)", "tf.scan(tf.minimum, ", False),
-    ("s = 0.9 * s + x[i]", "tf.scan(lambda h, s_step: s_a * h + s_step", False),
-    ("s = x[i] * s + 1.0", "tf.scan(lambda h, s_step: s_step * h + s_b", False),
+    ("s = 0.9 * s + x[i]", "tf.scan(lambda h, s_step: 0.9 * h + s_step", False),
+    ("s = x[i] * s + 1.0", "tf.scan(lambda h, s_step: s_step * h + 1.0", False),
 ]
 
 

@@ -76,6 +76,10 @@ _SCALAR_TYPE = re.compile(r"(?:float|int|bool|complex|scalar|number|np\.(?:float
                           r"(?:\s*,\s*optional)?", re.I)
 
 
+#: a description that starts with a scalar type as a word of its own (``float, in [0, 1]``)
+_LEADING_SCALAR = re.compile(r"\s*(?:float|int|bool|complex|number)(?:\s*[,.;]|\s*$)", re.I)
+
+
 def _dims_from_styles(type_name: str | None, description: str | None) -> Shape | None:
     """A shape written as numpydoc, Google or Sphinx docstrings write it.
 
@@ -97,6 +101,8 @@ def _dims_from_styles(type_name: str | None, description: str | None) -> Shape |
             return Shape(len(parts), tuple(p if re.fullmatch(r"[A-Za-z_]\w*", p) else None for p in parts))
     if type_name and _SCALAR_TYPE.fullmatch(type_name.strip()):
         return Shape(0, ())
+    if description and _LEADING_SCALAR.match(description):
+        return Shape(0, ())  # Google style with the type leading the text: `gamma: float, the discount.`
     return None
 
 

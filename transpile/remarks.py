@@ -159,8 +159,14 @@ element before the first write. The loop stores each value into `a` and reads it
 the running values are kept in `a`'s dtype: where the terms would widen them (int32
 elements, float terms) the steps run in order. In TensorFlow code a sum or product becomes
 `tf.math.cumsum`/`tf.math.cumprod` over `[s, terms]` (an unsafe fix: TensorFlow's order,
-parallel on a GPU, may differ in the last bits) and a maximum, minimum or linear recurrence
-`tf.scan`, which runs the loop's own steps in order inside the graph.
+parallel on a GPU, may differ in the last bits; O(n) work, O(log n) depth on a GPU), and
+over the terms alone where `s` starts at the literal 0 (1 for a product), for terms of any
+rank; a read before the update that only appends `s` to a stacked list takes
+`exclusive=True`, and a loop counting down over `x[::-1]` scans `x` with `reverse=True`
+(rewards-to-go: `tf.math.cumsum(r, axis=0, reverse=True)`; `tf.stack(out[::-1])` then reads
+the values in `x`'s order). A maximum, minimum or linear recurrence becomes `tf.scan` (with
+`reverse=True` walking backwards), which runs the loop's own steps in order inside the
+graph: O(n) work and depth.
 
 A first-order linear recurrence `s = a * s + b` (exponential smoothing, discounted returns
 walked backwards, an AR(1) filter) is a scan too: the maps `s -> a * s + b` compose

@@ -353,7 +353,8 @@ class _Builder:
         form = self.rng.choice(("s += t", "s = s + t", "s = t + s", "s -= t", "s = s - t", "s *= t",
                                 "s = lib.maximum(s, t)", "s = lib.minimum(s, t)", "s = lib.maximum(t, s)"))
         start = {"*": "1.0", "maximum": "-1e9", "minimum": "1e9"}
-        init = next((v for key, v in start.items() if key in form), self.rng.choice(("0.0", "1.5", "0")))
+        # (0.1 is no float32: a start converted through float32 would be off in float64 code)
+        init = next((v for key, v in start.items() if key in form), self.rng.choice(("0.0", "1.5", "0", "0.1")))
         if "*" in form:
             t = f"(1.0 + 0.1 * {self.lib}.tanh({t}))"
         s = f"s{k}"
@@ -368,7 +369,9 @@ class _Builder:
             outputs = (f"o{k}", s)
         else:
             setup, write = (f"{s} = {init}", f"o{k} = []"), f"o{k}.append({read})"
-            outputs = (f"tf.stack(o{k})", s)
+            # the list stacked as it was appended, or reversed (`tf.stack(o[::-1])`, the loop
+            # counting down: rewards-to-go in the rewards' order)
+            outputs = (f"tf.stack(o{k}{'[::-1]' if self.rng.random() < 0.3 else ''})", s)
         r = self.rng.random()
         if r < 0.2:  # a first-order linear recurrence, read after its update or only after the loop
             coef = self.rng.choice(("0.5", "c", f"{self.lib}.tanh(x[i])", "(1.0 - 0.25)", f"{self.lib}.sin(y[i])"))

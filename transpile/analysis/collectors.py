@@ -9,6 +9,7 @@ from pforge.transpile.analysis.facts import COLLECTOR, COMPREHENSION, INDEXED, C
 from pforge.transpile.analysis.classes import likely_library
 from pforge.transpile.analysis.nodes import _binding, _scope_nodes
 from pforge.transpile.consumers import ARRAY_READERS, BUILTIN_READERS, CONSUMERS
+from pforge.transpile.spaces import constant_int
 
 def _find_tensorarrays(info, body, stored):
     for node in _scope_nodes(body):
@@ -55,9 +56,17 @@ def _find_collectors(ctx, info, nodes, node_ids, stored):
         earlier = [u for u in outside if (u.lineno, u.col_offset) < (info.node.lineno, info.node.col_offset)]
         if not _unaliased_before(ctx, earlier, nodes):
             continue
+        backwards = False
         if len(outside) == 1 and not earlier and _is_empty_list(ctx, value):
             consumer = ctx.parents.get(id(outside[0]))
             kind = _consumer_kind(ctx, consumer, outside[0])
+            if _reversal(consumer, outside[0]):
+                # `tf.stack(rows[::-1])`: the stack of the items in the opposite order, the
+                # batched value reversed along the loop axis (a concatenation would reverse the
+                # blocks, not the rows)
+                outer = ctx.parents.get(id(consumer))
+                if _consumer_kind(ctx, outer, consumer) in ("stack", "array"):
+                    consumer, kind, backwards = outer, _consumer_kind(ctx, outer, consumer), True
             unzipped = _unzipped(ctx, outside[0])
             if unzipped is not None:
                 kind, consumer = "unzip", unzipped
@@ -76,7 +85,7 @@ def _find_collectors(ctx, info, nodes, node_ids, stored):
             continue
         low, high = _append_counts(info.body, {id(c) for c in calls})
         conditional = low != high  # some iterations append fewer: a filter
-        info.collectors[name] = Collector(name, init, calls, consumer, kind, conditional)
+        info.collectors[name] = Collector(name, init, calls, consumer, kind, conditional, backwards)
         info.classes[name] = COLLECTOR
 
 
@@ -231,6 +240,13 @@ def _consumer_kind(ctx, call, arg) -> str | None:
     if any(k.arg not in allowed for k in call.keywords):
         return None
     return kind
+
+
+def _reversal(node, name) -> bool:
+    """``name[::-1]``: the list read in the opposite order."""
+    return isinstance(node, gast.Subscript) and node.value is name and isinstance(node.ctx, gast.Load) \
+        and isinstance(node.slice, gast.Slice) and node.slice.lower is None and node.slice.upper is None \
+        and constant_int(node.slice.step) == -1
 
 
 def _int_literal(node) -> bool:

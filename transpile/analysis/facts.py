@@ -44,6 +44,8 @@ class Collector:
             a list, to a collector of the loop around it: a row of that collector's items,
             batched only with it).
         conditional: some append runs only under an ``if`` in this level's body.
+        backwards: the consumer reads the list reversed (``tf.stack(rows[::-1])``, a stack or an
+            array read only): the batched value, reversed along the loop axis.
     """
 
     name: str
@@ -52,6 +54,7 @@ class Collector:
     consumer: gast.Call
     kind: str
     conditional: bool = False
+    backwards: bool = False
 
 
 @dataclass

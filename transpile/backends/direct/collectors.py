@@ -11,7 +11,7 @@ from pforge.transpile import templates
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import (FLOAT_ARMS, FLOAT_ARMS_LOOSE, LOOSE, STRICT, Unsupported, Val,
                                                    const, lift)
-from pforge.transpile.backends.direct.shared import _Pending, _loads, may_be_view
+from pforge.transpile.backends.direct.shared import _Pending, _loads, _reversed_rows, may_be_view
 from pforge.transpile.consumers import ARRAY_READERS
 
 
@@ -73,6 +73,8 @@ class CollectorsMixin:
                 # outer level's append of the list is what that `if` filters)
                 raise Unsupported(f"a conditional append to the inner collector `{name}`")
             col = col_level.info.collectors[name]
+            if col.backwards:
+                raise Unsupported(f"`{name}`, the list an inner loop builds, is read reversed")
             reader = col.kind == "array" and self.ctx.imports.resolve(col.consumer.func) in ARRAY_READERS
             if col.kind not in ("stack", "nested") and not reader:
                 raise Unsupported({
@@ -180,6 +182,11 @@ class CollectorsMixin:
         if col.kind == "extend":
             self.out += templates.replace(f"{name}.extend(V)", V=node)
             return
+        if lib.kind == "tf" and col.backwards and (forwards := _reversed_rows(node)) is not None:
+            # `tf.stack(rows[::-1])` of rows reversed: the rows as they were (the consumer takes
+            # the name as it is, :meth:`_tf_consumer`)
+            node = forwards
+            self.unreversed.add(name)
         if lib.kind == "np" and col.kind in ("stack", "array", "concat") and may_be_view(node):
             # the list held the values as they were when appended; a view of the array the
             # values came from would see later writes into it (`x[0] = 100.0` after the loop)
@@ -211,7 +218,8 @@ class CollectorsMixin:
         return None
 
     def _tf_consumer(self, col):
-        return templates.name(col.name)
+        return templates.expr(f"{col.name}[::-1]") if col.backwards and col.name not in self.unreversed \
+            else templates.name(col.name)
 
     def _ta_write(self, name, stmt):
         if len(self.levels) != 1 or self.mask is not None:

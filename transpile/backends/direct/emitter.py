@@ -89,6 +89,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.replaced_privates: set[str] = set()  # privates an idiom read through their value (`d` of `d * d`)
         self.scan_steps: dict[str, tuple[str, str]] = {}  # scan -> its running values and last value (text)
         self.scan_ranks: dict[str, int] = {}  # scan -> the rank of one running value
+        self.scan_exclusive: dict[str, str] = {}  # a TensorFlow scan -> its running values before each iteration
+        self.unreversed: set[str] = set()  # collectors read reversed, bound to their rows in that order
         self.ta_drop: list = []
         self.selections: dict[str, tuple[Val, Val, bool, int]] = {}
         self.inferred_locals: set[str] = set()  # locals whose rank rank_inference gave

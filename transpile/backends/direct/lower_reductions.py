@@ -11,12 +11,12 @@ import gast
 from pforge.transpile import ranks, templates
 from pforge.transpile.analysis import reduction_term
 from pforge.transpile.analysis.aliasing import unexposed_allocation
-from pforge.transpile.analysis.nodes import literal_number_at_entry
+from pforge.transpile.analysis.nodes import _binding, _entry_definitions, literal_number_at_entry
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import NOT_INT, Unsupported, Val, align, const, lift
 from pforge.transpile.backends.direct.indexing import _is_ellipsis
 from pforge.transpile.backends.common import _evidently_array
-from pforge.transpile.backends.direct.shared import _REDUCE_FN, Ind, _is_boolean
+from pforge.transpile.backends.direct.shared import _REDUCE_FN, Ind, _is_boolean, _reversed_rows
 from pforge.transpile.backends.pfor import _stores
 from pforge.transpile.operators import OPERATORS
 from pforge.transpile.spaces import constant_int
@@ -344,12 +344,12 @@ class ReductionsMixin:
                               "TensorFlow does not get")
         if len(self.levels) != 1 or self.mask is not None:
             raise Unsupported(f"the running value `{name}` of a loop inside another loop")
+        if scan.name in self.scan_steps:
+            return  # an exclusive scan's steps, computed where the body starts
         if self.lib.kind == "tf":
             if scan.element is not None:
                 raise Unsupported(f"`{scan.array}` is an array recurrence, which TensorFlow code does not write")
             return self._tf_scan_steps(scan)
-        if scan.name in self.scan_steps:
-            return  # an exclusive scan's steps, computed where the body starts
         start = self._value_at_entry(name) if scan.element is None else self._carried_start(scan)
         if scan.op == "linear":
             return self._linear_steps(scan, start)
@@ -480,30 +480,47 @@ class ReductionsMixin:
             lower=const(first - 1), upper=copy.deepcopy(node.slice.upper), step=None), ctx=gast.Load())
 
     def _tf_scan_steps(self, scan) -> None:
-        """A scan in TensorFlow code, over ``[s, t_0, t_1, ...]`` (``s`` cast to the terms'
-        dtype, as ``s + t`` converts a Python number): ``tf.math.cumsum``/``cumprod`` for sums,
-        differences and products (TensorFlow's order, parallel on a GPU, may differ from the
-        loop's in the last bits: an unsafe fix), and ``tf.scan`` for ``tf.maximum``/``minimum``
-        and first-order linear recurrences, which runs the loop's own steps in order inside
-        the graph. One number per iteration only.
+        """A scan in TensorFlow code: ``tf.math.cumsum``/``cumprod`` for sums, differences and
+        products (TensorFlow's order, parallel on a GPU, may differ from the loop's in the last
+        bits: an unsafe fix), and ``tf.scan`` for ``tf.maximum``/``minimum`` and first-order
+        linear recurrences, which runs the loop's own steps in order inside the graph.
+
+        - The start ``s`` goes first, ``[s, t_0, t_1, ...]``, converted to the terms' dtype as
+          ``s + t`` converts it (``tf.convert_to_tensor(s, dtype)``: a Python float converted
+          directly, not through float32 as ``tf.cast`` would).
+        - A sum or product whose start is the literal ``0`` or ``1`` (and no loop around this one
+          carries another value into it) is the scan of the terms alone: ``tf.math.cumsum(t)``,
+          with ``exclusive=True`` where ``s`` is read before its update, for terms of any rank.
+        - A loop that counts down over ``v[::-1]`` scans ``v`` with ``reverse=True`` (the start
+          then goes last), so the running values come out in ``v``'s order
+          (``tf.math.cumsum(r, reverse=True)``: rewards-to-go), reversed again where the loop's
+          order is read.
+
+        Leaves in :attr:`scan_steps` the running values after each iteration in the loop's order
+        and the value after the loop (None where no read after the loop needs it), in
+        :attr:`scan_exclusive` those before each iteration. One number per iteration, except
+        for the scan of the terms alone.
 
         Raises:
             Unsupported: a running value or term that is not one number per iteration.
         """
         name, tf_ = scan.name, self.lib.alias
         steps = self.namer.new(f"{name}_steps")
+        start = templates.name(name)
         if scan.op == "linear":
-            if scan.spelling != "a * s + b":
-                raise Unsupported(f"the linear recurrence `{name}` subtracts (only `a * s + b` in "
-                                  "TensorFlow code)")
-            a, b = self.ev(scan.coefficient), self.ev(scan.offset)
+            # (each step as the loop spells it, `a * h - b`, `b - a * h`: the loop's own arithmetic)
+            a, b = (self.ev(part) for part in scan.parts)
             if a.rank != 0 or b.rank != 0 or not (a.stacked or b.stacked):
                 raise Unsupported(f"the linear recurrence `{name}` is not on one number per iteration")
             stacked = a if a.stacked else b
             if not stacked.full[0]:
                 raise Unsupported(f"`{name}`: coefficients that do not vary along the loop")
-            coef = self._hoist(lift(self.lib, a, 1).node if a.stacked else a.node, f"{name}_a")
-            offset = self._hoist(lift(self.lib, b, 1).node if b.stacked else b.node, f"{name}_b")
+            lifted = [lift(self.lib, v, 1).node if v.stacked else v.node for v in (a, b)]
+            backwards = all(_reversed_rows(n) is not None for n, v in zip(lifted, (a, b)) if v.stacked)
+            if backwards:
+                lifted = [_reversed_rows(n) if v.stacked else n for n, v in zip(lifted, (a, b))]
+            coef, offset = (n if isinstance(n, gast.Constant) else self._hoist(n, f"{name}_{part}")
+                            for n, part in zip(lifted, "ab"))
             sized = coef if a.stacked else offset
             # the stacked parts are the elements scanned over; an invariant one is read as it is
             # (a Python float times a float64 tensor, as in the loop)
@@ -512,33 +529,110 @@ class ReductionsMixin:
             picks = iter([f"{step}[{k}]" for k in range(len(elems))] if len(elems) > 1 else [step])
             a_text = next(picks) if a.stacked else "A"
             b_text = next(picks) if b.stacked else "B"
+            first = f"{tf_}.convert_to_tensor(S, N.dtype)"
+            spelled = {"a * s + b": f"{a_text} * h + {b_text}", "a * s - b": f"{a_text} * h - {b_text}",
+                       "b - a * s": f"{b_text} - {a_text} * h"}[scan.spelling]
+            scanned = f"{tf_}.scan(lambda h, {step}: {spelled}, E, initializer={first}" + \
+                (", reverse=True)" if backwards else ")")
+            # the start beside the steps where it is read: before the first update, or after a
+            # loop that may not run
+            alone = not scan.exclusive and not self._used_outside(name)
+            pieces = f"{scanned}, {tf_}.reshape({first}, [1])" if backwards else \
+                f"{tf_}.reshape({first}, [1]), {scanned}"
             self.out += templates.replace(
-                f"{steps} = {tf_}.concat([{tf_}.reshape({tf_}.cast(S, N.dtype), [1]), "
-                f"{tf_}.scan(lambda h, {step}: {a_text} * h + {b_text}, E, initializer={tf_}.cast(S, N.dtype))], 0)",
-                A=coef, B=offset, S=templates.name(name), N=sized,
-                E=gast.Tuple(elts=[copy.deepcopy(e) for e in elems], ctx=gast.Load()) if len(elems) > 1
-                else copy.deepcopy(elems[0]))
-            self.scan_steps[name] = (f"{steps}[1:]", f"{steps}[-1]")
+                f"{steps} = {scanned}" if alone else f"{steps} = {tf_}.concat([{pieces}], 0)", A=coef, B=offset,
+                S=start, N=sized, E=gast.Tuple(elts=[copy.deepcopy(e) for e in elems], ctx=gast.Load())
+                if len(elems) > 1 else copy.deepcopy(elems[0]))
+            if alone:
+                self.scan_steps[name] = (f"{steps}[::-1]" if backwards else steps, None)
+            else:
+                self._tf_steps(name, steps, backwards)
             self.scan_ranks[name] = 0
             return
         term = self.ev(reduction_term(scan.update, name))
-        if term.rank != 0 or not term.stacked or not term.full[0]:
+        identity = scan.op in ("add", "mul") and self._identity_start(name, scan.op)
+        if not term.stacked or not term.full[0] or term.rank != 0 and not identity:
             raise Unsupported(f"the running value `{name}` is not one number per iteration")
         self._check_operand_order(scan)
-        terms = self._hoist(lift(self.lib, term, 1).node, f"{name}_terms")
+        terms = lift(self.lib, term, 1).node
+        backwards = _reversed_rows(terms) is not None and scan.op in ("add", "mul")
+        terms = self._hoist(_reversed_rows(terms) if backwards else terms, f"{name}_terms")
         update = scan.update
         op = update.op if isinstance(update, gast.AugAssign) else getattr(update.value, "op", None)
-        minus = scan.op == "add" and isinstance(op, gast.Sub)
-        chain = templates.expr(f"{tf_}.concat([{tf_}.reshape({tf_}.cast(S, T.dtype), [1]), {'-' if minus else ''}T], 0)",
-                               S=templates.name(name), T=terms)
+        if scan.op == "add" and isinstance(op, gast.Sub):
+            terms = templates.expr("-T", T=terms)
+        flags = ", reverse=True" if backwards else ""
         if scan.op in ("add", "mul"):
-            fn = {"add": "cumsum", "mul": "cumprod"}[scan.op]
-            self.out += templates.replace(f"{steps} = {tf_}.math.{fn}(C, axis=0)", C=chain)
+            fn = f"{tf_}.math.{'cumsum' if scan.op == 'add' else 'cumprod'}"
+            if identity:
+                # (the start adds nothing: the terms alone, of any rank)
+                after = self._used_outside(name)
+                if scan.exclusive:
+                    self.out += templates.replace(f"{steps} = {fn}(T, axis=0{flags}, exclusive=True)", T=terms)
+                    self.scan_exclusive[name] = f"{steps}[::-1]" if backwards else steps
+                if not scan.exclusive or self._read_after_update(scan):
+                    steps = self.namer.new(f"{name}_steps") if scan.exclusive else steps
+                    self.out += templates.replace(f"{steps} = {fn}(T, axis=0{flags})", T=terms)
+                self.scan_steps[name] = (f"{steps}[::-1]" if backwards else steps, None)
+                if after:
+                    # the start and every term (no iteration: the start itself)
+                    total = templates.expr(f"{tf_}.reduce_{'sum' if scan.op == 'add' else 'prod'}(T, axis=0)",
+                                           T=copy.deepcopy(terms))
+                    self.scan_steps[name] = (self.scan_steps[name][0], gast.unparse(templates.expr(
+                        f"S {'+' if scan.op == 'add' else '*'} R", S=start, R=total)).strip())
+                self.scan_ranks[name] = term.rank
+                return
+            first = templates.expr(f"{tf_}.reshape({tf_}.convert_to_tensor(S, T.dtype), [1])", S=start, T=terms)
+            chain = templates.expr(f"{tf_}.concat([T, F], 0)" if backwards else f"{tf_}.concat([F, T], 0)",
+                                   F=first, T=terms)
+            self.out += templates.replace(f"{steps} = {fn}(C, axis=0{flags})", C=chain)
         else:
+            chain = templates.expr(f"{tf_}.concat([{tf_}.reshape({tf_}.convert_to_tensor(S, T.dtype), [1]), T], 0)",
+                                   S=start, T=terms)
             self.out += templates.replace(f"{steps} = {tf_}.scan({tf_}.{'maximum' if scan.op == 'max' else 'minimum'}, C)",
                                           C=chain)
-        self.scan_steps[name] = (f"{steps}[1:]", f"{steps}[-1]")
+        self._tf_steps(name, steps, backwards)
         self.scan_ranks[name] = 0
+
+    def _tf_steps(self, name, steps: str, backwards: bool) -> None:
+        """Where the running values are in ``steps``, the start and every iteration's value: the
+        start first in the loop's order, or last in the index order of a reversed scan."""
+        if backwards:
+            self.scan_steps[name] = (f"{steps}[:-1][::-1]", f"{steps}[0]")
+            self.scan_exclusive[name] = f"{steps}[1:][::-1]"
+        else:
+            self.scan_steps[name] = (f"{steps}[1:]", f"{steps}[-1]")
+            self.scan_exclusive[name] = f"{steps}[:-1]"
+
+    def _identity_start(self, name: str, op: str) -> bool:
+        """``s = 0`` (``0.0``, ``tf.constant(0.0)``) before a sum, ``1`` before a product, in
+        every definition that reaches the loop from outside it, and no loop around this one
+        (whose next iteration would start from the value this one left)."""
+        node = self.ctx.parents.get(id(self.info.node))
+        while node is not None and node is not self.info.function:
+            if isinstance(node, (gast.For, gast.While, gast.AsyncFor)):
+                return False
+            node = self.ctx.parents.get(id(node))
+        entry = _entry_definitions(self.ctx, self.info.node, name)
+        if entry is None or not entry[0]:
+            return False
+        want = 0 if op == "add" else 1
+        for d in entry[0]:
+            _, value = _binding(self.ctx, d) if isinstance(d, gast.Name) else (None, None)
+            if isinstance(value, gast.Call) and self.ctx.imports.resolve(value.func) == "tensorflow.constant" \
+                    and len(value.args) == 1 and not value.keywords:
+                value = value.args[0]
+            if not (isinstance(value, gast.Constant) and type(value.value) in (int, float)
+                    and value.value == want):
+                return False
+        return True
+
+    def _read_after_update(self, scan) -> bool:
+        """Whether the body reads ``scan``'s running value after its update."""
+        body = self.info.body
+        later = body[body.index(scan.update) + 1:] if scan.update in body else body
+        return any(isinstance(n, gast.Name) and n.id == scan.name and isinstance(n.ctx, gast.Load)
+                   for stmt in later for n in gast.walk(stmt))
 
     @staticmethod
     def _check_operand_order(scan) -> None:
@@ -789,6 +883,13 @@ class ReductionsMixin:
           (:meth:`_exclusive_first`).
         """
         for name, scan in info.scans.items():
+            if scan.exclusive and self._tf_exclusive_appends(info, scan):
+                # (TensorFlow: the start is appended as it is; `tf.stack` converts it to the
+                # other items' dtype, as the steps hold it)
+                self._scan_steps(scan)
+                rank = self.scan_ranks[name]
+                self.env[name] = Val(templates.expr(self.scan_exclusive[name]), (True,), rank, scalar=rank == 0)
+                continue
             if scan.exclusive and scan.element is None and scan.op != "linear":
                 for stmt in self._exclusive_stores(info, scan):
                     self.exclusive_firsts[id(stmt)] = name
@@ -798,6 +899,26 @@ class ReductionsMixin:
                 rank = self.scan_ranks[name]
                 steps = self.scan_steps[name][0][:-len("[1:]")]
                 self.env[name] = Val(templates.expr(f"{steps}[:-1]"), (True,), rank, scalar=rank == 0)
+
+    def _tf_exclusive_appends(self, info, scan) -> bool:
+        """A TensorFlow scan read before its update only to be appended to a collector of the
+        loop stacked after it (``out.append(s)``, then ``s = s + x[i]``)."""
+        body = info.body
+        if self.lib.kind != "tf" or len(self.levels) != 1 or scan.element is not None or scan.update not in body:
+            return False
+        found = False
+        for stmt in body[:body.index(scan.update)]:
+            reads = [n for n in gast.walk(stmt) if isinstance(n, gast.Name) and n.id == scan.name]
+            if not reads:
+                continue
+            call = getattr(stmt, "value", None)
+            if not (isinstance(stmt, gast.Expr) and isinstance(call, gast.Call) and call.args == reads
+                    and isinstance(call.func, gast.Attribute) and call.func.attr == "append"
+                    and isinstance(call.func.value, gast.Name) and call.func.value.id in info.collectors
+                    and info.collectors[call.func.value.id].kind in ("stack", "concat")):
+                return False
+            found = True
+        return found
 
     def _exclusive_stores(self, info, scan) -> list[gast.stmt]:
         """The statements of a one-level NumPy loop over a range or ``enumerate`` that read
@@ -848,7 +969,8 @@ class ReductionsMixin:
             if scan.exclusive and scan.element is not None and scan.op == "linear":
                 raise Unsupported(f"the element of `{scan.array}` a linear recurrence carries is read before "
                                   "its update (an exclusive read of a linear scan)")
-            if scan.exclusive and scan.element is None and (scan.op == "linear" or not self._exclusive_stores(info, scan)):
+            if scan.exclusive and scan.element is None and not self._tf_exclusive_appends(info, scan) and (
+                    scan.op == "linear" or not self._exclusive_stores(info, scan)):
                 raise Unsupported(f"`{name}` is read before its update (an exclusive scan); its first "
                                   "value would take the running values' dtype")
 
@@ -867,7 +989,7 @@ class ReductionsMixin:
     def _end_scans(self, info) -> None:
         """Each scan ends as its last running value (an array recurrence's is in the array)."""
         for name, scan in info.scans.items():
-            if scan.element is None:
+            if scan.element is None and self.scan_steps[name][1] is not None:
                 self.out += templates.replace(f"{name} = {self.scan_steps[name][1]}")
 
     def _arg_reduce(self, args):

@@ -513,7 +513,7 @@ class _Vectorizer(ChecksMixin, BranchesMixin, InnerLoopsMixin):
         if col.kind == "concat":
             return templates.expr(f"{self.tf}.reshape(C, {self.tf}.concat([[-1], {self.tf}.shape(C)[2:]], 0))",
                                   C=templates.name(col.name))
-        return templates.name(col.name)
+        return templates.expr(f"{col.name}[::-1]") if col.backwards else templates.name(col.name)
 
     def _init_only_collectors(self, init):
         names = _stores([init])

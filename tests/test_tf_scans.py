@@ -1,0 +1,144 @@
+"""Scans in TensorFlow code as people write them, with no ranks given: ``tf.math.cumsum`` and
+``cumprod`` with ``exclusive=`` and ``reverse=`` where the loop reads the running value before
+its update or counts down, ``tf.scan(..., reverse=True)`` for a linear recurrence walked
+backwards (discounted returns), and the list stacked reversed (``tf.stack(out[::-1])``).
+
+Each case is rewritten (asserted first), then run against the loop on several inputs: the sums
+and products are an unsafe fix (TensorFlow's order may differ from the loop's in the last bits),
+the maxima, minima and linear recurrences (``tf.scan``, the loop's own steps) are equal."""
+
+from __future__ import annotations
+
+import types
+
+import numpy as np
+import pytest
+
+from pforge.transpile import transpile_source
+
+pytestmark = pytest.mark.tf
+
+
+def _load(code: str):
+    module = types.ModuleType("m")
+    exec(compile(code, "m.py", "exec"), module.__dict__)
+    return module.f
+
+
+def _program(start: str, loop: str, body: str, result: str, params: str = "x") -> str:
+    return (f"import tensorflow as tf\n\n\ndef f({params}):\n    s = {start}\n    out = []\n    {loop}\n"
+            + "".join(f"        {line}\n" for line in body.split("; ")) + f"    return {result}\n")
+
+
+FORWARD, DOWN, REVERSED = "for i in range(x.shape[0]):", "for i in range(x.shape[0] - 1, -1, -1):", \
+    "for i in reversed(range(x.shape[0])):"
+
+# (start, loop, body, result, what the rewrite must say, what it must not, exact)
+CASES = [
+    # the start adds nothing: the terms alone, any rank, exclusive and reversed as flags
+    ("0.0", FORWARD, "s = s + x[i]; out.append(s)", "tf.stack(out)", "tf.math.cumsum(x, axis=0)", "concat", False),
+    ("tf.constant(0.0)", FORWARD, "out.append(s); s = s + x[i]", "tf.stack(out)",
+     "tf.math.cumsum(x, axis=0, exclusive=True)", "concat", False),
+    ("0", DOWN, "s += x[i]; out.append(s)", "tf.stack(out[::-1])", "tf.math.cumsum(x, axis=0, reverse=True)",
+     "[::-1]", False),
+    ("0.0", REVERSED, "out.append(s); s += x[i]", "tf.stack(out[::-1])",
+     "tf.math.cumsum(x, axis=0, reverse=True, exclusive=True)", "[::-1]", False),
+    ("0.0", REVERSED, "s += x[i]; out.append(s)", "tf.stack(out)", "reverse=True)", "concat", False),
+    ("1.0", FORWARD, "out.append(s); s *= x[i]", "tf.stack(out)", "tf.math.cumprod(x, axis=0, exclusive=True)",
+     "concat", False),
+    ("0.0", FORWARD, "s -= x[i]; out.append(s)", "(tf.stack(out), s)", "tf.math.cumsum(-x, axis=0)", "concat", False),
+    ("0.0", FORWARD, "out.append(s); s = s + x[i]", "(tf.stack(out), s)", "exclusive=True", "concat", False),
+    # another start: it goes first (last when reversed), converted as `s + t` converts it
+    ("0.1", FORWARD, "s = s + x[i]; out.append(s)", "(tf.stack(out), s)", "tf.convert_to_tensor(s, x.dtype)",
+     "tf.cast", False),
+    ("0.1", DOWN, "out.append(s); s = s + x[i]", "(tf.stack(out[::-1]), s)", "reverse=True", "tf.cast", False),
+    ("2.5", REVERSED, "s = s * x[i]; out.append(s)", "tf.stack(out[::-1])", "tf.math.cumprod(tf.concat([x, ", "", False),
+    ("-1e9", FORWARD, "out.append(s); s = tf.maximum(s, x[i])", "(tf.stack(out), s)", "tf.scan(tf.maximum, ",
+     "", True),
+    ("1e9", DOWN, "s = tf.minimum(s, x[i]); out.append(s)", "tf.stack(out[::-1])", "tf.scan(tf.minimum, ", "",
+     True),
+    # linear recurrences: tf.scan, reversed for returns walked backwards
+    ("0.0", REVERSED, "s = x[i] + 0.9 * s; out.append(s)", "tf.stack(out[::-1])",
+     "tf.scan(lambda h, s_step: 0.9 * h + s_step, x, initializer=tf.convert_to_tensor(s, x.dtype), reverse=True)",
+     "concat", True),
+    ("0.3", DOWN, "out.append(s); s = 0.5 * s + x[i]", "(tf.stack(out[::-1]), s)", "reverse=True", "", True),
+    ("0.3", FORWARD, "s = 0.5 * s + x[i]; out.append(s)", "(tf.stack(out[::-1]), s)", "tf.scan(", "reverse=True",
+     True),
+    # a linear step that subtracts runs as the loop spells it (no negated part: the same bits)
+    ("0.3", FORWARD, "s = s * 0.5 - x[i]; out.append(s)", "(tf.stack(out), s)", "0.5 * h - s_step", "", True),
+    ("0.3", DOWN, "s = x[i] - s * 0.5; out.append(s)", "(tf.stack(out[::-1]), s)", "s_step - 0.5 * h", "", True),
+]
+
+
+@pytest.mark.parametrize("start, loop, body, result, says, not_says, exact", CASES,
+                         ids=[f"{c[0]}-{c[1][8:18]}-{c[2]}-{c[3]}" for c in CASES])
+def test_tensorflow_scans_unannotated(tf, start, loop, body, result, says, not_says, exact):
+    source = _program(start, loop, body, result)
+    # the start adds nothing to a sum or product from 0 or 1: no rank needed; else one number each
+    identity = start in ("0", "0.0", "tf.constant(0.0)") and "0.9" not in body or start == "1.0" and "*" in body
+    out = transpile_source(source, "m.py", shapes=None if identity else {"x": 1})
+    plan = out.plans[0]
+    assert plan.rewritten and plan.backend == "direct", plan.remarks[-1].message
+    assert says in out.code and (not not_says or not_says not in out.code.split("def f")[1]), out.code
+    assert "for i in" not in out.code, out.code
+    before, after = _load(source), _load(out.code)
+    rng = np.random.default_rng(7)
+    inputs = [tf.constant(rng.normal(size=9)), tf.constant(rng.uniform(0.5, 1.5, size=5).astype(np.float32))]
+    if "tf.constant(" in start:
+        inputs = inputs[1:]  # (a float32 start: the loop itself raises on float64 terms)
+    for x in inputs:
+        want, got = before(x), after(x)
+        want, got = (want, got) if isinstance(want, tuple) else ((want,), (got,))
+        for w, g in zip(want, got):
+            w, g = tf.convert_to_tensor(w), tf.convert_to_tensor(g)
+            assert g.dtype == w.dtype and g.shape == w.shape, (w, g)
+            if exact:
+                np.testing.assert_array_equal(g.numpy(), w.numpy())
+            else:
+                np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-5 if w.dtype == tf.float32 else 1e-12)
+
+
+def test_rows_summed_from_a_zero_start(tf):
+    """The start adds nothing, so the running values have the terms' shape, whatever their
+    rank: the scan of rows needs no rank given."""
+    source = _program("0.0", FORWARD, "s = s + x[i]; out.append(s)", "tf.stack(out)")
+    out = transpile_source(source, "m.py")
+    assert out.plans[0].rewritten and "tf.math.cumsum(x, axis=0)" in out.code, out.plans[0].remarks
+    x = tf.constant(np.random.default_rng(1).normal(size=(6, 3)))
+    np.testing.assert_allclose(_load(out.code)(x).numpy(), _load(source)(x).numpy(), rtol=1e-12)
+
+
+def test_a_python_float_start_is_converted_as_the_loop_converts_it(tf):
+    """``tf.cast(0.1, tf.float64)`` goes through float32 (0.10000000149...), ``0.1 + t`` does
+    not: the start is converted with ``tf.convert_to_tensor(s, dtype)``."""
+    source = _program("0.1", FORWARD, "s = tf.maximum(s, x[i]); out.append(s)", "tf.stack(out)")
+    out = transpile_source(source, "m.py", shapes={"x": 1})
+    assert out.plans[0].rewritten, out.plans[0].remarks
+    x = tf.constant([-1.0, -2.0, 0.0], tf.float64)
+    np.testing.assert_array_equal(_load(out.code)(x).numpy(), _load(source)(x).numpy())  # [0.1, 0.1, 0.1]
+
+
+@pytest.mark.parametrize("start, body, why", [
+    # a start that is not the literal 0 reaches the rows: one number per iteration only
+    ("0.5", "s = s + x[i]; out.append(s)", "not one number per iteration"),
+    # read before its update other than to be appended: the first value would be `s` itself
+    ("0.0", "out.append(s * 2.0); s = s + x[i]", "exclusive"),
+])
+def test_look_alikes_stay_loops(tf, start, body, why):
+    source = _program(start, FORWARD, body, "tf.stack(out)")
+    plan = transpile_source(source, "m.py").plans[0]
+    assert not plan.rewritten and why in plan.remarks[-1].message, plan.remarks[-1].message
+
+
+def test_a_loop_around_the_scan_carries_its_value(tf):
+    """In an outer loop, the second pass starts from the value the first left: the literal
+    start is no longer the only one, so the start is kept (`tf.concat`)."""
+    source = ("import tensorflow as tf\n\n\ndef f(x):\n    s = 0.0\n    outs = []\n    for k in range(2):\n"
+              "        out = []\n        for i in range(x.shape[0]):\n            s = s + x[i]\n"
+              "            out.append(s)\n        outs.append(tf.stack(out))\n    return outs\n")
+    out = transpile_source(source, "m.py", shapes={"x": 1})
+    x = tf.constant([1.0, 2.0, 3.0], tf.float64)
+    want, got = _load(source)(x), _load(out.code)(x)
+    assert "tf.math.cumsum(x, axis=0)" not in out.code, out.code
+    for w, g in zip(want, got):
+        np.testing.assert_allclose(g.numpy(), w.numpy())
