@@ -470,7 +470,8 @@ REFUSED = [
         """, "PF211", id="try"),
     pytest.param("""
         for i in range(n):
-            h = x[i] * 2
+            if x[i] > 0:
+                h = x[i] * 2
         return h
         """, "PF212", id="private-used-after-loop"),
     pytest.param("""

@@ -340,11 +340,17 @@ for i in range(n):
 _rule("PF212", "live-out-private",
       "A value computed in the body is used after the loop (its last iteration's value).",
       """
-After the loop the name holds the value from the last iteration only. pforge does not yet
-rewrite loops whose per-iteration temporaries are read after the loop.
+After the loop the name holds the value from the last iteration that bound it. Where one
+statement every iteration runs binds it (no `continue` before it, no `if` around it), that is
+the last iteration's value, and the rewrite binds the name to the batched values, then to their
+last (`h = h[-1]`; OpenMP's `lastprivate`, scalar expansion with the last value copied out:
+Allen and Kennedy 2001, section 5.5), where the loop runs at all. Bound under a test, or by
+more than one statement, the last value is that of an iteration only the loop knows, and the
+loop stays. The loop variable itself read after the loop stays too.
 """, """
 for i in range(n):
-    h = x[i] * 2
+    if x[i] > 0:
+        h = x[i] * 2
 y = h + 1
 """, """
 for i in range(n):

@@ -1647,13 +1647,21 @@ class _Builder:
 
     def _live_invariant(self, k):
         """``s = len(x) * 2 + c`` in the loop, read after it: the same on every iteration, its
-        last value is computed once. A planted look-alike binds ``s = x[i]``, the last item."""
-        planted = self.rng.random() < 0.3
+        last value is computed once. ``s = x[i] * 0.5`` (before or after the write) is the last
+        iteration's value (``lastprivate``); a planted look-alike binds it under a test only,
+        the value of the last iteration that passed it."""
+        r = self.rng.random()
         self.reads.add("c")
         setup, _ = self._out(k)
-        value = "x[i] * 0.5" if planted else "len(x) * 2 + c"
-        return Fragment("last item look-alike" if planted else "live invariant", REFUSE if planted else VECTORIZE,
-                        (self._write(k, self.expr()), f"s{k} = {value}"), setup + (f"s{k} = -1",),
+        write = self._write(k, self.expr())
+        if r < 0.3:
+            bind = f"s{k} = {self.expr()}"
+            return Fragment("last value", VECTORIZE, (write, bind) if self.rng.random() < 0.5 else (bind, write),
+                            setup + (f"s{k} = -1",), outputs=self._result(k) + (f"s{k}",))
+        if r < 0.45:
+            return Fragment("last value under a test", REFUSE, (write, f"if {self.test()}:", f"    s{k} = x[i] * 0.5"),
+                            setup + (f"s{k} = -1",), outputs=self._result(k) + (f"s{k}",))
+        return Fragment("live invariant", VECTORIZE, (write, f"s{k} = len(x) * 2 + c"), setup + (f"s{k} = -1",),
                         outputs=self._result(k) + (f"s{k}",))
 
     def _rows(self, k):

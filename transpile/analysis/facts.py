@@ -189,6 +189,10 @@ class LoopInfo:
     live_out: dict[str, gast.Name] = field(default_factory=dict)
     #: of those, the ones bound to a value of the loop's invariants (the last value is that)
     live_invariants: set[str] = field(default_factory=set)
+    #: of those, the others bound once by a statement every iteration runs: after the loop they
+    #: hold the last iteration's value (OpenMP's ``lastprivate``; scalar expansion, then the
+    #: last element copied out: Allen and Kennedy 2001, section 5.5)
+    live_last: set[str] = field(default_factory=set)
 
     @property
     def vectorizable(self) -> bool:

@@ -91,6 +91,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.scan_ranks: dict[str, int] = {}  # scan -> the rank of one running value
         self.scan_exclusive: dict[str, str] = {}  # a TensorFlow scan -> its running values before each iteration
         self.unreversed: set[str] = set()  # collectors read reversed, bound to their rows in that order
+        self.last_values: dict[str, bool] = {}  # names used after the loop (lastprivate) -> a Python number
         self.ta_drop: list = []
         self.selections: dict[str, tuple[Val, Val, bool, int]] = {}
         self.inferred_locals: set[str] = set()  # locals whose rank rank_inference gave

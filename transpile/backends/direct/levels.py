@@ -72,6 +72,8 @@ class LevelsMixin:
         self._start_exclusive_scans(info)
         self._block(info.body, later, depth)
         self._end_scans(info)
+        if depth == 1:
+            self._end_last_values()
         self.mask = saved_mask
         self.trips.setdefault(depth, level.ind)  # (for :meth:`_footprint`)
         self.levels.pop()

@@ -188,6 +188,44 @@ class StatementsMixin:
         self.out += templates.replace(f"{name} = V", V=val.node)
         self.env[name] = val.with_node(templates.name(name))
 
+    def _last_value(self, name, val: Val, copied: bool) -> None:
+        """``name``, used after the loop (``lastprivate``), as the loop leaves it: the last of its
+        batched values (the loop axis comes first, in the loop's order), where the loop runs (a
+        trip check in front: with no iteration ``name`` keeps what it held). Its batched value
+        is read at once where it is not bound to ``name`` itself, else after the level
+        (:meth:`_end_last_values`), so later writes the loop makes do not reach it."""
+        if not val.stacked or val.mixed:
+            raise Unsupported(f"`{name}` is used after the loop, and its last value is not one per-iteration value")
+        if copied:
+            # (the loop's own value is a view of an array it writes after, which shows those writes)
+            raise Unsupported(f"`{name}`, used after the loop, is a view of an array the loop writes")
+        if val.python and self.lib.kind != "np":
+            raise Unsupported(f"`{name}`, used after the loop, is a Python number")
+        numpy_zero_d = self.lib.kind == "np" and (val.rank is None or val.rank == 0 and not (val.python or val.scalar))
+        if numpy_zero_d or val.witness is not None:
+            # (`m[i][..., -1]` is a 0-d array, `V[-1]` a NumPy scalar; `i + c` a Python number
+            # or a NumPy scalar, by what `c` is)
+            raise Unsupported(f"`{name}`, used after the loop, may be a 0-d array or a number of a kind the "
+                              "batched values do not keep")
+        if self.lib.kind == "np":
+            self.needs_trip = True
+        self.last_values[name] = val.python
+
+    def _end_last_values(self) -> None:
+        """The names used after the loop take their last iteration's value (:meth:`_last_value`);
+        a Python number as one (``.item()``)."""
+        for name, python in self.last_values.items():
+            node = self.env[name].node
+            if self.lib.kind == "np":
+                self.out += templates.replace(f"{name} = V[-1]{'.item()' if python else ''}", V=node)
+                continue
+            from pforge.transpile.versioning import RUNS, _runs_at_all  # noqa: PLC0415 - (no cycle at import)
+            runs = _runs_at_all(self.info)
+            if runs is None:
+                raise Unsupported(f"`{name}` is used after the loop, which may run no iteration")
+            last = templates.replace(f"{name} = V[-1]", V=node)
+            self.out += last if runs is RUNS else [gast.If(test=runs, body=last, orelse=[])]
+
     def _unshared(self, val: Val) -> Val:
         """``val``, or a copy of it (``np.copy(x[:n])``) where it may be a view of an array the
         loop writes: ``t = a[i]; a[i] = b[i]; b[i] = t`` reads ``t`` after the batched code
@@ -213,9 +251,23 @@ class StatementsMixin:
                 return self._reduce(red, stmt)
             self.element_masks.pop(name, None)  # a new binding: no longer the mask it was
             self.boolean_vectors.pop(name, None)
+            last = name in self.info.live_last and len(self.levels) == 1
             if self._selection(name, stmt.value) or self._element_mask(name, stmt.value):
+                if last:
+                    raise Unsupported(f"`{name}`, used after the loop, is a selection of elements")
                 return
-            val = self._unshared(self.ev(stmt.value))
+            raw = self.ev(stmt.value)
+            val = self._unshared(raw)
+            if last:
+                self._last_value(name, val, copied=val is not raw)
+                if self.lib.kind == "tf":
+                    # (TensorFlow rewrites replace the stacked list after the loop, so no check
+                    # in front: the values under a name of their own, the last taken where the
+                    # loop runs, and `name` left as it was where it does not)
+                    values = self.namer.new(f"{name}_values")
+                    self.out += templates.replace(f"{values} = V", V=val.node)
+                    self.env[name] = val.with_node(templates.name(values))
+                    return
             if val.stacked and isinstance(val.node, gast.Subscript) and isinstance(val.node.value, gast.Name):
                 self.row_selections[name] = val  # `y_i = y[i]`: rows of `y` (a tape's Jacobian rows)
             else:
