@@ -132,3 +132,60 @@ def test_tensorflow_last_value_keeps_the_value_before_an_empty_loop(tf):
     assert result.plans[0].rewritten and "t = t_values[-1]" in result.code, result.plans[0].remarks
     for x in (tf.constant([0.5, -1.0]), tf.zeros([0])):
         np.testing.assert_array_equal(_load(result.code)(x)[1].numpy(), _load(source)(x)[1].numpy())
+
+
+def test_only_the_last_value_is_read_the_loop_must_run():
+    """Nothing else asks for an iteration: the trip check in front is the last value's own
+    (`(x * 2.0)[-1]` of no rows raises, where the loop leaves `t` as it was)."""
+    source = _source("t = 0.5\nfor i in range(len(x)):\n    t = np.exp(x[i])\nreturn t\n")
+    result = transpile_source(source, "m.py")
+    assert result.plans[0].rewritten and "len(x) > 0" in result.code, result.code
+    for x in (np.array([0.25, -1.0]), np.zeros(0)):
+        _same(_load(source)(x.copy()), _load(result.code)(x.copy()))
+
+
+def test_two_last_values():
+    source = _source("out = np.zeros(len(x))\nfor i in range(len(x)):\n    a = x[i] * 2.0\n    b = np.sin(x[i])\n"
+                     "    out[i] = a + b\nreturn out, a, b\n")
+    result = transpile_source(source, "m.py")
+    assert result.plans[0].rewritten and "a = a[-1]" in result.code and "b = b[-1]" in result.code, result.code
+    x = np.random.default_rng(2).normal(size=6)
+    _same(_load(source)(x.copy()), _load(result.code)(x.copy()))
+
+
+def test_a_last_value_beside_one_bound_under_a_test():
+    """`a` is a last value, `z` the value of the last iteration that passed the test: each name
+    is decided, not only the first; the loop is distributed, `z`'s statement kept a loop."""
+    source = _source("out = np.zeros(len(x))\nz = 0.0\nfor i in range(len(x)):\n    a = x[i] * 2.0\n"
+                     "    if x[i] > 0:\n        z = x[i] * 3.0\n    out[i] = a\nreturn out, a, z\n")
+    result = transpile_source(source, "m.py")
+    assert result.plans[0].rewritten and "lines 9-10 a loop" in result.code and "a = a[-1]" in result.code, \
+        result.code
+    for x in (np.array([1.0, -2.0, 3.0, -4.0]), np.array([-1.0])):
+        _same(_load(source)(x.copy()), _load(result.code)(x.copy()))
+    whole = _source("z = 0.0\nfor i in range(len(x)):\n    if x[i] > 0:\n        z = x[i] * 3.0\nreturn z\n")
+    plan = transpile_source(whole, "m.py").plans[0]
+    assert not plan.vectorizable and [r.message for r in plan.remarks if r.code == "PF212"] == [
+        "`z` is used after the loop (line 9); it holds only the last iteration's value"], plan.remarks
+
+
+def test_a_value_the_same_on_every_iteration_is_bound_once():
+    """`s = c * 2` with `c = 5.0` bound in the loop: no per-iteration value, so the batched code
+    binds it once, where the loop runs."""
+    source = _source("out = np.zeros(len(x))\ns = -1.0\nfor i in range(len(x)):\n    c = 5.0\n    s = c * 2\n"
+                     "    out[i] = x[i] * s\nreturn out, s\n")
+    result = transpile_source(source, "m.py")
+    assert result.plans[0].rewritten and "[-1]" not in result.code, result.code
+    for x in (np.arange(3.0), np.zeros(0)):
+        _same(_load(source)(x.copy()), _load(result.code)(x.copy()))
+
+
+@pytest.mark.tf
+def test_tensorflow_last_value_of_a_loop_that_always_runs(tf):
+    source = ("import tensorflow as tf\n\n\ndef f(x):\n    out = []\n    for i in range(3):\n"
+              "        t = tf.tanh(x[i])\n        out.append(t * 2.0)\n    return tf.stack(out), t\n")
+    result = transpile_source(source, "m.py", shapes={"x": 1})
+    assert result.plans[0].rewritten and "    t = t_values[-1]" in result.code and "if " not in result.code, result.code
+    x = tf.constant([0.5, -1.0, 2.0, 4.0])
+    for w, g in zip(_load(source)(x), _load(result.code)(x)):
+        np.testing.assert_array_equal(g.numpy(), w.numpy())

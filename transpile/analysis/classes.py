@@ -225,7 +225,7 @@ def check_live_out(info: LoopInfo, body, stored, targets) -> None:
     iteration's where one unconditional statement of the body binds it to a value of the loop's
     invariants only (``n_cols = picture[1].size``), which the batched code computes once; the
     last of the batched values where one unconditional statement binds it to anything else
-    and no ``continue`` skips it (``lastprivate``); else the loop stays (PF212). An invariant is
+    (``lastprivate``); else the loop stays (PF212). An invariant is
     a name the loop neither binds (its index and items among them) nor writes elements or
     attributes of, read by no random draw."""
     if not info.live_out:
@@ -242,25 +242,14 @@ def check_live_out(info: LoopInfo, body, stored, targets) -> None:
                 and not {n.id for n in _loaded_names(bound[0].value)} & written:
             info.live_invariants.add(name)
             continue
-        if len(stored[name]) == 1 and len(bound) == 1 and not _skips(body):
+        if len(stored[name]) == 1 and len(bound) == 1:
+            # (a statement of the body itself: every iteration runs it, since a leading
+            # `if c: continue` has become an `if` around the rest, and any other `continue`
+            # keeps the loop, PF211)
             info.live_last.add(name)
             continue
         info.block("PF212", f"`{name}` is used after the loop (line {use.lineno}); "
                    "it holds only the last iteration's value", use)
-
-
-def _skips(body) -> bool:
-    """A ``continue`` of this loop (not of a loop inside it) in ``body``."""
-    for stmt in body:
-        if isinstance(stmt, gast.Continue):
-            return True
-        if isinstance(stmt, (gast.For, gast.While, gast.AsyncFor, gast.FunctionDef, gast.AsyncFunctionDef,
-                             gast.ClassDef)):
-            continue
-        if _skips([n for field in ("body", "orelse", "finalbody") for n in getattr(stmt, field, [])]
-                  + [n for h in getattr(stmt, "handlers", []) for n in h.body]):
-            return True
-    return False
 
 
 def read_outside(info: LoopInfo, node: gast.AST) -> set[str]:

@@ -194,6 +194,9 @@ class StatementsMixin:
         trip check in front: with no iteration ``name`` keeps what it held). Its batched value
         is read at once where it is not bound to ``name`` itself, else after the level
         (:meth:`_end_last_values`), so later writes the loop makes do not reach it."""
+        if not val.stacked and self.lib.kind == "np":
+            self.needs_trip = True  # (the same on every iteration: bound once, as the loop would)
+            return
         if not val.stacked or val.mixed:
             raise Unsupported(f"`{name}` is used after the loop, and its last value is not one per-iteration value")
         if copied:
@@ -260,7 +263,7 @@ class StatementsMixin:
             val = self._unshared(raw)
             if last:
                 self._last_value(name, val, copied=val is not raw)
-                if self.lib.kind == "tf":
+                if self.lib.kind == "tf" and val.stacked:
                     # (TensorFlow rewrites replace the stacked list after the loop, so no check
                     # in front: the values under a name of their own, the last taken where the
                     # loop runs, and `name` left as it was where it does not)
