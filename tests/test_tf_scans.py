@@ -81,6 +81,9 @@ def test_tensorflow_scans_unannotated(tf, start, loop, body, result, says, not_s
     assert plan.rewritten and plan.backend == "direct", plan.remarks[-1].message
     assert says in out.code and (not not_says or not_says not in out.code.split("def f")[1]), out.code
     assert "for i in" not in out.code, out.code
+    if identity and "out.append(s); s" in body and "(tf.stack(out), s)" not in result:
+        # read before the update only: the exclusive scan alone (no inclusive one to drop)
+        assert out.code.count("tf.math.cum") == 1, out.code
     before, after = _load(source), _load(out.code)
     rng = np.random.default_rng(7)
     inputs = [tf.constant(rng.normal(size=9)), tf.constant(rng.uniform(0.5, 1.5, size=5).astype(np.float32))]
@@ -134,11 +137,38 @@ def test_a_loop_around_the_scan_carries_its_value(tf):
     """In an outer loop, the second pass starts from the value the first left: the literal
     start is no longer the only one, so the start is kept (`tf.concat`)."""
     source = ("import tensorflow as tf\n\n\ndef f(x):\n    s = 0.0\n    outs = []\n    for k in range(2):\n"
-              "        out = []\n        for i in range(x.shape[0]):\n            s = s + x[i]\n"
-              "            out.append(s)\n        outs.append(tf.stack(out))\n    return outs\n")
+              "        out = []\n        if k >= 0:\n            for i in range(x.shape[0]):\n                s = s + x[i]\n"
+              "                out.append(s)\n        outs.append(tf.stack(out))\n    return outs\n")
     out = transpile_source(source, "m.py", shapes={"x": 1})
     x = tf.constant([1.0, 2.0, 3.0], tf.float64)
     want, got = _load(source)(x), _load(out.code)(x)
     assert "tf.math.cumsum(x, axis=0)" not in out.code, out.code
     for w, g in zip(want, got):
         np.testing.assert_allclose(g.numpy(), w.numpy())
+
+
+def test_a_start_bound_nowhere_raises_as_the_loop_does(tf):
+    """No definition of `s` reaches the loop: the loop raises at its first read, and so does
+    the rewrite (the start is read, not assumed to be 0)."""
+    source = ("import tensorflow as tf\n\n\ndef f(x):\n    out = []\n    for i in range(x.shape[0]):\n"
+              "        s = s + x[i]\n        out.append(s)\n    return tf.stack(out)\n")
+    out = transpile_source(source, "m.py", shapes={"x": 1})
+    assert out.plans[0].rewritten and "tf.math.cumsum(x, axis=0)" not in out.code, out.code
+    for fn in (_load(source), _load(out.code)):
+        with pytest.raises(UnboundLocalError):
+            fn(tf.constant([1.0, 2.0]))
+
+
+@pytest.mark.parametrize("loop", [FORWARD, REVERSED])
+def test_read_before_and_after_its_update(tf, loop):
+    """From a zero start, the values before each update (exclusive) and after it (inclusive):
+    two scans of the terms."""
+    source = ("import tensorflow as tf\n\n\ndef f(x):\n    s = 0.0\n    before = []\n    after = []\n"
+              f"    {loop}\n        before.append(s)\n        s = s + x[i]\n        after.append(s)\n"
+              "    return tf.stack(before), tf.stack(after)\n")
+    out = transpile_source(source, "m.py")
+    assert out.plans[0].rewritten and "exclusive=True" in out.code and out.code.count("tf.math.cumsum(") == 2, \
+        out.code
+    x = tf.constant(np.random.default_rng(4).normal(size=7))
+    for w, g in zip(_load(source)(x), _load(out.code)(x)):
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-12)
