@@ -7,9 +7,8 @@ import gast
 
 from pforge.transpile.analysis.facts import COLLECTOR, COMPREHENSION, INDEXED, Collector, WholeModuleNeeded
 from pforge.transpile.analysis.classes import likely_library
-from pforge.transpile.analysis.nodes import _binding, _scope_nodes
+from pforge.transpile.analysis.nodes import _binding, _scope_nodes, reversed_operand
 from pforge.transpile.consumers import ARRAY_READERS, BUILTIN_READERS, CONSUMERS
-from pforge.transpile.spaces import constant_int
 
 def _find_tensorarrays(info, body, stored):
     for node in _scope_nodes(body):
@@ -60,7 +59,7 @@ def _find_collectors(ctx, info, nodes, node_ids, stored):
         if len(outside) == 1 and not earlier and _is_empty_list(ctx, value):
             consumer = ctx.parents.get(id(outside[0]))
             kind = _consumer_kind(ctx, consumer, outside[0])
-            if _reversal(consumer, outside[0]):
+            if reversed_operand(consumer) is outside[0] and isinstance(consumer.ctx, gast.Load):
                 # `tf.stack(rows[::-1])`: the stack of the items in the opposite order, the
                 # batched value reversed along the loop axis (a concatenation would reverse the
                 # blocks, not the rows)
@@ -240,13 +239,6 @@ def _consumer_kind(ctx, call, arg) -> str | None:
     if any(k.arg not in allowed for k in call.keywords):
         return None
     return kind
-
-
-def _reversal(node, name) -> bool:
-    """``name[::-1]``: the list read in the opposite order."""
-    return isinstance(node, gast.Subscript) and node.value is name and isinstance(node.ctx, gast.Load) \
-        and isinstance(node.slice, gast.Slice) and node.slice.lower is None and node.slice.upper is None \
-        and constant_int(node.slice.step) == -1
 
 
 def _int_literal(node) -> bool:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import gast
 
+from pforge.transpile.spaces import constant_int
+
 
 def _scope_nodes(stmts):
     """All nodes under ``stmts``, not descending into nested function or class bodies."""
@@ -205,3 +207,36 @@ def literal_number_at_entry(ctx, loop, name: str) -> str | None:
             return None
         found.add(kind)
     return found.pop() if len(found) == 1 else None
+
+
+def literal_at_entry(ctx, loop, name: str) -> int | float | None:
+    """The value of the int or float literal (``s = 0.0``, ``s = tf.constant(0.0)``) that every
+    definition of ``name`` reaching ``loop`` from outside it binds, where ``loop`` is no loop's
+    body (the next pass of a loop around it would start from the value this one left); else
+    None. Equal literals of two types (``0`` and ``0.0``) give the first."""
+    node = ctx.parents.get(id(loop))
+    while node is not None and not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Module)):
+        if isinstance(node, (gast.For, gast.While, gast.AsyncFor)):
+            return None
+        node = ctx.parents.get(id(node))
+    entry = _entry_definitions(ctx, loop, name)
+    if entry is None or not entry[0]:
+        return None
+    found = []
+    for d in entry[0]:
+        _, value = _binding(ctx, d) if isinstance(d, gast.Name) else (None, None)
+        if isinstance(value, gast.Call) and ctx.imports.resolve(value.func) == "tensorflow.constant" \
+                and len(value.args) == 1 and not value.keywords:
+            value = value.args[0]
+        if not (isinstance(value, gast.Constant) and type(value.value) in (int, float)):
+            return None
+        found.append(value.value)
+    return found[0] if all(v == found[0] for v in found) else None
+
+
+def reversed_operand(node) -> gast.expr | None:
+    """``v`` of ``v[::-1]`` (read in the opposite order), else None."""
+    if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Slice) and node.slice.lower is None \
+            and node.slice.upper is None and constant_int(node.slice.step) == -1:
+        return node.value
+    return None

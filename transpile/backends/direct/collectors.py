@@ -11,7 +11,8 @@ from pforge.transpile import templates
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import (FLOAT_ARMS, FLOAT_ARMS_LOOSE, LOOSE, STRICT, Unsupported, Val,
                                                    const, lift)
-from pforge.transpile.backends.direct.shared import _Pending, _loads, _reversed_rows, may_be_view
+from pforge.transpile.analysis.nodes import reversed_operand
+from pforge.transpile.backends.direct.shared import _Pending, _loads, may_be_view
 from pforge.transpile.consumers import ARRAY_READERS
 
 
@@ -182,7 +183,7 @@ class CollectorsMixin:
         if col.kind == "extend":
             self.out += templates.replace(f"{name}.extend(V)", V=node)
             return
-        if lib.kind == "tf" and col.backwards and (forwards := _reversed_rows(node)) is not None:
+        if lib.kind == "tf" and col.backwards and (forwards := reversed_operand(node)) is not None:
             # `tf.stack(rows[::-1])` of rows reversed: the rows as they were (the consumer takes
             # the name as it is, :meth:`_tf_consumer`)
             node = forwards

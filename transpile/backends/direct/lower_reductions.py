@@ -11,12 +11,12 @@ import gast
 from pforge.transpile import ranks, templates
 from pforge.transpile.analysis import reduction_term
 from pforge.transpile.analysis.aliasing import unexposed_allocation
-from pforge.transpile.analysis.nodes import _binding, _entry_definitions, literal_number_at_entry
+from pforge.transpile.analysis.nodes import literal_at_entry, literal_number_at_entry, reversed_operand
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import NOT_INT, Unsupported, Val, align, const, lift
 from pforge.transpile.backends.direct.indexing import _is_ellipsis
 from pforge.transpile.backends.common import _evidently_array
-from pforge.transpile.backends.direct.shared import _REDUCE_FN, Ind, _is_boolean, _reversed_rows
+from pforge.transpile.backends.direct.shared import _REDUCE_FN, Ind, _is_boolean
 from pforge.transpile.backends.pfor import _stores
 from pforge.transpile.operators import OPERATORS
 from pforge.transpile.spaces import constant_int
@@ -516,9 +516,9 @@ class ReductionsMixin:
             if not stacked.full[0]:
                 raise Unsupported(f"`{name}`: coefficients that do not vary along the loop")
             lifted = [lift(self.lib, v, 1).node if v.stacked else v.node for v in (a, b)]
-            backwards = all(_reversed_rows(n) is not None for n, v in zip(lifted, (a, b)) if v.stacked)
+            backwards = all(reversed_operand(n) is not None for n, v in zip(lifted, (a, b)) if v.stacked)
             if backwards:
-                lifted = [_reversed_rows(n) if v.stacked else n for n, v in zip(lifted, (a, b))]
+                lifted = [reversed_operand(n) if v.stacked else n for n, v in zip(lifted, (a, b))]
             coef, offset = (n if isinstance(n, gast.Constant) else self._hoist(n, f"{name}_{part}")
                             for n, part in zip(lifted, "ab"))
             sized = coef if a.stacked else offset
@@ -550,13 +550,14 @@ class ReductionsMixin:
             self.scan_ranks[name] = 0
             return
         term = self.ev(reduction_term(scan.update, name))
-        identity = scan.op in ("add", "mul") and self._identity_start(name, scan.op)
+        identity = scan.op in ("add", "mul") and literal_at_entry(self.ctx, self.info.node, name) == (
+            0 if scan.op == "add" else 1)
         if not term.stacked or not term.full[0] or term.rank != 0 and not identity:
             raise Unsupported(f"the running value `{name}` is not one number per iteration")
         self._check_operand_order(scan)
         terms = lift(self.lib, term, 1).node
-        backwards = _reversed_rows(terms) is not None and scan.op in ("add", "mul")
-        terms = self._hoist(_reversed_rows(terms) if backwards else terms, f"{name}_terms")
+        backwards = reversed_operand(terms) is not None and scan.op in ("add", "mul")
+        terms = self._hoist(reversed_operand(terms) if backwards else terms, f"{name}_terms")
         update = scan.update
         op = update.op if isinstance(update, gast.AugAssign) else getattr(update.value, "op", None)
         if scan.op == "add" and isinstance(op, gast.Sub):
@@ -566,29 +567,24 @@ class ReductionsMixin:
             fn = f"{tf_}.math.{'cumsum' if scan.op == 'add' else 'cumprod'}"
             if identity:
                 # (the start adds nothing: the terms alone, of any rank)
-                after = self._used_outside(name)
                 if scan.exclusive:
                     self.out += templates.replace(f"{steps} = {fn}(T, axis=0{flags}, exclusive=True)", T=terms)
                     self.scan_exclusive[name] = f"{steps}[::-1]" if backwards else steps
                 if not scan.exclusive or self._read_after_update(scan):
                     steps = self.namer.new(f"{name}_steps") if scan.exclusive else steps
                     self.out += templates.replace(f"{steps} = {fn}(T, axis=0{flags})", T=terms)
-                self.scan_steps[name] = (f"{steps}[::-1]" if backwards else steps, None)
-                if after:
-                    # the start and every term (no iteration: the start itself)
-                    total = templates.expr(f"{tf_}.reduce_{'sum' if scan.op == 'add' else 'prod'}(T, axis=0)",
-                                           T=copy.deepcopy(terms))
-                    self.scan_steps[name] = (self.scan_steps[name][0], gast.unparse(templates.expr(
-                        f"S {'+' if scan.op == 'add' else '*'} R", S=start, R=total)).strip())
+                # after the loop, the start and every term (no iteration: the start itself)
+                last = f"{name} {'+' if scan.op == 'add' else '*'} {tf_}.reduce_{'sum' if scan.op == 'add' else 'prod'}" \
+                    f"({gast.unparse(terms).strip()}, axis=0)" if self._used_outside(name) else None
+                self.scan_steps[name] = (f"{steps}[::-1]" if backwards else steps, last)
                 self.scan_ranks[name] = term.rank
                 return
-            first = templates.expr(f"{tf_}.reshape({tf_}.convert_to_tensor(S, T.dtype), [1])", S=start, T=terms)
-            chain = templates.expr(f"{tf_}.concat([T, F], 0)" if backwards else f"{tf_}.concat([F, T], 0)",
-                                   F=first, T=terms)
+        first = templates.expr(f"{tf_}.reshape({tf_}.convert_to_tensor(S, T.dtype), [1])", S=start, T=terms)
+        chain = templates.expr(f"{tf_}.concat([T, F], 0)" if backwards else f"{tf_}.concat([F, T], 0)",
+                               F=first, T=terms)
+        if scan.op in ("add", "mul"):
             self.out += templates.replace(f"{steps} = {fn}(C, axis=0{flags})", C=chain)
         else:
-            chain = templates.expr(f"{tf_}.concat([{tf_}.reshape({tf_}.convert_to_tensor(S, T.dtype), [1]), T], 0)",
-                                   S=start, T=terms)
             self.out += templates.replace(f"{steps} = {tf_}.scan({tf_}.{'maximum' if scan.op == 'max' else 'minimum'}, C)",
                                           C=chain)
         self._tf_steps(name, steps, backwards)
@@ -603,29 +599,6 @@ class ReductionsMixin:
         else:
             self.scan_steps[name] = (f"{steps}[1:]", f"{steps}[-1]")
             self.scan_exclusive[name] = f"{steps}[:-1]"
-
-    def _identity_start(self, name: str, op: str) -> bool:
-        """``s = 0`` (``0.0``, ``tf.constant(0.0)``) before a sum, ``1`` before a product, in
-        every definition that reaches the loop from outside it, and no loop around this one
-        (whose next iteration would start from the value this one left)."""
-        node = self.ctx.parents.get(id(self.info.node))
-        while node is not None and node is not self.info.function:
-            if isinstance(node, (gast.For, gast.While, gast.AsyncFor)):
-                return False
-            node = self.ctx.parents.get(id(node))
-        entry = _entry_definitions(self.ctx, self.info.node, name)
-        if entry is None or not entry[0]:
-            return False
-        want = 0 if op == "add" else 1
-        for d in entry[0]:
-            _, value = _binding(self.ctx, d) if isinstance(d, gast.Name) else (None, None)
-            if isinstance(value, gast.Call) and self.ctx.imports.resolve(value.func) == "tensorflow.constant" \
-                    and len(value.args) == 1 and not value.keywords:
-                value = value.args[0]
-            if not (isinstance(value, gast.Constant) and type(value.value) in (int, float)
-                    and value.value == want):
-                return False
-        return True
 
     def _read_after_update(self, scan) -> bool:
         """Whether the body reads ``scan``'s running value after its update."""

@@ -12,7 +12,6 @@ from pforge.transpile.analysis import LoopInfo
 from pforge.transpile.analysis.reductions import NEW_ARRAYS
 from pforge.transpile.backends.direct.core import Val
 from pforge.transpile.operators import OPERATORS
-from pforge.transpile.spaces import constant_int
 
 #: the library reduction of each operator, by library (one table: :mod:`pforge.transpile.operators`)
 _REDUCE_FN = {"tf": {name: op.tf_reduce for name, op in OPERATORS.items()},
@@ -119,10 +118,3 @@ def _new_array(ctx, value) -> bool:
     """``np.zeros(...)`` and the like: a new NumPy array, whose shape ``+=`` keeps."""
     return isinstance(value, gast.Call) and ctx.imports.resolve(value.func) in NEW_ARRAYS
 
-
-def _reversed_rows(node):
-    """``v`` of ``v[::-1]`` (the rows of a loop counting down over all of ``v``), else None."""
-    if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Slice) and node.slice.lower is None \
-            and node.slice.upper is None and constant_int(node.slice.step) == -1:
-        return node.value
-    return None

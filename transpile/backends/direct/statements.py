@@ -191,9 +191,9 @@ class StatementsMixin:
     def _last_value(self, name, val: Val, copied: bool) -> None:
         """``name``, used after the loop (``lastprivate``), as the loop leaves it: the last of its
         batched values (the loop axis comes first, in the loop's order), where the loop runs (a
-        trip check in front: with no iteration ``name`` keeps what it held). Its batched value
-        is read at once where it is not bound to ``name`` itself, else after the level
-        (:meth:`_end_last_values`), so later writes the loop makes do not reach it."""
+        trip check in front: with no iteration ``name`` keeps what it held), taken after the
+        level (:meth:`_end_last_values`). A view of an array the loop writes is refused, so the
+        batched code's later writes reach the last value as the loop's own writes reach it."""
         if not val.stacked and self.lib.kind == "np":
             self.needs_trip = True  # (the same on every iteration: bound once, as the loop would)
             return
