@@ -189,3 +189,110 @@ def test_tensorflow_last_value_of_a_loop_that_always_runs(tf):
     x = tf.constant([0.5, -1.0, 2.0, 4.0])
     for w, g in zip(_load(source)(x), _load(result.code)(x)):
         np.testing.assert_array_equal(g.numpy(), w.numpy())
+
+
+# The loop's own variables read after it: the last index of the range, or the last row.
+# (loop header, body, names returned, a line the batched code must bind, params, inputs)
+TARGETS = [
+    ("for i in range(len(x)):", "out[i] = x[i] * 2.0", "i", "i = len(x) - 1", "x", "1d"),
+    ("for i in range(n):", "out[i] = x[i] * 2.0", "i", "i = n - 1", "x", "1d"),  # n = len(x)
+    ("for i in range(1, len(x)):", "out[i] = x[i] - x[i - 1]", "i", "i = len(x) - 1", "x", "1d"),
+    # a step other than 1: Python's own last element of the range, exact for any bounds
+    ("for i in range(0, len(x), 2):", "out[i] = x[i] * 2.0", "i", "i = range(0, len(x), 2)[-1]", "x", "1d"),
+    # walked backwards: the last index is the lowest
+    ("for i in reversed(range(len(x))):", "out[i] = x[i] * 2.0", "i", "i = 0", "x", "1d"),
+    ("for i in range(len(x) - 1, -1, -1):", "out[i] = x[i] * 2.0", "i", "i = 0", "x", "1d"),
+    ("for i in reversed(range(1, len(x))):", "out[i] = x[i] * 2.0", "i", "i = 1", "x", "1d"),
+    # rows: the last row itself (a view of the array's, a list's element)
+    ("for j, row in enumerate(x):", "out[j] = np.sum(row)", "j, row", "j = len(x) - 1", "x", "2d"),
+    ("for j, v in enumerate(x, 3):", "out[j - 3] = v * 2.0", "j, v", "j = len(x) - 1 + 3", "x", "1d"),
+    ("for a, b in zip(x, x):", "out.append(a * b)", "a, b", "b = x[-1]", "x", "1d"),
+]
+
+
+@pytest.mark.parametrize("loop, body, names, says, params, kind", TARGETS, ids=[c[0][4:30] for c in TARGETS])
+def test_the_loop_variable_after_the_loop(loop, body, names, says, params, kind):
+    start = "out = []\n" if "append" in body else "out = np.zeros(len(x))\n"
+    source = _source(f"n = len(x)\n{start}{loop}\n" + textwrap.indent(body, "    ")
+                     + f"\nreturn (np.asarray(out), {names})\n", params)
+    result = transpile_source(source, "m.py")
+    assert result.plans[0].rewritten, result.plans[0].remarks[-1].message
+    assert f"        {says}\n" in result.code.split("else:")[0], result.code
+    rng = np.random.default_rng(4)
+    inputs = [rng.normal(size=7), rng.normal(size=2).astype(np.float32)] if kind == "1d" else \
+        [rng.normal(size=(5, 3)), np.ones((1, 2), np.float32)]
+    for x in inputs:
+        _same(_load(source)(x.copy()), _load(result.code)(x.copy()))
+    # no iteration: the loop leaves its variable unbound, and so does the rewrite
+    with pytest.raises(UnboundLocalError):
+        _load(result.code)(np.zeros((0,) + inputs[0].shape[1:]))
+
+
+def test_the_last_row_is_the_arrays_own():
+    """`row` after the loop is the array's last row, a view that shows later writes; so is the
+    rewrite's `x[-1]`."""
+    source = _source("out = []\nfor row in x:\n    out.append(row * 2.0)\nx[-1, 0] = 7.0\nreturn np.stack(out), row\n")
+    result = transpile_source(source, "m.py", shapes={"x": 2})
+    assert result.plans[0].rewritten and "row = x[-1]" in result.code, result.code
+    want, got = _load(source)(np.ones((3, 2))), _load(result.code)(np.ones((3, 2)))
+    np.testing.assert_array_equal(np.asarray(got[0]), np.asarray(want[0]))
+    _same(want[1], got[1])
+    assert got[1][0] == 7.0
+
+
+def test_the_loop_variable_of_a_list_of_floats_is_the_lists_element():
+    source = _source("out = []\nfor v in x:\n    out.append(v * 2.0)\nreturn out, v\n")
+    result = transpile_source(source, "m.py")
+    assert result.plans[0].rewritten and "v = x[-1]" in result.code, result.code
+    for x in ([0.5, 1.5, -2.0], np.arange(3.0)):
+        want, got = _load(source)(x), _load(result.code)(x)
+        assert type(got[1]) is type(want[1]) and got[1] == want[1]
+
+
+@pytest.mark.parametrize("loop, body, why", [
+    # an array scalar or a tensor, not a Python int
+    ("for i in np.arange(len(x)):", "out[i] = x[i] * 2.0", "PF212"),
+    # a row unpacked
+    ("for a, b in x:", "out.append(a + b)", "PF212"),
+    # the loop variable of an inner loop, read by the outer one: one value per outer iteration
+    ("for k in range(1):\n    for i in range(len(x)):\n        out[i] = x[i]\n    out[0] = i", "", "PF201"),
+])
+def test_loop_variables_that_stay(loop, body, why):
+    start = "out = []\n" if "append" in body else "out = np.zeros(len(x) + 1)\n"
+    returned = "out" if "out[0] = i" in loop else "out, i" if "range" in loop else "out, a"
+    source = _source(start + loop + "\n" + textwrap.indent(body, "    ") + f"\nreturn {returned}\n")
+    result = transpile_source(source, "m.py", shapes={"x": 2 if "a, b" in loop else 1})
+    assert not result.plans[0].rewritten and any(r.code == why for r in result.plans[0].remarks), \
+        result.plans[0].remarks
+
+
+@pytest.mark.tf
+@pytest.mark.parametrize("loop, says", [
+    ("for i in range(x.shape[0]):\n        row = x[i]", "i = x.shape[0] - 1"),
+    # a tensor by its use (`x.shape`): its rows are counted by its static shape
+    ("for row in tf.unstack(x):", "row = x[-1]"),
+    ("for row in x:", "row = x[-1]"),
+])
+def test_tensorflow_loop_variable(tf, loop, says):
+    source = ("import tensorflow as tf\n\n\ndef f(x):\n    out = []\n    d = x.shape\n    " + loop + "\n"
+              "        out.append(tf.tanh(row) * 2.0)\n    return tf.stack(out), " + says.split(" =")[0] + "\n")
+    result = transpile_source(source, "m.py", shapes={"x": 1})
+    assert result.plans[0].rewritten and f"    {says}\n" in result.code, result.code
+    x = tf.constant([0.5, -1.0, 2.0])
+    want, got = _load(source)(x), _load(result.code)(x)
+    np.testing.assert_array_equal(got[0].numpy(), want[0].numpy())
+    np.testing.assert_array_equal(np.asarray(got[1]), np.asarray(want[1]))  # (a tf.function returns tensors)
+    # no iteration: the loop leaves its variable unbound, and so does the rewrite
+    for fn in (_load(source), _load(result.code)):
+        with pytest.raises(Exception):
+            fn(tf.zeros([0]))
+
+
+@pytest.mark.tf
+def test_tensorflow_rows_of_a_value_that_may_be_a_list_stay_a_loop(tf):
+    """`len(x)` raises for a tensor in a `tf.function` and `x.shape` for a list: with neither
+    known, whether the loop runs cannot be said, and the loop stays."""
+    source = ("import tensorflow as tf\n\n\ndef f(x):\n    out = []\n    for row in x:\n"
+              "        out.append(tf.tanh(row) * 2.0)\n    return tf.stack(out), row\n")
+    result = transpile_source(source, "m.py", shapes={"x": 1})
+    assert not result.plans[0].rewritten and "known of a tensor only" in result.plans[0].remarks[-1].message

@@ -346,7 +346,11 @@ the last iteration's value, and the rewrite binds the name to the batched values
 last (`h = h[-1]`; OpenMP's `lastprivate`, scalar expansion with the last value copied out:
 Allen and Kennedy 2001, section 5.5), where the loop runs at all. Bound under a test, or by
 more than one statement, the last value is that of an iteration only the loop knows, and the
-loop stays. The loop variable itself read after the loop stays too.
+loop stays. The loop variable read after the loop takes the last index of the range
+(`i = n - 1`; `i = 0` walked backwards; `range(a, b, s)[-1]`, the same Python int, for
+other steps and bounds) or the last row of the sequence (`row = x[-1]`, the same object), where
+the loop runs. The index of `np.arange` or `tf.range` (an array scalar, a tensor), a row
+unpacked (`for a, b in pairs`), and the variable of an inner loop read by the outer one stay.
 """, """
 for i in range(n):
     if x[i] > 0:

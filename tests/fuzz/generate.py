@@ -1648,8 +1648,9 @@ class _Builder:
     def _live_invariant(self, k):
         """``s = len(x) * 2 + c`` in the loop, read after it: the same on every iteration, its
         last value is computed once. ``s = x[i] * 0.5`` (before or after the write) is the last
-        iteration's value (``lastprivate``); a planted look-alike binds it under a test only,
-        the value of the last iteration that passed it."""
+        iteration's value (``lastprivate``), and so is the loop index ``i`` read after it; a
+        planted look-alike binds it under a test only, the value of the last iteration that
+        passed it."""
         r = self.rng.random()
         self.reads.add("c")
         setup, _ = self._out(k)
@@ -1658,7 +1659,10 @@ class _Builder:
             bind = f"s{k} = {self.expr()}"
             return Fragment("last value", VECTORIZE, (write, bind) if self.rng.random() < 0.5 else (bind, write),
                             setup + (f"s{k} = -1",), outputs=self._result(k) + (f"s{k}",))
-        if r < 0.45:
+        if r < 0.4:  # the loop's own index: the range's last (its lowest walked backwards)
+            before = ("i = -7",) if self.rng.random() < 0.5 else ()
+            return Fragment("loop variable", VECTORIZE, (write,), setup + before, outputs=self._result(k) + ("i",))
+        if r < 0.5:
             return Fragment("last value under a test", REFUSE, (write, f"if {self.test()}:", f"    s{k} = x[i] * 0.5"),
                             setup + (f"s{k} = -1",), outputs=self._result(k) + (f"s{k}",))
         return Fragment("live invariant", VECTORIZE, (write, f"s{k} = len(x) * 2 + c"), setup + (f"s{k} = -1",),

@@ -168,9 +168,13 @@ def _classify_scalars(ctx, info, body, stored, targets, node_ids):
         for store in gast.walk(info.node.target):
             if isinstance(store, gast.Name) and isinstance(store.ctx, gast.Store):
                 outside = [u for u in ctx.users_of(store) if id(u) not in node_ids]
-                if outside:
+                if outside and _last_target(ctx, info, store.id):
+                    info.live_targets.add(store.id)
+                elif outside:
                     info.block("PF212", f"the loop variable `{store.id}` is used after the loop "
-                               f"(line {outside[0].lineno}); it holds the last iteration's value",
+                               f"(line {outside[0].lineno}); it holds the last iteration's value, "
+                               "which pforge takes only for a name bound by `range`, `reversed(range)`, "
+                               "or the rows of a sequence (`for row in x`, `enumerate`, `zip`)",
                                outside[0])
     assigned = {n for n in stored if n not in info.classes}
     exposed: dict[str, gast.Name] = {}
@@ -218,6 +222,26 @@ def _classify_scalars(ctx, info, body, stored, targets, node_ids):
             if outside:
                 info.live_out[name] = outside[0]  # decided once the writes are known: :func:`check_live_out`
                 break
+
+
+def _last_target(ctx, info: LoopInfo, name: str) -> bool:
+    """Whether the batched code can give the loop variable ``name`` the value the loop leaves it
+    (the last iteration's; the loop's own where it runs no iteration): the index of
+    ``range(...)`` or ``reversed(range(...))``, a Python int at ``stop - 1`` or
+    ``range(...)[-1]``; the index of ``enumerate``; a name bound to the rows of a sequence
+    (``for row in x``, ``enumerate``, ``zip``), its last row ``x[-1]``. Not the index of
+    ``np.arange`` or ``tf.range`` (an array scalar or a tensor), nor a row unpacked
+    (``for a, b in pairs``)."""
+    space = info.space
+    if space is None:
+        return False
+    if space.kind == "range":
+        callee = ctx.imports.resolve(info.node.iter.func) if isinstance(info.node.iter, gast.Call) else None
+        return name == space.induction and callee in ("builtins.range", "builtins.reversed")
+    if space.kind == "enumerate" and name == space.induction:
+        return True
+    return space.kind in ("rows", "enumerate") and any(
+        isinstance(target, gast.Name) and target.id == name for target, _ in space.items)
 
 
 def check_live_out(info: LoopInfo, body, stored, targets) -> None:

@@ -193,6 +193,9 @@ class LoopInfo:
     #: hold the last iteration's value (OpenMP's ``lastprivate``; scalar expansion, then the
     #: last element copied out: Allen and Kennedy 2001, section 5.5)
     live_last: set[str] = field(default_factory=set)
+    #: names of the loop's target used after it: the loop leaves them its last iteration's
+    #: index or row (:func:`classes._last_target`)
+    live_targets: set[str] = field(default_factory=set)
 
     @property
     def vectorizable(self) -> bool:

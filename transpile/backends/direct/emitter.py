@@ -92,6 +92,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.scan_exclusive: dict[str, str] = {}  # a TensorFlow scan -> its running values before each iteration
         self.unreversed: set[str] = set()  # collectors read reversed, bound to their rows in that order
         self.last_values: dict[str, bool] = {}  # names used after the loop (lastprivate) -> a Python number
+        self.last_targets: dict[str, gast.expr] = {}  # the loop's variables used after it -> their last value
         self.ta_drop: list = []
         self.selections: dict[str, tuple[Val, Val, bool, int]] = {}
         self.inferred_locals: set[str] = set()  # locals whose rank rank_inference gave

@@ -65,6 +65,8 @@ class LevelsMixin:
                 self.env[space.induction] = level.ind
         else:
             self._row_streams(level, space)
+        if info.live_targets:
+            self._last_targets(info, depth)
         for name, updates in info.derived.items():
             self._start_derived(level, name, updates)
         self._start_wraparounds(level)
@@ -80,6 +82,76 @@ class LevelsMixin:
         # Names bound only in this level are private to it (the analysis proved they are not
         # read after it); names of outer levels keep their updated values.
         self.env = {**saved, **{k: v for k, v in self.env.items() if k in saved}}
+
+    def _last_targets(self, info: LoopInfo, depth: int) -> None:
+        """The loop's variables used after it (:attr:`LoopInfo.live_targets`) as the loop leaves
+        them, bound after the batched code where the loop runs (:meth:`_end_last_values`):
+        the last index of ``range(start, stop, step)``, ``stop - 1`` where ``stop`` is a Python
+        int and the step 1 (else ``range(start, stop, step)[-1]``, the same Python int); the
+        last index of ``enumerate(x, start)``, ``len(x) - 1 + start``; the last row of a
+        sequence, ``x[-1]`` (the same object: a list's element, a view of an array's row).
+
+        Raises:
+            Unsupported: in an inner level (the name would take one value per outer
+                iteration); where the expression reads a name the loop binds or writes (it is
+                evaluated after the batched code), or recomputes a call.
+        """
+        if depth > 1:
+            raise Unsupported(f"`{min(info.live_targets)}`, the variable of the inner loop at line "
+                              f"{info.lineno}, is used after it")
+        space = info.space
+        written = set(self.loop_stores) | {
+            n.value.id for s in info.body for n in gast.walk(s)
+            if isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.value, gast.Name)
+            and (not isinstance(n.ctx, gast.Load) or isinstance(n, gast.Attribute))}
+
+        def evaluated_after(node):
+            pure = all(isinstance(n, (gast.Name, gast.Attribute, gast.Subscript, gast.Constant, gast.BinOp,
+                                      gast.UnaryOp, gast.Slice, gast.Tuple, gast.expr_context, gast.operator,
+                                      gast.unaryop))
+                       or isinstance(n, gast.Call) and self.ctx.imports.resolve(n.func) == "builtins.len"
+                       for n in gast.walk(node))
+            read = _loads(node) & written
+            if not pure or read:
+                raise Unsupported(f"the loop variables used after the loop at line {info.lineno} would be "
+                                  f"computed after the batched code{f', which writes `{min(read)}`' if read else ''}")
+            return copy.deepcopy(node)
+
+        for name in sorted(info.live_targets):
+            if space.kind == "range" and name == space.induction:
+                bounds = [b for b in (space.start, space.stop, space.step) if b is not None]
+                for bound in bounds:
+                    evaluated_after(bound)
+                step = 1 if space.step is None else constant_int(space.step)
+                if step in (1, -1) and self._python_int(space.stop):
+                    node = _folded_plus(space.stop, -step)  # (`reversed(range(a, b))` stops at `a - 1`)
+                else:
+                    node = gast.Subscript(value=gast.Call(func=templates.name("range"), args=copy.deepcopy(bounds),
+                                                          keywords=[]), slice=const(-1), ctx=gast.Load())
+            elif name == space.induction:  # the index of `enumerate`
+                seq = evaluated_after(self._unstacked(space.items[0][1]))
+                node = _folded_plus(templates.expr("len(S)", S=seq), -1)
+                if space.enumerate_start is not None:
+                    node = gast.BinOp(left=node, op=gast.Add(), right=evaluated_after(space.enumerate_start))
+            else:
+                seq = next(s for t, s in space.items if isinstance(t, gast.Name) and t.id == name)
+                node = templates.expr("S[-1]", S=evaluated_after(self._unstacked(seq)))
+            self.last_targets[name] = node
+
+    def _python_int(self, node) -> bool:
+        """Whether ``node`` is a Python int where the loop starts: a literal, ``len()``, a shape's
+        element, or a name bound once to one (``n = len(x)``, ``n, d = x.shape``)."""
+        if isinstance(node, gast.Name) and node.id in self.aliases:
+            return self._python_int(self.aliases[node.id])
+        if isinstance(node, gast.Name) and any(node.id in dims for dims in self._unpacked_shapes().values()):
+            return True
+        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Attribute) \
+                and node.value.attr == "shape" and constant_int(node.slice) is not None:
+            return True
+        if isinstance(node, gast.BinOp):
+            return isinstance(node.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv)) \
+                and self._python_int(node.left) and self._python_int(node.right)
+        return constant_int(node) is not None or self.ev(node).pytype == "int"
 
     def _unstacked(self, seq):
         """``y`` for ``tf.unstack(y)`` (axis 0), or a name bound once to it and read only by the loop:
@@ -820,3 +892,11 @@ def _bound_once(function, name) -> bool:
                          + function.args.posonlyargs if isinstance(a, gast.Name)}
     return sum(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, (gast.Store, gast.Del))
                for n in gast.walk(function)) == (0 if parameter else 1)
+
+
+def _folded_plus(node, k: int):
+    """``node + k``, a constant folded (``-1 + 1`` is ``0``, ``n - 1 + 1`` is ``n``)."""
+    value = constant_int(node)
+    if value is not None:
+        return const(value + k) if value + k >= 0 else gast.UnaryOp(op=gast.USub(), operand=const(-value - k))
+    return _plus(node, k)

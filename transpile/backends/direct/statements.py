@@ -9,6 +9,7 @@ import gast
 
 from pforge.transpile import templates
 from pforge.transpile.analysis import spelled_out_update
+from pforge.transpile.backends.common import _evidently_array
 from pforge.transpile.backends.direct.core import Unsupported, Val
 from pforge.transpile.backends.direct.shared import Ind, _is_boolean, _loads, may_be_view
 from pforge.transpile.backends.pfor import _stores
@@ -215,18 +216,37 @@ class StatementsMixin:
         self.last_values[name] = val.python
 
     def _end_last_values(self) -> None:
-        """The names used after the loop take their last iteration's value (:meth:`_last_value`);
-        a Python number as one (``.item()``)."""
-        for name, python in self.last_values.items():
-            node = self.env[name].node
-            if self.lib.kind == "np":
-                self.out += templates.replace(f"{name} = V[-1]{'.item()' if python else ''}", V=node)
-                continue
-            from pforge.transpile.versioning import RUNS, _runs_at_all  # noqa: PLC0415 - (no cycle at import)
-            runs = _runs_at_all(self.info)
-            if runs is None:
-                raise Unsupported(f"`{name}` is used after the loop, which may run no iteration")
-            last = templates.replace(f"{name} = V[-1]", V=node)
+        """The names used after the loop take their last iteration's value (:meth:`_last_value`),
+        a Python number as one (``.item()``), and the loop's variables theirs
+        (:meth:`LevelsMixin._last_targets`): in NumPy code under the trip check in front, in
+        TensorFlow code under a test that the loop runs, so that with no iteration each name
+        keeps what it held."""
+        lasts = [templates.replace(f"{name} = V", V=node) for name, node in self.last_targets.items()]
+        lasts += [templates.replace(f"{name} = V[-1]{'.item()' if python else ''}", V=self.env[name].node)
+                  for name, python in self.last_values.items()]
+        if not lasts:
+            return
+        if self.lib.kind == "np":
+            self.needs_trip = True
+            self.out += [stmt for last in lasts for stmt in last]
+            return
+        from pforge.transpile.versioning import RUNS, _combinations_of, _runs_at_all  # noqa: PLC0415 - (no cycle at import)
+        runs = _runs_at_all(self.info)
+        space = self.info.space
+        if space.kind in ("rows", "enumerate") and _combinations_of(space.items[0][1]) is None:
+            # (`len()` of a tensor raises in a `tf.function`: the rows of one are counted by its
+            # static shape, which a list has not)
+            seq = space.items[0][1]
+            tensor = self._unstacked(seq)  # (`tf.unstack([a, b])` takes a list too)
+            if not _evidently_array(self.ctx, self.info.function, tensor):
+                raise Unsupported(f"`{min(self.last_targets.keys() | self.last_values.keys())}` is used after "
+                                  f"the loop, and whether the loop runs is known of a tensor only "
+                                  f"(`x.shape[0] > 0`), which `{gast.unparse(seq).strip()}` may not be")
+            runs = templates.expr("S.shape[0] > 0", S=copy.deepcopy(tensor))
+        if runs is None:
+            raise Unsupported(f"`{min(self.last_targets.keys() | self.last_values.keys())}` is used after the "
+                              "loop, which may run no iteration")
+        for last in lasts:
             self.out += last if runs is RUNS else [gast.If(test=runs, body=last, orelse=[])]
 
     def _unshared(self, val: Val) -> Val:
