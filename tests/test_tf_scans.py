@@ -59,7 +59,7 @@ CASES = [
      True),
     # linear recurrences: tf.scan, reversed for returns walked backwards
     ("0.0", REVERSED, "s = x[i] + 0.9 * s; out.append(s)", "tf.stack(out[::-1])",
-     "tf.scan(lambda h, s_step: 0.9 * h + s_step, x, initializer=tf.convert_to_tensor(s, x.dtype), reverse=True)",
+     "tf.scan(lambda h, s_step: 0.9 * h + s_step, x, initializer=tf.convert_to_tensor(0.0, x.dtype), reverse=True)",
      "concat", True),
     ("0.3", DOWN, "out.append(s); s = 0.5 * s + x[i]", "(tf.stack(out[::-1]), s)", "reverse=True", "", True),
     ("0.3", FORWARD, "s = 0.5 * s + x[i]; out.append(s)", "(tf.stack(out[::-1]), s)", "tf.scan(", "reverse=True",
@@ -172,3 +172,92 @@ def test_read_before_and_after_its_update(tf, loop):
     x = tf.constant(np.random.default_rng(4).normal(size=7))
     for w, g in zip(_load(source)(x), _load(out.code)(x)):
         np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("start, body, result, kept", [
+    # the scan of the terms alone, or the literal written in: `s = ...` before the loop goes
+    ("0.0", "s = s + x[i]; out.append(s)", "tf.stack(out)", False),
+    ("0.0", "s = x[i] + 0.9 * s; out.append(s)", "tf.stack(out)", False),
+    ("0.5", "s = 0.5 * s + x[i]; out.append(s)", "tf.stack(out)", False),
+    # read after the loop, or bound by a call: it stays
+    ("0.0", "s = s + x[i]; out.append(s)", "(tf.stack(out), s)", True),
+    ("tf.constant(0.0, tf.float64)", "s = x[i] + 0.9 * s; out.append(s)", "tf.stack(out)", True),
+])
+def test_a_start_nothing_else_reads_is_deleted(tf, start, body, result, kept):
+    """The running values bound straight to the list's name, and `s = 0.0` deleted where the
+    batched code does not read it and nothing but the loop did."""
+    source = _program(start, FORWARD, body, result)
+    out = transpile_source(source, "m.py", shapes={"x": 1})
+    assert out.plans[0].rewritten, out.plans[0].remarks[-1].message
+    function = out.code.split("def f")[1]
+    assert (f"s = {start}" in function) is kept, out.code
+    assert "_steps" not in function.split("return")[0].split("=")[0] and "    out = tf." in function, out.code
+    x = tf.constant(np.random.default_rng(5).normal(size=6))
+    want, got = _load(source)(x), _load(out.code)(x)
+    want, got = (want, got) if isinstance(want, tuple) else ((want,), (got,))
+    for w, g in zip(want, got):
+        np.testing.assert_allclose(tf.convert_to_tensor(g).numpy(), tf.convert_to_tensor(w).numpy(), rtol=1e-12)
+
+
+# A linear recurrence whose parts' ranks are not known: tf.scan over the rows the parts read,
+# each step the loop's own expression on one row, from the start broadcast to the shapes of the
+# rows and of the invariants the step reads. (params, body, loop, result, what the rewrite says)
+UNRANKED = [
+    ("x, gamma", "s = x[i] + gamma * s; out.append(s)", REVERSED, "tf.stack(out[::-1])",
+     "lambda h, s_step: gamma * h + s_step, x, initializer=tf.broadcast_to(tf.convert_to_tensor(0.0, x.dtype), "
+     "tf.broadcast_dynamic_shape(tf.shape(x)[1:], tf.shape(gamma))), reverse=True)"),
+    ("x, alpha", "s = alpha * x[i] + (1 - alpha) * s; out.append(s)", FORWARD, "tf.stack(out)",
+     "lambda h, s_step: (1 - alpha) * h + alpha * s_step, x"),
+    # two sequences: the rows of both, as a tuple
+    ("x, y", "s = y[i] * s - x[i]; out.append(s)", FORWARD, "tf.stack(out)",
+     "lambda h, s_step: s_step[0] * h - s_step[1], (tf.convert_to_tensor(y)[:x.shape[0]], x)"),
+    ("x, gamma", "s = x[i] + gamma * s; out.append(s)", DOWN, "tf.stack(out[::-1])", "reverse=True"),
+    # a row read through a call: `tf` of `tf.sin` is a module, not an invariant with a shape
+    # (fuzz seed 9182: `tf.shape(tf)` raised)
+    ("x, y", "s = tf.sin(y[i]) * s + x[i]; out.append(s)", FORWARD, "tf.stack(out)",
+     "lambda h, s_step: tf.sin(s_step[0]) * h + s_step[1], (tf.convert_to_tensor(y)[:x.shape[0]], x), "
+     "initializer=tf.broadcast_to(tf.convert_to_tensor(0.0, tf.convert_to_tensor(y)[:x.shape[0]].dtype), "
+     "tf.broadcast_dynamic_shape(tf.shape(tf.convert_to_tensor(y)[:x.shape[0]])[1:], tf.shape(x)[1:])))"),
+]
+
+
+@pytest.mark.parametrize("params, body, loop, result, says", UNRANKED, ids=[c[1] for c in UNRANKED])
+def test_linear_recurrences_of_unknown_rank(tf, params, body, loop, result, says):
+    source = _program("0.0", loop, body, result, params)
+    out = transpile_source(source, "m.py")
+    assert out.plans[0].rewritten and says in out.code, out.plans[0].remarks[-1].message + "\n" + out.code
+    assert "for i in" not in out.code, out.code
+    rng = np.random.default_rng(11)
+    # (no empty input: an empty TensorFlow loop's `tf.stack([])` is float32, the rewrite's the
+    # rows' dtype, as documented)
+    for shape, invariant in (((7,), 0.9), ((5, 3), tf.constant([0.5, -0.25, 0.75], tf.float64)),
+                             ((4,), tf.constant([[0.5], [0.75]], tf.float64))):
+        x = tf.constant(rng.normal(size=shape))
+        other = invariant if "y" not in params else tf.constant(rng.normal(size=shape))
+        try:
+            want = _load(source)(x, other)
+        except (ValueError, tf.errors.InvalidArgumentError) as exc:  # (an exclusive read stacks () with (3,))
+            with pytest.raises((ValueError, tf.errors.InvalidArgumentError)):
+                _load(out.code)(x, other)
+            continue
+        got = _load(out.code)(x, other)
+        want, got = (want, got) if isinstance(want, tuple) else ((want,), (got,))
+        for w, g in zip(want, got):
+            w, g = tf.convert_to_tensor(w), tf.convert_to_tensor(g)
+            assert g.dtype == w.dtype and g.shape == w.shape, (w, g)
+            np.testing.assert_array_equal(g.numpy(), w.numpy())
+
+
+@pytest.mark.parametrize("body, result", [
+    ("s = 0.5 * s + i; out.append(s)", "tf.stack(out)"),  # the index as a value, not a row
+    ("u = x[i] * 2.0; s = 0.5 * s + u; out.append(s)", "tf.stack(out)"),  # a value the body computes
+    ("s = s * s + x[i]; out.append(s)", "tf.stack(out)"),  # not linear
+    # the start as it was, of its own shape: read after a loop that may run no iteration, or
+    # stacked with the rows' values (where the loop raises for rows that are not numbers)
+    ("s = x[i] + 0.5 * s; out.append(s)", "(tf.stack(out), s)"),
+    ("out.append(s); s = x[i] + 0.5 * s", "tf.stack(out)"),
+])
+def test_unranked_look_alikes_stay_loops(tf, body, result):
+    source = _program("0.0", FORWARD, body, result)
+    out = transpile_source(source, "m.py")
+    assert not out.plans[0].rewritten and "for i in" in out.code, out.code

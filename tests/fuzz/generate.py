@@ -379,6 +379,8 @@ class _Builder:
             spelled = self.rng.choice((f"{s} = {coef} * {s} + {t}", f"{s} = {s} * {coef} - {t}",
                                        f"{s} = {t} + {coef} * {s}", f"{s} = {t} - {s} * {coef}"))
             body = (spelled, write) if self.rng.random() < 0.7 else (spelled,)
+            if len(body) == 2 and self.rng.random() < 0.5:
+                outputs = outputs[:1]  # (the values only: TensorFlow scans them whatever their rank)
             return Fragment("linear recurrence", EITHER, body, setup if len(body) == 2 else setup[:1],
                             outputs=outputs if len(body) == 2 else (s,))
         if r < 0.45:

@@ -234,6 +234,25 @@ def literal_at_entry(ctx, loop, name: str) -> int | float | None:
     return found[0] if all(v == found[0] for v in found) else None
 
 
+def dead_start(ctx, loop, name: str) -> list[gast.stmt] | None:
+    """The statements ``name = <literal>`` (:func:`literal_at_entry`) that start a running value
+    of ``loop``, where nothing but the loop reads what they bind: the statements to delete once
+    the loop's rewrite no longer reads ``name`` (a scan of the terms alone, a start written as
+    the literal); else None (a read elsewhere, a definition that is no plain literal)."""
+    if literal_at_entry(ctx, loop, name) is None:
+        return None
+    inside = {id(n) for n in gast.walk(loop)}
+    stmts = []
+    for d in _entry_definitions(ctx, loop, name)[0]:
+        stmt, _ = _binding(ctx, d)
+        if stmt is None or len(stmt.targets) != 1 or stmt.targets[0] is not d:
+            return None  # (`s, t = 0.0, x`: the statement binds more than the start)
+        if any(id(u) not in inside for u in ctx.users_of(d)):
+            return None
+        stmts.append(stmt)
+    return stmts
+
+
 def reversed_operand(node) -> gast.expr | None:
     """``v`` of ``v[::-1]`` (read in the opposite order), else None."""
     if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Slice) and node.slice.lower is None \

@@ -41,8 +41,7 @@ def jacobian_by_unstack(x, w, b):
         y = tf.tanh(tf.linalg.matvec(w, x) + b)
         outputs = tf.unstack(y)
     # pforge: vectorized loop (was lines 43-44: map over y, collector rows) with batched ops
-    dy_dx = tape.jacobian(y, x)
-    rows = dy_dx
+    rows = tape.jacobian(y, x)
     return rows
 
 
@@ -63,8 +62,7 @@ def jacobian_by_gather(x, w, b):
         y = tf.tanh(tf.linalg.matvec(w, x) + b)
         # pforge: vectorized loop (was lines 63-64: map over y, collector rows) with batched ops
         tf.debugging.assert_less_equal(w.shape[0], tf.shape(y)[0], message='index out of range of y')
-        dy_dx = tape.jacobian(y, x)[:w.shape[0]]
-        rows = dy_dx
+        rows = tape.jacobian(y, x)[:w.shape[0]]
     return rows
 
 

@@ -45,8 +45,7 @@ def tanh_layer_jacobian(x, w, b):
         tape.watch(x)
         y = tf.tanh(tf.linalg.matvec(w, x) + b)
         tf.debugging.assert_less_equal(w.shape[0], tf.shape(y)[0], message='index out of range of y')
-    dy_dx = tape.jacobian(y, x)[:w.shape[0]]
-    rows = dy_dx
+    rows = tape.jacobian(y, x)[:w.shape[0]]
     return rows
 
 

@@ -36,10 +36,8 @@ def reward_to_go(rewards):
     Returns:
       float32 [steps], ``sum(rewards[t:])`` at each step ``t``.
     """
-    total = 0.0
     # pforge: vectorized loop (was lines 40-42: map over rewards, collector out, add scan total) with batched ops
-    total_steps = tf.math.cumsum(rewards, axis=0, reverse=True)
-    out = total_steps
+    out = tf.math.cumsum(rewards, axis=0, reverse=True)
     return out
 
 
@@ -54,10 +52,8 @@ def discounted_returns(rewards, gamma):
     Returns:
       float32 [steps], ``sum(gamma ** k * rewards[t + k] for k >= 0)`` at each step ``t``.
     """
-    g = 0.0
     # pforge: vectorized loop (was lines 58-60: map over rewards, collector returns, linear scan g) with batched ops
-    g_steps = tf.scan(lambda h, g_step: gamma * h + g_step, rewards, initializer=tf.convert_to_tensor(g, rewards.dtype), reverse=True)
-    returns = g_steps
+    returns = tf.scan(lambda h, g_step: gamma * h + g_step, rewards, initializer=tf.convert_to_tensor(0.0, rewards.dtype), reverse=True)
     return returns
 
 
@@ -71,10 +67,8 @@ def segment_offsets(lengths):
     Returns:
       int32 [segments], ``sum(lengths[:k])`` for each segment ``k``.
     """
-    start = 0
     # pforge: vectorized loop (was lines 75-77: map over lengths, collector starts, add scan start) with batched ops
-    start_steps = tf.math.cumsum(lengths, axis=0, exclusive=True)
-    starts = start_steps
+    starts = tf.math.cumsum(lengths, axis=0, exclusive=True)
     return starts
 
 

@@ -86,6 +86,8 @@ def _rewritten(rewriter: DirectRewriter) -> LoopRewrite:
     bound = getattr(rewriter.ctx, "memory_bound", None)
     if bound and (rows := rewriter.strip_rows()) is not None:
         _strip_mine(rewriter, result, rows, taken, bound)
+    _coalesce(result, set(rewriter.namer.taken) - taken)
+    _drop_dead_starts(rewriter, result)
     result.consulted = set(rewriter.consulted)
     result.nonempty = rewriter.nonempty
     result.needs_trip = rewriter.needs_trip
@@ -94,6 +96,56 @@ def _rewritten(rewriter: DirectRewriter) -> LoopRewrite:
     result.sliced = set(rewriter.sliced)
     result.scalar_raising = rewriter.scalar_raising
     return result
+
+
+def _loaded(nodes) -> set[str]:
+    return {n.id for node in nodes for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+
+
+def _outside_stmts(result: LoopRewrite) -> list[gast.AST]:
+    return [*result.prelude, *result.checks, *result.replace.values()]
+
+
+def _coalesce(result: LoopRewrite, fresh: set[str]) -> None:
+    """Copy coalescing of the batched statements: ``t = E`` then ``name = t``, where ``t`` is a
+    name this rewrite made and nothing else reads, becomes ``name = E`` where the first was
+    (nothing in between reads or binds ``name``): the running values of a TensorFlow scan bound
+    straight to the list they are stacked from (``out = tf.math.cumsum(r, axis=0)``)."""
+    stmts = result.stmts
+    outside = _loaded(_outside_stmts(result))
+    k = 0
+    while k < len(stmts):
+        first = stmts[k]
+        if isinstance(first, gast.Assign) and len(first.targets) == 1 and isinstance(first.targets[0], gast.Name) \
+                and first.targets[0].id in fresh and first.targets[0].id not in outside:
+            temp = first.targets[0].id
+            uses = [n for st in stmts for n in gast.walk(st) if isinstance(n, gast.Name) and n.id == temp]
+            copy_at = next((m for m in range(k + 1, len(stmts))
+                            if isinstance(stmts[m], gast.Assign) and len(stmts[m].targets) == 1
+                            and isinstance(stmts[m].targets[0], gast.Name)
+                            and isinstance(stmts[m].value, gast.Name) and stmts[m].value.id == temp), None)
+            if copy_at is not None and len(uses) == 2:
+                name = stmts[copy_at].targets[0].id
+                between = {n.id for st in stmts[k + 1:copy_at] for n in gast.walk(st) if isinstance(n, gast.Name)}
+                if name not in between:
+                    first.targets[0].id = name
+                    del stmts[copy_at]
+                    continue
+        k += 1
+
+
+def _drop_dead_starts(rewriter: DirectRewriter, result: LoopRewrite) -> None:
+    """The literal a running value starts from (``total = 0.0``) is deleted where the batched
+    code does not read it (a scan of the terms alone, or one with the literal written in) and
+    nothing but the loop did (:func:`analysis.nodes.dead_start`). A rewrite with checks in
+    front keeps it for the loop that runs where they fail (:mod:`versioning` empties
+    ``drop``)."""
+    from pforge.transpile.analysis.nodes import dead_start  # noqa: PLC0415
+    read = _loaded([*result.stmts, *_outside_stmts(result)])
+    for name in sorted(rewriter.info.scans):
+        if name not in read:
+            stmts = dead_start(rewriter.ctx, rewriter.info.node, name)
+            result.drop += [s for s in stmts or () if all(s is not d for d in result.drop)]
 
 
 def _strip_mine(rewriter: DirectRewriter, result: LoopRewrite, rows: gast.expr, taken: set[str],

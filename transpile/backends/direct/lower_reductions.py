@@ -11,12 +11,12 @@ import gast
 from pforge.transpile import ranks, templates
 from pforge.transpile.analysis import reduction_term
 from pforge.transpile.analysis.aliasing import unexposed_allocation
-from pforge.transpile.analysis.nodes import literal_at_entry, literal_number_at_entry, reversed_operand
+from pforge.transpile.analysis.nodes import dead_start, literal_at_entry, literal_number_at_entry, reversed_operand
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import NOT_INT, Unsupported, Val, align, const, lift
 from pforge.transpile.backends.direct.indexing import _is_ellipsis
 from pforge.transpile.backends.common import _evidently_array
-from pforge.transpile.backends.direct.shared import _REDUCE_FN, Ind, _is_boolean
+from pforge.transpile.backends.direct.shared import _REDUCE_FN, Ind, _is_boolean, _loads
 from pforge.transpile.backends.pfor import _stores
 from pforge.transpile.operators import OPERATORS
 from pforge.transpile.spaces import constant_int
@@ -507,9 +507,20 @@ class ReductionsMixin:
         name, tf_ = scan.name, self.lib.alias
         steps = self.namer.new(f"{name}_steps")
         start = templates.name(name)
+        starts = dead_start(self.ctx, self.info.node, name)
+        if starts and all(isinstance(s.value, gast.Constant) for s in starts) \
+                and len({type(s.value.value) for s in starts}) == 1:
+            # (`g = 0.0` read by the loop only: the literal itself, and the statement goes)
+            start = const(starts[0].value.value)
         if scan.op == "linear":
             # (each step as the loop spells it, `a * h - b`, `b - a * h`: the loop's own arithmetic)
-            a, b = (self.ev(part) for part in scan.parts)
+            try:
+                a, b = (self.ev(part) for part in scan.parts)
+            except Unsupported:
+                a = b = None
+            if a is None or (a.rank is None or b.rank is None) and (a.stacked or b.stacked):
+                # (a rank not known: the step computed on each element, the loop's own way)
+                return self._tf_linear_inline(scan, steps, start)
             if a.rank != 0 or b.rank != 0 or not (a.stacked or b.stacked):
                 raise Unsupported(f"the linear recurrence `{name}` is not on one number per iteration")
             stacked = a if a.stacked else b
@@ -529,26 +540,14 @@ class ReductionsMixin:
             picks = iter([f"{step}[{k}]" for k in range(len(elems))] if len(elems) > 1 else [step])
             a_text = next(picks) if a.stacked else "A"
             b_text = next(picks) if b.stacked else "B"
-            first = f"{tf_}.convert_to_tensor(S, N.dtype)"
+            first = templates.expr(f"{tf_}.convert_to_tensor(S, N.dtype)", S=start, N=sized)
             spelled = {"a * s + b": f"{a_text} * h + {b_text}", "a * s - b": f"{a_text} * h - {b_text}",
                        "b - a * s": f"{b_text} - {a_text} * h"}[scan.spelling]
-            scanned = f"{tf_}.scan(lambda h, {step}: {spelled}, E, initializer={first}" + \
-                (", reverse=True)" if backwards else ")")
-            # the start beside the steps where it is read: before the first update, or after a
-            # loop that may not run
-            alone = not scan.exclusive and not self._used_outside(name)
-            pieces = f"{scanned}, {tf_}.reshape({first}, [1])" if backwards else \
-                f"{tf_}.reshape({first}, [1]), {scanned}"
-            self.out += templates.replace(
-                f"{steps} = {scanned}" if alone else f"{steps} = {tf_}.concat([{pieces}], 0)", A=coef, B=offset,
-                S=start, N=sized, E=gast.Tuple(elts=[copy.deepcopy(e) for e in elems], ctx=gast.Load())
-                if len(elems) > 1 else copy.deepcopy(elems[0]))
-            if alone:
-                self.scan_steps[name] = (f"{steps}[::-1]" if backwards else steps, None)
-            else:
-                self._tf_steps(name, steps, backwards)
-            self.scan_ranks[name] = 0
-            return
+            scanned = templates.expr(f"{tf_}.scan(lambda h, {step}: {spelled}, E, initializer=F"
+                                     + (", reverse=True)" if backwards else ")"), A=coef, B=offset, F=first,
+                                     E=gast.Tuple(elts=[copy.deepcopy(e) for e in elems], ctx=gast.Load())
+                                     if len(elems) > 1 else copy.deepcopy(elems[0]))
+            return self._tf_linear_steps(name, steps, scanned, first, backwards, scan.exclusive)
         term = self.ev(reduction_term(scan.update, name))
         identity = scan.op in ("add", "mul") and literal_at_entry(self.ctx, self.info.node, name) == (
             0 if scan.op == "add" else 1)
@@ -588,6 +587,124 @@ class ReductionsMixin:
             self.out += templates.replace(f"{steps} = {tf_}.scan({tf_}.{'maximum' if scan.op == 'max' else 'minimum'}, C)",
                                           C=chain)
         self._tf_steps(name, steps, backwards)
+        self.scan_ranks[name] = 0
+
+    def _tf_linear_inline(self, scan, steps: str, start: gast.expr) -> None:
+        """A linear recurrence ``s = a * s + b`` whose parts' ranks are not known, as ``tf.scan``
+        over the rows its parts read (``x[t]``), each step the loop's own expression on one row::
+
+            s_steps = tf.scan(lambda h, s_step: alpha * s_step + (1 - alpha) * h, x,
+                              initializer=tf.broadcast_to(tf.convert_to_tensor(0.0, x.dtype),
+                                                          tf.broadcast_dynamic_shape(tf.shape(alpha), tf.shape(x)[1:])))
+
+        ``tf.scan`` keeps one shape for the running value, which the loop's takes after its
+        first step: the start broadcast to the shapes of the rows and of the invariants the
+        step reads (broadcasting changes no value, so the steps are the loop's). The rows are
+        the loop's reads ``v[t]`` at its index, in the order it walks them (``reverse=True``
+        walked backwards); every other name the parts read must be the same on every
+        iteration.
+
+        Raises:
+            Unsupported: a part that reads the index otherwise than as ``v[t]``, reads a value
+                the body computes, or reads no row.
+        """
+        name, tf_ = scan.name, self.lib.alias
+        induction = self.info.space.induction
+        rows, elements = {}, {}  # gast.dump of `v[t]` -> (its batched rows, reversed), its position
+        parts = [copy.deepcopy(p) for p in scan.parts]
+        step = self.namer.new(f"{name}_step")
+        bound = set(self.loop_stores) | self.info.space.target_names()
+
+        def substitute(node):
+            for field, value in gast.iter_fields(node):
+                for k, child in enumerate(value if isinstance(value, list) else [value]):
+                    if isinstance(child, gast.Subscript) and induction in _loads(child.slice) \
+                            and isinstance(child.value, gast.Name):
+                        key = gast.dump(child)
+                        if key not in rows:
+                            row = self.ev(child)
+                            if not row.stacked or not row.full[0]:
+                                raise Unsupported(f"`{gast.unparse(child).strip()}` in the linear recurrence "
+                                                  f"`{name}` is not one row per iteration")
+                            lifted = lift(self.lib, row, 1).node
+                            rows[key] = (reversed_operand(lifted) or lifted, reversed_operand(lifted) is not None)
+                            elements[key] = len(elements)
+                        replacement = templates.name(f"__row_{elements[key]}")
+                        if isinstance(value, list):
+                            value[k] = replacement
+                        else:
+                            setattr(node, field, replacement)
+                    elif isinstance(child, gast.AST):
+                        substitute(child)
+
+        holder = [gast.Expr(value=p) for p in parts]  # (so that a part that is itself `x[t]` is replaced too)
+        for stmt in holder:
+            substitute(stmt)
+        parts = [stmt.value for stmt in holder]
+        # (values, not the callees and modules the parts name: `tf` of `tf.sin`, `abs`)
+        named = {id(n.func) for p in parts for n in gast.walk(p) if isinstance(n, gast.Call)} | {
+            id(n.value) for p in parts for n in gast.walk(p) if isinstance(n, gast.Attribute)
+            and self.ctx.imports.resolve(n) is not None}
+        loaded = {n.id for p in parts for n in gast.walk(p) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
+                  and id(n) not in named}
+        if not rows:
+            raise Unsupported(f"`{name}`: coefficients that do not vary along the loop")
+        if loaded & bound or any(self._is_stacked_name(n) for n in loaded if not n.startswith("__row_")):
+            raise Unsupported(f"the linear recurrence `{name}` reads `{min(loaded & bound or loaded)}`, which the "
+                              "loop binds, besides its rows")
+        if len({backwards for _, backwards in rows.values()}) > 1:
+            raise Unsupported(f"the linear recurrence `{name}` reads rows in both orders")
+        backwards = next(iter(rows.values()))[1]
+        seqs = [node for node, _ in rows.values()]
+        picks = [f"{step}[{k}]" for k in range(len(seqs))] if len(seqs) > 1 else [step]
+        for part in parts:
+            for n in gast.walk(part):
+                if isinstance(n, gast.Name) and n.id.startswith("__row_"):
+                    n.id = picks[int(n.id[len("__row_"):])]
+        spelled = {"a * s + b": "A * h + B", "a * s - b": "A * h - B", "b - a * s": "B - A * h"}[scan.spelling]
+        # the start broadcast to the rows' shape and the invariants' (a literal has none)
+        shapes = [templates.expr(f"{tf_}.shape(E)[1:]", E=copy.deepcopy(seq)) for seq in seqs]
+        shapes += [templates.expr(f"{tf_}.shape(V)", V=templates.name(v)) for v in sorted(n for n in loaded if not n.startswith("__row_"))
+                   if not self._known_scalar(v)]
+        if not isinstance(start, gast.Constant):
+            shapes.append(templates.expr(f"{tf_}.shape(S)", S=copy.deepcopy(start)))
+        shape = shapes[0]
+        for other in shapes[1:]:
+            shape = templates.expr(f"{tf_}.broadcast_dynamic_shape(P, Q)", P=shape, Q=other)
+        first = templates.expr(f"{tf_}.broadcast_to({tf_}.convert_to_tensor(S, E.dtype), P)", S=copy.deepcopy(start),
+                               E=copy.deepcopy(seqs[0]), P=shape)
+        scanned = templates.expr(f"{tf_}.scan(lambda h, {step}: {spelled}, E, initializer=F"
+                                 + (", reverse=True)" if backwards else ")"), A=parts[0], B=parts[1], F=first,
+                                 E=gast.Tuple(elts=[copy.deepcopy(q) for q in seqs], ctx=gast.Load())
+                                 if len(seqs) > 1 else copy.deepcopy(seqs[0]))
+        if self._used_outside(name) or scan.exclusive:
+            # (the start as it was, of its own shape, where the steps hold it broadcast: stacked
+            # with the rows' values, or left by a loop that runs no iteration)
+            raise Unsupported(f"the linear recurrence `{name}`, of a rank not known, is read "
+                              f"{'before its update' if scan.exclusive else 'after the loop'}")
+        self._tf_linear_steps(name, steps, scanned, first, backwards, scan.exclusive)
+
+    def _known_scalar(self, name: str) -> bool:
+        """Whether ``name`` is one number wherever the loop runs: a rank 0 given or inferred."""
+        shape = self._shape_of(name)
+        return shape is not None and shape.rank == 0
+
+    def _tf_linear_steps(self, name, steps: str, scanned: gast.expr, first: gast.expr, backwards: bool,
+                         exclusive: bool) -> None:
+        """Binds ``steps`` to a linear recurrence's ``tf.scan`` and records where its values are:
+        the scan alone where only the values after each step are read, else with the start
+        beside it, one row more (before the first update in the loop's order, or after a loop
+        that may not run)."""
+        tf_ = self.lib.alias
+        alone = not exclusive and not self._used_outside(name)
+        if alone:
+            self.out += templates.replace(f"{steps} = C", C=scanned)
+            self.scan_steps[name] = (f"{steps}[::-1]" if backwards else steps, None)
+        else:
+            one = templates.expr(f"{tf_}.expand_dims(F, 0)", F=first)
+            pieces = [scanned, one] if backwards else [one, scanned]
+            self.out += templates.replace(f"{steps} = {tf_}.concat(P, 0)", P=gast.List(elts=pieces, ctx=gast.Load()))
+            self._tf_steps(name, steps, backwards)
         self.scan_ranks[name] = 0
 
     def _tf_steps(self, name, steps: str, backwards: bool) -> None:
