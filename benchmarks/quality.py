@@ -15,7 +15,8 @@ PATH is a file or a directory of files (default ``samples/``) in either input co
   versioned behind run-time checks counts its fallback loop too: a reviewer reads it.
 - **time**: median seconds per call of the loop, the rewrite and the reference, timed
   interleaved on fresh inputs (``pforge.runtime.timing.time_interleaved``), and the rewrite's
-  median over the reference's.
+  median over the reference's. For TensorFlow code the reference runs under ``tf.function``,
+  as the rewrite does (and as ``pforge bench`` times it); the loop runs as written.
 - **memory**: the peak of the memory a call allocates beyond its inputs (``tracemalloc``,
   which NumPy reports its arrays to), for the loop, the rewrite and the reference, and the
   rewrite's peak over the reference's and over the loop's. TensorFlow allocates outside
@@ -183,6 +184,12 @@ def measure(path, func, *, scale=1, repeats=15, seed=0, fast_math=False):
     tokens = (code_tokens(rewritten_src), code_tokens(function_source(text, ref_name)))
     loop, reference = targets.resolve(original, func, path), getattr(original, ref_name)
     with targets.on_device("cpu", numpy=numpy) as (_, has_tf):
+        if has_tf and not numpy:
+            # (the rewrite of TensorFlow code is staged, `@tf.function`: the reference too, as
+            # `pforge bench` times it, so the ratio compares two graphs, not a graph and eager ops)
+            from pforge.runtime._tf import tensorflow  # noqa: PLC0415 - lazy
+
+            reference = tensorflow().function(reference)
         make_args = targets.input_maker(original, func, (), seed, path, as_tensor=has_tf)
         want, _ = targets.call_original(loop, make_args, path, func)
         args, kwargs = make_args()
