@@ -202,6 +202,7 @@ TARGETS = [
     # walked backwards: the last index is the lowest
     ("for i in reversed(range(len(x))):", "out[i] = x[i] * 2.0", "i", "i = 0", "x", "1d"),
     ("for i in range(len(x) - 1, -1, -1):", "out[i] = x[i] * 2.0", "i", "i = 0", "x", "1d"),
+    ("for i in range(len(x) - 1, -3, -1):", "out.append(i * 2.0)", "i", "i = -2", "x", "1d"),  # past 0
     ("for i in reversed(range(1, len(x))):", "out[i] = x[i] * 2.0", "i", "i = 1", "x", "1d"),
     # rows: the last row itself (a view of the array's, a list's element)
     ("for j, row in enumerate(x):", "out[j] = np.sum(row)", "j, row", "j = len(x) - 1", "x", "2d"),
@@ -223,9 +224,16 @@ def test_the_loop_variable_after_the_loop(loop, body, names, says, params, kind)
         [rng.normal(size=(5, 3)), np.ones((1, 2), np.float32)]
     for x in inputs:
         _same(_load(source)(x.copy()), _load(result.code)(x.copy()))
-    # no iteration: the loop leaves its variable unbound, and so does the rewrite
-    with pytest.raises(UnboundLocalError):
-        _load(result.code)(np.zeros((0,) + inputs[0].shape[1:]))
+    # no rows: where the loop runs no iteration it leaves its variable unbound, and so does the
+    # rewrite (`range(len(x) - 1, -3, -1)` still runs twice)
+    empty = np.zeros((0,) + inputs[0].shape[1:])
+    try:
+        want = _load(source)(empty)
+    except UnboundLocalError:
+        with pytest.raises(UnboundLocalError):
+            _load(result.code)(empty)
+    else:
+        _same(want, _load(result.code)(empty))
 
 
 def test_the_last_row_is_the_arrays_own():
@@ -296,3 +304,31 @@ def test_tensorflow_rows_of_a_value_that_may_be_a_list_stay_a_loop(tf):
               "        out.append(tf.tanh(row) * 2.0)\n    return tf.stack(out), row\n")
     result = transpile_source(source, "m.py", shapes={"x": 1})
     assert not result.plans[0].rewritten and "known of a tensor only" in result.plans[0].remarks[-1].message
+
+
+def test_a_loop_variable_of_a_space_pforge_does_not_model_is_named():
+    """`for k in table.keys()` is no modelled space (PF213); its variable read after the loop is
+    named too (PF212), not taken as a last value."""
+    source = _source("out = []\nfor k in x.keys():\n    out.append(k)\nreturn out, k\n")
+    plan = transpile_source(source, "m.py").plans[0]
+    assert not plan.rewritten and {"PF212", "PF213"} <= {r.code for r in plan.remarks}, plan.remarks
+
+
+@pytest.mark.parametrize("header, says, n", [
+    # a stop that may be a NumPy integer: Python's own last element, a Python int as the loop's
+    ("for i in range(n):", "i = range(n)[-1]", np.int64(3)),
+    ("for i in range(n + 1):", "i = range(n + 1)[-1]", np.int64(2)),
+    # ints by their spelling: `len()` and arithmetic on it, a shape's element, unpacked or not
+    ("for i in range(len(x) - 1):", "i = len(x) - 2", None),
+    ("for i in range(x.shape[0] - 1):", "i = x.shape[0] - 2", None),
+    ("for i in range(rows):", "i = rows - 1", None),
+])
+def test_the_last_index_is_a_python_int(header, says, n):
+    source = _source("rows, = x.shape\nout = np.zeros(len(x))\n" + header + "\n    out[i] = x[i] * 2.0\nreturn out, i\n",
+                     "x, n=None")
+    result = transpile_source(source, "m.py", shapes={"x": 1, "n": 0})
+    assert result.plans[0].rewritten and f"        {says}\n" in result.code, result.code
+    x = np.arange(5.0)
+    want, got = _load(source)(x.copy(), n), _load(result.code)(x.copy(), n)
+    _same(want, got)
+    assert type(got[1]) is int

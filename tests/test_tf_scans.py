@@ -212,6 +212,9 @@ UNRANKED = [
     ("x, y", "s = y[i] * s - x[i]; out.append(s)", FORWARD, "tf.stack(out)",
      "lambda h, s_step: s_step[0] * h - s_step[1], (tf.convert_to_tensor(y)[:x.shape[0]], x)"),
     ("x, gamma", "s = x[i] + gamma * s; out.append(s)", DOWN, "tf.stack(out[::-1])", "reverse=True"),
+    # a value the body computes first, substituted into the step
+    ("x, gamma", "u = x[i]; s = gamma * s + u * 2.0; out.append(s)", FORWARD, "tf.stack(out)",
+     "lambda h, s_step: gamma * h + s_step * 2.0, x"),
     # a row read through a call: `tf` of `tf.sin` is a module, not an invariant with a shape
     # (fuzz seed 9182: `tf.shape(tf)` raised)
     ("x, y", "s = tf.sin(y[i]) * s + x[i]; out.append(s)", FORWARD, "tf.stack(out)",
@@ -250,7 +253,11 @@ def test_linear_recurrences_of_unknown_rank(tf, params, body, loop, result, says
 
 @pytest.mark.parametrize("body, result", [
     ("s = 0.5 * s + i; out.append(s)", "tf.stack(out)"),  # the index as a value, not a row
-    ("u = x[i] * 2.0; s = 0.5 * s + u; out.append(s)", "tf.stack(out)"),  # a value the body computes
+    # a value the body computes under a test, or binds twice: no one expression to substitute
+    ("u = x[i]; u = u * 2.0; s = 0.5 * s + u; out.append(s)", "tf.stack(out)"),
+    ("u = x[i]\n        if c > 0:\n            u = x[i] * 2.0\n        s = 0.5 * s + u; out.append(s)", "tf.stack(out)"),
+    # a cast in the step from a literal start: the running value's dtype is the cast's, not the rows'
+    ("s = 0.5 * s + tf.cast(x[i], tf.float32); out.append(s)", "tf.stack(out)"),
     ("s = s * s + x[i]; out.append(s)", "tf.stack(out)"),  # not linear
     # the start as it was, of its own shape: read after a loop that may run no iteration, or
     # stacked with the rows' values (where the loop raises for rows that are not numbers)
@@ -258,6 +265,41 @@ def test_linear_recurrences_of_unknown_rank(tf, params, body, loop, result, says
     ("out.append(s); s = x[i] + 0.5 * s", "tf.stack(out)"),
 ])
 def test_unranked_look_alikes_stay_loops(tf, body, result):
-    source = _program("0.0", FORWARD, body, result)
+    source = _program("0.0", FORWARD, body, result, "x, c")
     out = transpile_source(source, "m.py")
     assert not out.plans[0].rewritten and "for i in" in out.code, out.code
+
+
+def test_a_value_the_body_computes_is_substituted_into_the_step(tf):
+    """Forward substitution: `reward = rewards[t]`, then the step reads `tf.cast(reward, ...)`;
+    the step of the scan reads the row itself. A start made by `tf.constant(..., dtype=)` keeps
+    its dtype (the cast's), where the rows are float64 (a discounted return as it is written in
+    the wild, with a `TensorArray` too)."""
+    source = ("import tensorflow as tf\n\n\ndef f(rewards, gamma):\n"
+              "    returns = tf.TensorArray(dtype=tf.float32, size=tf.shape(rewards)[0])\n"
+              "    discounted_sum = tf.constant(0.0, dtype=tf.float32)\n"
+              "    for index in tf.range(tf.shape(rewards)[0]):\n"
+              "        reward = rewards[index]\n"
+              "        discounted_sum = tf.cast(reward, tf.float32) + gamma * discounted_sum\n"
+              "        returns = returns.write(index, discounted_sum)\n"
+              "    return returns.stack()\n")
+    out = transpile_source(source, "m.py")
+    assert out.plans[0].rewritten and "lambda h, discounted_sum_step: gamma * h + tf.cast(discounted_sum_step, " \
+        "tf.float32)" in out.code and "initializer=tf.broadcast_to(discounted_sum, " in out.code, out.code
+    rng = np.random.default_rng(2)
+    for rewards in (tf.constant(rng.normal(size=9)), tf.constant(rng.normal(size=(4, 2)))):
+        want, got = _load(source)(rewards, 0.9), _load(out.code)(rewards, 0.9)
+        assert got.dtype == want.dtype == tf.float32 and got.shape == want.shape
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_a_start_bound_beside_another_name_stays(tf):
+    """`s, q = 0.0, 2.0`: the statement binds `q` too, which the code after the loop reads, so
+    it stays though the scan no longer reads `s`."""
+    source = ("import tensorflow as tf\n\n\ndef f(x):\n    s, q = 0.0, 2.0\n    out = []\n"
+              "    for i in range(x.shape[0]):\n        s = s + x[i]\n        out.append(s)\n"
+              "    return tf.stack(out) * q\n")
+    out = transpile_source(source, "m.py")
+    assert out.plans[0].rewritten and "s, q = 0.0, 2.0" in out.code, out.code
+    x = tf.constant([0.5, 1.5, -2.0], tf.float64)
+    np.testing.assert_allclose(_load(out.code)(x).numpy(), _load(source)(x).numpy(), rtol=1e-12)

@@ -376,13 +376,17 @@ class _Builder:
         if r < 0.2:  # a first-order linear recurrence, read after its update or only after the loop
             coef = self.rng.choice(("0.5", "c", f"{self.lib}.tanh(x[i])", "(1.0 - 0.25)", f"{self.lib}.sin(y[i])"))
             self.reads.add("c" if coef == "c" else "y" if "y[" in coef else "x")
+            first = ()
+            if self.rng.random() < 0.3:  # the term computed first (forward substitution into a tf.scan step)
+                first, t = (f"u{k} = {t}",), f"u{k}"
             spelled = self.rng.choice((f"{s} = {coef} * {s} + {t}", f"{s} = {s} * {coef} - {t}",
                                        f"{s} = {t} + {coef} * {s}", f"{s} = {t} - {s} * {coef}"))
-            body = (spelled, write) if self.rng.random() < 0.7 else (spelled,)
-            if len(body) == 2 and self.rng.random() < 0.5:
+            body = first + ((spelled, write) if self.rng.random() < 0.7 else (spelled,))
+            written = write in body
+            if written and self.rng.random() < 0.5:
                 outputs = outputs[:1]  # (the values only: TensorFlow scans them whatever their rank)
-            return Fragment("linear recurrence", EITHER, body, setup if len(body) == 2 else setup[:1],
-                            outputs=outputs if len(body) == 2 else (s,))
+            return Fragment("linear recurrence", EITHER, body, setup if written else setup[:1],
+                            outputs=outputs if written else (s,))
         if r < 0.45:
             return Fragment(f"scan {form}, inclusive", EITHER, (update, write), setup, outputs=outputs)
         if r < 0.7:
@@ -1652,23 +1656,32 @@ class _Builder:
         last value is computed once. ``s = x[i] * 0.5`` (before or after the write) is the last
         iteration's value (``lastprivate``), and so is the loop index ``i`` read after it; a
         planted look-alike binds it under a test only, the value of the last iteration that
-        passed it."""
+        passed it. The values go into an array or into a list whose items read ``s`` or ``i``
+        (the batched list is bound after the level: the names must still hold every
+        iteration's values there)."""
         r = self.rng.random()
         self.reads.add("c")
         setup, _ = self._out(k)
-        write = self._write(k, self.expr())
+        result = self._result(k)
+        if self.rng.random() < 0.4:  # a list the batched code binds after the level, reading its names
+            setup, result = (f"o{k} = []",), (f"{self.lib}.stack(o{k})" if self.np else f"tf.stack(o{k})",)
+            write = f"o{k}.append({self.expr()} + {self.rng.choice((f's{k}', 'i' if self.np else '1.0'))})"
+        else:
+            write = self._write(k, self.expr())
         if r < 0.3:
             bind = f"s{k} = {self.expr()}"
-            return Fragment("last value", VECTORIZE, (write, bind) if self.rng.random() < 0.5 else (bind, write),
-                            setup + (f"s{k} = -1",), outputs=self._result(k) + (f"s{k}",))
+            return Fragment("last value", VECTORIZE, (bind, write) if f"s{k})" in write or self.rng.random() < 0.5
+                            else (write, bind), setup + (f"s{k} = -1",), outputs=result + (f"s{k}",))
+        if f"s{k})" in write:
+            write = write.replace(f"+ s{k})", "+ 1.0)")
         if r < 0.4:  # the loop's own index: the range's last (its lowest walked backwards)
             before = ("i = -7",) if self.rng.random() < 0.5 else ()
-            return Fragment("loop variable", VECTORIZE, (write,), setup + before, outputs=self._result(k) + ("i",))
+            return Fragment("loop variable", VECTORIZE, (write,), setup + before, outputs=result + ("i",))
         if r < 0.5:
             return Fragment("last value under a test", REFUSE, (write, f"if {self.test()}:", f"    s{k} = x[i] * 0.5"),
-                            setup + (f"s{k} = -1",), outputs=self._result(k) + (f"s{k}",))
+                            setup + (f"s{k} = -1",), outputs=result + (f"s{k}",))
         return Fragment("live invariant", VECTORIZE, (write, f"s{k} = len(x) * 2 + c"), setup + (f"s{k} = -1",),
-                        outputs=self._result(k) + (f"s{k}",))
+                        outputs=result + (f"s{k}",))
 
     def _rows(self, k):
         if not self.np:

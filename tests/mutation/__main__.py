@@ -38,7 +38,7 @@ EQUIVALENT = HERE / "equivalent.txt"
 SEMANTIC = (
     "dependence", "spaces", "effects", "plan", "versioning", "ranks",
     "analysis/aliasing", "analysis/classes", "analysis/collectors", "analysis/discovery", "analysis/facts",
-    "analysis/constants", "analysis/distribution", "analysis/linearized", "analysis/recurrences",
+    "analysis/constants", "analysis/distribution", "analysis/linearized", "analysis/nodes", "analysis/recurrences",
     "analysis/reductions", "analysis/subscripts",
     "vplan/build", "vplan/conditionals", "vplan/recipes",
     "backends/direct/core", "backends/direct/writes", "backends/direct/reductions",

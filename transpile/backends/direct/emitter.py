@@ -93,6 +93,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.unreversed: set[str] = set()  # collectors read reversed, bound to their rows in that order
         self.last_values: dict[str, bool] = {}  # names used after the loop (lastprivate) -> a Python number
         self.last_targets: dict[str, gast.expr] = {}  # the loop's variables used after it -> their last value
+        self.last_statements: list[gast.stmt] = []  # those names bound to their last values: the batched code's end
         self.ta_drop: list = []
         self.selections: dict[str, tuple[Val, Val, bool, int]] = {}
         self.inferred_locals: set[str] = set()  # locals whose rank rank_inference gave
@@ -161,6 +162,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                               "This is a bug.")
         drop, replace = [], {}
         if COMPREHENSION in info.collectors:
+            if self.last_statements:
+                raise Unsupported("a comprehension whose values are read after it")
             return self._comprehension(info.collectors[COMPREHENSION])
         for name, col in info.collectors.items():
             entries = self.pending.get(name, [])
@@ -182,6 +185,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         for name in info.derived:
             if self._used_outside(name):
                 self._final_derived(name)
+        self.out += self.last_statements  # (after every batched value that reads what they rebind)
         drop += self.ta_drop
         replace.update(self.ta_replace)
         self._parameters_apart()

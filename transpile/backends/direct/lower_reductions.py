@@ -11,7 +11,8 @@ import gast
 from pforge.transpile import ranks, templates
 from pforge.transpile.analysis import reduction_term
 from pforge.transpile.analysis.aliasing import unexposed_allocation
-from pforge.transpile.analysis.nodes import dead_start, literal_at_entry, literal_number_at_entry, reversed_operand
+from pforge.transpile.analysis.nodes import (_binding, _entry_definitions, dead_start, literal_at_entry,
+                                             literal_number_at_entry, reversed_operand)
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import NOT_INT, Unsupported, Val, align, const, lift
 from pforge.transpile.backends.direct.indexing import _is_ellipsis
@@ -639,6 +640,7 @@ class ReductionsMixin:
 
         holder = [gast.Expr(value=p) for p in parts]  # (so that a part that is itself `x[t]` is replaced too)
         for stmt in holder:
+            self._forward_substitute(stmt, scan.update)
             substitute(stmt)
         parts = [stmt.value for stmt in holder]
         # (values, not the callees and modules the parts name: `tf` of `tf.sin`, `abs`)
@@ -671,8 +673,19 @@ class ReductionsMixin:
         shape = shapes[0]
         for other in shapes[1:]:
             shape = templates.expr(f"{tf_}.broadcast_dynamic_shape(P, Q)", P=shape, Q=other)
-        first = templates.expr(f"{tf_}.broadcast_to({tf_}.convert_to_tensor(S, E.dtype), P)", S=copy.deepcopy(start),
-                               E=copy.deepcopy(seqs[0]), P=shape)
+        if isinstance(start, gast.Name) and self._tensor_start(name):
+            # (a tensor made before the loop keeps its dtype, which the step may cast the rows to)
+            first = templates.expr(f"{tf_}.broadcast_to(S, P)", S=copy.deepcopy(start), P=shape)
+        else:
+            casts = [n for p in parts for n in gast.walk(p) if isinstance(n, gast.Call) and (
+                any(k.arg == "dtype" for k in n.keywords) or self.ctx.imports.resolve(n.func) in _DTYPE_CALLS
+                or isinstance(n.func, gast.Attribute) and n.func.attr == "astype")]
+            if casts:
+                # (the loop's running value takes the dtype the step gives it, not the rows')
+                raise Unsupported(f"the linear recurrence `{name}` changes the dtype of its rows "
+                                  f"(`{gast.unparse(casts[0]).strip()}`), and its start is no tensor made before the loop")
+            first = templates.expr(f"{tf_}.broadcast_to({tf_}.convert_to_tensor(S, E.dtype), P)",
+                                   S=copy.deepcopy(start), E=copy.deepcopy(seqs[0]), P=shape)
         scanned = templates.expr(f"{tf_}.scan(lambda h, {step}: {spelled}, E, initializer=F"
                                  + (", reverse=True)" if backwards else ")"), A=parts[0], B=parts[1], F=first,
                                  E=gast.Tuple(elts=[copy.deepcopy(q) for q in seqs], ctx=gast.Load())
@@ -683,6 +696,50 @@ class ReductionsMixin:
             raise Unsupported(f"the linear recurrence `{name}`, of a rank not known, is read "
                               f"{'before its update' if scan.exclusive else 'after the loop'}")
         self._tf_linear_steps(name, steps, scanned, first, backwards, scan.exclusive)
+
+    def _forward_substitute(self, holder: gast.stmt, update: gast.stmt, depth: int = 0) -> None:
+        """Forward substitution (Allen and Kennedy 2001, section 4.5.2) into a step of a
+        ``tf.scan``: each name in ``holder`` that the body binds once, by a statement of the body
+        itself before ``update`` (``reward = rewards[t]``), becomes that statement's value, so
+        the step reads the rows itself (``tf.cast(rewards_row, tf.float32)``). The values so
+        substituted read names the loop does not bind, or names substituted the same way."""
+        body = self.info.body
+        if update not in body or depth > 8:
+            return
+        before = body[:body.index(update)]
+        stores = {}
+        for stmt in body:
+            for target in (n for n in gast.walk(stmt) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)):
+                stores[target.id] = stores.get(target.id, 0) + 1
+        for field, value in gast.iter_fields(holder):
+            for k, child in enumerate(value if isinstance(value, list) else [value]):
+                if isinstance(child, gast.Name) and isinstance(child.ctx, gast.Load) and stores.get(child.id) == 1:
+                    bound = next((st for st in before if isinstance(st, gast.Assign) and len(st.targets) == 1
+                                  and isinstance(st.targets[0], gast.Name) and st.targets[0].id == child.id), None)
+                    if bound is None or any(isinstance(n, gast.Call) and n in self.info.random_draws
+                                            for n in gast.walk(bound.value)):
+                        continue
+                    inner = gast.Expr(value=copy.deepcopy(bound.value))
+                    self._forward_substitute(inner, bound, depth + 1)
+                    if isinstance(value, list):
+                        value[k] = inner.value
+                    else:
+                        setattr(holder, field, inner.value)
+                elif isinstance(child, gast.AST):
+                    self._forward_substitute(child, update, depth)
+
+    def _tensor_start(self, name: str) -> bool:
+        """Whether every definition of ``name`` that reaches the loop binds a tensor made by a
+        TensorFlow call (``tf.constant(0.0, dtype=tf.float32)``, ``tf.zeros([])``)."""
+        entry = _entry_definitions(self.ctx, self.info.node, name)
+        if entry is None or not entry[0]:
+            return False
+        for d in entry[0]:
+            _, value = _binding(self.ctx, d) if isinstance(d, gast.Name) else (None, None)
+            if not (isinstance(value, gast.Call) and (self.ctx.imports.resolve(value.func) or "").startswith("tensorflow.")
+                    and self.ctx.imports.resolve(value.func) not in _TF_NOT_TENSORS):
+                return False
+        return True
 
     def _known_scalar(self, name: str) -> bool:
         """Whether ``name`` is one number wherever the loop runs: a rank 0 given or inferred."""
@@ -1415,6 +1472,15 @@ class ReductionsMixin:
         total = lib.call(how, lib.call("where", wide, data.node, 0), axis=depth + along)
         total.keywords.append(gast.keyword(arg="where", value=copy.deepcopy(wide)))
         return Val(total, mask.full, data.rank - 1)
+
+#: calls that give a value of a dtype of their own (a step that makes one decides the running
+#: value's dtype, which the rows' then need not be)
+_DTYPE_CALLS = {"tensorflow.cast", "tensorflow.dtypes.cast", "tensorflow.saturate_cast", "tensorflow.bitcast",
+                "tensorflow.convert_to_tensor", "tensorflow.constant", "tensorflow.complex",
+                "tensorflow.math.real", "tensorflow.math.imag", "tensorflow.math.angle", "tensorflow.math.abs"}
+#: TensorFlow calls that return no tensor
+_TF_NOT_TENSORS = {"tensorflow.TensorArray", "tensorflow.Variable", "tensorflow.shape", "tensorflow.rank",
+                   "tensorflow.unstack", "tensorflow.split", "tensorflow.meshgrid"}
 
 
 # -- helpers ---------------------------------------------------------------------------------------------

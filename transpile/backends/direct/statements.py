@@ -220,7 +220,10 @@ class StatementsMixin:
         a Python number as one (``.item()``), and the loop's variables theirs
         (:meth:`LevelsMixin._last_targets`): in NumPy code under the trip check in front, in
         TensorFlow code under a test that the loop runs, so that with no iteration each name
-        keeps what it held."""
+        keeps what it held. The statements go last in the batched code
+        (:attr:`last_statements`): a collector's batched value, bound after the level, reads
+        the batched values these names are bound to before (``out = t + 1.0``, then ``t =
+        t[-1]``)."""
         lasts = [templates.replace(f"{name} = V", V=node) for name, node in self.last_targets.items()]
         lasts += [templates.replace(f"{name} = V[-1]{'.item()' if python else ''}", V=self.env[name].node)
                   for name, python in self.last_values.items()]
@@ -228,7 +231,7 @@ class StatementsMixin:
             return
         if self.lib.kind == "np":
             self.needs_trip = True
-            self.out += [stmt for last in lasts for stmt in last]
+            self.last_statements += [stmt for last in lasts for stmt in last]
             return
         from pforge.transpile.versioning import RUNS, _combinations_of, _runs_at_all  # noqa: PLC0415 - (no cycle at import)
         runs = _runs_at_all(self.info)
@@ -247,7 +250,7 @@ class StatementsMixin:
             raise Unsupported(f"`{min(self.last_targets.keys() | self.last_values.keys())}` is used after the "
                               "loop, which may run no iteration")
         for last in lasts:
-            self.out += last if runs is RUNS else [gast.If(test=runs, body=last, orelse=[])]
+            self.last_statements += last if runs is RUNS else [gast.If(test=runs, body=last, orelse=[])]
 
     def _unshared(self, val: Val) -> Val:
         """``val``, or a copy of it (``np.copy(x[:n])``) where it may be a view of an array the
