@@ -332,3 +332,12 @@ def test_the_last_index_is_a_python_int(header, says, n):
     want, got = _load(source)(x.copy(), n), _load(result.code)(x.copy(), n)
     _same(want, got)
     assert type(got[1]) is int
+
+
+def test_the_last_row_of_a_sequence_the_body_changes_stays_a_loop():
+    """A body that changes the sequence it walks (`x.sort()`) stays a loop: the call is an effect
+    whose order the loop fixes, and `v = x[-1]` after the batched code would read the sorted
+    list, where the loop's `v` is the row as it was read."""
+    source = _source("out = []\nfor v in x:\n    out.append(v * 2.0)\n    x.sort()\nreturn out, v\n")
+    plan = transpile_source(source, "m.py").plans[0]
+    assert not plan.rewritten, plan.remarks

@@ -274,7 +274,8 @@ def test_a_value_the_body_computes_is_substituted_into_the_step(tf):
     """Forward substitution: `reward = rewards[t]`, then the step reads `tf.cast(reward, ...)`;
     the step of the scan reads the row itself. A start made by `tf.constant(..., dtype=)` keeps
     its dtype (the cast's), where the rows are float64 (a discounted return as it is written in
-    the wild, with a `TensorArray` too)."""
+    the wild, with a `TensorArray` too). The private itself, read by nothing the rewrite keeps,
+    goes (dead-code elimination)."""
     source = ("import tensorflow as tf\n\n\ndef f(rewards, gamma):\n"
               "    returns = tf.TensorArray(dtype=tf.float32, size=tf.shape(rewards)[0])\n"
               "    discounted_sum = tf.constant(0.0, dtype=tf.float32)\n"
@@ -286,6 +287,8 @@ def test_a_value_the_body_computes_is_substituted_into_the_step(tf):
     out = transpile_source(source, "m.py")
     assert out.plans[0].rewritten and "lambda h, discounted_sum_step: gamma * h + tf.cast(discounted_sum_step, " \
         "tf.float32)" in out.code and "initializer=tf.broadcast_to(discounted_sum, " in out.code, out.code
+    # (`reward`, private to the loop and read by nothing the rewrite keeps, is not bound at all)
+    assert "reward = " not in out.code.split("for index")[0].split("# pforge")[1], out.code
     rng = np.random.default_rng(2)
     for rewards in (tf.constant(rng.normal(size=9)), tf.constant(rng.normal(size=(4, 2)))):
         want, got = _load(source)(rewards, 0.9), _load(out.code)(rewards, 0.9)
@@ -303,3 +306,14 @@ def test_a_start_bound_beside_another_name_stays(tf):
     assert out.plans[0].rewritten and "s, q = 0.0, 2.0" in out.code, out.code
     x = tf.constant([0.5, 1.5, -2.0], tf.float64)
     np.testing.assert_allclose(_load(out.code)(x).numpy(), _load(source)(x).numpy(), rtol=1e-12)
+
+
+def test_a_start_bound_in_branches_stays(tf):
+    """`s = 0.0` in both arms of an `if`: deleting them would leave the arms empty, so they stay
+    (only a start beside the loop goes)."""
+    source = ("import tensorflow as tf\n\n\ndef f(x, a):\n    if a:\n        s = 0.0\n    else:\n        s = 0.0\n"
+              "    out = []\n    for i in range(x.shape[0]):\n        s = s + x[i]\n        out.append(s)\n"
+              "    return tf.stack(out)\n")
+    out = transpile_source(source, "m.py")
+    assert out.plans[0].rewritten and out.code.count("s = 0.0") == 2, out.code
+    compile(out.code, "m.py", "exec")

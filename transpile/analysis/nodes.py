@@ -235,12 +235,13 @@ def literal_at_entry(ctx, loop, name: str) -> int | float | None:
 
 
 def dead_start(ctx, loop, name: str) -> list[gast.stmt] | None:
-    """The statements ``name = <literal>`` (:func:`literal_at_entry`) that start a running value
-    of ``loop``, where nothing but the loop reads what they bind: the statements to delete once
+    """The statements ``name = <literal>`` (:func:`literal_at_entry`) beside ``loop`` in its block
+    that start a running value of it, where nothing but the loop reads what they bind: the statements to delete once
     the loop's rewrite no longer reads ``name`` (a scan of the terms alone, a start written as
     the literal); else None (a read elsewhere, a definition that is no plain literal)."""
     if literal_at_entry(ctx, loop, name) is None:
         return None
+    siblings = _block_of(ctx, loop)
     inside = {id(n) for n in gast.walk(loop)}
     stmts = []
     for d in _entry_definitions(ctx, loop, name)[0]:
@@ -249,8 +250,17 @@ def dead_start(ctx, loop, name: str) -> list[gast.stmt] | None:
             return None  # (`s, t = 0.0, x`: the statement binds more than the start)
         if any(id(u) not in inside for u in ctx.users_of(d)):
             return None
+        if siblings is None or all(stmt is not s for s in siblings):
+            return None  # (only beside the loop: one in a branch of its own would leave `pass`)
         stmts.append(stmt)
     return stmts
+
+
+def _block_of(ctx, stmt) -> list | None:
+    """The list of statements (a body, an ``else`` part) that holds ``stmt``."""
+    parent = ctx.parents.get(id(stmt))
+    return next((value for field in ("body", "orelse", "finalbody")
+                 if isinstance(value := getattr(parent, field, None), list) and any(s is stmt for s in value)), None)
 
 
 def reversed_operand(node) -> gast.expr | None:

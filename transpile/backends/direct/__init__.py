@@ -87,6 +87,7 @@ def _rewritten(rewriter: DirectRewriter) -> LoopRewrite:
     if bound and (rows := rewriter.strip_rows()) is not None:
         _strip_mine(rewriter, result, rows, taken, bound)
     _coalesce(result, set(rewriter.namer.taken) - taken)
+    _drop_dead_privates(rewriter.info, result)
     _drop_dead_starts(rewriter, result)
     result.consulted = set(rewriter.consulted)
     result.nonempty = rewriter.nonempty
@@ -132,6 +133,26 @@ def _coalesce(result: LoopRewrite, fresh: set[str]) -> None:
                     del stmts[copy_at]
                     continue
         k += 1
+
+
+def _drop_dead_privates(info: LoopInfo, result: LoopRewrite) -> None:
+    """Dead-code elimination of the batched statements: ``name = E``, where ``name`` is private to
+    the loop (the analysis proved no read of it after the loop) and nothing in the rewrite reads
+    it, goes (``reward = rewards[:n]`` beside a ``tf.scan`` whose step reads the row itself).
+    Repeated until none goes: one statement's removal can leave another unread."""
+    from pforge.transpile.analysis.facts import PRIVATE  # noqa: PLC0415
+    private = {name for name, kind in info.classes.items() if kind == PRIVATE} - set(info.live_out) \
+        - info.live_last - info.live_invariants - info.live_targets
+    removed = True
+    while removed:
+        removed = False
+        read = _loaded([*result.stmts, *_outside_stmts(result)])
+        for k, stmt in enumerate(result.stmts):
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name) \
+                    and stmt.targets[0].id in private and stmt.targets[0].id not in read:
+                del result.stmts[k]
+                removed = True
+                break
 
 
 def _drop_dead_starts(rewriter: DirectRewriter, result: LoopRewrite) -> None:

@@ -100,10 +100,19 @@ class LevelsMixin:
             raise Unsupported(f"`{min(info.live_targets)}`, the variable of the inner loop at line "
                               f"{info.lineno}, is used after it")
         space = info.space
+        def root(node):
+            while isinstance(node, (gast.Subscript, gast.Attribute)):
+                node = node.value
+            return node.id if isinstance(node, gast.Name) else None
+
+        # (names whose elements or attributes the body writes, `x[i] = ...`, `self.v[i] = ...`,
+        # or calls a method of, `out.append(...)`)
         written = set(self.loop_stores) | {
-            n.value.id for s in info.body for n in gast.walk(s)
-            if isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.value, gast.Name)
-            and (not isinstance(n.ctx, gast.Load) or isinstance(n, gast.Attribute))}
+            root(n) for s in info.body for n in gast.walk(s)
+            if isinstance(n, (gast.Subscript, gast.Attribute)) and not isinstance(n.ctx, gast.Load)} | {
+            root(n.func) for s in info.body for n in gast.walk(s)
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
+            and self.ctx.imports.resolve(n.func) is None} - {None}
 
         def evaluated_after(node):
             pure = all(isinstance(n, (gast.Name, gast.Attribute, gast.Subscript, gast.Constant, gast.BinOp,
