@@ -24,7 +24,7 @@ def test_equivalent_mutants_have_reasons_and_exist():
     assert listed
     for name, reason in listed.items():
         module = name.removeprefix("pforge.transpile.").rsplit(".", 1)[0].replace(".", "/")
-        assert module in SEMANTIC, name
+        assert module in SEMANTIC or f"{module}/__init__" in SEMANTIC, name  # (a package's own functions)
         assert len(reason.split()) >= 4, (name, reason)
 
 

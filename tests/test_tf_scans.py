@@ -191,6 +191,7 @@ def test_a_start_nothing_else_reads_is_deleted(tf, start, body, result, kept):
     assert out.plans[0].rewritten, out.plans[0].remarks[-1].message
     function = out.code.split("def f")[1]
     assert (f"s = {start}" in function) is kept, out.code
+    assert "out = []" not in function, out.code  # (the collector's start goes with it)
     assert "_steps" not in function.split("return")[0].split("=")[0] and "    out = tf." in function, out.code
     x = tf.constant(np.random.default_rng(5).normal(size=6))
     want, got = _load(source)(x), _load(out.code)(x)
