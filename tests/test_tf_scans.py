@@ -318,3 +318,15 @@ def test_a_start_bound_in_branches_stays(tf):
     out = transpile_source(source, "m.py")
     assert out.plans[0].rewritten and out.code.count("s = 0.0") == 2, out.code
     compile(out.code, "m.py", "exec")
+
+
+@pytest.mark.parametrize("shapes", [None, {"x": 1, "h": 0}], ids=["unranked", "ranked"])
+def test_the_scans_running_value_is_no_name_the_step_reads(tf, shapes):
+    """`s = h * s + x[i]` with a parameter named `h`: the lambda's running value takes a name of
+    its own (`h_1`), where `lambda h, s_step: h * h + s_step` read the running value twice (a
+    wrong rewrite found in review, session 28)."""
+    source = _program("0.0", FORWARD, "s = h * s + x[i]; out.append(s)", "tf.stack(out)", "x, h")
+    out = transpile_source(source, "m.py", shapes=shapes)
+    assert out.plans[0].rewritten and "lambda h_1, s_step: h * h_1 + s_step" in out.code, out.code
+    x = tf.constant(np.random.default_rng(8).normal(size=7))
+    np.testing.assert_array_equal(_load(out.code)(x, 0.5).numpy(), _load(source)(x, 0.5).numpy())

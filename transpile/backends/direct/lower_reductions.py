@@ -542,9 +542,10 @@ class ReductionsMixin:
             a_text = next(picks) if a.stacked else "A"
             b_text = next(picks) if b.stacked else "B"
             first = templates.expr(f"{tf_}.convert_to_tensor(S, N.dtype)", S=start, N=sized)
-            spelled = {"a * s + b": f"{a_text} * h + {b_text}", "a * s - b": f"{a_text} * h - {b_text}",
-                       "b - a * s": f"{b_text} - {a_text} * h"}[scan.spelling]
-            scanned = templates.expr(f"{tf_}.scan(lambda h, {step}: {spelled}, E, initializer=F"
+            h = self.namer.new("h")  # (the running value; not a name the parts read: `s = h * s + x[t]`)
+            spelled = {"a * s + b": f"{a_text} * {h} + {b_text}", "a * s - b": f"{a_text} * {h} - {b_text}",
+                       "b - a * s": f"{b_text} - {a_text} * {h}"}[scan.spelling]
+            scanned = templates.expr(f"{tf_}.scan(lambda {h}, {step}: {spelled}, E, initializer=F"
                                      + (", reverse=True)" if backwards else ")"), A=coef, B=offset, F=first,
                                      E=gast.Tuple(elts=[copy.deepcopy(e) for e in elems], ctx=gast.Load())
                                      if len(elems) > 1 else copy.deepcopy(elems[0]))
@@ -610,6 +611,11 @@ class ReductionsMixin:
                 the body computes, or reads no row.
         """
         name, tf_ = scan.name, self.lib.alias
+        if self._used_outside(name) or scan.exclusive:
+            # (the start as it was, of its own shape, where the steps hold it broadcast: stacked
+            # with the rows' values, or left by a loop that runs no iteration)
+            raise Unsupported(f"the linear recurrence `{name}`, of a rank not known, is read "
+                              f"{'before its update' if scan.exclusive else 'after the loop'}")
         induction = self.info.space.induction
         rows, elements = {}, {}  # gast.dump of `v[t]` -> (its batched rows, reversed), its position
         parts = [copy.deepcopy(p) for p in scan.parts]
@@ -663,7 +669,8 @@ class ReductionsMixin:
             for n in gast.walk(part):
                 if isinstance(n, gast.Name) and n.id.startswith("__row_"):
                     n.id = picks[int(n.id[len("__row_"):])]
-        spelled = {"a * s + b": "A * h + B", "a * s - b": "A * h - B", "b - a * s": "B - A * h"}[scan.spelling]
+        h = self.namer.new("h")  # (the running value; not a name the parts read)
+        spelled = {"a * s + b": f"A * {h} + B", "a * s - b": f"A * {h} - B", "b - a * s": f"B - A * {h}"}[scan.spelling]
         # the start broadcast to the rows' shape and the invariants' (a literal has none)
         shapes = [templates.expr(f"{tf_}.shape(E)[1:]", E=copy.deepcopy(seq)) for seq in seqs]
         shapes += [templates.expr(f"{tf_}.shape(V)", V=templates.name(v)) for v in sorted(n for n in loaded if not n.startswith("__row_"))
@@ -686,16 +693,11 @@ class ReductionsMixin:
                                   f"(`{gast.unparse(casts[0]).strip()}`), and its start is no tensor made before the loop")
             first = templates.expr(f"{tf_}.broadcast_to({tf_}.convert_to_tensor(S, E.dtype), P)",
                                    S=copy.deepcopy(start), E=copy.deepcopy(seqs[0]), P=shape)
-        scanned = templates.expr(f"{tf_}.scan(lambda h, {step}: {spelled}, E, initializer=F"
+        scanned = templates.expr(f"{tf_}.scan(lambda {h}, {step}: {spelled}, E, initializer=F"
                                  + (", reverse=True)" if backwards else ")"), A=parts[0], B=parts[1], F=first,
                                  E=gast.Tuple(elts=[copy.deepcopy(q) for q in seqs], ctx=gast.Load())
                                  if len(seqs) > 1 else copy.deepcopy(seqs[0]))
-        if self._used_outside(name) or scan.exclusive:
-            # (the start as it was, of its own shape, where the steps hold it broadcast: stacked
-            # with the rows' values, or left by a loop that runs no iteration)
-            raise Unsupported(f"the linear recurrence `{name}`, of a rank not known, is read "
-                              f"{'before its update' if scan.exclusive else 'after the loop'}")
-        self._tf_linear_steps(name, steps, scanned, first, backwards, scan.exclusive)
+        self._tf_linear_steps(name, steps, scanned, first, backwards, exclusive=False)
 
     def _forward_substitute(self, holder: gast.stmt, update: gast.stmt, depth: int = 0) -> None:
         """Forward substitution (Allen and Kennedy 2001, section 4.5.2) into a step of a
