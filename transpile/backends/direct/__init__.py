@@ -16,6 +16,8 @@ import gast
 
 from pforge.transpile import templates
 from pforge.transpile.analysis import LoopInfo, ModuleContext
+from pforge.transpile.analysis.facts import PRIVATE
+from pforge.transpile.analysis.nodes import dead_start
 from pforge.transpile.backends.direct import elementwise, linalg, nn, reductions, shape  # noqa: F401
 
 _FAMILIES = (elementwise, linalg, nn, reductions, shape)  # importing them registers their rules
@@ -140,7 +142,6 @@ def _drop_dead_privates(info: LoopInfo, result: LoopRewrite) -> None:
     the loop (the analysis proved no read of it after the loop) and nothing in the rewrite reads
     it, goes (``reward = rewards[:n]`` beside a ``tf.scan`` whose step reads the row itself).
     Repeated until none goes: one statement's removal can leave another unread."""
-    from pforge.transpile.analysis.facts import PRIVATE  # noqa: PLC0415
     private = {name for name, kind in info.classes.items() if kind == PRIVATE} - set(info.live_out) \
         - info.live_last - info.live_invariants - info.live_targets
     removed = True
@@ -161,7 +162,6 @@ def _drop_dead_starts(rewriter: DirectRewriter, result: LoopRewrite) -> None:
     nothing but the loop did (:func:`analysis.nodes.dead_start`). A rewrite with checks in
     front keeps it for the loop that runs where they fail (:mod:`versioning` empties
     ``drop``)."""
-    from pforge.transpile.analysis.nodes import dead_start  # noqa: PLC0415
     read = _loaded([*result.stmts, *_outside_stmts(result)])
     for name in sorted(rewriter.info.scans):
         if name not in read:
