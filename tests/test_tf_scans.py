@@ -216,6 +216,12 @@ UNRANKED = [
     # a value the body computes first, substituted into the step
     ("x, gamma", "u = x[i]; s = gamma * s + u * 2.0; out.append(s)", FORWARD, "tf.stack(out)",
      "lambda h, s_step: gamma * h + s_step * 2.0, x"),
+    # a value the body computes from the rows, of a rank not known: batched only by the scan's step
+    ("x, gamma", "u = x[i] * 2.0; s = gamma * s + u; out.append(s)", FORWARD, "tf.stack(out)",
+     "lambda h, s_step: gamma * h + s_step * 2.0, x"),
+    ("x, y", "u = tf.sin(y[i]) - 0.5; v = u * x[i]; s = v + s * u; out.append(s)", FORWARD, "tf.stack(out)",
+     "lambda h, s_step: (tf.sin(s_step[0]) - 0.5) * h + (tf.sin(s_step[0]) - 0.5) * s_step[1], "
+     "(tf.convert_to_tensor(y)[:x.shape[0]], x)"),
     # a row read through a call: `tf` of `tf.sin` is a module, not an invariant with a shape
     # (fuzz seed 9182: `tf.shape(tf)` raised)
     ("x, y", "s = tf.sin(y[i]) * s + x[i]; out.append(s)", FORWARD, "tf.stack(out)",
@@ -260,6 +266,18 @@ def test_linear_recurrences_of_unknown_rank(tf, params, body, loop, result, says
     # a cast in the step from a literal start: the running value's dtype is the cast's, not the rows'
     ("s = 0.5 * s + tf.cast(x[i], tf.float32); out.append(s)", "tf.stack(out)"),
     ("s = s * s + x[i]; out.append(s)", "tf.stack(out)"),  # not linear
+    # a step that needs the rows' values, which a step of tf.scan traced into a graph has not
+    # (the loop's `float(x[i])` of an eager tensor; a rewrite raised there)
+    ("s = 0.5 * s + float(x[i]); out.append(s)", "tf.stack(out)"),
+    ("u = x[i].numpy() * 2.0; s = 0.5 * s + u; out.append(s)", "tf.stack(out)"),
+    # a value of a rank not known that the step reads and something else reads too: it would
+    # need batching on its own (a collector, a test, a second binding, a read after the loop)
+    ("u = x[i] * 2.0; s = 0.5 * s + u; out.append(u)", "tf.stack(out)"),
+    ("u = x[i] * 2.0; s = 0.5 * s + u; out.append(s * u)", "tf.stack(out)"),
+    ("u = x[i] * 2.0\n        if u > c:\n            s = 0.5 * s + u\n        out.append(s)", "tf.stack(out)"),
+    ("u = x[i] * 2.0; u = u + c; s = 0.5 * s + u; out.append(s)", "tf.stack(out)"),
+    ("u = x[i] * 2.0; s = 0.5 * s + u; out.append(s)", "(tf.stack(out), u)"),
+    ("u = x[i] * c; s = 0.5 * s + u; c = u; out.append(s)", "tf.stack(out)"),
     # the start as it was, of its own shape: read after a loop that may run no iteration, or
     # stacked with the rows' values (where the loop raises for rows that are not numbers)
     ("s = x[i] + 0.5 * s; out.append(s)", "(tf.stack(out), s)"),

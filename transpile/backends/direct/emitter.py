@@ -87,6 +87,9 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.nonnegative: set[str] = set()  # names the batched code binds to a bound >= 0 (`j_stop`)
         self.index_bindings: list[gast.stmt] = []  # `j = np.arange(...)`: a loop index as a value
         self.replaced_privates: set[str] = set()  # privates an idiom read through their value (`d` of `d * d`)
+        # TensorFlow privates whose value could not be batched (a rank not known), each with why:
+        # a scan's step may read them through forward substitution; any other read raises that
+        self.deferred: dict[str, core.Unsupported] = {}
         self.scan_steps: dict[str, tuple[str, str]] = {}  # scan -> its running values and last value (text)
         self.scan_ranks: dict[str, int] = {}  # scan -> the rank of one running value
         self.scan_exclusive: dict[str, str] = {}  # a TensorFlow scan -> its running values before each iteration

@@ -167,7 +167,7 @@ class ExpressionsMixin:
 
     def _is_stacked_name(self, name):
         value = self.env.get(name)
-        return isinstance(value, Ind) or (isinstance(value, Val) and value.stacked)
+        return isinstance(value, Ind) or (isinstance(value, Val) and value.stacked) or name in self.deferred
 
     def _ev_Constant(self, node):
         if isinstance(node.value, (int, float, bool, complex)):
@@ -175,6 +175,8 @@ class ExpressionsMixin:
         return Val(node, (), None, True)
 
     def _ev_Name(self, node):
+        if node.id in self.deferred:
+            raise self.deferred[node.id]
         if node.id in self.element_masks:
             raise Unsupported(f"`{node.id}` (positions selected per iteration) is used other than as "
                               "the index of a write and of the reads in its value")

@@ -647,6 +647,7 @@ class ReductionsMixin:
         holder = [gast.Expr(value=p) for p in parts]  # (so that a part that is itself `x[t]` is replaced too)
         for stmt in holder:
             self._forward_substitute(stmt, scan.update)
+            self._graph_step(name, stmt.value)
             substitute(stmt)
         parts = [stmt.value for stmt in holder]
         # (values, not the callees and modules the parts name: `tf` of `tf.sin`, `abs`)
@@ -698,6 +699,25 @@ class ReductionsMixin:
                                  E=gast.Tuple(elts=[copy.deepcopy(q) for q in seqs], ctx=gast.Load())
                                  if len(seqs) > 1 else copy.deepcopy(seqs[0]))
         self._tf_linear_steps(name, steps, scanned, first, backwards, exclusive=False)
+
+    def _graph_step(self, name: str, part: gast.expr) -> None:
+        """A step of ``tf.scan`` is traced into a graph, where its rows are symbolic tensors: the
+        loop's ``float(x[t])``, ``x[t].numpy()`` or ``np.sin(x[t])`` compute with the row's value,
+        which a graph has not. Only arithmetic, TensorFlow's functions and ``abs`` run there as
+        they run in the loop.
+
+        Raises:
+            Unsupported: any other call or expression in ``part``.
+        """
+        for n in gast.walk(part):
+            if isinstance(n, gast.Call):
+                callee = self.ctx.imports.resolve(n.func) or ""
+                if callee.startswith("tensorflow.") or callee == "builtins.abs":
+                    continue
+            elif isinstance(n, _GRAPH_STEP_NODES) or isinstance(n, gast.UnaryOp) and not isinstance(n.op, gast.Not):
+                continue
+            raise Unsupported(f"`{gast.unparse(n).strip()}` in the linear recurrence `{name}` needs the rows' "
+                              "values, which a step of tf.scan (traced into a graph) does not have")
 
     def _forward_substitute(self, holder: gast.stmt, update: gast.stmt, depth: int = 0) -> None:
         """Forward substitution (Allen and Kennedy 2001, section 4.5.2) into a step of a
@@ -1477,6 +1497,11 @@ class ReductionsMixin:
 
 #: calls that give a value of a dtype of their own (a step that makes one decides the running
 #: value's dtype, which the rows' then need not be)
+#: what a step of ``tf.scan`` may hold besides calls (:meth:`_graph_step`): arithmetic on names,
+#: constants, subscripts and attributes (``not`` asks a tensor for a Python bool: left out)
+_GRAPH_STEP_NODES = (gast.BinOp, gast.Name, gast.Constant, gast.Subscript, gast.Attribute, gast.Slice, gast.Tuple,
+                     gast.List, gast.keyword, gast.expr_context, gast.operator, gast.UAdd, gast.USub, gast.Invert)
+
 _DTYPE_CALLS = {"tensorflow.cast", "tensorflow.dtypes.cast", "tensorflow.saturate_cast", "tensorflow.bitcast",
                 "tensorflow.convert_to_tensor", "tensorflow.constant", "tensorflow.complex",
                 "tensorflow.math.real", "tensorflow.math.imag", "tensorflow.math.angle", "tensorflow.math.abs"}

@@ -8,7 +8,7 @@ import copy
 import gast
 
 from pforge.transpile import templates
-from pforge.transpile.analysis import spelled_out_update
+from pforge.transpile.analysis import PRIVATE, spelled_out_update
 from pforge.transpile.backends.common import _evidently_array
 from pforge.transpile.backends.direct.core import Unsupported, Val
 from pforge.transpile.backends.direct.shared import Ind, _is_boolean, _loads, may_be_view
@@ -277,12 +277,20 @@ class StatementsMixin:
                 return self._reduce(red, stmt)
             self.element_masks.pop(name, None)  # a new binding: no longer the mask it was
             self.boolean_vectors.pop(name, None)
+            self.deferred.pop(name, None)
             last = name in self.info.live_last and len(self.levels) == 1
             if self._selection(name, stmt.value) or self._element_mask(name, stmt.value):
                 if last:
                     raise Unsupported(f"`{name}`, used after the loop, is a selection of elements")
                 return
-            raw = self.ev(stmt.value)
+            try:
+                raw = self.ev(stmt.value)
+            except Unsupported as why:
+                if not self._deferrable(name, stmt, last):
+                    raise
+                self.deferred[name] = why
+                self.env.pop(name, None)
+                return
             val = self._unshared(raw)
             if last:
                 self._last_value(name, val, copied=val is not raw)
@@ -345,6 +353,29 @@ class StatementsMixin:
                 return self._write(target, update[1], update[0], stmt)
             return self._write(target, stmt.value, None, stmt)
         raise Unsupported(f"line {stmt.lineno}: assignment to `{gast.unparse(target).strip()}`")
+
+    def _deferrable(self, name: str, stmt, last: bool) -> bool:
+        """Whether a TensorFlow private whose value cannot be batched may wait for its reads:
+        ``u = x[t] * 2.0`` with ``x`` of a rank not known, which a linear scan's step reads
+        through forward substitution (:meth:`_tf_linear_inline`); any other read of ``u``
+        raises why it could not be batched. Only a binding of the body itself (not in a branch
+        or an inner loop), of a name private to the loop and not read after it, that a linear
+        scan's update reads (itself or through other such names), and that draws no random
+        numbers (the loop draws them on every iteration, read or not)."""
+        if not (self.lib.kind == "tf" and len(self.levels) == 1 and not self.in_branch and not last
+                and stmt in self.info.body and self.info.classes.get(name) == PRIVATE
+                and not any(isinstance(n, gast.Call) and n in self.info.random_draws for n in gast.walk(stmt.value))):
+            return False
+        reaching = {n for scan in self.info.scans.values() if scan.op == "linear" for n in _loads(scan.update.value)}
+        grown = True
+        while grown:
+            grown = False
+            for st in self.info.body:
+                if isinstance(st, gast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], gast.Name) \
+                        and st.targets[0].id in reaching and not _loads(st.value) <= reaching:
+                    reaching |= _loads(st.value)
+                    grown = True
+        return name in reaching
 
     def _names_the_loop(self, node) -> bool:
         """Whether ``node`` reads a loop index or a per-iteration name."""
