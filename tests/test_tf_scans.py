@@ -122,8 +122,6 @@ def test_a_python_float_start_is_converted_as_the_loop_converts_it(tf):
 
 
 @pytest.mark.parametrize("start, body, why", [
-    # a start that is not the literal 0 reaches the rows: one number per iteration only
-    ("0.5", "s = s + x[i]; out.append(s)", "not one number per iteration"),
     # read before its update other than to be appended: the first value would be `s` itself
     ("0.0", "out.append(s * 2.0); s = s + x[i]", "exclusive"),
 ])
@@ -131,6 +129,56 @@ def test_look_alikes_stay_loops(tf, start, body, why):
     source = _program(start, FORWARD, body, "tf.stack(out)")
     plan = transpile_source(source, "m.py").plans[0]
     assert not plan.rewritten and why in plan.remarks[-1].message, plan.remarks[-1].message
+
+
+# A running sum, product, maximum or minimum from a start that is not its identity, of terms of
+# a rank not known: tf.scan over the rows, each step the loop's own update on one row (its
+# operand order and rounding), from the start broadcast to a row's shape. (start, loop, body,
+# result, what the rewrite says)
+UNRANKED_RUNNING = [
+    ("0.5", FORWARD, "s = s + x[i]; out.append(s)", "tf.stack(out)",
+     "tf.scan(lambda h, s_step: h + s_step, x, initializer=tf.broadcast_to(tf.convert_to_tensor(0.5, x.dtype), "
+     "tf.shape(x)[1:]))"),
+    ("0.1", DOWN, "s -= x[i] * 2.0; out.append(s)", "tf.stack(out[::-1])",
+     "tf.scan(lambda h, s_step: h - s_step * 2.0, x, initializer="),
+    ("2.0", FORWARD, "s *= 1.0 + 0.1 * tf.tanh(x[i]); out.append(s * 2.0)", "tf.stack(out)",
+     "lambda h, s_step: h * (1.0 + 0.1 * tf.tanh(s_step))"),
+    # the start spelled with a minus sign is a literal too (the statement goes)
+    ("-1e9", FORWARD, "s = tf.maximum(s, x[i] * 2.0); out.append(s)", "tf.stack(out)",
+     "lambda h, s_step: tf.maximum(h, s_step * 2.0), x, initializer=tf.broadcast_to(tf.convert_to_tensor("
+     "-1000000000.0, x.dtype)"),
+    # the term first, as the loop spells it (the sign of equal zeros is the loop's)
+    ("1e9", REVERSED, "u = x[i] - 0.25; s = tf.minimum(u, s); out.append(s)", "tf.stack(out[::-1])",
+     "lambda h, s_step: tf.minimum(s_step - 0.25, h), x, initializer="),
+]
+
+
+@pytest.mark.parametrize("start, loop, body, result, says", UNRANKED_RUNNING, ids=[c[2] for c in UNRANKED_RUNNING])
+def test_running_values_of_unknown_rank(tf, start, loop, body, result, says):
+    source = _program(start, loop, body, result)
+    out = transpile_source(source, "m.py")
+    assert out.plans[0].rewritten and says in out.code, out.plans[0].remarks[-1].message + "\n" + out.code
+    assert "for i in" not in out.code and "s = " not in out.code.split("def f(x):")[1].split("#")[0], out.code
+    rng = np.random.default_rng(5)
+    for shape, dtype in (((7,), tf.float64), ((5, 3), tf.float32), ((4, 2, 2), tf.float64)):
+        values = rng.normal(size=shape)
+        values[1] = 0.0  # (a zero against the running value's: the loop's sign kept)
+        x = tf.constant(values, dtype)
+        want, got = _load(source)(x), _load(out.code)(x)
+        assert got.dtype == want.dtype and got.shape == want.shape, (want, got)
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_a_maximum_spelled_term_first_steps_as_the_loop_does(tf):
+    """``s = tf.maximum(x[i], s)`` with one number per iteration: ``tf.scan(tf.maximum, ...)``
+    would call it running value first; the step is the loop's own call."""
+    source = _program("-1e9", FORWARD, "s = tf.maximum(x[i], s); out.append(s)", "tf.stack(out)")
+    out = transpile_source(source, "m.py", shapes={"x": 1})
+    assert out.plans[0].rewritten and "lambda h, s_step: tf.maximum(s_step, h), x" in out.code, out.code
+    x = tf.constant([-0.0, 0.0, -0.0, 1.5, -2.0], tf.float64)
+    want, got = _load(source)(x), _load(out.code)(x)
+    np.testing.assert_array_equal(np.signbit(got.numpy()), np.signbit(want.numpy()))
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
 
 
 def test_a_loop_around_the_scan_carries_its_value(tf):

@@ -210,7 +210,7 @@ def literal_number_at_entry(ctx, loop, name: str) -> str | None:
 
 
 def literal_at_entry(ctx, loop, name: str) -> int | float | None:
-    """The value of the int or float literal (``s = 0.0``, ``s = tf.constant(0.0)``) that every
+    """The value of the int or float literal (``s = 0.0``, ``s = -1e9``, ``s = tf.constant(0.0)``) that every
     definition of ``name`` reaching ``loop`` from outside it binds, where ``loop`` is no loop's
     body (the next pass of a loop around it would start from the value this one left); else
     None. Equal literals of two types (``0`` and ``0.0``) give the first."""
@@ -228,10 +228,21 @@ def literal_at_entry(ctx, loop, name: str) -> int | float | None:
         if isinstance(value, gast.Call) and ctx.imports.resolve(value.func) == "tensorflow.constant" \
                 and len(value.args) == 1 and not value.keywords:
             value = value.args[0]
-        if not (isinstance(value, gast.Constant) and type(value.value) in (int, float)):
+        number = number_literal(value)
+        if number is None:
             return None
-        found.append(value.value)
+        found.append(number)
     return found[0] if all(v == found[0] for v in found) else None
+
+
+def number_literal(node) -> int | float | None:
+    """The int or float a literal spells, ``0.0`` or ``-1e9`` (a minus sign before a literal), else None."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        inner = number_literal(node.operand)
+        return None if inner is None or isinstance(node.operand, gast.UnaryOp) else -inner
+    if isinstance(node, gast.Constant) and type(node.value) in (int, float):
+        return node.value
+    return None
 
 
 def dead_start(ctx, loop, name: str) -> list[gast.stmt] | None:

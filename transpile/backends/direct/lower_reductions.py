@@ -12,7 +12,7 @@ from pforge.transpile import ranks, templates
 from pforge.transpile.analysis import reduction_term
 from pforge.transpile.analysis.aliasing import unexposed_allocation
 from pforge.transpile.analysis.nodes import (_binding, _entry_definitions, dead_start, literal_at_entry,
-                                             literal_number_at_entry, reversed_operand)
+                                             literal_number_at_entry, number_literal, reversed_operand)
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import NOT_INT, Unsupported, Val, align, const, lift
 from pforge.transpile.backends.direct.indexing import _is_ellipsis
@@ -497,10 +497,14 @@ class ReductionsMixin:
           (``tf.math.cumsum(r, reverse=True)``: rewards-to-go), reversed again where the loop's
           order is read.
 
+        - Terms of a rank not known, or not one number each, from a start that is not the
+          identity: ``tf.scan`` over the rows with the loop's own update as its step
+          (:meth:`_tf_linear_inline`), as for a linear recurrence of a rank not known.
+
         Leaves in :attr:`scan_steps` the running values after each iteration in the loop's order
         and the value after the loop (None where no read after the loop needs it), in
         :attr:`scan_exclusive` those before each iteration. One number per iteration, except
-        for the scan of the terms alone.
+        for the scan of the terms alone and the steps of ``tf.scan`` over rows.
 
         Raises:
             Unsupported: a running value or term that is not one number per iteration.
@@ -509,10 +513,10 @@ class ReductionsMixin:
         steps = self.namer.new(f"{name}_steps")
         start = templates.name(name)
         starts = dead_start(self.ctx, self.info.node, name)
-        if starts and all(isinstance(s.value, gast.Constant) for s in starts) \
-                and len({type(s.value.value) for s in starts}) == 1:
+        if starts and all(number_literal(s.value) is not None for s in starts) \
+                and len({type(number_literal(s.value)) for s in starts}) == 1:
             # (`g = 0.0` read by the loop only: the literal itself, and the statement goes)
-            start = const(starts[0].value.value)
+            start = const(number_literal(starts[0].value))
         if scan.op == "linear":
             # (each step as the loop spells it, `a * h - b`, `b - a * h`: the loop's own arithmetic)
             try:
@@ -550,9 +554,18 @@ class ReductionsMixin:
                                      E=gast.Tuple(elts=[copy.deepcopy(e) for e in elems], ctx=gast.Load())
                                      if len(elems) > 1 else copy.deepcopy(elems[0]))
             return self._tf_linear_steps(name, steps, scanned, first, backwards, scan.exclusive)
-        term = self.ev(reduction_term(scan.update, name))
         identity = scan.op in ("add", "mul") and literal_at_entry(self.ctx, self.info.node, name) == (
             0 if scan.op == "add" else 1)
+        try:
+            term = self.ev(reduction_term(scan.update, name))
+        except Unsupported:
+            if identity:
+                raise
+            term = None  # (a rank not known: the loop's own step on each row)
+        if term is None or term.stacked and term.full[0] and term.rank != 0 and not identity \
+                or scan.op in ("max", "min") and not _running_value_first(scan):
+            # (`tf.maximum(t, s)`: the loop's own operand order, which keeps the loop's zero of two)
+            return self._tf_linear_inline(scan, steps, start)
         if not term.stacked or not term.full[0] or term.rank != 0 and not identity:
             raise Unsupported(f"the running value `{name}` is not one number per iteration")
         self._check_operand_order(scan)
@@ -592,8 +605,11 @@ class ReductionsMixin:
         self.scan_ranks[name] = 0
 
     def _tf_linear_inline(self, scan, steps: str, start: gast.expr) -> None:
-        """A linear recurrence ``s = a * s + b`` whose parts' ranks are not known, as ``tf.scan``
-        over the rows its parts read (``x[t]``), each step the loop's own expression on one row::
+        """A linear recurrence ``s = a * s + b`` whose parts' ranks are not known, or a running
+        sum, product, maximum or minimum from a start that is not its identity whose terms are
+        not one number each, as ``tf.scan`` over the rows its parts read (``x[t]``), each step
+        the loop's own expression on one row (``s = tf.maximum(s, x[t])`` steps by
+        ``lambda h, s_step: tf.maximum(h, s_step)``, in the loop's order and rounding)::
 
             s_steps = tf.scan(lambda h, s_step: alpha * s_step + (1 - alpha) * h, x,
                               initializer=tf.broadcast_to(tf.convert_to_tensor(0.0, x.dtype),
@@ -644,6 +660,15 @@ class ReductionsMixin:
                     elif isinstance(child, gast.AST):
                         substitute(child)
 
+        if scan.op != "linear":
+            # (the update itself, its running value read as the scan's `h`)
+            update = scan.update
+            own = gast.BinOp(left=copy.deepcopy(update.target), op=copy.deepcopy(update.op), right=copy.deepcopy(
+                update.value)) if isinstance(update, gast.AugAssign) else copy.deepcopy(update.value)
+            for n in gast.walk(own):
+                if isinstance(n, gast.Name) and n.id == name:
+                    n.id, n.ctx = "__h", gast.Load()
+            parts = [own]
         holder = [gast.Expr(value=p) for p in parts]  # (so that a part that is itself `x[t]` is replaced too)
         for stmt in holder:
             self._forward_substitute(stmt, scan.update)
@@ -655,7 +680,7 @@ class ReductionsMixin:
             id(n.value) for p in parts for n in gast.walk(p) if isinstance(n, gast.Attribute)
             and self.ctx.imports.resolve(n) is not None}
         loaded = {n.id for p in parts for n in gast.walk(p) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
-                  and id(n) not in named}
+                  and id(n) not in named and n.id != "__h"}
         if not rows:
             raise Unsupported(f"`{name}`: coefficients that do not vary along the loop")
         if loaded & bound or any(self._is_stacked_name(n) for n in loaded if not n.startswith("__row_")):
@@ -671,7 +696,13 @@ class ReductionsMixin:
                 if isinstance(n, gast.Name) and n.id.startswith("__row_"):
                     n.id = picks[int(n.id[len("__row_"):])]
         h = self.namer.new("h")  # (the running value; not a name the parts read)
-        spelled = {"a * s + b": f"A * {h} + B", "a * s - b": f"A * {h} - B", "b - a * s": f"B - A * {h}"}[scan.spelling]
+        if scan.op == "linear":
+            spelled = {"a * s + b": f"A * {h} + B", "a * s - b": f"A * {h} - B", "b - a * s": f"B - A * {h}"}[scan.spelling]
+        else:
+            for n in gast.walk(parts[0]):
+                if isinstance(n, gast.Name) and n.id == "__h":
+                    n.id = h
+            spelled = "A"
         # the start broadcast to the rows' shape and the invariants' (a literal has none)
         shapes = [templates.expr(f"{tf_}.shape(E)[1:]", E=copy.deepcopy(seq)) for seq in seqs]
         shapes += [templates.expr(f"{tf_}.shape(V)", V=templates.name(v)) for v in sorted(n for n in loaded if not n.startswith("__row_"))
@@ -695,7 +726,7 @@ class ReductionsMixin:
             first = templates.expr(f"{tf_}.broadcast_to({tf_}.convert_to_tensor(S, E.dtype), P)",
                                    S=copy.deepcopy(start), E=copy.deepcopy(seqs[0]), P=shape)
         scanned = templates.expr(f"{tf_}.scan(lambda {h}, {step}: {spelled}, E, initializer=F"
-                                 + (", reverse=True)" if backwards else ")"), A=parts[0], B=parts[1], F=first,
+                                 + (", reverse=True)" if backwards else ")"), A=parts[0], B=parts[-1], F=first,
                                  E=gast.Tuple(elts=[copy.deepcopy(q) for q in seqs], ctx=gast.Load())
                                  if len(seqs) > 1 else copy.deepcopy(seqs[0]))
         self._tf_linear_steps(name, steps, scanned, first, backwards, exclusive=False)
@@ -807,8 +838,7 @@ class ReductionsMixin:
     def _check_operand_order(scan) -> None:
         """``np.minimum(t, s)`` of equal zeros returns ``s``'s zero, an accumulate over the
         running value the term's: only ``f(s, t)`` is rewritten."""
-        first = scan.update.value.args[0] if scan.op in ("max", "min") else None
-        if first is not None and not (isinstance(first, gast.Name) and first.id == scan.name):
+        if not _running_value_first(scan):
             raise Unsupported(f"`{scan.name}` is the second argument of its `{scan.op}` (the loop keeps its "
                               "zero's sign where a term equals it; the accumulate would not)")
 
@@ -1497,6 +1527,13 @@ class ReductionsMixin:
 
 #: calls that give a value of a dtype of their own (a step that makes one decides the running
 #: value's dtype, which the rows' then need not be)
+def _running_value_first(scan) -> bool:
+    """Whether a maximum or minimum scan spells the running value first, ``np.maximum(s, t)``
+    (any other scan: True)."""
+    first = scan.update.value.args[0] if scan.op in ("max", "min") else None
+    return first is None or isinstance(first, gast.Name) and first.id == scan.name
+
+
 #: what a step of ``tf.scan`` may hold besides calls (:meth:`_graph_step`): arithmetic on names,
 #: constants, subscripts and attributes (``not`` asks a tensor for a Python bool: left out)
 _GRAPH_STEP_NODES = (gast.BinOp, gast.Name, gast.Constant, gast.Subscript, gast.Attribute, gast.Slice, gast.Tuple,

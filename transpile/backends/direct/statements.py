@@ -359,14 +359,14 @@ class StatementsMixin:
         ``u = x[t] * 2.0`` with ``x`` of a rank not known, which a linear scan's step reads
         through forward substitution (:meth:`_tf_linear_inline`); any other read of ``u``
         raises why it could not be batched. Only a binding of the body itself (not in a branch
-        or an inner loop), of a name private to the loop and not read after it, that a linear
-        scan's update reads (itself or through other such names), and that draws no random
+        or an inner loop), of a name private to the loop and not read after it, that a scan's
+        update reads (itself or through other such names), and that draws no random
         numbers (the loop draws them on every iteration, read or not)."""
         if not (self.lib.kind == "tf" and len(self.levels) == 1 and not self.in_branch and not last
                 and stmt in self.info.body and self.info.classes.get(name) == PRIVATE
                 and not any(isinstance(n, gast.Call) and n in self.info.random_draws for n in gast.walk(stmt.value))):
             return False
-        reaching = {n for scan in self.info.scans.values() if scan.op == "linear" for n in _loads(scan.update.value)}
+        reaching = {n for scan in self.info.scans.values() for n in _loads(scan.update.value)}
         grown = True
         while grown:
             grown = False
