@@ -79,9 +79,17 @@ def test_reversed_range_counts_down():
     assert _space("for i in range(n):\n    pass\n").step_sign() == 1
 
 
+def test_reversed_rows_are_the_rows_of_the_reversed_view():
+    """``for r in reversed(x)`` walks the rows of ``x[::-1]``; a row unpacked too."""
+    space = _space("for r in reversed(x):\n    pass\n")
+    assert space.kind == "rows" and space.describe() == "r in rows of x[::-1]"
+    assert _space("for a, b in reversed(self.pairs):\n    pass\n").describe() == "(a, b) in rows of self.pairs[::-1]"
+
+
 @pytest.mark.parametrize("header", [
     "for i in range():", "for i in range(1, 2, 3, 4):",
-    "for i in reversed(x):", "for i in reversed(range(0, n, 2)):", "for i in reversed(range(n), 1):",
+    "for i in reversed(range(0, n, 2)):", "for i in reversed(range(n), 1):", "for i in reversed(x[1:]):",
+    "for i in reversed(f(x)):",
     "for i in sorted(x):", "for i in iter(x):", "for i in map(f, x):", "for i in filter(f, x):",
     "for k, v in d.items():", "for k in d.keys():", "for v in d.values():",
     "for k in enumerate(x):", "for k, r in enumerate(x, step=1):", "for (k, j), r in enumerate(x):",

@@ -259,7 +259,7 @@ UNRANKED = [
      "lambda h, s_step: (1 - alpha) * h + alpha * s_step, x"),
     # two sequences: the rows of both, as a tuple
     ("x, y", "s = y[i] * s - x[i]; out.append(s)", FORWARD, "tf.stack(out)",
-     "lambda h, s_step: s_step[0] * h - s_step[1], (tf.convert_to_tensor(y)[:x.shape[0]], x)"),
+     "y_rows = tf.convert_to_tensor(y)[:x.shape[0]]\n    out = tf.scan(lambda h, s_step: s_step[0] * h - s_step[1], (y_rows, x)"),
     ("x, gamma", "s = x[i] + gamma * s; out.append(s)", DOWN, "tf.stack(out[::-1])", "reverse=True"),
     # a value the body computes first, substituted into the step
     ("x, gamma", "u = x[i]; s = gamma * s + u * 2.0; out.append(s)", FORWARD, "tf.stack(out)",
@@ -269,13 +269,13 @@ UNRANKED = [
      "lambda h, s_step: gamma * h + s_step * 2.0, x"),
     ("x, y", "u = tf.sin(y[i]) - 0.5; v = u * x[i]; s = v + s * u; out.append(s)", FORWARD, "tf.stack(out)",
      "lambda h, s_step: (tf.sin(s_step[0]) - 0.5) * h + (tf.sin(s_step[0]) - 0.5) * s_step[1], "
-     "(tf.convert_to_tensor(y)[:x.shape[0]], x)"),
+     "(y_rows, x)"),
     # a row read through a call: `tf` of `tf.sin` is a module, not an invariant with a shape
     # (fuzz seed 9182: `tf.shape(tf)` raised)
     ("x, y", "s = tf.sin(y[i]) * s + x[i]; out.append(s)", FORWARD, "tf.stack(out)",
-     "lambda h, s_step: tf.sin(s_step[0]) * h + s_step[1], (tf.convert_to_tensor(y)[:x.shape[0]], x), "
-     "initializer=tf.broadcast_to(tf.convert_to_tensor(0.0, tf.convert_to_tensor(y)[:x.shape[0]].dtype), "
-     "tf.broadcast_dynamic_shape(tf.shape(tf.convert_to_tensor(y)[:x.shape[0]])[1:], tf.shape(x)[1:])))"),
+     "lambda h, s_step: tf.sin(s_step[0]) * h + s_step[1], (y_rows, x), "
+     "initializer=tf.broadcast_to(tf.convert_to_tensor(0.0, y_rows.dtype), "
+     "tf.broadcast_dynamic_shape(tf.shape(y_rows)[1:], tf.shape(x)[1:])))"),
 ]
 
 

@@ -250,8 +250,10 @@ first_negative = tf.argmax(x < 0)
 _rule("PF205", "side-effect",
       "The body has an observable side effect whose order matters.",
       """
-`print`, `tf.print`, logging, file I/O, `.assign*` on a variable, `list.append` to a list
-that is not a simple collector: vectorizing would merge or reorder these effects.
+`print`, `tf.print`, logging, file I/O, `.assign*` on a variable, `list.append` (or
+`list.insert(0, e)`) to a list that is not a simple collector: vectorizing would merge or
+reorder these effects. A collector takes every item at the end (`append`) or every item at
+the front (`insert(0, e)`), not both.
 """, """
 for i in range(x.shape[0]):
     tf.print("row", i, x[i])
@@ -363,8 +365,8 @@ for i in range(n):
 _rule("PF213", "unsupported-iteration-space",
       "The loop's iteration space is not one pforge models.",
       """
-pforge understands `range`, `tf.range`, rows of a tensor or array, `enumerate`, `zip`, and
-counted `while` loops. Iterating a generator, a dict, or unpacking rows in an unusual way
+pforge understands `range`, `tf.range`, rows of a tensor or array (also walked backwards,
+`reversed(x)`), `enumerate`, `zip`, and counted `while` loops. Iterating a generator, a dict, or unpacking rows in an unusual way
 keeps the loop as it is.
 """, """
 for key, value in table.items():

@@ -115,6 +115,16 @@ def for_space(loop: gast.For, imports: ImportMap) -> Space | None:
                 high = inner.args[-1]
                 return Space("range", target.id, start=_minus_one(high), stop=_minus_one(low),
                              step=gast.UnaryOp(op=gast.USub(), operand=gast.Constant(value=1, kind=None)))
+        if callee == "builtins.reversed" and len(it.args) == 1 and not it.keywords and _row_target(target) \
+                and isinstance(it.args[0], (gast.Name, gast.Attribute)):
+            # the rows of a sequence, last first: those of `x[::-1]` (the reversed view NumPy and
+            # TensorFlow give, and the reversed copy of a list); a sequence with no slice, a deque,
+            # is told apart where the rewrite checks the kind of its sequences
+            minus_one = gast.UnaryOp(op=gast.USub(), operand=gast.Constant(value=1, kind=None))
+            view = gast.Subscript(value=it.args[0], slice=gast.Slice(lower=None, upper=None, step=minus_one),
+                                  ctx=gast.Load())
+            gast.copy_location(view, it)
+            return Space("rows", items=[(target, view)])
         if callee in ("builtins.reversed", "builtins.sorted", "builtins.iter", "builtins.map",
                       "builtins.filter") or (callee or "").endswith(".items"):
             return None

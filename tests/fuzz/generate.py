@@ -178,6 +178,8 @@ class _Builder:
     reads: set[str] = field(default_factory=set)
     back: int = 0
     ahead: int = 0
+    #: fragment number -> its TensorFlow list is built from the front (``insert(0, e)``)
+    front: dict[int, bool] = field(default_factory=dict)
 
     @property
     def np(self) -> bool:
@@ -256,7 +258,14 @@ class _Builder:
         return (f"o{k} = []",), f"o{k}"
 
     def _write(self, k, value):
-        return f"o{k}[i] = {value}" if self.np else f"o{k}.append({value})"
+        if self.np:
+            return f"o{k}[i] = {value}"
+        # (every item put at the front, `o.insert(0, e)`: the stack reversed)
+        return f"o{k}.insert(0, {value})" if self._front(k) else f"o{k}.append({value})"
+
+    def _front(self, k) -> bool:
+        """Whether fragment ``k``'s list takes its items at the front (one draw per fragment)."""
+        return self.front.setdefault(k, self.rng.random() < 0.15)
 
     def _result(self, k):
         return (f"o{k}",) if self.np else (f"tf.stack(o{k})",)
@@ -315,6 +324,9 @@ class _Builder:
                                 outputs=(f"f{k}",), reads=frozenset({"c"}))
             return Fragment("list used as a list", VECTORIZE, body, (f"f{k} = []",), outputs=(f"f{k}",))
         consumer = "np.array" if self.np else "tf.stack"
+        if self.rng.random() < 0.3:  # built from the front: the filtered items last first
+            return Fragment("filter from the front", VECTORIZE, (f"if {self.test()}:", f"    f{k}.insert(0, {self.expr()})"),
+                            (f"f{k} = []",), outputs=(f"{consumer}(f{k})",))
         return Fragment("filter", VECTORIZE, (f"if {self.test()}:", f"    f{k}.append({self.expr()})"),
                         (f"f{k} = []",), outputs=(f"{consumer}(f{k})",))
 
@@ -368,7 +380,7 @@ class _Builder:
             setup, write = (f"{s} = {init}", f"o{k} = np.zeros(len(x))"), f"o{k}[i] = {read}"
             outputs = (f"o{k}", s)
         else:
-            setup, write = (f"{s} = {init}", f"o{k} = []"), f"o{k}.append({read})"
+            setup, write = (f"{s} = {init}", f"o{k} = []"), self._write(k, read)
             # the list stacked as it was appended, or reversed (`tf.stack(o[::-1])`, the loop
             # counting down: rewards-to-go in the rewards' order)
             outputs = (f"tf.stack(o{k}{'[::-1]' if self.rng.random() < 0.3 else ''})", s)
@@ -679,7 +691,8 @@ class _Builder:
         elif form == "rows":
             source = "m2" if "m2" in item else "x"
             item = item.replace(f"{source}[{name}]", f"r{k}").replace(f"x[{name}]", f"x[0]")
-            head = f"for r{k} in {source}"
+            # (walked backwards too: the rows of `x[::-1]`)
+            head = f"for r{k} in reversed({source})" if self.rng.random() < 0.3 else f"for r{k} in {source}"
         else:
             head = f"for {name}, r{k} in enumerate(x)"
             item = f"({item}) + r{k}"

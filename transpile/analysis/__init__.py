@@ -21,13 +21,13 @@ from pforge.transpile.analysis.facts import (ARG_REDUCTION, CARRIED, COLLECTOR, 
                                              INDEXED, INDUCTION, INVARIANT, ITEM, PRIVATE, REDUCTION, SCAN,
                                              ArgReduction, Collector, LoopInfo, ModuleContext, Reduction,
                                              Scan, WholeModuleNeeded)
-from pforge.transpile.analysis.nodes import _binding, _scope_nodes, _statement_of
+from pforge.transpile.analysis.nodes import _binding, _scope_nodes, _statement_of, appended_item
 from pforge.transpile.analysis.reductions import contribution, reduction_term
 from pforge.transpile.analysis.subscripts import runs_before, spelled_out_update
 
 __all__ = ["ARG_REDUCTION", "CARRIED", "COLLECTOR", "COMPREHENSION", "CONSUMERS", "DERIVED", "INDEXED",
            "INDUCTION", "INVARIANT", "ITEM", "NEUTRAL_CONSTANTS", "PRIVATE", "REDUCTION", "SCAN",
            "ArgReduction", "Collector", "LoopInfo", "ModuleContext", "Reduction", "Scan", "WholeModuleNeeded",
-           "contribution", "discover", "read_outside", "reduction_term", "runs_before", "spelled_out_update",
+           "appended_item", "contribution", "discover", "read_outside", "reduction_term", "runs_before", "spelled_out_update",
            # tree helpers the printers share with the analyses
            "_append_counts", "_binding", "_scope_nodes", "_statement_of"]

@@ -9,6 +9,7 @@ from pforge.transpile import effects
 from pforge.transpile.analysis.classes import likely_library
 from pforge.transpile.analysis.facts import (ARG_REDUCTION, CARRIED, COLLECTOR, INDEXED, PRIVATE,
                                              REDUCTION, SCAN)
+from pforge.transpile.analysis.nodes import appended_item
 
 
 def _check_calls(ctx, info, nodes):
@@ -33,7 +34,7 @@ def _check_calls(ctx, info, nodes):
                     continue
         if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
             receiver = func.value.id
-            if func.attr == "append" and receiver in info.collectors:
+            if appended_item(node) is not None and receiver in info.collectors:
                 continue
             if func.attr == "write" and receiver in info.tensorarrays:
                 continue

@@ -7,7 +7,7 @@ import gast
 
 from pforge.transpile.analysis.facts import COLLECTOR, COMPREHENSION, INDEXED, Collector, WholeModuleNeeded
 from pforge.transpile.analysis.classes import likely_library
-from pforge.transpile.analysis.nodes import _binding, _scope_nodes, reversed_operand
+from pforge.transpile.analysis.nodes import _binding, _scope_nodes, appended_item, prepends, reversed_operand
 from pforge.transpile.consumers import ARRAY_READERS, BUILTIN_READERS, CONSUMERS
 
 def _find_tensorarrays(info, body, stored):
@@ -29,15 +29,15 @@ def _find_collectors(ctx, info, nodes, node_ids, stored):
     appends: dict[str, list[gast.Call]] = {}
     receivers: set[int] = set()
     for node in nodes:
-        if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
-                and node.func.attr == "append" and isinstance(node.func.value, gast.Name)
-                and len(node.args) == 1 and not node.keywords
-                and isinstance(ctx.parents.get(id(node)), gast.Expr)):
+        if appended_item(node) is not None and isinstance(ctx.parents.get(id(node)), gast.Expr):
             appends.setdefault(node.func.value.id, []).append(node)
             receivers.add(id(node.func.value))
     for name, calls in appends.items():
         if name in stored:
             continue
+        front = {prepends(c) for c in calls}
+        if front == {True, False}:
+            continue  # (items at both ends: no one order of the iterations)
         other_loads = [n for n in nodes if isinstance(n, gast.Name) and n.id == name
                        and id(n) not in receivers]
         if other_loads:
@@ -82,9 +82,11 @@ def _find_collectors(ctx, info, nodes, node_ids, stored):
             consumer, kind = None, "extend"
         if kind is None:
             continue
+        if True in front and (backwards or kind not in ("stack", "array")):
+            continue  # (items put at the front: read as one stack or array only, in the list's order)
         low, high = _append_counts(info.body, {id(c) for c in calls})
         conditional = low != high  # some iterations append fewer: a filter
-        info.collectors[name] = Collector(name, init, calls, consumer, kind, conditional, backwards)
+        info.collectors[name] = Collector(name, init, calls, consumer, kind, conditional, backwards, True in front)
         info.classes[name] = COLLECTOR
 
 

@@ -46,6 +46,9 @@ class Collector:
         conditional: some append runs only under an ``if`` in this level's body.
         backwards: the consumer reads the list reversed (``tf.stack(rows[::-1])``, a stack or an
             array read only): the batched value, reversed along the loop axis.
+        prepends: every item goes to the front of the list (``rows.insert(0, e)``, rewards-to-go
+            walking the rewards backwards), a stack or an array read only: the list holds the
+            items last first, the batched value reversed along the loop axis.
     """
 
     name: str
@@ -55,6 +58,7 @@ class Collector:
     kind: str
     conditional: bool = False
     backwards: bool = False
+    prepends: bool = False
 
 
 @dataclass

@@ -274,6 +274,26 @@ def _block_of(ctx, stmt) -> list | None:
                  if isinstance(value := getattr(parent, field, None), list) and any(s is stmt for s in value)), None)
 
 
+def appended_item(call) -> gast.expr | None:
+    """The item ``call`` adds to a list named by a plain name: ``e`` of ``v.append(e)`` (at the
+    end) and of ``v.insert(0, e)`` (at the front); else None."""
+    if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute)
+            and isinstance(call.func.value, gast.Name) and not call.keywords
+            and not any(isinstance(a, gast.Starred) for a in call.args)):
+        return None
+    if call.func.attr == "append" and len(call.args) == 1:
+        return call.args[0]
+    if call.func.attr == "insert" and len(call.args) == 2 and isinstance(call.args[0], gast.Constant) \
+            and type(call.args[0].value) is int and call.args[0].value == 0:
+        return call.args[1]
+    return None
+
+
+def prepends(call) -> bool:
+    """Whether ``call`` is ``v.insert(0, e)``, an item put at the front (:func:`appended_item`)."""
+    return appended_item(call) is not None and call.func.attr == "insert"
+
+
 def reversed_operand(node) -> gast.expr | None:
     """``v`` of ``v[::-1]`` (read in the opposite order), else None."""
     if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Slice) and node.slice.lower is None \

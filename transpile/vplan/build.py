@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import gast
 
 from pforge.transpile import dependence, ranks
-from pforge.transpile.analysis import PRIVATE, LoopInfo, contribution, read_outside, spelled_out_update
+from pforge.transpile.analysis import PRIVATE, LoopInfo, appended_item, contribution, read_outside, spelled_out_update
 from pforge.transpile.vplan import recipes as r
 from pforge.transpile.vplan.conditionals import _loads, _stores, if_conversion
 from pforge.transpile.operators import AUG_OPS, OPERATORS
@@ -174,9 +174,8 @@ class _Builder:
 
     def convert_Expr(self, info, stmt, mask):
         call = stmt.value
-        if isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and call.func.attr == "append" \
-                and isinstance(call.func.value, gast.Name):
-            return [r.Collect(stmt.lineno, mask, call.func.value.id, _text(call.args[0]),
+        if appended_item(call) is not None and (call.func.attr == "append" or call.func.value.id in info.collectors):
+            return [r.Collect(stmt.lineno, mask, call.func.value.id, _text(appended_item(call)),
                               "map" if mask is None else "filter")]
         if isinstance(call, gast.Constant):
             return []

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import gast
 
-from pforge.transpile.analysis import PRIVATE, LoopInfo, read_outside
+from pforge.transpile.analysis import PRIVATE, LoopInfo, appended_item, read_outside
 
 
 @dataclass(frozen=True)
@@ -178,6 +178,4 @@ def _loads(node) -> set[str]:
 
 
 def _appended(stmts) -> set[str]:
-    return {n.func.value.id for s in stmts for n in gast.walk(s)
-            if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr == "append"
-            and isinstance(n.func.value, gast.Name)}
+    return {n.func.value.id for s in stmts for n in gast.walk(s) if appended_item(n) is not None}

@@ -74,7 +74,7 @@ class CollectorsMixin:
                 # outer level's append of the list is what that `if` filters)
                 raise Unsupported(f"a conditional append to the inner collector `{name}`")
             col = col_level.info.collectors[name]
-            if col.backwards:
+            if col.backwards or col.prepends:
                 raise Unsupported(f"`{name}`, the list an inner loop builds, is read reversed")
             reader = col.kind == "array" and self.ctx.imports.resolve(col.consumer.func) in ARRAY_READERS
             if col.kind not in ("stack", "nested") and not reader:
@@ -183,11 +183,14 @@ class CollectorsMixin:
         if col.kind == "extend":
             self.out += templates.replace(f"{name}.extend(V)", V=node)
             return
-        if lib.kind == "tf" and col.backwards and (forwards := reversed_operand(node)) is not None:
+        if lib.kind == "tf" and (col.backwards or col.prepends) and (forwards := reversed_operand(node)) is not None:
             # `tf.stack(rows[::-1])` of rows reversed: the rows as they were (the consumer takes
             # the name as it is, :meth:`_tf_consumer`)
             node = forwards
             self.unreversed.add(name)
+        elif lib.kind == "np" and col.prepends:
+            # the items put at the front: the list holds them last first, as the consumer reads it
+            node = reversed_operand(node) or templates.expr("V[::-1]", V=node)
         if lib.kind == "np" and col.kind in ("stack", "array", "concat") and may_be_view(node):
             # the list held the values as they were when appended; a view of the array the
             # values came from would see later writes into it (`x[0] = 100.0` after the loop)
@@ -219,7 +222,7 @@ class CollectorsMixin:
         return None
 
     def _tf_consumer(self, col):
-        return templates.expr(f"{col.name}[::-1]") if col.backwards and col.name not in self.unreversed \
+        return templates.expr(f"{col.name}[::-1]") if (col.backwards or col.prepends) and col.name not in self.unreversed \
             else templates.name(col.name)
 
     def _ta_write(self, name, stmt):

@@ -618,9 +618,9 @@ class ReductionsMixin:
         ``tf.scan`` keeps one shape for the running value, which the loop's takes after its
         first step: the start broadcast to the shapes of the rows and of the invariants the
         step reads (broadcasting changes no value, so the steps are the loop's). The rows are
-        the loop's reads ``v[t]`` at its index, in the order it walks them (``reverse=True``
-        walked backwards); every other name the parts read must be the same on every
-        iteration.
+        the loop's reads ``v[t]`` at its index, or its rows themselves (``r`` of ``for r in
+        reversed(rewards)``), in the order it walks them (``reverse=True`` walked backwards);
+        every other name the parts read must be the same on every iteration.
 
         Raises:
             Unsupported: a part that reads the index otherwise than as ``v[t]``, reads a value
@@ -637,12 +637,15 @@ class ReductionsMixin:
         parts = [copy.deepcopy(p) for p in scan.parts]
         step = self.namer.new(f"{name}_step")
         bound = set(self.loop_stores) | self.info.space.target_names()
+        # (`for r in reversed(rewards)`: the row itself)
+        row_targets = {t.id for t, _ in self.info.space.items if isinstance(t, gast.Name)}
 
         def substitute(node):
             for field, value in gast.iter_fields(node):
                 for k, child in enumerate(value if isinstance(value, list) else [value]):
                     if isinstance(child, gast.Subscript) and induction in _loads(child.slice) \
-                            and isinstance(child.value, gast.Name):
+                            and isinstance(child.value, gast.Name) \
+                            or isinstance(child, gast.Name) and isinstance(child.ctx, gast.Load) and child.id in row_targets:
                         key = gast.dump(child)
                         if key not in rows:
                             row = self.ev(child)
@@ -650,7 +653,8 @@ class ReductionsMixin:
                                 raise Unsupported(f"`{gast.unparse(child).strip()}` in the linear recurrence "
                                                   f"`{name}` is not one row per iteration")
                             lifted = lift(self.lib, row, 1).node
-                            rows[key] = (reversed_operand(lifted) or lifted, reversed_operand(lifted) is not None)
+                            forwards = _forwards(lifted, tf_, self.ctx.imports)
+                            rows[key] = (forwards or lifted, forwards is not None)
                             elements[key] = len(elements)
                         replacement = templates.name(f"__row_{elements[key]}")
                         if isinstance(value, list):
@@ -689,7 +693,17 @@ class ReductionsMixin:
         if len({backwards for _, backwards in rows.values()}) > 1:
             raise Unsupported(f"the linear recurrence `{name}` reads rows in both orders")
         backwards = next(iter(rows.values()))[1]
-        seqs = [node for node, _ in rows.values()]
+        casts = [n for p in parts for n in gast.walk(p) if isinstance(n, gast.Call) and (
+            any(k.arg == "dtype" for k in n.keywords) or self.ctx.imports.resolve(n.func) in _DTYPE_CALLS
+            or isinstance(n.func, gast.Attribute) and n.func.attr == "astype")]
+        tensor_start = isinstance(start, gast.Name) and self._tensor_start(name)
+        if casts and not tensor_start:
+            # (the loop's running value takes the dtype the step gives it, not the rows')
+            raise Unsupported(f"the linear recurrence `{name}` changes the dtype of its rows "
+                              f"(`{gast.unparse(casts[0]).strip()}`), and its start is no tensor made before the loop")
+        # (rows read more than once below, `tf.convert_to_tensor(rewards)`, bound to a name once)
+        seqs = [self._hoist(node, next((f"{n.id}_rows" for n in gast.walk(node) if isinstance(n, gast.Name) and n.id != tf_),
+                                       f"{name}_rows")) for node, _ in rows.values()]
         picks = [f"{step}[{k}]" for k in range(len(seqs))] if len(seqs) > 1 else [step]
         for part in parts:
             for n in gast.walk(part):
@@ -712,17 +726,10 @@ class ReductionsMixin:
         shape = shapes[0]
         for other in shapes[1:]:
             shape = templates.expr(f"{tf_}.broadcast_dynamic_shape(P, Q)", P=shape, Q=other)
-        if isinstance(start, gast.Name) and self._tensor_start(name):
+        if tensor_start:
             # (a tensor made before the loop keeps its dtype, which the step may cast the rows to)
             first = templates.expr(f"{tf_}.broadcast_to(S, P)", S=copy.deepcopy(start), P=shape)
         else:
-            casts = [n for p in parts for n in gast.walk(p) if isinstance(n, gast.Call) and (
-                any(k.arg == "dtype" for k in n.keywords) or self.ctx.imports.resolve(n.func) in _DTYPE_CALLS
-                or isinstance(n.func, gast.Attribute) and n.func.attr == "astype")]
-            if casts:
-                # (the loop's running value takes the dtype the step gives it, not the rows')
-                raise Unsupported(f"the linear recurrence `{name}` changes the dtype of its rows "
-                                  f"(`{gast.unparse(casts[0]).strip()}`), and its start is no tensor made before the loop")
             first = templates.expr(f"{tf_}.broadcast_to({tf_}.convert_to_tensor(S, E.dtype), P)",
                                    S=copy.deepcopy(start), E=copy.deepcopy(seqs[0]), P=shape)
         scanned = templates.expr(f"{tf_}.scan(lambda {h}, {step}: {spelled}, E, initializer=F"
@@ -1527,6 +1534,17 @@ class ReductionsMixin:
 
 #: calls that give a value of a dtype of their own (a step that makes one decides the running
 #: value's dtype, which the rows' then need not be)
+def _forwards(rows: gast.expr, tf_: str, imports) -> gast.expr | None:
+    """The rows read in the opposite order: ``v`` of ``v[::-1]``, and ``tf.convert_to_tensor(v)``
+    of ``tf.convert_to_tensor(v[::-1])`` (a sequence converted, walked last first); else None."""
+    if reversed_operand(rows) is not None:
+        return reversed_operand(rows)
+    if isinstance(rows, gast.Call) and imports.resolve(rows.func) == "tensorflow.convert_to_tensor" \
+            and len(rows.args) == 1 and not rows.keywords and reversed_operand(rows.args[0]) is not None:
+        return templates.expr(f"{tf_}.convert_to_tensor(V)", V=copy.deepcopy(reversed_operand(rows.args[0])))
+    return None
+
+
 def _running_value_first(scan) -> bool:
     """Whether a maximum or minimum scan spells the running value first, ``np.maximum(s, t)``
     (any other scan: True)."""

@@ -8,7 +8,7 @@ import copy
 import gast
 
 from pforge.transpile import templates
-from pforge.transpile.analysis import PRIVATE, spelled_out_update
+from pforge.transpile.analysis import PRIVATE, appended_item, spelled_out_update
 from pforge.transpile.backends.common import _evidently_array
 from pforge.transpile.backends.direct.core import Unsupported, Val
 from pforge.transpile.backends.direct.shared import Ind, _is_boolean, _loads, may_be_view
@@ -55,9 +55,10 @@ class StatementsMixin:
             if isinstance(stmt.value, gast.Constant):
                 return
             call = stmt.value
-            if isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and call.func.attr == "append" \
-                    and isinstance(call.func.value, gast.Name):
-                return self._append(call.func.value.id, call.args[0], later)
+            item = appended_item(call)
+            if item is not None and (call.func.attr == "append" or any(
+                    call.func.value.id in level.info.collectors for level in self.levels)):
+                return self._append(call.func.value.id, item, later)
             raise Unsupported(f"line {stmt.lineno}: an expression statement (a call for its effect)")
         if isinstance(stmt, gast.If):
             args = [a for a in info_here.arg_reductions.values() if a.stmt is stmt]

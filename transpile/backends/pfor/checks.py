@@ -93,7 +93,7 @@ class ChecksMixin:
             if analysis._append_counts(info.body, {id(c) for c in col.appends})[1] > 1:
                 raise Unsupported(f"`{name}` is appended to more than once in an iteration")
             for call in col.appends:
-                value = call.args[0] if call.args else None
+                value = analysis.appended_item(call)
                 if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
                         and value.func.attr in ("gradient", "jacobian") and len(value.args) > 1 \
                         and isinstance(value.args[1], (gast.List, gast.Tuple)):
@@ -186,7 +186,7 @@ class ChecksMixin:
         """``outs.append(e)`` / ``ta.write(i, e)``: the index there is an element or a position."""
         func = call.func
         return isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and (
-            func.attr == "append" and func.value.id in self.info.collectors
+            analysis.appended_item(call) is not None and func.value.id in self.info.collectors
             or func.attr == "write" and func.value.id in self.info.tensorarrays)
 
     def _in_subscript_index(self, node):

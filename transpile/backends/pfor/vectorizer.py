@@ -425,9 +425,8 @@ class _Vectorizer(ChecksMixin, BranchesMixin, InnerLoopsMixin):
         info = self.info
         if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
             call = stmt.value
-            if isinstance(call.func, gast.Attribute) and call.func.attr == "append" and \
-                    isinstance(call.func.value, gast.Name) and call.func.value.id in info.collectors:
-                return f"collector:{call.func.value.id}", call.args[0]
+            if analysis.appended_item(call) is not None and call.func.value.id in info.collectors:
+                return f"collector:{call.func.value.id}", analysis.appended_item(call)
         if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
                 isinstance(stmt.targets[0], gast.Name):
             name = stmt.targets[0].id
@@ -513,7 +512,7 @@ class _Vectorizer(ChecksMixin, BranchesMixin, InnerLoopsMixin):
         if col.kind == "concat":
             return templates.expr(f"{self.tf}.reshape(C, {self.tf}.concat([[-1], {self.tf}.shape(C)[2:]], 0))",
                                   C=templates.name(col.name))
-        return templates.expr(f"{col.name}[::-1]") if col.backwards else templates.name(col.name)
+        return templates.expr(f"{col.name}[::-1]") if col.backwards or col.prepends else templates.name(col.name)
 
     def _init_only_collectors(self, init):
         names = _stores([init])

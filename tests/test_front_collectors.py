@@ -1,0 +1,151 @@
+"""Lists built from the front, ``rows.insert(0, e)``, and loops over ``reversed(x)``: the
+idiom of rewards-to-go as reinforcement-learning code writes it::
+
+    R = 0.0
+    returns = []
+    for r in reversed(rewards):
+        R = r + gamma * R
+        returns.insert(0, R)
+
+A list whose every item goes to the front holds the items last first: the batched value
+reversed along the loop axis, where one stacking or array call reads it. ``reversed(x)``
+walks the rows of ``x[::-1]``. Each rewrite is asserted first, then run against the loop."""
+
+from __future__ import annotations
+
+import textwrap
+import types
+
+import numpy as np
+import pytest
+
+from pforge.transpile import analyze_source, transpile_source
+
+
+def _load(code: str):
+    module = types.ModuleType("m")
+    exec(compile(code, "m.py", "exec"), module.__dict__)
+    return module.f
+
+
+def _source(header: str, body: str, lib: str = "numpy as np") -> str:
+    return f"import {lib}\n\n\ndef {header}:\n" + textwrap.indent(textwrap.dedent(body), "    ")
+
+
+# (header, body, what the rewrite must say)
+NUMPY = [
+    # rewards-to-go: the scan walks the rewards backwards, the list holds them in their order
+    ("f(rewards, gamma)", """\
+        R = 0.0
+        returns = []
+        for r in reversed(rewards):
+            R = r + gamma * R
+            returns.insert(0, R)
+        return np.array(returns)
+        """, "rewards[::-1]"),
+    ("f(rewards, gamma)", """\
+        R = 0.0
+        returns = []
+        for r in rewards[::-1]:
+            R = r + gamma * R
+            returns.insert(0, R)
+        return np.array(returns)
+        """, "[::-1]"),
+    # a map built from the front: the rows reversed
+    ("f(rewards, gamma)", """\
+        out = []
+        for i in range(len(rewards)):
+            out.insert(0, rewards[i] * gamma + 1.0)
+        return np.stack(out)
+        """, "[::-1]"),
+    # from the front over rows walked backwards: the two reversals cancel
+    ("f(rewards, gamma)", """\
+        out = []
+        for r in reversed(rewards):
+            out.insert(0, np.tanh(r) * gamma)
+        return np.array(out)
+        """, "(np.tanh(np.asarray(rewards[::-1])) * gamma)[::-1]"),
+    # a filter built from the front
+    ("f(rewards, gamma)", """\
+        out = []
+        for r in rewards:
+            if r > 0:
+                out.insert(0, r * gamma)
+        return np.array(out)
+        """, "[::-1]"),
+]
+
+
+@pytest.mark.parametrize("header, body, says", NUMPY, ids=[c[1].split("\n")[-3].strip() + f"-{k}" for k, c in enumerate(NUMPY)])
+def test_numpy_lists_built_from_the_front(header, body, says):
+    source = _source(header, body)
+    out = transpile_source(source, "m.py")
+    plan = out.plans[0]
+    assert plan.rewritten and says in out.code.split("else:")[0], (plan.remarks[-1].message, out.code)
+    rng = np.random.default_rng(3)
+    for rewards in (rng.normal(size=40), rng.normal(size=1), rng.normal(size=7).tolist()):
+        want, got = _load(source)(rewards, 0.9), _load(out.code)(rewards, 0.9)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+TENSORFLOW = [
+    # rewards-to-go: `tf.scan(..., reverse=True)` over the rewards as they are, no reversal
+    ("f(rewards, gamma)", """\
+        G = 0.0
+        returns = []
+        for r in reversed(rewards):
+            G = r + gamma * G
+            returns.insert(0, G)
+        return tf.stack(returns)
+        """, "returns = tf.scan(lambda h, G_step: gamma * h + G_step, rewards_rows, initializer="),
+    ("f(rewards, gamma)", """\
+        out = []
+        for r in rewards:
+            out.insert(0, tf.tanh(r) * gamma)
+        return tf.stack(out)
+        """, "[::-1]"),
+]
+
+
+@pytest.mark.tf
+@pytest.mark.parametrize("header, body, says", TENSORFLOW, ids=["returns", "map"])
+def test_tensorflow_lists_built_from_the_front(tf, header, body, says):
+    source = _source(header, body, "tensorflow as tf")
+    out = transpile_source(source, "m.py")
+    assert out.plans[0].rewritten and says in out.code, (out.plans[0].remarks[-1].message, out.code)
+    assert "insert" not in out.code and "for r in" not in out.code, out.code
+    rng = np.random.default_rng(4)
+    for shape in ((30,), (6, 2)):
+        rewards = tf.constant(rng.normal(size=shape))
+        want, got = _load(source)(rewards, 0.9), _load(out.code)(rewards, 0.9)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-14, atol=1e-14)
+
+
+@pytest.mark.parametrize("body", [
+    # items at both ends: no one order of the iterations
+    "out.insert(0, r)\n    out.append(r)",
+    # another position than the front
+    "out.insert(1, r)",
+    "out.insert(len(out), r)",
+])
+def test_other_inserts_are_no_collector(body):
+    from pforge.transpile.analysis import discover
+    from pforge.transpile.frontend import decode_source
+    from pforge.transpile.outline import module_context
+
+    source = _source("f(x)", f"out = []\nfor r in x:\n    {body}\nreturn np.array(out)\n")
+    (root,) = discover(module_context(decode_source(source, "m.py")))
+    assert "out" not in root.collectors
+    assert not analyze_source(source, "m.py")[0].vectorizable
+
+
+@pytest.mark.parametrize("consumer", [
+    "return out",  # the list itself: the rebuilt list would need its items in the list's order
+    "return np.array(out[::-1])",  # read reversed again
+])
+def test_lists_built_from_the_front_and_read_otherwise_stay_loops(consumer):
+    source = _source("f(x)", f"out = []\nfor r in x:\n    out.insert(0, r * 2.0)\n{consumer}\n")
+    out = transpile_source(source, "m.py")
+    assert not out.plans[0].rewritten and out.code == source, out.code
