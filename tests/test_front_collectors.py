@@ -65,6 +65,17 @@ NUMPY = [
             out.insert(0, np.tanh(r) * gamma)
         return np.array(out)
         """, "(np.tanh(np.asarray(rewards[::-1])) * gamma)[::-1]"),
+    # returns with episode masks (A2C's `compute_returns`): the running value one factor of a
+    # product, the list itself returned
+    ("f(rewards, gamma)", """\
+        R = 0.5
+        returns = []
+        masks = (rewards > -1.0) * 1.0
+        for step in reversed(range(len(rewards))):
+            R = rewards[step] + gamma * R * masks[step]
+            returns.insert(0, R)
+        return returns
+        """, "returns = list(R_values)[::-1]"),
     # a filter built from the front
     ("f(rewards, gamma)", """\
         out = []
@@ -84,12 +95,29 @@ def test_numpy_lists_built_from_the_front(header, body, says):
     assert plan.rewritten and says in out.code.split("else:")[0], (plan.remarks[-1].message, out.code)
     rng = np.random.default_rng(3)
     for rewards in (rng.normal(size=40), rng.normal(size=1), rng.normal(size=7).tolist()):
+        if "masks" in body and isinstance(rewards, list):
+            continue
         want, got = _load(source)(rewards, 0.9), _load(out.code)(rewards, 0.9)
+        if isinstance(want, list):  # (the list itself: its items of the loop's types)
+            assert type(got) is list and [type(v) for v in got] == [type(v) for v in want]
+            want, got = np.array(want), np.array(got)
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
 TENSORFLOW = [
+    # returns with episode masks: the loop's own product in the step (`gamma * h * mask`); the
+    # masks' rows the loop reads, counted down over the rewards', are `masks[:n]` scanned in reverse
+    ("f(rewards, gamma)", """\
+        G = 0.0
+        returns = []
+        masks = tf.cast(rewards > -1.0, rewards.dtype)
+        for t in reversed(range(rewards.shape[0])):
+            G = rewards[t] + gamma * G * masks[t]
+            returns.insert(0, G)
+        return tf.stack(returns)
+        """, "masks_rows = masks[:rewards.shape[0]]\n    returns = tf.scan(lambda h, G_step: G_step[0] + gamma * h * "
+            "G_step[1], (rewards, masks_rows)"),
     # rewards-to-go: `tf.scan(..., reverse=True)` over the rewards as they are, no reversal
     ("f(rewards, gamma)", """\
         G = 0.0
@@ -109,12 +137,12 @@ TENSORFLOW = [
 
 
 @pytest.mark.tf
-@pytest.mark.parametrize("header, body, says", TENSORFLOW, ids=["returns", "map"])
+@pytest.mark.parametrize("header, body, says", TENSORFLOW, ids=["masked returns", "returns", "map"])
 def test_tensorflow_lists_built_from_the_front(tf, header, body, says):
     source = _source(header, body, "tensorflow as tf")
     out = transpile_source(source, "m.py")
     assert out.plans[0].rewritten and says in out.code, (out.plans[0].remarks[-1].message, out.code)
-    assert "insert" not in out.code and "for r in" not in out.code, out.code
+    assert "insert" not in out.code and " in reversed(" not in out.code and "for r in" not in out.code, out.code
     rng = np.random.default_rng(4)
     for shape in ((30,), (6, 2)):
         rewards = tf.constant(rng.normal(size=shape))
@@ -142,10 +170,43 @@ def test_other_inserts_are_no_collector(body):
 
 
 @pytest.mark.parametrize("consumer", [
-    "return out",  # the list itself: the rebuilt list would need its items in the list's order
     "return np.array(out[::-1])",  # read reversed again
+    "return out, out",  # read twice: extended in place, which takes items at its end
 ])
 def test_lists_built_from_the_front_and_read_otherwise_stay_loops(consumer):
     source = _source("f(x)", f"out = []\nfor r in x:\n    out.insert(0, r * 2.0)\n{consumer}\n")
     out = transpile_source(source, "m.py")
     assert not out.plans[0].rewritten and out.code == source, out.code
+
+
+@pytest.mark.tf
+def test_rows_of_another_array_counted_down_are_its_first_rows_reversed(tf):
+    """``y[t]`` for ``t`` counting down over ``x``'s rows reads ``y[:n][::-1]``, with the loop's
+    bound checked (a shorter ``y`` raises as the loop's read past its end does)."""
+    source = _source("f(x, y)", """\
+        out = []
+        for t in reversed(range(x.shape[0])):
+            out.append(y[t] * 2.0 + x[t])
+        return tf.stack(out)
+        """, "tensorflow as tf")
+    out = transpile_source(source, "m.py", backend="direct", shapes={"x": 2, "y": 2})
+    assert out.plans[0].rewritten and "[:x.shape[0]][::-1]" in out.code and "assert_less_equal" in out.code, out.code
+    rng = np.random.default_rng(6)
+    x, y = tf.constant(rng.normal(size=(5, 2))), tf.constant(rng.normal(size=(8, 2)))
+    np.testing.assert_array_equal(_load(out.code)(x, y).numpy(), _load(source)(x, y).numpy())
+    with pytest.raises((tf.errors.InvalidArgumentError, IndexError, ValueError)):
+        _load(source)(x, y[:3])
+    with pytest.raises((tf.errors.InvalidArgumentError, ValueError)):  # (a static shape check may come first)
+        _load(out.code)(x, y[:3])
+
+
+@pytest.mark.parametrize("update", [
+    "R = r + gamma * R * R",  # the running value twice: not linear
+    "R = r + R * gamma * R",
+    "R = r + gamma * R * (R > 0)",
+])
+def test_products_with_the_running_value_more_than_once_are_no_linear_scan(update):
+    source = _source("f(rewards, gamma)", f"R = 0.0\nreturns = []\nfor r in reversed(rewards):\n    {update}\n"
+                     "    returns.insert(0, R)\nreturn np.array(returns)\n")
+    plan = analyze_source(source, "m.py")[0]
+    assert not plan.vectorizable, plan.remarks

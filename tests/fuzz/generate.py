@@ -392,7 +392,9 @@ class _Builder:
             if self.rng.random() < 0.3:  # the term computed first (forward substitution into a tf.scan step)
                 first, t = (f"u{k} = {t}",), f"u{k}"
             spelled = self.rng.choice((f"{s} = {coef} * {s} + {t}", f"{s} = {s} * {coef} - {t}",
-                                       f"{s} = {t} + {coef} * {s}", f"{s} = {t} - {s} * {coef}"))
+                                       f"{s} = {t} + {coef} * {s}", f"{s} = {t} - {s} * {coef}",
+                                       # (the running value one factor of a product: `gamma * s * mask`)
+                                       f"{s} = {t} + 0.5 * {s} * {coef}"))
             body = first + ((spelled, write) if self.rng.random() < 0.7 else (spelled,))
             written = write in body
             if written and self.rng.random() < 0.5:

@@ -82,8 +82,8 @@ def _find_collectors(ctx, info, nodes, node_ids, stored):
             consumer, kind = None, "extend"
         if kind is None:
             continue
-        if True in front and (backwards or kind not in ("stack", "array")):
-            continue  # (items put at the front: read as one stack or array only, in the list's order)
+        if True in front and (backwards or kind not in ("stack", "array", "list")):
+            continue  # (items put at the front: read once, in the list's order, as a stack, an array or the list)
         low, high = _append_counts(info.body, {id(c) for c in calls})
         conditional = low != high  # some iterations append fewer: a filter
         info.collectors[name] = Collector(name, init, calls, consumer, kind, conditional, backwards, True in front)

@@ -110,6 +110,13 @@ class Scan:
         """``a`` and ``b`` of a linear update as written, without the sign of :attr:`spelling`."""
         return tuple(p.operand if _negated(p) else p for p in (self.coefficient, self.offset))
 
+    @property
+    def reassociated(self) -> bool:
+        """Whether ``a`` gathers factors the update multiplies in another order
+        (``gamma * s * mask[t]``: ``a`` is ``gamma * mask[t]``, its product with ``s`` rounds
+        otherwise than the loop's)."""
+        return self.op == "linear" and getattr(self.parts[0], "pforge_reassociated", False)
+
 
 def _negated(node) -> bool:
     """A sign :func:`~pforge.transpile.analysis.reductions._linear_update` folded into a part

@@ -6,6 +6,8 @@ read in the body), those whose first iteration assigns
 
 from __future__ import annotations
 
+import copy
+
 import gast
 
 from pforge.transpile.analysis.aliasing import _alias_source, _view_base
@@ -305,6 +307,21 @@ def _linear_update(stmt, name) -> tuple[gast.expr, gast.expr] | None:
             for this, other in ((node.left, node.right), (node.right, node.left)):
                 if isinstance(this, gast.Name) and this.id == name:
                     return other
+            # `gamma * name * mask[t]`: the running value one factor of a product, the others
+            # its coefficient; multiplied in another order than the loop's (`pforge_reassociated`)
+            factors, left = [node.right], node.left
+            while isinstance(left, gast.BinOp) and isinstance(left.op, gast.Mult):
+                factors.insert(0, left.right)
+                left = left.left
+            factors.insert(0, left)
+            mine = [f for f in factors if isinstance(f, gast.Name) and f.id == name]
+            if len(mine) == 1 and len(factors) > 2:
+                others = [copy.deepcopy(f) for f in factors if f is not mine[0]]
+                a = others[0]
+                for f in others[1:]:
+                    a = gast.BinOp(left=a, op=gast.Mult(), right=f)
+                a.pforge_reassociated = True
+                return a
         return None
 
     def negated(node):  # a sign the spelling folds in (a minus the user wrote stays in its part)

@@ -338,14 +338,24 @@ class IndexingMixin:
         levels = [kinds[k][1].level for k in range(lead)]
         rest_ok = all(k in ("slice", "fixed") for k, _ in kinds[lead:]) and \
             all(v.rank == 0 or _is_newaxis(v.node, self.ctx) for k, v in kinds[lead:] if k == "fixed")
+        # (TensorFlow: `y[t]` counted down over another array's rows reads `y[:n][::-1]`)
+        down = lead and not store and self.lib.kind == "tf" and self._counted_down(kinds[0][1]) is not None \
+            and not self._reversal(kinds[0][1], base_name)
         if lead and levels == sorted(set(levels)) and rest_ok and all(
-                self._safe(kinds[k][1]) or (k == 0 and self._reversal(kinds[0][1], base_name)) for k in range(lead)):
+                self._safe(kinds[k][1]) or (k == 0 and (down or self._reversal(kinds[0][1], base_name)))
+                for k in range(lead)):
             depth = max(levels)
+            if down:
+                # the rows the loop reads, as a range from 0 over them bounds them, then last first
+                ind = kinds[0][1]
+                rows = dataclasses.replace(ind, start=None, stop=self._counted_down(ind), step=None, widest=None)
+                base_node = core.subscript(base_node, [self._slice(rows, None, label=False, bounded=(base_node, 0))])
             parts = []
             for level in range(1, depth + 1):
                 if level in levels:
                     position = levels.index(level)
-                    parts.append(self._slice(kinds[position][1], base_name if position == 0 else None,
+                    parts.append(gast.Slice(lower=None, upper=None, step=const(-1)) if down and position == 0 else
+                                 self._slice(kinds[position][1], base_name if position == 0 else None,
                                              label=not store, bounded=(base_node, position)))
                 elif store:
                     parts = None
@@ -863,12 +873,21 @@ class IndexingMixin:
     def _reversal(self, ind: Ind, base_name) -> bool:
         """``range(len(x) - 1, -1, -1)`` (``reversed(range(len(x)))``) indexing ``x``, or an
         array of as many rows: every row, last first, which is the slice ``[::-1]``."""
+        rows = self._counted_down(ind)
+        if rows is None:
+            return False
+        measured = self._length_of(rows)
+        return self._same_length(measured, base_name) or self._made_as_long(base_name, measured)
+
+    @staticmethod
+    def _counted_down(ind: Ind) -> gast.expr | None:
+        """``n`` of an index counting down ``range(n - 1, -1, -1)`` (``reversed(range(n))``): it
+        visits rows ``n - 1`` down to 0 of what it indexes; else None."""
         start = ind.start
         if ind.step is None or constant_int(ind.step) != -1 or constant_int(ind.stop) != -1 or not (
                 isinstance(start, gast.BinOp) and isinstance(start.op, gast.Sub) and constant_int(start.right) == 1):
-            return False
-        measured = self._length_of(start.left)
-        return self._same_length(measured, base_name) or self._made_as_long(base_name, measured)
+            return None
+        return start.left
 
     def _slice(self, ind: Ind, base_name, label=True, bounded=None):
         """The slice a loop index stands for; ``:`` when it visits every row of ``base_name``

@@ -523,8 +523,9 @@ class ReductionsMixin:
                 a, b = (self.ev(part) for part in scan.parts)
             except Unsupported:
                 a = b = None
-            if a is None or (a.rank is None or b.rank is None) and (a.stacked or b.stacked):
-                # (a rank not known: the step computed on each element, the loop's own way)
+            if a is None or (a.rank is None or b.rank is None) and (a.stacked or b.stacked) or scan.reassociated:
+                # (a rank not known, or factors the loop multiplies in its own order: the step
+                # computed on each element, the loop's own way)
                 return self._tf_linear_inline(scan, steps, start)
             if a.rank != 0 or b.rank != 0 or not (a.stacked or b.stacked):
                 raise Unsupported(f"the linear recurrence `{name}` is not on one number per iteration")
@@ -664,7 +665,8 @@ class ReductionsMixin:
                     elif isinstance(child, gast.AST):
                         substitute(child)
 
-        if scan.op != "linear":
+        own = scan.op != "linear" or scan.reassociated
+        if own:
             # (the update itself, its running value read as the scan's `h`)
             update = scan.update
             own = gast.BinOp(left=copy.deepcopy(update.target), op=copy.deepcopy(update.op), right=copy.deepcopy(
@@ -710,7 +712,7 @@ class ReductionsMixin:
                 if isinstance(n, gast.Name) and n.id.startswith("__row_"):
                     n.id = picks[int(n.id[len("__row_"):])]
         h = self.namer.new("h")  # (the running value; not a name the parts read)
-        if scan.op == "linear":
+        if not own:
             spelled = {"a * s + b": f"A * {h} + B", "a * s - b": f"A * {h} - B", "b - a * s": f"B - A * {h}"}[scan.spelling]
         else:
             for n in gast.walk(parts[0]):
