@@ -655,7 +655,7 @@ class ReductionsMixin:
                                                   f"`{name}` is not one row per iteration")
                             lifted = lift(self.lib, row, 1).node
                             forwards = _forwards(lifted, tf_, self.ctx.imports)
-                            rows[key] = (forwards or lifted, forwards is not None)
+                            rows[key] = (forwards or lifted, forwards is not None, row.rank)
                             elements[key] = len(elements)
                         replacement = templates.name(f"__row_{elements[key]}")
                         if isinstance(value, list):
@@ -692,7 +692,7 @@ class ReductionsMixin:
         if loaded & bound or any(self._is_stacked_name(n) for n in loaded if not n.startswith("__row_")):
             raise Unsupported(f"the linear recurrence `{name}` reads `{min(loaded & bound or loaded)}`, which the "
                               "loop binds, besides its rows")
-        if len({backwards for _, backwards in rows.values()}) > 1:
+        if len({backwards for _, backwards, _ in rows.values()}) > 1:
             raise Unsupported(f"the linear recurrence `{name}` reads rows in both orders")
         backwards = next(iter(rows.values()))[1]
         casts = [n for p in parts for n in gast.walk(p) if isinstance(n, gast.Call) and (
@@ -705,7 +705,7 @@ class ReductionsMixin:
                               f"(`{gast.unparse(casts[0]).strip()}`), and its start is no tensor made before the loop")
         # (rows read more than once below, `tf.convert_to_tensor(rewards)`, bound to a name once)
         seqs = [self._hoist(node, next((f"{n.id}_rows" for n in gast.walk(node) if isinstance(n, gast.Name) and n.id != tf_),
-                                       f"{name}_rows")) for node, _ in rows.values()]
+                                       f"{name}_rows")) for node, _, _ in rows.values()]
         picks = [f"{step}[{k}]" for k in range(len(seqs))] if len(seqs) > 1 else [step]
         for part in parts:
             for n in gast.walk(part):
@@ -719,21 +719,24 @@ class ReductionsMixin:
                 if isinstance(n, gast.Name) and n.id == "__h":
                     n.id = h
             spelled = "A"
-        # the start broadcast to the rows' shape and the invariants' (a literal has none)
-        shapes = [templates.expr(f"{tf_}.shape(E)[1:]", E=copy.deepcopy(seq)) for seq in seqs]
+        # the start broadcast to the rows' shape and the invariants' (a literal has none, nor
+        # rows of one number each or an invariant known to be one)
+        shapes = [templates.expr(f"{tf_}.shape(E)[1:]", E=copy.deepcopy(seq))
+                  for seq, (_, _, rank) in zip(seqs, rows.values()) if rank != 0]
         shapes += [templates.expr(f"{tf_}.shape(V)", V=templates.name(v)) for v in sorted(n for n in loaded if not n.startswith("__row_"))
                    if not self._known_scalar(v)]
-        if not isinstance(start, gast.Constant):
+        if not isinstance(start, gast.Constant) and not (isinstance(start, gast.Name) and self._known_scalar(start.id)):
             shapes.append(templates.expr(f"{tf_}.shape(S)", S=copy.deepcopy(start)))
-        shape = shapes[0]
+        shape = shapes[0] if shapes else None
         for other in shapes[1:]:
             shape = templates.expr(f"{tf_}.broadcast_dynamic_shape(P, Q)", P=shape, Q=other)
         if tensor_start:
             # (a tensor made before the loop keeps its dtype, which the step may cast the rows to)
-            first = templates.expr(f"{tf_}.broadcast_to(S, P)", S=copy.deepcopy(start), P=shape)
+            first = copy.deepcopy(start)
         else:
-            first = templates.expr(f"{tf_}.broadcast_to({tf_}.convert_to_tensor(S, E.dtype), P)",
-                                   S=copy.deepcopy(start), E=copy.deepcopy(seqs[0]), P=shape)
+            first = templates.expr(f"{tf_}.convert_to_tensor(S, E.dtype)", S=copy.deepcopy(start), E=copy.deepcopy(seqs[0]))
+        if shape is not None:
+            first = templates.expr(f"{tf_}.broadcast_to(F, P)", F=first, P=shape)
         scanned = templates.expr(f"{tf_}.scan(lambda {h}, {step}: {spelled}, E, initializer=F"
                                  + (", reverse=True)" if backwards else ")"), A=parts[0], B=parts[-1], F=first,
                                  E=gast.Tuple(elts=[copy.deepcopy(q) for q in seqs], ctx=gast.Load())
