@@ -264,6 +264,12 @@ UNRANKED = [
     # a value the body computes first, substituted into the step
     ("x, gamma", "u = x[i]; s = gamma * s + u * 2.0; out.append(s)", FORWARD, "tf.stack(out)",
      "lambda h, s_step: gamma * h + s_step * 2.0, x"),
+    # read after the loop: its last running value where the loop runs (the start, of its own
+    # shape, where it does not)
+    ("x, gamma", "s = x[i] + gamma * s; out.append(s)", FORWARD, "(tf.stack(out), s)",
+     "    out = s_steps\n    if x.shape[0] > 0:\n        s = s_steps[-1]\n"),
+    ("x, gamma", "s = tf.maximum(s, x[i] * gamma); out.append(s * 2.0)", REVERSED, "(tf.stack(out[::-1]), s)",
+     "    if x.shape[0] - 1 > -1:\n        s = s_steps[0]\n"),
     # a value the body computes from the rows, of a rank not known: batched only by the scan's step
     ("x, gamma", "u = x[i] * 2.0; s = gamma * s + u; out.append(s)", FORWARD, "tf.stack(out)",
      "lambda h, s_step: gamma * h + s_step * 2.0, x"),
@@ -326,9 +332,8 @@ def test_linear_recurrences_of_unknown_rank(tf, params, body, loop, result, says
     ("u = x[i] * 2.0; u = u + c; s = 0.5 * s + u; out.append(s)", "tf.stack(out)"),
     ("u = x[i] * 2.0; s = 0.5 * s + u; out.append(s)", "(tf.stack(out), u)"),
     ("u = x[i] * c; s = 0.5 * s + u; c = u; out.append(s)", "tf.stack(out)"),
-    # the start as it was, of its own shape: read after a loop that may run no iteration, or
-    # stacked with the rows' values (where the loop raises for rows that are not numbers)
-    ("s = x[i] + 0.5 * s; out.append(s)", "(tf.stack(out), s)"),
+    # the start as it was, of its own shape, stacked with the rows' values (where the loop
+    # raises for rows that are not numbers)
     ("out.append(s); s = x[i] + 0.5 * s", "tf.stack(out)"),
 ])
 def test_unranked_look_alikes_stay_loops(tf, body, result):

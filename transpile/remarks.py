@@ -166,7 +166,9 @@ rank; a read before the update that only appends `s` to a stacked list takes
 (rewards-to-go: `tf.math.cumsum(r, axis=0, reverse=True)`; `tf.stack(out[::-1])` then reads
 the values in `x`'s order). A maximum, minimum or linear recurrence becomes `tf.scan` (with
 `reverse=True` walking backwards), which runs the loop's own steps in order inside the
-graph: O(n) work and depth.
+graph: O(n) work and depth. With no rank known, any of these from a start that is not its
+identity is `tf.scan` over the rows the step reads, the loop's own update on one row; a step
+that needs the rows' values (`float(x[t])`, `.numpy()`, NumPy calls) stays a loop.
 
 A first-order linear recurrence `s = a * s + b` (exponential smoothing, discounted returns
 walked backwards, an AR(1) filter) is a scan too: the maps `s -> a * s + b` compose

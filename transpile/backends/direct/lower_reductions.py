@@ -628,11 +628,10 @@ class ReductionsMixin:
                 the body computes, or reads no row.
         """
         name, tf_ = scan.name, self.lib.alias
-        if self._used_outside(name) or scan.exclusive:
-            # (the start as it was, of its own shape, where the steps hold it broadcast: stacked
-            # with the rows' values, or left by a loop that runs no iteration)
-            raise Unsupported(f"the linear recurrence `{name}`, of a rank not known, is read "
-                              f"{'before its update' if scan.exclusive else 'after the loop'}")
+        if scan.exclusive:
+            # (the start as it was, of its own shape, where the steps hold it broadcast, stacked
+            # with the rows' values)
+            raise Unsupported(f"the linear recurrence `{name}`, of a rank not known, is read before its update")
         induction = self.info.space.induction
         rows, elements = {}, {}  # gast.dump of `v[t]` -> (its batched rows, reversed), its position
         parts = [copy.deepcopy(p) for p in scan.parts]
@@ -741,7 +740,14 @@ class ReductionsMixin:
                                  + (", reverse=True)" if backwards else ")"), A=parts[0], B=parts[-1], F=first,
                                  E=gast.Tuple(elts=[copy.deepcopy(q) for q in seqs], ctx=gast.Load())
                                  if len(seqs) > 1 else copy.deepcopy(seqs[0]))
-        self._tf_linear_steps(name, steps, scanned, first, backwards, exclusive=False)
+        self.out += templates.replace(f"{steps} = C", C=scanned)
+        self.scan_steps[name] = (f"{steps}[::-1]" if backwards else steps, None)
+        self.scan_ranks[name] = 0
+        if self._used_outside(name):
+            # read after the loop: the last running value where the loop runs, else the start
+            # as it was (the steps hold it broadcast), under the test that it runs
+            # (:meth:`_end_last_values`)
+            self.last_values[name] = False
 
     def _graph_step(self, name: str, part: gast.expr) -> None:
         """A step of ``tf.scan`` is traced into a graph, where its rows are symbolic tensors: the

@@ -9,6 +9,7 @@ import gast
 
 from pforge.transpile import templates
 from pforge.transpile.analysis import PRIVATE, appended_item, spelled_out_update
+from pforge.transpile.analysis.nodes import reversed_operand
 from pforge.transpile.backends.common import _evidently_array
 from pforge.transpile.backends.direct.core import Unsupported, Val
 from pforge.transpile.backends.direct.shared import Ind, _is_boolean, _loads, may_be_view
@@ -226,7 +227,10 @@ class StatementsMixin:
         the batched values these names are bound to before (``out = t + 1.0``, then ``t =
         t[-1]``)."""
         lasts = [templates.replace(f"{name} = V", V=node) for name, node in self.last_targets.items()]
-        lasts += [templates.replace(f"{name} = V[-1]{'.item()' if python else ''}", V=self.env[name].node)
+        # (the last of values in reverse order, `v[::-1][-1]`, is the first of `v`)
+        lasts += [templates.replace(f"{name} = V[0]{'.item()' if python else ''}", V=reversed_operand(self.env[name].node))
+                  if reversed_operand(self.env[name].node) is not None else
+                  templates.replace(f"{name} = V[-1]{'.item()' if python else ''}", V=self.env[name].node)
                   for name, python in self.last_values.items()]
         if not lasts:
             return
