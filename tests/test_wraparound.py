@@ -38,6 +38,17 @@ def f(x, out):
         nxt = x[i] * x[i]
     return out
 ''', lambda rng, n: (rng.normal(size=n).astype(np.float32), np.zeros(n))),
+    # a private the body computes first (TSVC s252): its value of the iteration before; a
+    # Python float start before float64 values (where the values are float32, the loop runs)
+    "private of the iteration before": ('''
+def f(a, b, c):
+    t = 0.0
+    for i in range(len(a)):
+        s = b[i] * c[i]
+        a[i] = s + t
+        t = s
+    return a
+''', lambda rng, n: (np.zeros(n), rng.normal(size=n), rng.normal(size=n).astype(np.float32 if n % 2 else np.float64))),
     "under a test": ('''
 def f(x, out, c):
     last = c
@@ -68,8 +79,9 @@ def test_a_wrap_around_variable_is_read_from_the_iteration_before(name):
 
 
 @pytest.mark.parametrize("body, why", [
-    # `E` reads a name the body binds: `w` then carries the iteration's own work
-    ("t = x[i] * 2.0\n        out[i] = w\n        w = t", "`w` is read at line"),
+    # `E` reads a name the body binds twice, or under a test: no one value to substitute
+    ("t = x[i] * 2.0\n        t = t + w\n        out[i] = w\n        w = t", "`w` is read at line"),
+    ("t = x[i]\n        if x[i] > 0:\n            t = 0.0\n        out[i] = w\n        w = t", "`w` is read at line"),
     # read after its binding too
     ("out[i] = w\n        w = x[i]\n        out[i] += w", "`w` is read at line"),
     # `E` reads an element the loop writes

@@ -323,7 +323,7 @@ def guard(info, result, checks: list) -> str | None:
 
 
 def _fold_empty_ranges(tests: list[gast.expr]) -> list[gast.expr]:
-    """``len(range(a, b)) == 0 or Q`` as ``Q`` where another check is ``b > a`` (``range(b)``:
+    """``len(range(a, b)) == 0 or Q`` (``or R ...``) as ``Q`` (``Q or R ...``) where another check is ``b > a`` (``range(b)``:
     ``b > 0``) and both are ints (:func:`_an_int`): the loop runs, so the range is not empty. ``Q`` moves last, after that check,
     which its own test guarded it with (``Q`` may read the first iteration's element)."""
     above = set()
@@ -332,8 +332,7 @@ def _fold_empty_ranges(tests: list[gast.expr]) -> list[gast.expr]:
             above.add((gast.dump(test.left), gast.dump(test.comparators[0])))
     kept, folded = [], []
     for test in tests:
-        empty = test.values[0] if isinstance(test, gast.BoolOp) and isinstance(test.op, gast.Or) \
-            and len(test.values) == 2 else None
+        empty = test.values[0] if isinstance(test, gast.BoolOp) and isinstance(test.op, gast.Or) else None
         if isinstance(empty, gast.Compare) and len(empty.ops) == 1 and isinstance(empty.ops[0], gast.Eq) \
                 and isinstance(empty.comparators[0], gast.Constant) and empty.comparators[0].value == 0 \
                 and type(empty.comparators[0].value) is int and isinstance(empty.left, gast.Call) \
@@ -343,7 +342,7 @@ def _fold_empty_ranges(tests: list[gast.expr]) -> list[gast.expr]:
                 and not span.keywords:
             start = span.args[0] if len(span.args) == 2 else gast.Constant(value=0, kind=None)
             if (gast.dump(span.args[-1]), gast.dump(start)) in above and all(map(_an_int, span.args)):
-                folded.append(test.values[1])
+                folded.append(test.values[1] if len(test.values) == 2 else gast.BoolOp(op=gast.Or(), values=test.values[1:]))
                 continue
         kept.append(test)
     return kept + folded

@@ -80,12 +80,49 @@ def _wraparound(info, body, name, stored, targets, wraps) -> gast.Assign | None:
         return None  # read after (or by) its binding
     written = {n.value.id for s in body for n in gast.walk(s)
                if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and isinstance(n.value, gast.Name)}
-    read = {n.id for n in _loaded_names(stmt.value)}
     later = {w for w, bound in wraps.items() if body.index(bound) > position}  # their previous values
+    value = stmt.value
+    for _ in range(8):
+        # a private the body binds once before, from the index and invariants (`s = b[i] * c[i]`
+        # then `t = s`: TSVC's s252), is its value: forward substitution (Allen & Kennedy 4.5.2)
+        privates = {n.id for n in _loaded_names(value)} & set(stored) - targets - later - written
+        bindings = {p: _private_binding(body[:position], p, stored) for p in privates}
+        if not privates or any(b is None for b in bindings.values()):
+            break
+        value = _substituted(value, {p: b.value for p, b in bindings.items()})
+    read = {n.id for n in _loaded_names(value)}
     if read & ((set(stored) | written) - targets - later) or any(
-            isinstance(n, (gast.Call, gast.Lambda, gast.NamedExpr, gast.Yield, gast.Await)) for n in gast.walk(stmt.value)):
+            isinstance(n, (gast.Call, gast.Lambda, gast.NamedExpr, gast.Yield, gast.Await)) for n in gast.walk(value)):
         return None
+    if value is not stmt.value:
+        # (the binding with the privates' values in place, where the printers read `E`)
+        stmt = gast.copy_location(gast.Assign(targets=[copy.deepcopy(stmt.targets[0])], value=value,
+                                              type_comment=None), stmt)
     return stmt
+
+
+def _private_binding(stmts, name, stored) -> gast.Assign | None:
+    """The one binding of ``name`` in the body, ``name = E`` among ``stmts`` (statements of the
+    body itself, before the one that reads it), with no read of ``name`` before it; else None."""
+    if len(stored[name]) != 1:
+        return None
+    for k, stmt in enumerate(stmts):
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and stmt.targets[0] is stored[name][0]:
+            if any(isinstance(n, gast.Name) and n.id == name for s in stmts[:k] for n in gast.walk(s)) \
+                    or any(isinstance(n, gast.Name) and n.id == name for n in gast.walk(stmt.value)):
+                return None
+            return stmt
+    return None
+
+
+def _substituted(node, values: dict) -> gast.expr:
+    """A copy of ``node`` with each read of a name in ``values`` replaced by (a copy of) its value."""
+    class Substitute(gast.NodeTransformer):
+        def visit_Name(self, name):
+            if name.id in values and isinstance(name.ctx, gast.Load):
+                return copy.deepcopy(values[name.id])
+            return name
+    return Substitute().visit(copy.deepcopy(node))
 
 
 def _live_around(ctx, info, name):

@@ -478,6 +478,14 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         image is float64)."""
         if not self.mixed_arithmetic:
             return
+        for check in self._float64_reads(loose=self.mixed_arithmetic == LOOSE):
+            if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
+                self.checks.append(check)
+
+    def _float64_reads(self, loose: bool = False) -> list[gast.expr]:
+        """``type(N) in (int, float, bool) or np.asarray(N).dtype == np.float64`` for each value
+        the loop reads that is no name it binds (:meth:`_default_dtypes`); ``loose`` lets int
+        and bool dtypes pass too."""
         np_ = self.lib.alias
         stored = {n.id for n in gast.walk(self.info.node) if isinstance(n, gast.Name)
                   and isinstance(n.ctx, gast.Store)}
@@ -493,14 +501,14 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                  and isinstance(n.ctx, gast.Load) and id(n) not in bases]
         read = {n.id for n in loads if id(n) not in in_index} \
             | {name for level in self.info.walk() for name in level.helper_reads}
+        checks = []
         for name in sorted(read - stored - self._object_lists()):
             if self._shape_of(name) is None:
                 continue
-            loose = f" or {np_}.asarray(N).dtype.kind in 'biu'" if self.mixed_arithmetic == LOOSE else ""
-            check = templates.expr(f"type(N) in (int, float, bool) or {np_}.asarray(N).dtype == {np_}.float64{loose}",
-                                   N=templates.name(name))
-            if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
-                self.checks.append(check)
+            either = f" or {np_}.asarray(N).dtype.kind in 'biu'" if loose else ""
+            checks.append(templates.expr(f"type(N) in (int, float, bool) or {np_}.asarray(N).dtype == {np_}.float64{either}",
+                                         N=templates.name(name)))
+        return checks
 
     def _parameters_apart(self) -> None:
         """``not np.may_share_memory(w, r)`` for each parameter ``w`` the loop writes elements

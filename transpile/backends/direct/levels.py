@@ -826,9 +826,15 @@ class LevelsMixin:
             # strongly; 1000 beside int8 data would wrap): `E` of the first iteration, computed
             # as the loop computes it, shows the type; where they differ the loop runs.
             e0 = _substitute(stmt.value, {ind.name: first})
+            # (or a Python float start, `prev = 0.0`, before float64 values, where every value
+            # the loop reads is float64 or a Python number: Python's floats compute as float64)
+            floats = self._float64_reads()
+            float_start = templates.expr(f"type(W) is float and type(E) is {np_}.float64", W=templates.name(name), E=e0)
+            for check in floats:
+                float_start = gast.BoolOp(op=gast.And(), values=[float_start, check])
             self.checks.append(templates.expr(
                 f"len(T) == 0 or type(W) is type(E) and (not isinstance(W, {np_}.ndarray) or "
-                "(W.dtype == E.dtype and W.shape == E.shape))", T=trips, W=templates.name(name), E=e0))
+                "(W.dtype == E.dtype and W.shape == E.shape)) or F", T=trips, W=templates.name(name), E=e0, F=float_start))
             # `E` reads arrays the loop must not write (the analysis saw no name of them
             # written), nor may the start be a view of one: an alias (`y = out`) or an argument
             # passed twice would read what the loop writes
