@@ -210,3 +210,69 @@ def test_products_with_the_running_value_more_than_once_are_no_linear_scan(updat
                      "    returns.insert(0, R)\nreturn np.array(returns)\n")
     plan = analyze_source(source, "m.py")[0]
     assert not plan.vectorizable, plan.remarks
+
+
+# Found by an adversarial review (session 29): each was a wrong rewrite or a raise.
+
+@pytest.mark.parametrize("loop", ["for r in reversed(x):", "for r in x[::-1]:"])
+def test_rows_walked_backwards_keep_the_check_on_their_kind(loop):
+    """A sum over ``reversed(x)`` or ``x[::-1]`` batches ``np.asarray(x[::-1])`` only where ``x`` is
+    an array: Python ints past int64 grow in the loop, and a deque has no slices."""
+    import collections
+
+    source = _source("f(x)", f"s = 0\n{loop}\n    s = s + r\nreturn s\n")
+    out = transpile_source(source, "m.py")
+    assert out.plans[0].rewritten and "type(x) is np.ndarray" in out.code, out.code
+    for x in ([2 ** 62] * 3, collections.deque([1.0, 2.0]), np.arange(5), [0.5, 0.25]):
+        if loop.endswith("x[::-1]:") and isinstance(x, collections.deque):
+            continue  # (the loop itself slices)
+        want, got = _load(source)(x), _load(out.code)(x)
+        assert type(got) is type(want) and got == want, (x, want, got)
+
+
+def test_a_product_recurrence_from_a_float32_start_runs_the_loop():
+    """``gamma * R * mask[t]`` multiplied as ``(gamma * mask[t]) * R``: the loop's first product
+    ``gamma * R`` of a float32 start rounds in float32, so the blocked scan is taken only where
+    every value is float64 or a Python number."""
+    source = _source("f(r, mask, gamma, R)", """\
+        out = []
+        for t in reversed(range(len(r))):
+            R = r[t] + gamma * R * mask[t]
+            out.insert(0, R)
+        return np.array(out)
+        """)
+    out = transpile_source(source, "m.py")
+    assert out.plans[0].rewritten and "np.asarray(R).dtype == np.float64" in out.code, out.code
+    r, mask = np.array([0.1, 0.2, 0.3]), np.array([1.0, 1.0, 0.0])
+    for start in (np.float32(1.5), np.float16(1.5), 1.5, np.float64(1.5)):
+        want, got = _load(source)(r, mask, 0.9, start), _load(out.code)(r, mask, 0.9, start)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-15)
+
+
+@pytest.mark.tf
+def test_tensorflow_rows_of_a_reversed_sequence_zipped(tf):
+    """``zip(reversed(x), y)``: the rows of ``x[::-1]``, not ``tf.convert_to_tensor(reversed(x))``
+    (which raised in a ``tf.function``)."""
+    source = _source("f(x, y)", "out = []\nfor a, b in zip(reversed(x), y):\n    out.append(a - b)\n"
+                     "return tf.stack(out)\n", "tensorflow as tf")
+    out = transpile_source(source, "m.py")
+    assert out.plans[0].rewritten and "reversed(" not in out.code.split("# pforge")[1].split("return")[0], out.code
+    x, y = tf.constant([1.0, 2.0, 3.0]), tf.constant([10.0, 20.0, 30.0])
+    np.testing.assert_array_equal(_load(out.code)(x, y).numpy(), _load(source)(x, y).numpy())
+
+
+@pytest.mark.tf
+@pytest.mark.parametrize("start", ["0", "-1e9", "0.0"])
+@pytest.mark.parametrize("shapes", [None, {"x": 1}], ids=["pfor", "direct"])
+def test_a_tensorflow_maximum_from_a_python_number(tf, start, shapes):
+    """``s = 0; s = tf.maximum(s, x[i] * 2.0)``: the loop converts 0 to the terms' dtype; staged,
+    ``tf.maximum(0, r)`` converted it to int32 first and raised."""
+    source = _source("f(x)", f"s = {start}\nfor i in range(x.shape[0]):\n    s = tf.maximum(s, x[i] * 2.0)\n"
+                     "return s\n", "tensorflow as tf")
+    out = transpile_source(source, "m.py", shapes=shapes)
+    assert out.plans[0].rewritten and "convert_to_tensor(s, " in out.code, out.code
+    for x in (tf.constant([1.0, -2.0, 3.0]), tf.constant([[-1.0, 2.0], [0.5, -4.0]], tf.float64)):
+        want, got = _load(source)(x), _load(out.code)(x)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got.numpy(), want.numpy())

@@ -320,6 +320,11 @@ def test_linear_recurrences_of_unknown_rank(tf, params, body, loop, result, says
     # a cast in the step from a literal start: the running value's dtype is the cast's, not the rows'
     ("s = 0.5 * s + tf.cast(x[i], tf.float32); out.append(s)", "tf.stack(out)"),
     ("s = s * s + x[i]; out.append(s)", "tf.stack(out)"),  # not linear
+    # a step that is not elementwise: the running value is not of the rows' shape (a reduction
+    # of a row, an element of an invariant), where the start would be broadcast to it
+    ("s = 0.5 * s + tf.reduce_sum(x[i]); out.append(s)", "tf.stack(out)"),
+    ("s = tf.maximum(s, tf.norm(x[i])); out.append(s)", "tf.stack(out)"),
+    ("s = 0.5 * s + x[i] * c[0]; out.append(s)", "tf.stack(out)"),
     # a step that needs the rows' values, which a step of tf.scan traced into a graph has not
     # (the loop's `float(x[i])` of an eager tensor; a rewrite raised there)
     ("s = 0.5 * s + float(x[i]); out.append(s)", "tf.stack(out)"),

@@ -97,6 +97,10 @@ def pfor_formula(op: ReductionOp, running: str, terms: str, tf: str) -> str:
     """``running`` after folding in the stacked ``terms`` (axis 0), as the pfor printer writes it."""
     inner = op.tf_guard.format(t=terms, s=running, tf=tf) if op.tf_guard else terms
     reduced = f"{tf}.{op.tf_reduce}({inner}, axis=0)"
+    if op.name in ("max", "min"):
+        # (the loop's `tf.maximum(0, t)` converts the Python number to `t`'s dtype; in a graph,
+        # `tf.maximum(0, r)` converts it first, to int32, and raises)
+        running = f"{tf}.convert_to_tensor({running}, {terms}.dtype)"
     return op.tf_fold.format(s=running, r=reduced, tf=tf)
 
 

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 import gast
 
 from pforge.transpile import ranks
+from pforge.transpile.analysis.nodes import reversed_operand
 from pforge.transpile.operators import INT_COMPARISONS
 
 #: ranks above this are not considered
@@ -344,6 +345,8 @@ class _Eval:
             self.bind_iteration(target.elts[1], iterable.args[0])
         elif callee == "builtins.reversed" and len(iterable.args) == 1:  # the same items, backwards
             self.bind_iteration(target, iterable.args[0])
+        elif reversed_operand(iterable) is not None:  # `x[::-1]`: the same items, backwards
+            self.bind_iteration(target, reversed_operand(iterable))
         elif callee == "builtins.zip" and isinstance(target, gast.Tuple) and len(target.elts) == len(iterable.args):
             for t, arg in zip(target.elts, iterable.args):
                 self.bind_iteration(t, arg)

@@ -104,7 +104,7 @@ def for_space(loop: gast.For, imports: ImportMap) -> Space | None:
                 return None
             if not all(_row_target(t) for t in target.elts):
                 return None
-            return Space("rows", items=list(zip(target.elts, it.args)))
+            return Space("rows", items=list(zip(target.elts, [_reversed_view(a, imports) or a for a in it.args])))
         if callee == "builtins.reversed" and len(it.args) == 1 and not it.keywords and isinstance(target, gast.Name):
             inner = it.args[0]
             if isinstance(inner, gast.Call) and imports.resolve(inner.func) == "builtins.range" \
@@ -115,16 +115,8 @@ def for_space(loop: gast.For, imports: ImportMap) -> Space | None:
                 high = inner.args[-1]
                 return Space("range", target.id, start=_minus_one(high), stop=_minus_one(low),
                              step=gast.UnaryOp(op=gast.USub(), operand=gast.Constant(value=1, kind=None)))
-        if callee == "builtins.reversed" and len(it.args) == 1 and not it.keywords and _row_target(target) \
-                and isinstance(it.args[0], (gast.Name, gast.Attribute)):
-            # the rows of a sequence, last first: those of `x[::-1]` (the reversed view NumPy and
-            # TensorFlow give, and the reversed copy of a list); a sequence with no slice, a deque,
-            # is told apart where the rewrite checks the kind of its sequences
-            minus_one = gast.UnaryOp(op=gast.USub(), operand=gast.Constant(value=1, kind=None))
-            view = gast.Subscript(value=it.args[0], slice=gast.Slice(lower=None, upper=None, step=minus_one),
-                                  ctx=gast.Load())
-            gast.copy_location(view, it)
-            return Space("rows", items=[(target, view)])
+        if _reversed_view(it, imports) is not None and _row_target(target):
+            return Space("rows", items=[(target, _reversed_view(it, imports))])
         if callee in ("builtins.reversed", "builtins.sorted", "builtins.iter", "builtins.map",
                       "builtins.filter") or (callee or "").endswith(".items"):
             return None
@@ -135,6 +127,19 @@ def for_space(loop: gast.For, imports: ImportMap) -> Space | None:
         if _row_target(target):
             return Space("rows", items=[(target, it)])
     return None
+
+
+def _reversed_view(it: gast.AST, imports: ImportMap) -> gast.Subscript | None:
+    """``x[::-1]`` for ``reversed(x)`` of a name or attribute: the rows of a sequence, last first
+    (the reversed view NumPy and TensorFlow give, and the reversed copy of a list); a sequence
+    with no slice, a deque, is told apart where the rewrite checks the kind of its sequences.
+    None for anything else."""
+    if not (isinstance(it, gast.Call) and imports.resolve(it.func) == "builtins.reversed" and len(it.args) == 1
+            and not it.keywords and isinstance(it.args[0], (gast.Name, gast.Attribute))):
+        return None
+    minus_one = gast.UnaryOp(op=gast.USub(), operand=gast.Constant(value=1, kind=None))
+    view = gast.Subscript(value=it.args[0], slice=gast.Slice(lower=None, upper=None, step=minus_one), ctx=gast.Load())
+    return gast.copy_location(view, it)
 
 
 def _minus_one(node: gast.AST) -> gast.AST:

@@ -41,6 +41,7 @@ from pforge.transpile.backends.direct.tapes import TapesMixin, _Tape
 from pforge.transpile.backends.direct.writes import WritesMixin
 from pforge.transpile.backends.pfor import LoopRewrite, _evidently_array, _stores
 from pforge.transpile.rank_inference import module_rank, module_value
+from pforge.transpile.analysis.nodes import reversed_operand
 from pforge.transpile.analysis.reductions import counted_under_a_test
 from pforge.transpile.backends.common import COUNTED_UNDER_A_TEST
 from pforge.transpile.naming import Namer
@@ -710,6 +711,12 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         repeat it. Evidence: a declared shape (docstring, annotation, signature, ``--shapes``,
         a probed array), or the analysis' evidence that the name is an array.
         """
+        if isinstance(node, gast.Subscript) and isinstance(reversed_operand(node), gast.Name):
+            # (`x[::-1]`, `reversed(x)`: the rows of `x`, whose kind decides as `x`'s would)
+            base = reversed_operand(node)
+            if self.lib.kind == "np" and not self.to_tf and base.id not in self.env and self._shape_of(base.id) is None \
+                    and not _evidently_array(self.ctx, self.info.function, base):
+                self.unknown_kinds.add(base.id)
         if isinstance(node, gast.Name):
             shape = self._shape_of(node.id)
             if (node.id in self.params or node.id in self.locals) and self._declared(node.id):

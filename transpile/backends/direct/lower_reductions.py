@@ -152,7 +152,17 @@ class ReductionsMixin:
             if term.pytype not in ("float", "complex"):
                 self._int_sum_holds(term_node, red.name)
             reduced = self._of_the_terms_kind(reduced, witness, red.name)
-        new = _replace_term(copy.deepcopy(stmt), red.name, reduced)
+        if self.lib.kind == "tf" and red.op in ("max", "min") and k == 0 and isinstance(stmt, gast.Assign) \
+                and isinstance(stmt.value, gast.Call) and not self._tensor_start(red.name):
+            # (the loop's `tf.maximum(0, t)` converts the Python number to `t`'s dtype; staged,
+            # `tf.maximum(0, r)` converts it first, to int32, and raises: the running value
+            # converted to the reduced terms' dtype)
+            reduced = self._hoist(reduced, f"{red.name}_reduced")
+            new = _replace_term(copy.deepcopy(stmt), red.name, reduced)
+            new.value.args = [templates.expr(f"{self.lib.alias}.convert_to_tensor(S, R.dtype)", S=a, R=reduced)
+                              if isinstance(a, gast.Name) and a.id == red.name else a for a in new.value.args]
+        else:
+            new = _replace_term(copy.deepcopy(stmt), red.name, reduced)
         begin = self._product_start(red, k, reduced, fused_reduced, first_assign or python_term)
         if begin is not None and k == 0:
             new = gast.copy_location(gast.Assign(targets=[templates.name(red.name, store=True)], value=reduced,
@@ -677,7 +687,7 @@ class ReductionsMixin:
         holder = [gast.Expr(value=p) for p in parts]  # (so that a part that is itself `x[t]` is replaced too)
         for stmt in holder:
             self._forward_substitute(stmt, scan.update)
-            self._graph_step(name, stmt.value)
+            self._graph_step(name, stmt.value, induction, row_targets)
             substitute(stmt)
         parts = [stmt.value for stmt in holder]
         # (values, not the callees and modules the parts name: `tf` of `tf.sin`, `abs`)
@@ -749,24 +759,40 @@ class ReductionsMixin:
             # (:meth:`_end_last_values`)
             self.last_values[name] = False
 
-    def _graph_step(self, name: str, part: gast.expr) -> None:
-        """A step of ``tf.scan`` is traced into a graph, where its rows are symbolic tensors: the
-        loop's ``float(x[t])``, ``x[t].numpy()`` or ``np.sin(x[t])`` compute with the row's value,
-        which a graph has not. Only arithmetic, TensorFlow's functions and ``abs`` run there as
-        they run in the loop.
+    def _graph_step(self, name: str, part: gast.expr, induction: str | None, row_targets: set[str]) -> None:
+        """A step of ``tf.scan`` must compute what the loop's step computes, in a graph and with
+        the running value of one shape throughout:
+
+        - traced into a graph, its rows are symbolic tensors: the loop's ``float(x[t])``,
+          ``x[t].numpy()`` or ``np.sin(x[t])`` compute with the row's value, which a graph has
+          not;
+        - the start is broadcast to the shapes of the rows and invariants the step reads, which
+          is the running value's shape only where the step is elementwise: arithmetic, ``abs``
+          and TensorFlow's elementwise functions (``tf.maximum``, ``tf.tanh``, ``tf.cast``),
+          on rows ``v[t]`` (``r`` of ``for r in x``) and names (a reduction, ``tf.reduce_sum(x[t])``,
+          or an element of an invariant, ``w[0]``, would make it another).
 
         Raises:
             Unsupported: any other call or expression in ``part``.
         """
+        rows = {id(m) for n in gast.walk(part) if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name)
+                and induction in _loads(n.slice) for m in gast.walk(n)}
         for n in gast.walk(part):
+            if id(n) in rows:
+                continue
             if isinstance(n, gast.Call):
                 callee = self.ctx.imports.resolve(n.func) or ""
-                if callee.startswith("tensorflow.") or callee == "builtins.abs":
+                rule = core.lookup(callee) if callee.startswith("tensorflow.") else None
+                if callee == "builtins.abs" or rule is not None and rule.sample and rule.sample[0] in ("cwise", "cast"):
+                    continue
+            elif isinstance(n, gast.Attribute):
+                if self.ctx.imports.resolve(n) is not None:  # (`tf.float32`, `tf.math`)
                     continue
             elif isinstance(n, _GRAPH_STEP_NODES) or isinstance(n, gast.UnaryOp) and not isinstance(n.op, gast.Not):
                 continue
-            raise Unsupported(f"`{gast.unparse(n).strip()}` in the linear recurrence `{name}` needs the rows' "
-                              "values, which a step of tf.scan (traced into a graph) does not have")
+            raise Unsupported(f"`{gast.unparse(n).strip()}` in the recurrence `{name}`: a step of tf.scan over rows "
+                              "takes arithmetic and TensorFlow's elementwise functions of the rows (it is traced into "
+                              "a graph, and its running value keeps one shape)")
 
     def _forward_substitute(self, holder: gast.stmt, update: gast.stmt, depth: int = 0) -> None:
         """Forward substitution (Allen and Kennedy 2001, section 4.5.2) into a step of a
@@ -921,6 +947,15 @@ class ReductionsMixin:
         for part in scan.parts:
             self._no_object_arrays(part, scan)
         np_ = self.lib.alias
+        if scan.reassociated:
+            # `gamma * s * mask[t]` multiplied as `(gamma * mask[t]) * s`: the same dtype as the
+            # loop's products only where every value is float64 or a Python number (a float32
+            # start would take `gamma * s` in float32 in the loop's first step)
+            start_check = templates.expr(f"type(S) in (int, float, bool) or {np_}.asarray(S).dtype == {np_}.float64",
+                                         S=templates.name(name))
+            for check in [start_check, *self._float64_reads()]:
+                if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
+                    self.checks.append(check)
         coef, offset = (self._hoist(lift(self.lib, v, 1).node if v.stacked else v.node, f"{name}_{hint}")
                         for v, hint in ((a, "a"), (b, "b")))
         first, values, k = (self.namer.new(f"{name}_{hint}") for hint in ("first", "values", "k"))
@@ -1563,10 +1598,11 @@ def _running_value_first(scan) -> bool:
     return first is None or isinstance(first, gast.Name) and first.id == scan.name
 
 
-#: what a step of ``tf.scan`` may hold besides calls (:meth:`_graph_step`): arithmetic on names,
-#: constants, subscripts and attributes (``not`` asks a tensor for a Python bool: left out)
-_GRAPH_STEP_NODES = (gast.BinOp, gast.Name, gast.Constant, gast.Subscript, gast.Attribute, gast.Slice, gast.Tuple,
-                     gast.List, gast.keyword, gast.expr_context, gast.operator, gast.UAdd, gast.USub, gast.Invert)
+#: what a step of ``tf.scan`` may hold besides calls, rows and module attributes
+#: (:meth:`_graph_step`): arithmetic on names and constants (``not`` asks a tensor for a Python
+#: bool: left out)
+_GRAPH_STEP_NODES = (gast.BinOp, gast.Name, gast.Constant, gast.keyword, gast.expr_context, gast.operator,
+                     gast.UAdd, gast.USub, gast.Invert)
 
 _DTYPE_CALLS = {"tensorflow.cast", "tensorflow.dtypes.cast", "tensorflow.saturate_cast", "tensorflow.bitcast",
                 "tensorflow.convert_to_tensor", "tensorflow.constant", "tensorflow.complex",
