@@ -445,6 +445,9 @@ class WritesMixin:
             raise Unsupported("a scattered update at indices that are comparisons (bools index as a mask "
                               "batched, as a new axis in the loop)")
         bound = {n.id for st in self.out for n in gast.walk(st) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        # (nor the loop indices, ints the batched code binds, in front of a sequential inner
+        # loop whose body this is: fuzz seed 8292928 read `i` in the checks, unbound there)
+        bound |= {lv.ind.name for lv in self.levels if getattr(lv, "ind", None) is not None}
         np_ = self.lib.alias
         for name in sorted(_loads(idx) - bound - {np_}):
             check = templates.expr(f"{np_}.asarray(N).dtype != {np_}.bool_", N=templates.name(name))
