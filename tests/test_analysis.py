@@ -470,8 +470,9 @@ REFUSED = [
         """, "PF211", id="try"),
     pytest.param("""
         for i in range(n):
+            h = x[i] * 2
             if x[i] > 0:
-                h = x[i] * 2
+                h = x[i]
         return h
         """, "PF212", id="private-used-after-loop"),
     pytest.param("""

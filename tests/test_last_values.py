@@ -81,8 +81,8 @@ def test_no_iteration_keeps_the_value_before_the_loop():
 @pytest.mark.parametrize("body, why", [
     # skipped by a `continue`: the last iteration that binds it is not the last one
     ("if x[i] > 0:\n    continue\nt = x[i] * 2.0\nout[i] = t", "PF212"),
-    # bound under a test only
-    ("if x[i] > 0:\n    t = x[i]\nout[i] = x[i]", "PF212"),
+    # bound under a test only, and read in the body too: it carries from one iteration to the next
+    ("out[i] = t\nif x[i] > 0:\n    t = x[i]", "PF201"),
     # bound twice
     ("t = x[i]\nt = t * 2.0\nout[i] = t", "PF212"),
     # an element as it is: a Python float of a list, a NumPy scalar of an array, a 0-d array of
@@ -154,19 +154,50 @@ def test_two_last_values():
 
 
 def test_a_last_value_beside_one_bound_under_a_test():
-    """`a` is a last value, `z` the value of the last iteration that passed the test: each name
-    is decided, not only the first; the loop is distributed, `z`'s statement kept a loop."""
+    """`a` is a last value, `z` the value of the last iteration that passed the test (a
+    conditional lastprivate, TSVC s331): both are taken from the batched values, `z` at the
+    last position its test held, or as it was where it held nowhere."""
     source = _source("out = np.zeros(len(x))\nz = 0.0\nfor i in range(len(x)):\n    a = x[i] * 2.0\n"
                      "    if x[i] > 0:\n        z = x[i] * 3.0\n    out[i] = a\nreturn out, a, z\n")
     result = transpile_source(source, "m.py")
-    assert result.plans[0].rewritten and "lines 9-10 a loop" in result.code and "a = a[-1]" in result.code, \
-        result.code
-    for x in (np.array([1.0, -2.0, 3.0, -4.0]), np.array([-1.0])):
+    assert result.plans[0].rewritten and "a = a[-1]" in result.code and "z_hits = np.flatnonzero(" in result.code \
+        and "loop distributed" not in result.code, result.code
+    for x in (np.array([1.0, -2.0, 3.0, -4.0]), np.array([-1.0]), np.array([2.0])):
         _same(_load(source)(x.copy()), _load(result.code)(x.copy()))
-    whole = _source("z = 0.0\nfor i in range(len(x)):\n    if x[i] > 0:\n        z = x[i] * 3.0\nreturn z\n")
-    plan = transpile_source(whole, "m.py").plans[0]
-    assert not plan.vectorizable and [r.message for r in plan.remarks if r.code == "PF212"] == [
-        "`z` is used after the loop (line 9); it holds only the last iteration's value"], plan.remarks
+
+
+CONDITIONAL = [
+    # the index of the last negative element (TSVC s331): a Python int, as the loop's
+    ("j = -1", "if x[i] < 0.0:\n    j = i", "j", ".item()"),
+    # under two tests, a value computed from the row
+    ("last = 0.0", "if x[i] > 0.1:\n    if x[i] < 2.0:\n        last = x[i] * 2.0", "last", "np.logical_and("),
+    # in an else branch
+    ("k = 7", "if x[i] > 0.0:\n    out[i] = 1.0\nelse:\n    k = i", "k", "np.logical_not("),
+]
+
+
+@pytest.mark.parametrize("start, body, name, says", CONDITIONAL, ids=[c[2] for c in CONDITIONAL])
+def test_the_value_of_the_last_iteration_whose_test_held(start, body, name, says):
+    source = _source(f"out = np.zeros(len(x))\n{start}\nfor i in range(len(x)):\n" + textwrap.indent(body, "    ")
+                     + f"\nreturn out, {name}\n")
+    result = transpile_source(source, "m.py")
+    assert result.plans[0].rewritten and says in result.code and f"{name}_hits" in result.code, result.code
+    rng = np.random.default_rng(8)
+    for x in (rng.normal(size=9), np.array([1.0, 2.0]), np.array([-1.0, -3.0]), np.zeros(0),
+              np.array([np.nan, -0.0, 0.5])):
+        want, got = _load(source)(x.copy()), _load(result.code)(x.copy())
+        assert type(got[1]) is type(want[1]), (x, want, got)
+        _same(want, got)
+
+
+@pytest.mark.parametrize("body", [
+    "for j in range(2):\n    if x[i] > j:\n        z = x[i]",  # in an inner loop
+    "if x[i] > 0:\n    z = np.random.rand()",  # a draw every iteration makes, read or not
+])
+def test_conditional_last_values_that_stay_loops(body):
+    source = _source("z = 0.0\nfor i in range(len(x)):\n" + textwrap.indent(body, "    ") + "\nreturn z\n")
+    result = transpile_source(source, "m.py")
+    assert not result.plans[0].rewritten, result.code
 
 
 def test_a_value_the_same_on_every_iteration_is_bound_once():

@@ -350,3 +350,85 @@ def f(x):
     x = np.arange(12.0).reshape(3, 4) ** 1.5
     want = load_module("m.py", source=source).f(x.copy())
     np.testing.assert_array_equal(load_module("m.py", source=result.code).f(x.copy()), want)
+
+
+# Found by an adversarial review (helper-47, session 29).
+REVIEWED = {
+    # a row the loop then writes: `prev` is a view of it, so the next iteration sees the write;
+    # distributed, the wrap-around read rows before the writes (wrong results)
+    "row written after it is carried": ('''
+def f(x):
+    y = np.zeros_like(x)
+    prev = np.zeros(x.shape[1])
+    for i in range(x.shape[0]):
+        y[i] = x[i] - prev
+        prev = x[i]
+        x[i, 0] = 0.0
+    return y, x
+''', lambda rng: (rng.normal(size=(4, 3)),)),
+    "private row written after it is carried": ('''
+def f(x):
+    y = np.zeros_like(x)
+    t = np.zeros(x.shape[1])
+    for i in range(x.shape[0]):
+        s = x[i]
+        y[i] = s + t
+        t = s
+        x[i] += 1.0
+    return y, x
+''', lambda rng: (rng.normal(size=(4, 3)),)),
+    # a chain whose last link is a private (the transpiler raised)
+    "chain ending in a private": ('''
+def f(a, b, c):
+    t = 0.0
+    u = 0.0
+    for i in range(len(a)):
+        s = b[i] * c[i]
+        a[i] = s + t + u
+        u = t
+        t = s
+    return a
+''', lambda rng: (np.zeros(6), rng.normal(size=6), rng.normal(size=6))),
+    # a list keeps the first item's Python float: the float start is taken only where values
+    # are stored into arrays
+    "python float start into a list": ('''
+def f(x):
+    out = []
+    prev = 0.0
+    for i in range(len(x)):
+        out.append(prev * 2.0)
+        prev = x[i]
+    return out
+''', lambda rng: (rng.normal(size=5),)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REVIEWED))
+def test_what_a_review_found(name):
+    source, inputs = REVIEWED[name]
+    source = "import numpy as np\n" + source
+    result = transpile_source(source, "m.py")
+    loop, new = load_module("m.py", source=source).f, load_module("m.py", source=result.code).f
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        args = inputs(rng)
+        want = loop(*[a.copy() for a in args])
+        got = new(*[a.copy() for a in args])
+        want, got = (want, got) if isinstance(want, tuple) else ((want,), (got,))
+        for w, g in zip(want, got):
+            if isinstance(w, list):
+                assert [type(v) for v in g] == [type(v) for v in w], (w, g)
+            np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+
+
+@pytest.mark.parametrize("start", ["0", "0.0", "3"])
+def test_a_python_number_start_before_float64_values_runs_batched(start):
+    """``prev = 0`` (or ``0.0``) before float64 data, the values stored into an array: the
+    batched code runs (the check in front held on no float64 input before)."""
+    source = (f"import numpy as np\n\ndef f(x):\n    y = np.zeros(len(x))\n    prev = {start}\n"
+              "    for i in range(len(x)):\n        y[i] = x[i] - prev\n        prev = x[i]\n    return y\n")
+    code = transpile_source(source, "m.py").code
+    strict = code.replace("    else:\n        for i in", "    else:\n        raise AssertionError('the loop ran')\n        for i in")
+    assert strict != code
+    x = np.random.default_rng(4).normal(size=9)
+    np.testing.assert_array_equal(load_module("m.py", source=strict).f(x), load_module("m.py", source=source).f(x))

@@ -142,6 +142,7 @@ def _outputs(info):
               for n in info.arrays]
     parts += [f"TensorArray {n}" for n in info.tensorarrays]
     parts += [f"wrap-around {n}" for n in info.wraparound]
+    parts += [f"last value under a test {n}" for n in info.live_conditional]
     if info.random_draws:
         parts.append("random draws opted in (the batch draws other numbers than the loop)")
     return ", ".join(parts)

@@ -348,17 +348,21 @@ After the loop the name holds the value from the last iteration that bound it. W
 statement every iteration runs binds it (no `continue` before it, no `if` around it), that is
 the last iteration's value, and the rewrite binds the name to the batched values, then to their
 last (`h = h[-1]`; OpenMP's `lastprivate`, scalar expansion with the last value copied out:
-Allen and Kennedy 2001, section 5.5), where the loop runs at all. Bound under a test, or by
-more than one statement, the last value is that of an iteration only the loop knows, and the
-loop stays. The loop variable read after the loop takes the last index of the range
+Allen and Kennedy 2001, section 5.5), where the loop runs at all. Bound by one statement under
+tests only and read nowhere in the body (`if a[i] < 0: j = i`, TSVC s331), it holds the value of
+the last iteration whose tests held: in NumPy code the rewrite finds that iteration
+(`np.flatnonzero(mask)[-1]`) and leaves the name as it was where there is none. Bound by more
+than one statement, the last value is that of an iteration only the loop knows, and the loop
+stays. The loop variable read after the loop takes the last index of the range
 (`i = n - 1`; `i = 0` walked backwards; `range(a, b, s)[-1]`, the same Python int, for
 other steps and bounds) or the last row of the sequence (`row = x[-1]`, the same object), where
 the loop runs. The index of `np.arange` or `tf.range` (an array scalar, a tensor), a row
 unpacked (`for a, b in pairs`), and the variable of an inner loop read by the outer one stay.
 """, """
 for i in range(n):
+    h = x[i] * 2
     if x[i] > 0:
-        h = x[i] * 2
+        h = x[i]
 y = h + 1
 """, """
 for i in range(n):
@@ -368,8 +372,8 @@ _rule("PF213", "unsupported-iteration-space",
       "The loop's iteration space is not one pforge models.",
       """
 pforge understands `range`, `tf.range`, rows of a tensor or array (also walked backwards,
-`reversed(x)`), `enumerate`, `zip`, and counted `while` loops. Iterating a generator, a dict, or unpacking rows in an unusual way
-keeps the loop as it is.
+`reversed(x)`), `enumerate`, `zip`, and counted `while` loops. Iterating a generator, a dict,
+or unpacking rows in an unusual way keeps the loop as it is.
 """, """
 for key, value in table.items():
     out.append(value * 2)

@@ -1693,7 +1693,14 @@ class _Builder:
             before = ("i = -7",) if self.rng.random() < 0.5 else ()
             return Fragment("loop variable", VECTORIZE, (write,), setup + before, outputs=result + ("i",))
         if r < 0.5:
-            return Fragment("last value under a test", REFUSE, (write, f"if {self.test()}:", f"    s{k} = x[i] * 0.5"),
+            # the value of the last iteration whose test held (a conditional lastprivate); a
+            # look-alike reads it in the body too (then it carries from iteration to iteration)
+            value = self.rng.choice(("x[i] * 0.5", "i", self.expr()))
+            if self.rng.random() < 0.25:
+                return Fragment("last value under a test, read in the body", REFUSE,
+                                (f"t{k} = s{k} + 1.0", write, f"if {self.test()}:", f"    s{k} = {value}"),
+                                setup + (f"s{k} = -1",), outputs=result + (f"s{k}", f"t{k}"))
+            return Fragment("last value under a test", VECTORIZE, (write, f"if {self.test()}:", f"    s{k} = {value}"),
                             setup + (f"s{k} = -1",), outputs=result + (f"s{k}",))
         return Fragment("live invariant", VECTORIZE, (write, f"s{k} = len(x) * 2 + c"), setup + (f"s{k} = -1",),
                         outputs=result + (f"s{k}",))

@@ -80,7 +80,8 @@ def _wraparound(info, body, name, stored, targets, wraps) -> gast.Assign | None:
         return None  # read after (or by) its binding
     written = {n.value.id for s in body for n in gast.walk(s)
                if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and isinstance(n.value, gast.Name)}
-    later = {w for w, bound in wraps.items() if body.index(bound) > position}  # their previous values
+    # their previous values (a binding with privates substituted stands for its statement)
+    later = {w for w, bound in wraps.items() if body.index(getattr(bound, "pforge_original", bound)) > position}
     value = stmt.value
     for _ in range(8):
         # a private the body binds once before, from the index and invariants (`s = b[i] * c[i]`
@@ -96,8 +97,10 @@ def _wraparound(info, body, name, stored, targets, wraps) -> gast.Assign | None:
         return None
     if value is not stmt.value:
         # (the binding with the privates' values in place, where the printers read `E`)
-        stmt = gast.copy_location(gast.Assign(targets=[copy.deepcopy(stmt.targets[0])], value=value,
-                                              type_comment=None), stmt)
+        substituted = gast.copy_location(gast.Assign(targets=[copy.deepcopy(stmt.targets[0])], value=value,
+                                                     type_comment=None), stmt)
+        substituted.pforge_original = stmt
+        return substituted
     return stmt
 
 
@@ -309,8 +312,30 @@ def check_live_out(info: LoopInfo, body, stored, targets) -> None:
             # keeps the loop, PF211)
             info.live_last.add(name)
             continue
+        conditional = _under_tests(body, stored[name][0]) if len(stored[name]) == 1 else None
+        if conditional is not None and not any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
+                                               for s in body for n in gast.walk(s)) \
+                and not any(id(n) in draws for n in gast.walk(conditional.value)):
+            info.live_conditional[name] = conditional
+            continue
         info.block("PF212", f"`{name}` is used after the loop (line {use.lineno}); "
                    "it holds only the last iteration's value", use)
+
+
+def _under_tests(stmts, store) -> gast.Assign | None:
+    """The statement ``name = E`` that binds ``store``, where it lies under one or more ``if``
+    statements of ``stmts`` and in nothing else (no loop, no ``with``); else None."""
+    for stmt in stmts:
+        if not isinstance(stmt, gast.If):
+            continue
+        for branch in (stmt.body, stmt.orelse):
+            for inner in branch:
+                if isinstance(inner, gast.Assign) and len(inner.targets) == 1 and inner.targets[0] is store:
+                    return inner
+            found = _under_tests(branch, store)
+            if found is not None:
+                return found
+    return None
 
 
 def read_outside(info: LoopInfo, node: gast.AST) -> set[str]:

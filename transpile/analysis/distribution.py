@@ -266,6 +266,7 @@ def groups(ctx, loop: gast.For) -> Distribution | None:
         return None
     if any(name in variant for f in facts for name, accesses in f.accesses.items() if any(a.write for a in accesses)):
         return None  # `row = x[i]; row[0] = v` writes into `x` under another name
+    _tie_views(facts)
     augmented = {f.stmt.target.id for f in facts if isinstance(f.stmt, gast.AugAssign) and isinstance(f.stmt.target, gast.Name)}
     if any(not _bound_fresh(ctx, n) for name in augmented for n in stored[name]
            if not isinstance(ctx.parents.get(id(n)), gast.AugAssign)):
@@ -326,6 +327,30 @@ _BINARY = set("add subtract multiply divide true_divide floor_divide power float
               "mod remainder fmod arctan2 hypot logical_and logical_or logical_xor bitwise_and bitwise_or "
               "bitwise_xor left_shift right_shift greater less equal not_equal greater_equal less_equal "
               "copysign ldexp nextafter heaviside gcd lcm logaddexp logaddexp2".split())
+
+
+def _tie_views(facts) -> None:
+    """A name bound to an element or row of an array (``prev = x[i]``, or another such name) may
+    be a view of it: where a statement writes that array (``x[i, 0] = 0.0``), a statement reading
+    the name sees the write, in whichever iteration it reads it (a wrap-around variable reads the
+    row of the iteration before). Each reader reads the array whole, so it stays in one loop with
+    the writers (helper-47: distributed, the wrap-around read rows the loop had written)."""
+    views: dict[str, str] = {}
+    for _ in range(len(facts)):
+        for f in facts:
+            st = f.stmt
+            if isinstance(st, gast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], gast.Name):
+                base = st.value
+                while isinstance(base, gast.Subscript):
+                    base = base.value
+                if isinstance(base, gast.Name) and (base is not st.value or base.id in views):
+                    views.setdefault(st.targets[0].id, views.get(base.id, base.id))
+    written = set().union(*(f.written for f in facts))
+    for f in facts:
+        for name, array in views.items():
+            if name in f.names and array in written:
+                f.names.add(array)
+                f.whole.add(array)
 
 
 def _may_write(callee: str | None, call: gast.Call) -> bool:

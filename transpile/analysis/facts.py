@@ -204,6 +204,10 @@ class LoopInfo:
     #: hold the last iteration's value (OpenMP's ``lastprivate``; scalar expansion, then the
     #: last element copied out: Allen and Kennedy 2001, section 5.5)
     live_last: set[str] = field(default_factory=set)
+    #: of those, the ones bound once, under ``if`` tests only, and read nowhere in the body
+    #: (``if a[i] < 0: j = i``): after the loop they hold the value of the last iteration
+    #: whose tests held (TSVC s331; a conditional ``lastprivate``) -> that binding
+    live_conditional: dict[str, gast.Assign] = field(default_factory=dict)
     #: names of the loop's target used after it: the loop leaves them its last iteration's
     #: index or row (:func:`classes._last_target`)
     live_targets: set[str] = field(default_factory=set)

@@ -63,6 +63,8 @@ class ConditionalsMixin:
             if name in else_env:
                 self.env[name] = else_env[name]
         for blend in plan.blends:
+            if blend.name in self.conditional_lasts:
+                continue  # (taken at the end: the last iteration whose tests held)
             name, old = blend.name, saved_env.get(blend.name)
             a = then_env.get(name) if blend.then == "branch" else old
             b = else_env.get(name) if blend.otherwise == "branch" else old

@@ -98,6 +98,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.last_values: dict[str, bool] = {}  # names used after the loop (lastprivate) -> a Python number
         self.last_targets: dict[str, gast.expr] = {}  # the loop's variables used after it -> their last value
         self.last_statements: list[gast.stmt] = []  # those names bound to their last values: the batched code's end
+        self.conditional_lasts: dict[str, tuple] = {}  # `if c: j = i`, j read after the loop -> (mask, value)
         self.ta_drop: list = []
         self.selections: dict[str, tuple[Val, Val, bool, int]] = {}
         self.inferred_locals: set[str] = set()  # locals whose rank rank_inference gave

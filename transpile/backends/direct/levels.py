@@ -826,15 +826,20 @@ class LevelsMixin:
             # strongly; 1000 beside int8 data would wrap): `E` of the first iteration, computed
             # as the loop computes it, shows the type; where they differ the loop runs.
             e0 = _substitute(stmt.value, {ind.name: first})
-            # (or a Python float start, `prev = 0.0`, before float64 values, where every value
-            # the loop reads is float64 or a Python number: Python's floats compute as float64)
-            floats = self._float64_reads()
-            float_start = templates.expr(f"type(W) is float and type(E) is {np_}.float64", W=templates.name(name), E=e0)
-            for check in floats:
-                float_start = gast.BoolOp(op=gast.And(), values=[float_start, check])
-            self.checks.append(templates.expr(
+            one_type = templates.expr(
                 f"len(T) == 0 or type(W) is type(E) and (not isinstance(W, {np_}.ndarray) or "
-                "(W.dtype == E.dtype and W.shape == E.shape)) or F", T=trips, W=templates.name(name), E=e0, F=float_start))
+                "(W.dtype == E.dtype and W.shape == E.shape))", T=trips, W=templates.name(name), E=e0)
+            if self._stored_only():
+                # (or a Python float start, `prev = 0.0`, or an int within 2**53, before float64
+                # values, where every value the loop reads is float64 or a Python number:
+                # Python's numbers compute as float64, and what the loop computes is stored into
+                # arrays only, where the first iteration's Python number leaves no trace)
+                number_start = templates.expr(
+                    f"(type(W) is float or type(W) is int and -2 ** 53 <= W <= 2 ** 53) and type(E) is {np_}.float64",
+                    W=templates.name(name), E=e0)
+                one_type = gast.BoolOp(op=gast.Or(), values=[one_type, gast.BoolOp(
+                    op=gast.And(), values=[number_start, *self._float64_reads()])])
+            self.checks.append(one_type)
             # `E` reads arrays the loop must not write (the analysis saw no name of them
             # written), nor may the start be a view of one: an alias (`y = out`) or an argument
             # passed twice would read what the loop writes
@@ -856,6 +861,13 @@ class LevelsMixin:
         values = {name: self.ev(self._wrapped(level, name, stmt)) for name, stmt in wraps.items()}
         for name, value in values.items():
             self.env[name] = value.with_node(self._hoist(value.node, f"{name}_before"))
+
+    def _stored_only(self) -> bool:
+        """Whether the loop's values leave it only as elements stored into arrays: no collector,
+        reduction, scan, arg-reduction, TensorArray or name read after the loop, whose values
+        keep the Python or NumPy type they were computed in."""
+        return not any(lv.collectors or lv.reductions or lv.scans or lv.arg_reductions or lv.tensorarrays
+                       or lv.live_out for lv in self.info.walk())
 
     def _iteration_number(self, level) -> gast.expr:
         """``k`` of the current iteration as an array: ``(i - start) // step``."""

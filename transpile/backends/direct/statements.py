@@ -11,7 +11,7 @@ from pforge.transpile import templates
 from pforge.transpile.analysis import PRIVATE, appended_item, spelled_out_update
 from pforge.transpile.analysis.nodes import reversed_operand
 from pforge.transpile.backends.common import _evidently_array
-from pforge.transpile.backends.direct.core import Unsupported, Val
+from pforge.transpile.backends.direct.core import Unsupported, Val, lift
 from pforge.transpile.backends.direct.shared import Ind, _is_boolean, _loads, may_be_view
 from pforge.transpile.backends.pfor import _stores
 from pforge.transpile.spaces import constant_int
@@ -217,6 +217,37 @@ class StatementsMixin:
             self.needs_trip = True
         self.last_values[name] = val.python
 
+    def _conditional_last(self, name: str, stmt) -> None:
+        """``if a[i] < 0: j = i`` with ``j`` read only after the loop (a conditional
+        ``lastprivate``, TSVC s331): ``j`` ends as the value of the last iteration whose tests
+        held, or as it was where none did. NumPy, one loop level, one number per iteration:
+        ``hits = np.flatnonzero(mask)``, then ``j = values[hits[-1]]`` where there is a hit (a
+        Python number taken out as one, ``.item()``), under the trip check in front.
+
+        Raises:
+            Unsupported: TensorFlow code, an inner loop, or a value that is not one number.
+        """
+        if self.lib.kind != "np" or self.to_tf or len(self.levels) != 1 or self.mask is None:
+            raise Unsupported(f"`{name}`, bound under a test and used after the loop (NumPy code, one loop only)")
+        value = self.ev(stmt.value)
+        if value.rank != 0 or value.mixed or value.witness is not None:
+            raise Unsupported(f"`{name}`, bound under a test and used after the loop, is not one number of one kind")
+        mask = lift(self.lib, self.mask, 1)
+        self.conditional_lasts[name] = (mask, lift(self.lib, value, 1) if value.stacked else value)
+
+    def _end_conditional_lasts(self) -> None:
+        """The names of :meth:`_conditional_last`, bound at the batched code's end."""
+        np_ = self.lib.alias
+        for name, (mask, value) in self.conditional_lasts.items():
+            hits = self.namer.new(f"{name}_hits")
+            self.last_statements += templates.replace(f"{hits} = {np_}.flatnonzero(M)", M=mask.node)
+            taken = templates.expr(f"V[{hits}[-1]]" + (".item()" if value.python else ""), V=value.node) \
+                if value.stacked else copy.deepcopy(value.node)
+            self.last_statements.append(gast.If(test=templates.expr(f"len({hits}) > 0"),
+                                                body=templates.replace(f"{name} = V", V=taken), orelse=[]))
+        if self.conditional_lasts:
+            self.needs_trip = True
+
     def _end_last_values(self) -> None:
         """The names used after the loop take their last iteration's value (:meth:`_last_value`),
         a Python number as one (``.item()``), and the loop's variables theirs
@@ -226,6 +257,7 @@ class StatementsMixin:
         (:attr:`last_statements`): a collector's batched value, bound after the level, reads
         the batched values these names are bound to before (``out = t + 1.0``, then ``t =
         t[-1]``)."""
+        self._end_conditional_lasts()
         lasts = [templates.replace(f"{name} = V", V=node) for name, node in self.last_targets.items()]
         # (the last of values in reverse order, `v[::-1][-1]`, is the first of `v`)
         lasts += [templates.replace(f"{name} = V[0]{'.item()' if python else ''}", V=reversed_operand(self.env[name].node))
@@ -280,6 +312,8 @@ class StatementsMixin:
             red = self._reduction_of(name, stmt)
             if red is not None:
                 return self._reduce(red, stmt)
+            if any(lv.info.live_conditional.get(name) is stmt for lv in self.levels):
+                return self._conditional_last(name, stmt)
             self.element_masks.pop(name, None)  # a new binding: no longer the mask it was
             self.boolean_vectors.pop(name, None)
             self.deferred.pop(name, None)

@@ -67,8 +67,8 @@ class ChecksMixin:
         if info.wraparound:
             raise Unsupported(f"the wrap-around variable `{next(iter(info.wraparound))}` is not "
                               "rewritten by the pfor backend")
-        if info.live_invariants or info.live_last or info.live_targets:
-            raise Unsupported(f"`{min(info.live_invariants | info.live_last | info.live_targets)}` is used after "
+        if info.live_invariants or info.live_last or info.live_targets or info.live_conditional:
+            raise Unsupported(f"`{min(info.live_invariants | info.live_last | info.live_targets | set(info.live_conditional))}` is used after "
                               "the loop, which the body "
                               "function of tf.vectorized_map does not bind")
         if info.scans:
