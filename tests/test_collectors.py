@@ -584,3 +584,16 @@ def test_a_list_used_before_the_loop_is_extended_only_where_nothing_else_holds_i
     assert plan.rewritten == rewritten, [r.message for r in plan.remarks]
     x = np.array([1.0, 2.0, 3.0])
     assert load_module("m.py", source=result.code).f(x) == load_module("m.py", source=source).f(x)
+
+
+def test_a_private_appended_from_a_list_of_python_floats_keeps_their_type():
+    """``s = b[i] * 2.0; a.append(s)``, ``a`` returned as the list: over a list of Python floats
+    the loop's items are Python floats, so the batched ``list(s)`` (NumPy scalars) is taken only
+    where ``b``, which ``s`` is computed from, is an array (helper-48)."""
+    source = ("import numpy as np\n\n\ndef f(b):\n    a = []\n    for i in range(len(b)):\n"
+              "        s = b[i] * 2.0\n        a.append(s)\n    return a\n")
+    code = transpile_source(source, "m.py").code
+    assert "type(b) is np.ndarray" in code, code
+    for b in ([1.5, -2.0], np.array([1.5, -2.0])):
+        want, got = _run(source, b), _run(code, b)
+        assert [type(v) for v in got] == [type(v) for v in want] and got == want

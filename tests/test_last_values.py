@@ -372,3 +372,24 @@ def test_the_last_row_of_a_sequence_the_body_changes_stays_a_loop():
     source = _source("out = []\nfor v in x:\n    out.append(v * 2.0)\n    x.sort()\nreturn out, v\n")
     plan = transpile_source(source, "m.py").plans[0]
     assert not plan.rewritten, plan.remarks
+
+
+@pytest.mark.parametrize("body, result", [
+    # the test and the value read an array the body writes after them (helper-48): taken as the
+    # loop saw them, not after the batched writes
+    ("if x[i] > 0:\n    j = x[i]\nx[i] = -1.0", "j, x"),
+    ("if x[i] > 0:\n    j = i\nx[i] = 0.0", "j, x"),
+    ("if x[i] > 0:\n    j = y[i]\ny[i] = 5.0", "j, y"),
+    ("if x[i] > 0:\n    j = x[i]\n    x[i] = -x[i]", "j, x"),
+])
+def test_a_conditional_last_value_reads_what_the_loop_read(body, result):
+    source = ("import numpy as np\n\n\ndef f(x, y):\n    j = 0.0\n    for i in range(len(x)):\n"
+              + textwrap.indent(body, "        ") + f"\n    return {result}\n")
+    out = transpile_source(source, "m.py")
+    assert out.plans[0].rewritten and "j_hits" in out.code, out.code
+    rng = np.random.default_rng(9)
+    for n in (1, 2, 7):
+        x, y = rng.normal(size=n), rng.normal(size=n)
+        want, got = _load(source)(x.copy(), y.copy()), _load(out.code)(x.copy(), y.copy())
+        assert type(got[0]) is type(want[0]), (x, want, got)
+        _same(want, got)

@@ -178,7 +178,9 @@ class CollectorsMixin:
                                       "NumPy scalars come back as they were appended)")
                 if not value.python:
                     # NumPy scalars only when what they are computed from is no list of numbers
-                    self.arrays |= {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+                    # (through the batched names they read: `s = b * 2.0`, then `list(s)`, is of
+                    # `b`'s kind; helper-48)
+                    self.arrays |= self._sources(node)
                 node = templates.expr("V.tolist()" if value.python else "list(V)", V=node)
         if col.kind == "extend":
             self.out += templates.replace(f"{name}.extend(V)", V=node)
@@ -196,6 +198,22 @@ class CollectorsMixin:
             # values came from would see later writes into it (`x[0] = 100.0` after the loop)
             node = lib.call("copy", node)
         self.out += templates.replace(f"{name} = V", V=node)
+
+    def _sources(self, node) -> set[str]:
+        """The names ``node`` reads, and through each name the batched code binds
+        (``s = np.asarray(b) * 2.0``) the names its value reads, to the end of the chain."""
+        bound = {}
+        for st in self.out:
+            if isinstance(st, gast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], gast.Name):
+                bound.setdefault(st.targets[0].id, []).append(st.value)
+        found, todo = set(), [n.id for n in gast.walk(node) if isinstance(n, gast.Name)]
+        while todo:
+            name = todo.pop()
+            if name in found:
+                continue
+            found.add(name)
+            todo += [n.id for value in bound.get(name, []) for n in gast.walk(value) if isinstance(n, gast.Name)]
+        return found
 
     def _rows_of_one_kind(self, name, value) -> str | None:
         """How to rebuild appended rows ``[a, b]`` (``edges.append([lo[i], hi[i]])``) from their

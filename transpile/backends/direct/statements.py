@@ -232,8 +232,19 @@ class StatementsMixin:
         value = self.ev(stmt.value)
         if value.rank != 0 or value.mixed or value.witness is not None:
             raise Unsupported(f"`{name}`, bound under a test and used after the loop, is not one number of one kind")
-        mask = lift(self.lib, self.mask, 1)
-        self.conditional_lasts[name] = (mask, lift(self.lib, value, 1) if value.stacked else value)
+        # the test and the values as they are here, before the body's later statements write the
+        # arrays they read (`if a[i] > 0: j = a[i]`, then `a[i] = -1.0`; helper-48): bound now,
+        # copies where they may be views of an array the loop writes
+        mask = self._unshared(lift(self.lib, self.mask, 1))
+        held = self.namer.new(f"{name}_mask")
+        self.out += templates.replace(f"{held} = M", M=mask.node)
+        mask = mask.with_node(templates.name(held))
+        if value.stacked:
+            value = self._unshared(lift(self.lib, value, 1))
+            values = self.namer.new(f"{name}_values")
+            self.out += templates.replace(f"{values} = V", V=value.node)
+            value = value.with_node(templates.name(values))
+        self.conditional_lasts[name] = (mask, value)
 
     def _end_conditional_lasts(self) -> None:
         """The names of :meth:`_conditional_last`, bound at the batched code's end."""
