@@ -837,7 +837,8 @@ class LevelsMixin:
                 number_start = templates.expr(
                     f"(type(W) is float or type(W) is int and -2 ** 53 <= W <= 2 ** 53) and type(E) is {np_}.float64",
                     W=templates.name(name), E=e0)
-                one_type = gast.BoolOp(op=gast.Or(), values=[one_type, gast.BoolOp(
+                # (one flat `or`, its first operand the empty-range test `_fold_empty_ranges` drops)
+                one_type = gast.BoolOp(op=gast.Or(), values=[*one_type.values, gast.BoolOp(
                     op=gast.And(), values=[number_start, *self._float64_reads()])])
             self.checks.append(one_type)
             # `E` reads arrays the loop must not write (the analysis saw no name of them
