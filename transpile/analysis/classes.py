@@ -8,7 +8,7 @@ import copy
 import gast
 
 from pforge.transpile.analysis.facts import CARRIED, DERIVED, INDUCTION, ITEM, PRIVATE, WRAPAROUND, LoopInfo
-from pforge.transpile.analysis.nodes import _loaded_names
+from pforge.transpile.analysis.nodes import _loaded_names, substituted
 
 
 def _find_derived(info, body, stored, targets):
@@ -90,17 +90,17 @@ def _wraparound(info, body, name, stored, targets, wraps) -> gast.Assign | None:
         bindings = {p: _private_binding(body[:position], p, stored) for p in privates}
         if not privates or any(b is None for b in bindings.values()):
             break
-        value = _substituted(value, {p: b.value for p, b in bindings.items()})
+        value = substituted(value, {p: b.value for p, b in bindings.items()})
     read = {n.id for n in _loaded_names(value)}
     if read & ((set(stored) | written) - targets - later) or any(
             isinstance(n, (gast.Call, gast.Lambda, gast.NamedExpr, gast.Yield, gast.Await)) for n in gast.walk(value)):
         return None
     if value is not stmt.value:
         # (the binding with the privates' values in place, where the printers read `E`)
-        substituted = gast.copy_location(gast.Assign(targets=[copy.deepcopy(stmt.targets[0])], value=value,
-                                                     type_comment=None), stmt)
-        substituted.pforge_original = stmt
-        return substituted
+        binding = gast.copy_location(gast.Assign(targets=[copy.deepcopy(stmt.targets[0])], value=value,
+                                                 type_comment=None), stmt)
+        binding.pforge_original = stmt
+        return binding
     return stmt
 
 
@@ -116,16 +116,6 @@ def _private_binding(stmts, name, stored) -> gast.Assign | None:
                 return None
             return stmt
     return None
-
-
-def _substituted(node, values: dict) -> gast.expr:
-    """A copy of ``node`` with each read of a name in ``values`` replaced by (a copy of) its value."""
-    class Substitute(gast.NodeTransformer):
-        def visit_Name(self, name):
-            if name.id in values and isinstance(name.ctx, gast.Load):
-                return copy.deepcopy(values[name.id])
-            return name
-    return Substitute().visit(copy.deepcopy(node))
 
 
 def _live_around(ctx, info, name):

@@ -3,6 +3,8 @@ the statement that binds a name or holds a node."""
 
 from __future__ import annotations
 
+import copy
+
 import gast
 
 from pforge.transpile.spaces import constant_int
@@ -292,6 +294,15 @@ def appended_item(call) -> gast.expr | None:
 def prepends(call) -> bool:
     """Whether ``call`` is ``v.insert(0, e)``, an item put at the front (:func:`appended_item`)."""
     return appended_item(call) is not None and call.func.attr == "insert"
+
+
+def substituted(node, values: dict) -> gast.expr:
+    """A copy of ``node`` with each name in ``values`` replaced by (a copy of) its expression."""
+    class _Swap(gast.NodeTransformer):
+        def visit_Name(self, name):
+            return copy.deepcopy(values[name.id]) if name.id in values else name
+
+    return _Swap().visit(copy.deepcopy(node))
 
 
 def reversed_operand(node) -> gast.expr | None:

@@ -10,6 +10,7 @@ from typing import NamedTuple
 import gast
 
 from pforge.transpile import ranks, templates
+from pforge.transpile.analysis.nodes import substituted as _substitute
 from pforge.transpile.naming import global_names
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Unsupported, Val, align, const, lift
@@ -1049,17 +1050,6 @@ def _at_most(bound, length) -> bool:
 
 def _nonnegative_constant(node) -> bool:
     return isinstance(node, gast.Constant) and type(node.value) is int and node.value >= 0
-
-
-def _substitute(node, values: dict) -> gast.expr:
-    """A copy of ``node`` with each name in ``values`` replaced by its expression (bracketed)."""
-    node = copy.deepcopy(node)
-
-    class _Swap(gast.NodeTransformer):
-        def visit_Name(self, name):
-            return copy.deepcopy(values[name.id]) if name.id in values else name
-
-    return _Swap().visit(node)
 
 
 def _is_colon(part):

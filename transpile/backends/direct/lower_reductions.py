@@ -12,7 +12,8 @@ from pforge.transpile import ranks, templates
 from pforge.transpile.analysis import reduction_term
 from pforge.transpile.analysis.aliasing import unexposed_allocation
 from pforge.transpile.analysis.nodes import (_binding, _entry_definitions, dead_start, literal_at_entry,
-                                             literal_number_at_entry, number_literal, reversed_operand)
+                                             literal_number_at_entry, number_literal, reversed_operand,
+                                             substituted)
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import NOT_INT, Unsupported, Val, align, const, lift
 from pforge.transpile.backends.direct.indexing import _is_ellipsis
@@ -152,17 +153,17 @@ class ReductionsMixin:
             if term.pytype not in ("float", "complex"):
                 self._int_sum_holds(term_node, red.name)
             reduced = self._of_the_terms_kind(reduced, witness, red.name)
-        if self.lib.kind == "tf" and red.op in ("max", "min") and k == 0 and isinstance(stmt, gast.Assign) \
-                and isinstance(stmt.value, gast.Call) and not self._tensor_start(red.name):
-            # (the loop's `tf.maximum(0, t)` converts the Python number to `t`'s dtype; staged,
-            # `tf.maximum(0, r)` converts it first, to int32, and raises: the running value
-            # converted to the reduced terms' dtype)
+        # (the loop's `tf.maximum(0, t)` converts the Python number to `t`'s dtype; staged,
+        # `tf.maximum(0, r)` converts it first, to int32, and raises: the running value
+        # converted to the reduced terms' dtype)
+        converted = self.lib.kind == "tf" and red.op in ("max", "min") and k == 0 and isinstance(stmt, gast.Assign) \
+            and isinstance(stmt.value, gast.Call) and not self._tensor_start(red.name)
+        if converted:
             reduced = self._hoist(reduced, f"{red.name}_reduced")
-            new = _replace_term(copy.deepcopy(stmt), red.name, reduced)
+        new = _replace_term(copy.deepcopy(stmt), red.name, reduced)
+        if converted:
             new.value.args = [templates.expr(f"{self.lib.alias}.convert_to_tensor(S, R.dtype)", S=a, R=reduced)
                               if isinstance(a, gast.Name) and a.id == red.name else a for a in new.value.args]
-        else:
-            new = _replace_term(copy.deepcopy(stmt), red.name, reduced)
         begin = self._product_start(red, k, reduced, fused_reduced, first_assign or python_term)
         if begin is not None and k == 0:
             new = gast.copy_location(gast.Assign(targets=[templates.name(red.name, store=True)], value=reduced,
@@ -674,20 +675,17 @@ class ReductionsMixin:
                     elif isinstance(child, gast.AST):
                         substitute(child)
 
-        own = scan.op != "linear" or scan.reassociated
-        if own:
+        own_step = scan.op != "linear" or scan.reassociated
+        if own_step:
             # (the update itself, its running value read as the scan's `h`)
             update = scan.update
-            own = gast.BinOp(left=copy.deepcopy(update.target), op=copy.deepcopy(update.op), right=copy.deepcopy(
-                update.value)) if isinstance(update, gast.AugAssign) else copy.deepcopy(update.value)
-            for n in gast.walk(own):
-                if isinstance(n, gast.Name) and n.id == name:
-                    n.id, n.ctx = "__h", gast.Load()
-            parts = [own]
+            value = gast.BinOp(left=update.target, op=update.op, right=update.value) \
+                if isinstance(update, gast.AugAssign) else update.value
+            parts = [substituted(value, {name: templates.name("__h")})]
         holder = [gast.Expr(value=p) for p in parts]  # (so that a part that is itself `x[t]` is replaced too)
         for stmt in holder:
             self._forward_substitute(stmt, scan.update)
-            self._graph_step(name, stmt.value, induction, row_targets)
+            self._graph_step(name, stmt.value, induction)
             substitute(stmt)
         parts = [stmt.value for stmt in holder]
         # (values, not the callees and modules the parts name: `tf` of `tf.sin`, `abs`)
@@ -721,7 +719,7 @@ class ReductionsMixin:
                 if isinstance(n, gast.Name) and n.id.startswith("__row_"):
                     n.id = picks[int(n.id[len("__row_"):])]
         h = self.namer.new("h")  # (the running value; not a name the parts read)
-        if not own:
+        if not own_step:
             spelled = {"a * s + b": f"A * {h} + B", "a * s - b": f"A * {h} - B", "b - a * s": f"B - A * {h}"}[scan.spelling]
         else:
             for n in gast.walk(parts[0]):
@@ -759,7 +757,7 @@ class ReductionsMixin:
             # (:meth:`_end_last_values`)
             self.last_values[name] = False
 
-    def _graph_step(self, name: str, part: gast.expr, induction: str | None, row_targets: set[str]) -> None:
+    def _graph_step(self, name: str, part: gast.expr, induction: str | None) -> None:
         """A step of ``tf.scan`` must compute what the loop's step computes, in a graph and with
         the running value of one shape throughout:
 
@@ -1578,8 +1576,6 @@ class ReductionsMixin:
         total.keywords.append(gast.keyword(arg="where", value=copy.deepcopy(wide)))
         return Val(total, mask.full, data.rank - 1)
 
-#: calls that give a value of a dtype of their own (a step that makes one decides the running
-#: value's dtype, which the rows' then need not be)
 def _forwards(rows: gast.expr, tf_: str, imports) -> gast.expr | None:
     """The rows read in the opposite order: ``v`` of ``v[::-1]``, and ``tf.convert_to_tensor(v)``
     of ``tf.convert_to_tensor(v[::-1])`` (a sequence converted, walked last first); else None."""
@@ -1604,6 +1600,8 @@ def _running_value_first(scan) -> bool:
 _GRAPH_STEP_NODES = (gast.BinOp, gast.Name, gast.Constant, gast.keyword, gast.expr_context, gast.operator,
                      gast.UAdd, gast.USub, gast.Invert)
 
+#: calls that give a value of a dtype of their own (a step that makes one decides the running
+#: value's dtype, which the rows' then need not be)
 _DTYPE_CALLS = {"tensorflow.cast", "tensorflow.dtypes.cast", "tensorflow.saturate_cast", "tensorflow.bitcast",
                 "tensorflow.convert_to_tensor", "tensorflow.constant", "tensorflow.complex",
                 "tensorflow.math.real", "tensorflow.math.imag", "tensorflow.math.angle", "tensorflow.math.abs"}

@@ -270,11 +270,11 @@ class StatementsMixin:
         t[-1]``)."""
         self._end_conditional_lasts()
         lasts = [templates.replace(f"{name} = V", V=node) for name, node in self.last_targets.items()]
-        # (the last of values in reverse order, `v[::-1][-1]`, is the first of `v`)
-        lasts += [templates.replace(f"{name} = V[0]{'.item()' if python else ''}", V=reversed_operand(self.env[name].node))
-                  if reversed_operand(self.env[name].node) is not None else
-                  templates.replace(f"{name} = V[-1]{'.item()' if python else ''}", V=self.env[name].node)
-                  for name, python in self.last_values.items()]
+        for name, python in self.last_values.items():
+            # (the last of values in reverse order, `v[::-1][-1]`, is the first of `v`)
+            values = self.env[name].node
+            at, values = ("0", reversed_operand(values)) if reversed_operand(values) is not None else ("-1", values)
+            lasts.append(templates.replace(f"{name} = V[{at}]{'.item()' if python else ''}", V=values))
         if not lasts:
             return
         if self.lib.kind == "np":
