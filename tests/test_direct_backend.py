@@ -210,7 +210,9 @@ def test_filter_and_reduction_under_if():
             return np.array(kept), total
     ''')
     code = _loop_code(result.code)
-    assert "total_terms = np.where(np.max(x, axis=-1) > t, np.sum(x, axis=-1), False)" in code
+    assert "x_mask = np.max(x, axis=-1) > t" in code  # (the test and the `if` read it; bound once)
+    assert "total_terms = np.where(x_mask, np.sum(x, axis=-1), False)" in code
+    assert "if np.any(x_mask):" in code
     assert "total += np.sum(total_terms, axis=0, dtype=np.result_type(total, total_terms))" in code
     assert "kept_selected = (x * 2)[np.max(x, axis=-1) > t]" in code
     assert "kept = kept_selected if len(kept_selected) else np.array([])" in code  # none kept: NumPy's `[]`

@@ -50,7 +50,10 @@ def sepia(picture, factor):
             raise TypeError('grey_of() takes 3 positional arguments for the items of one row')
         whole = 0.2126 * picture[:n_rows, :n_cols, 2] + 0.587 * picture[:n_rows, :n_cols, 1] + 0.114 * picture[:n_rows, :n_cols, 0]
         grey = whole.astype(int) if not np.any(np.abs(whole) >= 2.0 ** 63) else np.vectorize(int, otypes=[object])(np.where(np.isfinite(whole), whole, 0))
-        picture[:n_rows, :n_cols] = np.stack(np.broadcast_arrays(np.where(255 < grey, 255, grey), np.where(np.asarray(255, dtype=np.uint8) < grey.astype(np.result_type(factor, 0)) + factor, np.asarray(255, dtype=np.uint8), grey.astype(np.result_type(factor, 0)) + factor), np.where(np.asarray(255, dtype=np.uint8) < grey.astype(np.result_type(2 * factor, 0)) + 2 * factor, np.asarray(255, dtype=np.uint8), grey.astype(np.result_type(2 * factor, 0)) + 2 * factor)), axis=2, dtype=picture.dtype, casting='unsafe')
+        grey_term = grey.astype(np.result_type(2 * factor, 0)) + 2 * factor
+        grey_term_1 = grey.astype(np.result_type(factor, 0)) + factor
+        constant = np.asarray(255, dtype=np.uint8)
+        picture[:n_rows, :n_cols] = np.stack(np.broadcast_arrays(np.where(255 < grey, 255, grey), np.where(constant < grey_term_1, constant, grey_term_1), np.where(constant < grey_term, constant, grey_term)), axis=2, dtype=picture.dtype, casting='unsafe')
     else:
         for i in range(n_rows):
             for j in range(n_cols):

@@ -63,8 +63,9 @@ def balance(start, rates, deposits):
     # pforge: vectorized loop (was lines 57-58: map over rates, deposits, linear scan balance, indexed output balance) with batched ops, where its run-time checks hold
     if type(balance) is np.ndarray and balance.dtype.kind in 'biufc' and len(balance) - 1 <= np.shape(rates)[0] and len(balance) - 1 <= np.shape(deposits)[0] and np.asarray(rates).dtype.kind != 'O' and np.asarray(deposits).dtype.kind != 'O' and not isinstance(deposits, (list, tuple)) and not isinstance(rates, (list, tuple)) and len(balance) > 1:
         balance_prev = balance[0]
-        balance_prev_a = 1.0 + rates[:len(balance) - 1]
-        balance_prev_b = deposits[:len(balance) - 1]
+        balance_stop = len(balance) - 1
+        balance_prev_a = 1.0 + rates[:balance_stop]
+        balance_prev_b = deposits[:balance_stop]
         balance_prev_first = balance_prev_a[0] * balance_prev + balance_prev_b[0]
         balance_prev_values = np.empty(len(balance_prev_a), np.result_type(balance_prev_a, balance_prev_first, balance_prev_b))
         balance_prev_values[:len(balance_prev_a)] = balance_prev_b

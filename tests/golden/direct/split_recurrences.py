@@ -45,7 +45,8 @@ def logistic_features(x, r):
         pop[t] = r * pop[t - 1] * (1.0 - pop[t - 1]) * 0.5 + 0.5 * x[t]
     # pforge: vectorized loop (was line 45: map over x, indexed output feat) with batched ops, where its run-time checks hold
     if not isinstance(x, (list, tuple)) and n > 1:
-        feat[1:n] = np.log1p(x[1:n] * x[1:n]) - np.sqrt(x[1:n])
+        x_part = x[1:n]
+        feat[1:n] = np.log1p(x_part * x_part) - np.sqrt(x_part)
     else:
         for t in range(1, n):
             feat[t] = np.log1p(x[t] * x[t]) - np.sqrt(x[t])

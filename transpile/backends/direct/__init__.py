@@ -21,6 +21,7 @@ from pforge.transpile.analysis.nodes import dead_start
 from pforge.transpile.backends.direct import elementwise, linalg, nn, reductions, shape  # noqa: F401
 
 _FAMILIES = (elementwise, linalg, nn, reductions, shape)  # importing them registers their rules
+from pforge.transpile.backends.direct.common_subexpressions import bind_common_subexpressions
 from pforge.transpile.backends.direct.core import REGISTRY, InvariantTest, Lib, Unsupported
 from pforge.transpile.backends.direct.emitter import DirectRewriter
 from pforge.transpile.backends.pfor import LoopRewrite
@@ -82,15 +83,19 @@ def rewrite_loop(ctx: ModuleContext, info: LoopInfo, namer: Namer, tf: str | Non
         return _unswitched(ctx, info, namer, lib, shapes or {}, exc)
 
 
-def _rewritten(rewriter: DirectRewriter) -> LoopRewrite:
+def _rewritten(rewriter: DirectRewriter, bind_common: bool = True) -> LoopRewrite:
     taken = set(rewriter.namer.taken)
     result = rewriter.run()
     bound = getattr(rewriter.ctx, "memory_bound", None)
     if bound and (rows := rewriter.strip_rows()) is not None:
         _strip_mine(rewriter, result, rows, taken, bound)
-    _coalesce(result, set(rewriter.namer.taken) - taken)
+    fresh = set(rewriter.namer.taken) - taken
+    _coalesce(result, fresh)
     _drop_dead_privates(rewriter.info, result)
     _drop_dead_starts(rewriter, result)
+    if bind_common:
+        bind_common_subexpressions(result.stmts, rewriter.namer, rewriter.ctx.imports, fresh,
+                                   _loaded(_outside_stmts(result)))
     result.consulted = set(rewriter.consulted)
     result.nonempty = rewriter.nonempty
     result.needs_trip = rewriter.needs_trip
@@ -259,10 +264,12 @@ def _unswitched(ctx, info, namer, lib, shapes, found: InvariantTest) -> LoopRewr
     if trips is None:
         raise Unsupported(f"{found} (the loop's trip count is no simple test, so the `if` cannot be "
                           "evaluated once in front of it)")
-    results = []
+    results, names_before = [], set(namer.taken)
     for outcome in (True, False):
         try:
-            results.append(_rewritten(DirectRewriter(ctx, info, namer, lib, shapes, assume={id(stmt): outcome})))
+            # (common subexpressions are bound once the statements both write are in front)
+            results.append(_rewritten(DirectRewriter(ctx, info, namer, lib, shapes, assume={id(stmt): outcome}),
+                                      bind_common=False))
         except InvariantTest as exc:
             raise Unsupported(f"{exc}, a second `if` whose test does not depend on the loop") from None
         except Unsupported as exc:
@@ -301,6 +308,9 @@ def _unswitched(ctx, info, namer, lib, shapes, found: InvariantTest) -> LoopRewr
     result.prelude = taken.prelude + [st for st in other.prelude if gast.dump(st) not in seen]
     result.objects = taken.objects | other.objects
     result.unsafe = taken.unsafe or other.unsafe
+    fresh, outside = set(namer.taken) - names_before, _loaded(_outside_stmts(result))
+    for stmts in (result.stmts, unswitched.body, unswitched.orelse):
+        bind_common_subexpressions(stmts, namer, ctx.imports, fresh, outside)
     return result
 
 

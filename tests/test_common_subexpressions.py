@@ -1,0 +1,176 @@
+"""Common-subexpression elimination of a rewrite's batched statements (issue 15, "bind a
+repeated subexpression once"): each case gives the statements, the names the rewrite made, and
+the statements that must come out; the traps are the occurrences that must not share one value
+(evaluated under a condition, changed in between, handed to code that may write into it), and
+the end-to-end cases run the rewritten loop against the loop."""
+
+from __future__ import annotations
+
+import textwrap
+
+import gast
+import numpy as np
+import pytest
+
+from pforge.transpile import transpile_source
+from pforge.transpile.backends.direct.common_subexpressions import bind_common_subexpressions
+from pforge.transpile.frontend import ImportMap
+from pforge.transpile.naming import Namer
+
+IMPORTS = ImportMap(aliases={"np": "numpy", "tf": "tensorflow"})
+
+
+def _cse(text: str, fresh=(), outside=()) -> str:
+    stmts = gast.parse(textwrap.dedent(text)).body
+    namer = Namer(gast.parse(textwrap.dedent(text)))
+    bind_common_subexpressions(stmts, namer, IMPORTS, set(fresh), set(outside))
+    return "\n".join(gast.unparse(s).strip() for s in stmts)
+
+
+CASES = [
+    # three reads in one statement: bound once, before it, named after what it reads
+    ("c = np.where(np.asarray(xs) < 0, 0, np.where(np.asarray(xs) > 1, 1, np.asarray(xs) * 2))", (),
+     "xs_array = np.asarray(xs)\nc = np.where(xs_array < 0, 0, np.where(xs_array > 1, 1, xs_array * 2))"),
+    # the largest repeated expression that is worth a name: `np.asarray(xs) < 0` twice saves 3
+    # tokens, `np.asarray(xs)` three times 6
+    ("a = (np.asarray(xs) < 0) & (ys > 0)\nb = (np.asarray(xs) < 0) & (ys < 0)\nc = np.asarray(xs) * 2", (),
+     "xs_array = np.asarray(xs)\na = (xs_array < 0) & (ys > 0)\nb = (xs_array < 0) & (ys < 0)\nc = xs_array * 2"),
+    # a repeat in an `if` statement's test too
+    ("t = np.where(np.logical_and(m > 0, w < 1), v, 0)\nif np.any(np.logical_and(m > 0, w < 1)):\n    s += t", (),
+     "m_mask = np.logical_and(m > 0, w < 1)\nt = np.where(m_mask, v, 0)\nif np.any(m_mask):\n    s += t"),
+    # a slice's bound
+    ("a = r[:len(b) - 1] * 2\nc = d[:len(b) - 1] + e[:len(b) - 1]", (),
+     "b_stop = len(b) - 1\na = r[:b_stop] * 2\nc = d[:b_stop] + e[:b_stop]"),
+    # too short to be worth a name: x.shape[0] twice, or x < 0 three times
+    ("a = y[:x.shape[0]] + z[:x.shape[0]]", (), "a = y[:x.shape[0]] + z[:x.shape[0]]"),
+    ("a = np.where(x < 0, x < 0, x < 0)", (), "a = np.where(x < 0, x < 0, x < 0)"),
+    # after a short-circuit, in a conditional expression's arms, in a lambda: not always evaluated
+    ("a = p and np.asarray(xs) * 2 + np.asarray(xs)\nb = np.asarray(xs) * 3", (),
+     "a = p and np.asarray(xs) * 2 + np.asarray(xs)\nb = np.asarray(xs) * 3"),
+    ("a = np.asarray(xs) * 2 if p else np.asarray(xs) * 3\nb = np.asarray(xs) - 1", (),
+     "a = np.asarray(xs) * 2 if p else np.asarray(xs) * 3\nb = np.asarray(xs) - 1"),
+    ("a = tf.scan(lambda h, r: h * tf.exp(w * 2.0) + tf.exp(w * 2.0) * r, x)", (),
+     "a = tf.scan(lambda h, r: h * tf.exp(w * 2.0) + tf.exp(w * 2.0) * r, x)"),
+    # a name it reads is bound in between
+    ("a = np.asarray(xs) * 2\nxs = f(xs)\nb = np.asarray(xs) * 3\nc = np.asarray(xs) + np.asarray(xs)", (),
+     "a = np.asarray(xs) * 2\nxs = f(xs)\nxs_array = np.asarray(xs)\nb = xs_array * 3\nc = xs_array + xs_array"),
+    # an array written in between, or written in place: what it reads may have changed
+    ("a = np.asarray(xs)[1:] * 2\nout[:n] = a\nb = np.asarray(xs)[1:] * 3", (),
+     "a = np.asarray(xs)[1:] * 2\nout[:n] = a\nb = np.asarray(xs)[1:] * 3"),
+    ("a = np.asarray(xs)[1:] * 2\ntotal += a\nb = np.asarray(xs)[1:] * 3", (),
+     "a = np.asarray(xs)[1:] * 2\ntotal += a\nb = np.asarray(xs)[1:] * 3"),
+    ("a = np.asarray(xs)[1:] * 2\nnp.add.at(h, k, a)\nb = np.asarray(xs)[1:] * 3", (),
+     "a = np.asarray(xs)[1:] * 2\nnp.add.at(h, k, a)\nb = np.asarray(xs)[1:] * 3"),
+    ("a = np.asarray(xs)[1:] * 2\nupdate(a)\nb = np.asarray(xs)[1:] * 3", (),
+     "a = np.asarray(xs)[1:] * 2\nupdate(a)\nb = np.asarray(xs)[1:] * 3"),
+    # the value (or a view of it) bound to a user's name: a later write into one would show
+    # in the other, where the loop made two arrays of a list
+    ("a = np.asarray(xs)[:, 0]\nb = np.asarray(xs)[:, 1]", (), "a = np.asarray(xs)[:, 0]\nb = np.asarray(xs)[:, 1]"),
+    # ... handed to a function that may write into it
+    ("a = g(np.asarray(xs)[1:])\nb = g(np.asarray(xs)[1:])", (), "a = g(np.asarray(xs)[1:])\nb = g(np.asarray(xs)[1:])"),
+    # ... but copied into an array, or bound to a temporary the rewrite made and only reads, is fine
+    ("w = np.asarray(xs)[:len(ys)] + 1\nout[:n] = np.asarray(xs)[:len(ys)] * 2", (),
+     "xs_part = np.asarray(xs)[:len(ys)]\nw = xs_part + 1\nout[:n] = xs_part * 2"),
+    ("w = np.asarray(xs)[:len(ys)] + 1\nout[:n] = np.asarray(xs)[:len(ys)]", (),
+     "xs_part = np.asarray(xs)[:len(ys)]\nw = xs_part + 1\nout[:n] = xs_part"),
+    # one line for a name that saves 5 tokens is not worth it (np.shape(x)[-1] twice)
+    ("a = max(1, np.shape(x)[-1] * np.shape(x)[-1])", (), "a = max(1, np.shape(x)[-1] * np.shape(x)[-1])"),
+    ("a = np.shape(x)[-1] * np.shape(x)[-1] + np.shape(x)[-1]", (), "x_dim = np.shape(x)[-1]\na = x_dim * x_dim + x_dim"),
+    ("a = x.shape[1] * x.shape[1] + x.shape[1] + x.shape[1]", (), "x_dim1 = x.shape[1]\na = x_dim1 * x_dim1 + x_dim1 + x_dim1"),
+    ("a = y[:x.shape[0]] + z[:x.shape[0]] - w[:x.shape[0]] * v[:x.shape[0]]", (),
+     "n_x = x.shape[0]\na = y[:n_x] + z[:n_x] - w[:n_x] * v[:n_x]"),
+    ("t1 = np.asarray(xs)[np.newaxis][:, 0]\nt2 = np.asarray(xs)[np.newaxis][:, 1]\nw = t1 + t2", ("t1", "t2"),
+     "xs_expanded = np.asarray(xs)[np.newaxis]\nt1 = xs_expanded[:, 0]\nt2 = xs_expanded[:, 1]\nw = t1 + t2"),
+    # a call that is not known to be pure, a random draw, a tape's gradient: never shared
+    ("a = f(x) * 2 + f(x) * 3 + f(x)", (), "a = f(x) * 2 + f(x) * 3 + f(x)"),
+    ("a = np.random.normal(size=n) * 2 + np.random.normal(size=n)", (),
+     "a = np.random.normal(size=n) * 2 + np.random.normal(size=n)"),
+    ("a = tape.gradient(loss, w) * 2 + tape.gradient(loss, w)", (), "a = tape.gradient(loss, w) * 2 + tape.gradient(loss, w)"),
+    # TensorFlow values are never written in place: handed on is fine
+    ("a = tf.reshape(tf.maximum(n, 0) * 2, [tf.maximum(n, 0), tf.maximum(n, 0)])", (),
+     "n_max = tf.maximum(n, 0)\na = tf.reshape(n_max * 2, [n_max, n_max])"),
+    # two temporaries the rewrite made with one value: one goes; one nothing reads: it goes
+    ("t1 = (y * w)[:, np.newaxis]\nt2 = (y * w)[:, np.newaxis]\nz = t1 + t2", ("t1", "t2"),
+     "t1 = (y * w)[:, np.newaxis]\nz = t1 + t1"),
+    ("t1 = (y * w)[:, np.newaxis]\nz = y + 1", ("t1",), "z = y + 1"),
+    # ... not a name the user wrote, one the checks read, or one written again
+    ("t1 = (y * w)[:, np.newaxis]\nt2 = (y * w)[:, np.newaxis]\nz = t1 + t2", ("t1",),
+     "t1 = (y * w)[:, np.newaxis]\nt2 = (y * w)[:, np.newaxis]\nz = t1 + t2"),
+    ("t1 = (y * w)[:, np.newaxis]\nz = y + 1", (), "t1 = (y * w)[:, np.newaxis]\nz = y + 1"),
+    ("t1 = (y * w)[:, np.newaxis]\nz = y + 1", ("t1",), "t1 = (y * w)[:, np.newaxis]\nz = y + 1", ("t1",)),
+    ("t1 = (y * w)[:, np.newaxis]\nt2 = (y * w)[:, np.newaxis]\nt2 += 1\nz = t1 + t2", ("t1", "t2"),
+     "t1 = (y * w)[:, np.newaxis]\nt2 = (y * w)[:, np.newaxis]\nt2 += 1\nz = t1 + t2"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0].split("\n")[0][:60] for c in CASES])
+def test_common_subexpressions(case):
+    before, fresh, after, *outside = case
+    assert _cse(before, fresh, outside[0] if outside else ()) == after
+
+
+QUADRANTS = textwrap.dedent("""\
+    import numpy as np
+
+
+    def quadrants(xs, ys):
+        codes = []
+        for k in range(len(xs)):
+            if xs[k] < 0 and ys[k] < 0:
+                codes.append(0)
+            elif xs[k] < 0 and ys[k] >= 0:
+                codes.append(1)
+            elif xs[k] >= 0 and ys[k] < 0:
+                codes.append(2)
+            else:
+                codes.append(3)
+        return np.array(codes)
+    """)
+
+CENTROIDS = textwrap.dedent("""\
+    import numpy as np
+
+
+    def centroids(points, labels, k):
+        centres = []
+        for cid in range(k):
+            members = np.compress(labels == cid, points, axis=0)
+            centres.append(members.mean(axis=0))
+        return np.stack(centres)
+    """)
+
+
+def _run(code: str, name: str, *args):
+    scope: dict = {}
+    exec(compile(code, "<code>", "exec"), scope)
+    return scope[name](*args)
+
+
+def test_if_elif_chain_reads_each_converted_array_once():
+    """Three arms of nested `where`s each compared `np.asarray(xs)` and `np.asarray(ys)[:len(xs)]`
+    anew; each is now bound once, and the result is the loop's."""
+    result = transpile_source(QUADRANTS, "m.py")
+    assert result.plans[0].rewritten
+    code = result.code
+    batched = code[code.index(":\n", code.index("# pforge:")):code.index("else:")]
+    assert batched.count("np.asarray(xs)") == 1 and batched.count("np.asarray(ys)[:len(xs)]") == 1, code
+    assert "xs_array = np.asarray(xs)" in batched and "ys_mask = ys_part < 0" in batched
+    rng = np.random.default_rng(0)
+    for n in (1, 7, 30):
+        xs, ys = rng.integers(-3, 3, n).astype(float), rng.integers(-3, 3, n + 2).astype(float)
+        for args in ((xs, ys), (list(xs), list(ys))):
+            got, want = _run(code, "quadrants", *args), _run(QUADRANTS, "quadrants", *args)
+            assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_a_mask_used_as_values_and_as_where_is_bound_once():
+    result = transpile_source(CENTROIDS, "m.py")
+    assert result.plans[0].rewritten
+    code = result.code
+    assert code.count("labels == cid[:, np.newaxis]") == 1, code
+    assert "np.where(labels_mask, points, 0), axis=1, where=labels_mask)" in code
+    rng = np.random.default_rng(1)
+    points, labels = rng.standard_normal((40, 3)), rng.integers(0, 4, 40)
+    labels[:4] = np.arange(4)
+    np.testing.assert_array_equal(_run(code, "centroids", points, labels, 4),
+                                  _run(CENTROIDS, "centroids", points, labels, 4))
