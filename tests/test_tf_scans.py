@@ -86,9 +86,11 @@ def test_tensorflow_scans_unannotated(tf, start, loop, body, result, says, not_s
         assert out.code.count("tf.math.cum") == 1, out.code
     before, after = _load(source), _load(out.code)
     rng = np.random.default_rng(7)
-    inputs = [tf.constant(rng.normal(size=9)), tf.constant(rng.uniform(0.5, 1.5, size=5).astype(np.float32))]
+    inputs = [tf.constant(rng.normal(size=9)), tf.constant(rng.uniform(0.5, 1.5, size=5).astype(np.float32)),
+              # one iteration: an exclusive read stacks the start alone, in its own dtype
+              tf.constant(rng.normal(size=1)), tf.constant(rng.normal(size=1).astype(np.float32))]
     if "tf.constant(" in start:
-        inputs = inputs[1:]  # (a float32 start: the loop itself raises on float64 terms)
+        inputs = inputs[1:2] + inputs[3:]  # (a float32 start: the loop itself raises on float64 terms)
     for x in inputs:
         want, got = before(x), after(x)
         want, got = (want, got) if isinstance(want, tuple) else ((want,), (got,))
@@ -337,14 +339,48 @@ def test_linear_recurrences_of_unknown_rank(tf, params, body, loop, result, says
     ("u = x[i] * 2.0; u = u + c; s = 0.5 * s + u; out.append(s)", "tf.stack(out)"),
     ("u = x[i] * 2.0; s = 0.5 * s + u; out.append(s)", "(tf.stack(out), u)"),
     ("u = x[i] * c; s = 0.5 * s + u; c = u; out.append(s)", "tf.stack(out)"),
-    # the start as it was, of its own shape, stacked with the rows' values (where the loop
-    # raises for rows that are not numbers)
-    ("out.append(s); s = x[i] + 0.5 * s", "tf.stack(out)"),
+    # read before its update other than to be stacked: the first value is the start as it was
+    ("out.append(s * 2.0); s = x[i] + 0.5 * s", "tf.stack(out)"),
+    ("y = s; s = x[i] + 0.5 * s; out.append(y)", "tf.stack(out)"),
 ])
 def test_unranked_look_alikes_stay_loops(tf, body, result):
     source = _program("0.0", FORWARD, body, result, "x, c")
     out = transpile_source(source, "m.py")
     assert not out.plans[0].rewritten and "for i in" in out.code, out.code
+
+
+@pytest.mark.parametrize("loop, result, says", [
+    (FORWARD, "tf.stack(out)", "tf.concat([tf.expand_dims(s_start, 0), tf.scan(lambda h, s_step: gamma * h + s_step, x, "
+     "initializer=s_start)], 0)"),
+    (REVERSED, "tf.stack(out[::-1])", "tf.concat([tf.scan(lambda h, s_step: gamma * h + s_step, x, initializer=s_start, "
+     "reverse=True), tf.expand_dims(s_start, 0)], 0)"),
+    (FORWARD, "(tf.stack(out), s)", "if x.shape[0] > 0:\n        s = s_steps[1:][-1]"),
+])
+def test_an_exclusive_linear_recurrence_of_unknown_rank(tf, loop, result, says):
+    """``out.append(s)`` before ``s = gamma * s + x[i]``, ranks unknown: the start, then the
+    steps of ``tf.scan`` but the last. On one iteration the loop stacks the start alone, of its
+    own dtype and shape (a Python float as float32), and so does the rewrite; from two on,
+    ``tf.stack`` converts it to the steps' dtype, which needs the steps to be numbers (rows of
+    several numbers: the loop raises, where the rewrite returns)."""
+    source = _program("0.0", loop, "out.append(s); s = gamma * s + x[i]", result, "x, gamma")
+    out = transpile_source(source, "m.py")
+    assert out.plans[0].rewritten, out.plans[0].remarks[-1].message
+    assert says in out.code and "for i in" not in out.code, out.code
+    assert "tf.stack([s]) if s_steps" in out.code, out.code
+    rng = np.random.default_rng(12)
+    for n in (1, 2, 7):
+        for dtype, gamma in ((np.float64, 0.9), (np.float32, 0.5), (np.float64, tf.constant(0.25, tf.float64))):
+            x = tf.constant(rng.normal(size=n).astype(dtype))
+            want, got = _load(source)(x, gamma), _load(out.code)(x, gamma)
+            want, got = (want, got) if isinstance(want, tuple) else ((want,), (got,))
+            for w, g in zip(want, got):
+                w, g = tf.convert_to_tensor(w), tf.convert_to_tensor(g)
+                assert g.dtype == w.dtype and g.shape == w.shape, (n, w, g)
+                np.testing.assert_array_equal(g.numpy(), w.numpy())
+    rows = tf.constant(rng.normal(size=(1, 3)))  # one row of three: the start alone, as the loop has it
+    want, got = _load(source)(rows, 0.5), _load(out.code)(rows, 0.5)
+    want, got = (want[0], got[0]) if isinstance(want, tuple) else (want, got)
+    assert got.dtype == want.dtype == tf.float32 and got.shape == want.shape == (1,)
 
 
 def test_a_value_the_body_computes_is_substituted_into_the_step(tf):

@@ -89,8 +89,10 @@ def segment_offsets(lengths):
     Returns:
       int32 [segments], ``sum(lengths[:k])`` for each segment ``k``.
     """
+    start = 0
     # pforge: vectorized loop (was lines 99-101: map over lengths, collector starts, add scan start) with batched ops
-    starts = tf.math.cumsum(lengths, axis=0, exclusive=True)
+    start_steps = tf.math.cumsum(lengths, axis=0, exclusive=True)
+    starts = tf.stack([start]) if start_steps.shape[0] == 1 else start_steps
     return starts
 
 

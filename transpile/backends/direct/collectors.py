@@ -65,9 +65,12 @@ class CollectorsMixin:
         if not all(value.full[col_level.depth - 1:]):
             raise Unsupported(f"appends to `{name}` a value that does not vary along every loop axis")
         if _loads(value.node) & later:
+            # (bound before the names it reads are; in the order the rows come, so that a
+            # collector read reversed still takes them as they are, :meth:`_emit_collector`)
             tmp = self.namer.new(f"{name}_item")
-            self.out += templates.replace(f"{tmp} = V", V=value.node)
-            value = value.with_node(templates.name(tmp))
+            forward = reversed_operand(value.node)
+            self.out += templates.replace(f"{tmp} = V", V=forward if forward is not None else value.node)
+            value = value.with_node(templates.expr(f"{tmp}[::-1]") if forward is not None else templates.name(tmp))
         if col_level.info is not self.info:
             if self.mask is not None and self.mask is not col_level.entry_mask:
                 # (under an `if` of an outer level only, every inner iteration appends: the

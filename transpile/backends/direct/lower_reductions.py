@@ -639,9 +639,9 @@ class ReductionsMixin:
                 the body computes, or reads no row.
         """
         name, tf_ = scan.name, self.lib.alias
-        if scan.exclusive:
-            # (the start as it was, of its own shape, where the steps hold it broadcast, stacked
-            # with the rows' values)
+        if scan.exclusive and not self._tf_exclusive_appends(self.info, scan):
+            # (read before its update other than to be stacked: the first value is the start as
+            # it was, of its own shape, where the steps hold it broadcast)
             raise Unsupported(f"the linear recurrence `{name}`, of a rank not known, is read before its update")
         induction = self.info.space.induction
         rows, elements = {}, {}  # gast.dump of `v[t]` -> (its batched rows, reversed), its position
@@ -744,12 +744,24 @@ class ReductionsMixin:
             first = templates.expr(f"{tf_}.convert_to_tensor(S, E.dtype)", S=copy.deepcopy(start), E=copy.deepcopy(seqs[0]))
         if shape is not None:
             first = templates.expr(f"{tf_}.broadcast_to(F, P)", F=first, P=shape)
+        if scan.exclusive:
+            first = self._hoist(first, f"{name}_start")  # (the scan's start and the first value read)
         scanned = templates.expr(f"{tf_}.scan(lambda {h}, {step}: {spelled}, E, initializer=F"
-                                 + (", reverse=True)" if backwards else ")"), A=parts[0], B=parts[-1], F=first,
-                                 E=gast.Tuple(elts=[copy.deepcopy(q) for q in seqs], ctx=gast.Load())
+                                 + (", reverse=True)" if backwards else ")"), A=parts[0], B=parts[-1],
+                                 F=copy.deepcopy(first), E=gast.Tuple(elts=[copy.deepcopy(q) for q in seqs], ctx=gast.Load())
                                  if len(seqs) > 1 else copy.deepcopy(seqs[0]))
-        self.out += templates.replace(f"{steps} = C", C=scanned)
-        self.scan_steps[name] = (f"{steps}[::-1]" if backwards else steps, None)
+        if scan.exclusive:
+            # stacked before each update: the start (broadcast as the steps hold it; on one
+            # iteration the start alone, :meth:`_start_exclusive_scans`), then each step but the
+            # last, as the ranked recurrence's values (:meth:`_tf_linear_steps`)
+            one = templates.expr(f"{tf_}.expand_dims(F, 0)", F=first)
+            pieces = [scanned, one] if backwards else [one, scanned]
+            self.out += templates.replace(f"{steps} = {tf_}.concat(P, 0)", P=gast.List(elts=pieces, ctx=gast.Load()))
+            self._tf_steps(name, steps, backwards)
+            self.scan_steps[name] = (self.scan_steps[name][0], None)
+        else:
+            self.out += templates.replace(f"{steps} = C", C=scanned)
+            self.scan_steps[name] = (f"{steps}[::-1]" if backwards else steps, None)
         self.scan_ranks[name] = 0
         if self._used_outside(name):
             # read after the loop: the last running value where the loop runs, else the start
@@ -1135,10 +1147,18 @@ class ReductionsMixin:
         for name, scan in info.scans.items():
             if scan.exclusive and self._tf_exclusive_appends(info, scan):
                 # (TensorFlow: the start is appended as it is; `tf.stack` converts it to the
-                # other items' dtype, as the steps hold it)
+                # other items' dtype, as the steps hold it, but on one iteration it stacks the
+                # start alone, of its own dtype and shape: a Python float as float32)
                 self._scan_steps(scan)
                 rank = self.scan_ranks[name]
-                self.env[name] = Val(templates.expr(self.scan_exclusive[name]), (True,), rank, scalar=rank == 0)
+                before = templates.expr(self.scan_exclusive[name])
+                forward = reversed_operand(before)  # (one value reversed is itself)
+                core = forward if forward is not None else before
+                values = templates.expr(f"{self.lib.alias}.stack([S]) if V.shape[0] == 1 else W",
+                                        S=templates.name(name), V=core, W=copy.deepcopy(core))
+                if forward is not None:
+                    values = templates.expr("V[::-1]", V=values)
+                self.env[name] = Val(values, (True,), rank, scalar=rank == 0)
                 continue
             if scan.exclusive and scan.element is None and scan.op != "linear":
                 for stmt in self._exclusive_stores(info, scan):
