@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from pforge.transpile import transpile_source
-from pforge.transpile.backends.direct.common_subexpressions import bind_common_subexpressions
+from pforge.transpile.backends.common_subexpressions import bind_common_subexpressions
 from pforge.transpile.frontend import ImportMap
 from pforge.transpile.naming import Namer
 
@@ -174,3 +174,33 @@ def test_a_mask_used_as_values_and_as_where_is_bound_once():
     labels[:4] = np.arange(4)
     np.testing.assert_array_equal(_run(code, "centroids", points, labels, 4),
                                   _run(CENTROIDS, "centroids", points, labels, 4))
+
+
+BLOCKS = textwrap.dedent("""\
+    import tensorflow as tf
+
+
+    def block_sums(x, y, n_micro: int):
+        tf.debugging.assert_equal(tf.shape(x)[0], tf.shape(y)[0])
+        size = x.shape[0] // n_micro
+        total = tf.zeros_like(x[0])
+        for m in range(n_micro):
+            xb = x[m * size:(m + 1) * size]
+            yb = y[m * size:(m + 1) * size]
+            total = total + tf.reduce_sum(tf.tanh(xb) * yb[:, tf.newaxis], axis=0)
+        return total
+    """)
+
+
+def test_the_pfor_backend_binds_the_blocks_bounds_once(tf):
+    """Microbatches through `tf.vectorized_map`: the reshape of `x` and `y` into blocks spelled
+    the clamped block count and size four times each; each is bound once, before the body."""
+    result = transpile_source(BLOCKS, "m.py", backend="pfor")
+    assert result.plans[0].rewritten and "tf.vectorized_map" in result.code, result.plans[0].remarks
+    code = result.code
+    assert code.count("tf.maximum(n_micro, 0)") == 1 and code.count("tf.maximum(size, 0)") == 1, code
+    rng = np.random.default_rng(2)
+    x, y = tf.constant(rng.standard_normal((12, 3))), tf.constant(rng.standard_normal(12))
+    for n_micro in (1, 3, 4, 5):
+        np.testing.assert_allclose(_run(code, "block_sums", x, y, n_micro).numpy(),
+                                   _run(BLOCKS, "block_sums", x, y, n_micro).numpy(), rtol=1e-12)

@@ -45,8 +45,11 @@ def microbatch_clipped_mean_grad(x, y, w, n_micro: int, clip_norm):
     size = x.shape[0] // n_micro
     total, count = tf.zeros_like(w), 0
     # pforge: vectorized loop (was lines 46-53: map over blocks of x, blocks of y, add reduction total, add reduction count, GradientTape) with tf.vectorized_map
-    x_blocks = tf.reshape(x[:tf.maximum(n_micro, 0) * tf.maximum(size, 0)], tf.concat([[tf.maximum(n_micro, 0), tf.maximum(size, 0)], tf.shape(x)[1:]], 0))
-    y_blocks = tf.reshape(tf.convert_to_tensor(y)[:tf.maximum(n_micro, 0) * tf.maximum(size, 0)], tf.concat([[tf.maximum(n_micro, 0), tf.maximum(size, 0)], tf.shape(y)[1:]], 0))
+    n_micro_max = tf.maximum(n_micro, 0)
+    size_max = tf.maximum(size, 0)
+    n_micro_stop = n_micro_max * size_max
+    x_blocks = tf.reshape(x[:n_micro_stop], tf.concat([[n_micro_max, size_max], tf.shape(x)[1:]], 0))
+    y_blocks = tf.reshape(tf.convert_to_tensor(y)[:n_micro_stop], tf.concat([[n_micro_max, size_max], tf.shape(y)[1:]], 0))
     def _microbatch_clipped_mean_grad_body(elems):
         x_m, y_m = elems
         xb = x_m

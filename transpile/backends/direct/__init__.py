@@ -21,7 +21,7 @@ from pforge.transpile.analysis.nodes import dead_start
 from pforge.transpile.backends.direct import elementwise, linalg, nn, reductions, shape  # noqa: F401
 
 _FAMILIES = (elementwise, linalg, nn, reductions, shape)  # importing them registers their rules
-from pforge.transpile.backends.direct.common_subexpressions import bind_common_subexpressions
+from pforge.transpile.backends.common_subexpressions import bind_common_subexpressions
 from pforge.transpile.backends.direct.core import REGISTRY, InvariantTest, Lib, Unsupported
 from pforge.transpile.backends.direct.emitter import DirectRewriter
 from pforge.transpile.backends.pfor import LoopRewrite

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import copy
 
+import gast
+
 from pforge.transpile import templates
 from pforge.transpile.analysis import LoopInfo, ModuleContext
 from pforge.transpile.backends.common import (LoopRewrite, Unsupported, _evidently_array, _in_order,
                                               _loads, _nonnegative, _stores, bound_to_sequence,
                                               persistent_tape, single_use_tapes)
+from pforge.transpile.backends.common_subexpressions import bind_common_subexpressions
 from pforge.transpile.backends.pfor.vectorizer import _simple_anchor, _Vectorizer
 from pforge.transpile.naming import Namer
 
@@ -50,7 +53,11 @@ def rewrite_loop(ctx: ModuleContext, info: LoopInfo, namer: Namer, tf: str) -> L
     if info.form != "loop" and info.form != "list comprehension":
         raise Unsupported(f"a {info.form} builds a Python value; only a list comprehension "
                           "consumed by tf.stack is rewritten")
-    return _Vectorizer(ctx, info, namer, tf, stacked_outside=set()).run()
+    taken = set(namer.taken)
+    result = _Vectorizer(ctx, info, namer, tf, stacked_outside=set()).run()
+    outside = {n.id for node in result.replace.values() for n in gast.walk(node) if isinstance(n, gast.Name)}
+    bind_common_subexpressions(result.stmts, namer, ctx.imports, set(namer.taken) - taken, outside)
+    return result
 
 
 _MAP_FN_DROPPED = {"dtype", "fn_output_signature", "parallel_iterations", "back_prop",
