@@ -51,6 +51,9 @@ CASES = [
      "a = np.asarray(xs) * 2 if p else np.asarray(xs) * 3\nb = np.asarray(xs) - 1"),
     ("a = tf.scan(lambda h, r: h * tf.exp(w * 2.0) + tf.exp(w * 2.0) * r, x)", (),
      "a = tf.scan(lambda h, r: h * tf.exp(w * 2.0) + tf.exp(w * 2.0) * r, x)"),
+    # after a block (a tape's `with`): the statements after it are still read
+    ("with tape:\n    y = f(x)\nc = np.asarray(xs) * 2 + np.asarray(xs) - np.asarray(xs)", (),
+     "with tape:\n    y = f(x)\nxs_array = np.asarray(xs)\nc = xs_array * 2 + xs_array - xs_array"),
     # a name it reads is bound in between
     ("a = np.asarray(xs) * 2\nxs = f(xs)\nb = np.asarray(xs) * 3\nc = np.asarray(xs) + np.asarray(xs)", (),
      "a = np.asarray(xs) * 2\nxs = f(xs)\nxs_array = np.asarray(xs)\nb = xs_array * 3\nc = xs_array + xs_array"),

@@ -6,7 +6,9 @@ what a statement reads."""
 
 from __future__ import annotations
 
+import ast
 import textwrap
+import warnings
 
 import gast
 import pytest
@@ -74,3 +76,77 @@ def test_dead_privates(before, live_out, after):
     result = LoopRewrite(_stmts(before), [], {})
     _drop_dead_privates(_info({"u": PRIVATE, "w": PRIVATE, "out": "collector"}, live_out), result)
     assert _text(result.stmts) == after
+
+
+def _checks(text: str) -> list[gast.expr]:
+    return [gast.parse(t.strip()).body[0].value for t in text.split(" and ")]
+
+
+TYPE_TESTS = [
+    # the wider test first: the narrower takes its place (what ran after the wider still runs
+    # after a test of `w`'s type), the wider goes
+    ("isinstance(w, (int, float, complex)) and np.ndim(w) == 0 and isinstance(w, (int, float)) and len(r) > 0",
+     "isinstance(w, (int, float)) and np.ndim(w) == 0 and len(r) > 0"),
+    ("isinstance(w, (int, float)) and np.ndim(w) == 0 and isinstance(w, (float, int, complex))",
+     "isinstance(w, (int, float)) and np.ndim(w) == 0"),
+    # `type(x) is T` implies `isinstance(x, (..., T))`, never the other way round
+    ("isinstance(x, (list, np.ndarray)) and x.ndim == 2 and type(x) is np.ndarray",
+     "type(x) is np.ndarray and x.ndim == 2"),
+    ("type(x) is np.ndarray and isinstance(x, np.ndarray)", "type(x) is np.ndarray"),
+    ("isinstance(x, np.ndarray) and type(x) is np.ndarray", "type(x) is np.ndarray"),
+    # the same types spelled in another order: the later one goes
+    ("isinstance(x, (int, float)) and isinstance(x, (float, int))", "isinstance(x, (int, float))"),
+    # nothing implied: another name, overlapping types, a negated test, a test inside an `or`
+    ("isinstance(x, int) and isinstance(y, (int, float))", "isinstance(x, int) and isinstance(y, (int, float))"),
+    ("isinstance(x, (int, float)) and isinstance(x, (int, complex))",
+     "isinstance(x, (int, float)) and isinstance(x, (int, complex))"),
+    ("not isinstance(x, (list, tuple)) and isinstance(x, list)", "not isinstance(x, (list, tuple)) and isinstance(x, list)"),
+    ("(type(x) is np.ndarray or isinstance(x, list)) and isinstance(x, (list, np.ndarray))",
+     "(type(x) is np.ndarray or isinstance(x, list)) and isinstance(x, (list, np.ndarray))"),
+]
+
+
+@pytest.mark.parametrize("before, after", TYPE_TESTS, ids=[c[0][:60] for c in TYPE_TESTS])
+def test_implied_type_tests(before, after):
+    from pforge.transpile.versioning import _implied_type_tests
+    tests = _implied_type_tests(_checks(before))
+    joined = tests[0] if len(tests) == 1 else gast.BoolOp(op=gast.And(), values=tests)
+    assert ast.dump(ast.parse(gast.unparse(joined))) == ast.dump(ast.parse(after))
+
+
+SMOOTH_FROM = textwrap.dedent("""\
+    import numpy as np
+
+
+    def smooth_from(signal, ema, alpha):
+        out = np.zeros(len(signal))
+        for t in range(len(signal)):
+            ema = alpha * signal[t] + (1 - alpha) * ema
+            out[t] = ema
+        return out
+    """)
+
+
+def test_a_start_is_type_tested_once():
+    """The start of a linear scan was tested as a number that may be complex and, later, as one
+    that may not: one test remains, in the first one's place, and a complex or list start
+    still runs the loop (which raises for a list as it does)."""
+    import numpy as np
+
+    from pforge.transpile import transpile_source
+    result = transpile_source(SMOOTH_FROM, "m.py")
+    assert result.plans[0].rewritten
+    guard = result.code.split("    if ")[1].split(":\n")[0]
+    assert guard.count("isinstance(ema, ") == 1 and "isinstance(ema, (int, float, np.number" in guard, guard
+    assert guard.index("isinstance(ema, ") < guard.index("np.ndim(ema)"), guard
+    module: dict = {}
+    exec(compile(result.code, "m.py", "exec"), module)
+    loop: dict = {}
+    exec(compile(SMOOTH_FROM, "m.py", "exec"), loop)
+    signal = np.linspace(0.0, 1.0, 5)
+    for start in (0.5, 2, np.float32(1.5), 1 + 2j):  # (complex: the loop runs, and drops the imaginary part)
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            np.testing.assert_array_equal(module["smooth_from"](signal, start, 0.5), loop["smooth_from"](signal, start, 0.5))
+    with pytest.raises(TypeError):
+        module["smooth_from"](signal, [[1.0], [1.0, 2.0]], 0.5)

@@ -311,7 +311,7 @@ def guard(info, result, checks: list) -> str | None:
         _unclamp(result.stmts)
     if not tests:
         return None  # every level runs whatever the inputs
-    tests = _arrays_apart(_conjuncts(tests))
+    tests = _implied_type_tests(_arrays_apart(_conjuncts(tests)))
     # A check that reads an element (`abs(d[i + 1, i + 1]) + ... < 2 ** 63`) runs after the
     # tests that the loops run: where they do not, the loop reads nothing and that element may
     # not exist (an inner loop over `range(i + 1, n)` at `i = n - 1`).
@@ -391,6 +391,51 @@ def _conjuncts(tests: list[gast.expr]) -> list[gast.expr]:
                 seen.add(gast.dump(conjunct))
                 flat.append(conjunct)
     return flat
+
+
+def _type_test(test: gast.expr) -> tuple[str, frozenset[str], bool] | None:
+    """``(x, {T1, T2}, False)`` for ``isinstance(x, (T1, T2))``, ``(x, {T}, True)`` for
+    ``type(x) is T`` (the types as spelled), where ``x`` is a name, else None."""
+    if isinstance(test, gast.Call) and isinstance(test.func, gast.Name) and test.func.id == "isinstance" \
+            and len(test.args) == 2 and not test.keywords and isinstance(test.args[0], gast.Name):
+        kinds = test.args[1].elts if isinstance(test.args[1], gast.Tuple) else [test.args[1]]
+        return test.args[0].id, frozenset(gast.unparse(k).strip() for k in kinds), False
+    if isinstance(test, gast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], gast.Is) \
+            and isinstance(test.left, gast.Call) and isinstance(test.left.func, gast.Name) \
+            and test.left.func.id == "type" and len(test.left.args) == 1 and isinstance(test.left.args[0], gast.Name):
+        return test.left.args[0].id, frozenset([gast.unparse(test.comparators[0]).strip()]), True
+    return None
+
+
+def _implies(a, b) -> bool:
+    """Whether type test ``a`` passing means ``b`` passes (:func:`_type_test`'s triples):
+    ``type(x) is T`` implies ``isinstance(x, (..., T, ...))``, an ``isinstance`` of fewer types
+    the one of more; no ``isinstance`` implies ``type(x) is T`` (a subclass)."""
+    return a[0] == b[0] and a[1] <= b[1] and (a[2] or not b[2])
+
+
+def _implied_type_tests(tests: list[gast.expr]) -> list[gast.expr]:
+    """The conjuncts, a type test implied by a later one dropped (``isinstance(w, (int, float,
+    complex, np.number))`` before ``isinstance(w, (int, float, np.number))``, or
+    ``isinstance(x, (list, np.ndarray))`` beside ``type(x) is np.ndarray``): the narrower test
+    takes the place of the first, so that what ran only after the wider one (``np.ndim(w)``)
+    still runs only where a test of ``w``'s type passed. ``isinstance`` and ``type`` are the
+    builtins here: the checks are pforge's own, which shadowed builtins do not reach."""
+    tests = list(tests)
+    k = 0
+    while k < len(tests):
+        mine = _type_test(tests[k])
+        narrower = next((m for m in range(len(tests)) if m != k and mine is not None
+                         and (other := _type_test(tests[m])) is not None and _implies(other, mine)
+                         and (not _implies(mine, other) or m > k)), None)
+        if narrower is None:
+            k += 1
+            continue
+        if not _implies(mine, tests_type := _type_test(tests[narrower])) or not _implies(tests_type, mine):
+            tests[min(k, narrower)] = tests[narrower]
+        del tests[max(k, narrower)]  # (of two tests of one meaning, the later)
+        k = 0
+    return tests
 
 
 def _arrays_apart(tests: list[gast.expr]) -> list[gast.expr]:

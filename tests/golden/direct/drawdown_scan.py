@@ -39,7 +39,7 @@ def drawdown(returns, start):
     curve = np.zeros(len(returns))
     drawdown = np.zeros(len(returns))
     # pforge: vectorized loop (was lines 41-45: map over returns, mul scan wealth, max scan peak, indexed output curve, indexed output drawdown) with batched ops, where its run-time checks hold
-    if isinstance(wealth, (int, float, complex, np.number, np.bool_, np.ndarray)) and np.ndim(wealth) == 0 and isinstance(wealth, (int, float, np.number, np.bool_, np.ndarray)) and isinstance(peak, (int, float, np.number, np.bool_, np.ndarray)) and not isinstance(returns, (list, tuple)) and len(returns) > 0:
+    if isinstance(wealth, (int, float, np.number, np.bool_, np.ndarray)) and np.ndim(wealth) == 0 and isinstance(peak, (int, float, np.number, np.bool_, np.ndarray)) and not isinstance(returns, (list, tuple)) and len(returns) > 0:
         wealth_terms = 1.0 + returns
         wealth_steps = np.empty(len(wealth_terms) + 1, np.result_type(wealth, wealth_terms))
         wealth_steps[0] = wealth

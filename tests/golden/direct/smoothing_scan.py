@@ -37,7 +37,7 @@ def smooth(signal, alpha):
     ema = signal[0]
     out = np.zeros(len(signal))
     # pforge: vectorized loop (was lines 39-41: map over signal, linear scan ema, indexed output out) with batched ops, where its run-time checks hold
-    if isinstance(ema, (int, float, complex, np.number, np.bool_, np.ndarray)) and np.ndim(ema) == 0 and isinstance(ema, (int, float, np.number, np.bool_, np.ndarray)) and np.asarray(signal).dtype.kind != 'O' and not isinstance(signal, (list, tuple)) and len(signal) > 0:
+    if isinstance(ema, (int, float, np.number, np.bool_, np.ndarray)) and np.ndim(ema) == 0 and np.asarray(signal).dtype.kind != 'O' and not isinstance(signal, (list, tuple)) and len(signal) > 0:
         ema_a = 1 - alpha
         ema_b = alpha * signal
         ema_first = ema_a * ema + ema_b[0]
