@@ -49,28 +49,68 @@ CASES = [
      "a = p and np.asarray(xs) * 2 + np.asarray(xs)\nb = np.asarray(xs) * 3"),
     ("a = np.asarray(xs) * 2 if p else np.asarray(xs) * 3\nb = np.asarray(xs) - 1", (),
      "a = np.asarray(xs) * 2 if p else np.asarray(xs) * 3\nb = np.asarray(xs) - 1"),
-    ("a = tf.scan(lambda h, r: h * tf.exp(w * 2.0) + tf.exp(w * 2.0) * r, x)", (),
-     "a = tf.scan(lambda h, r: h * tf.exp(w * 2.0) + tf.exp(w * 2.0) * r, x)"),
+    ("a = tf.scan(lambda h, r: h * tf.exp(w * 2.0) + tf.exp(w * 2.0) * r - tf.exp(w * 2.0), x)", (),
+     "a = tf.scan(lambda h, r: h * tf.exp(w * 2.0) + tf.exp(w * 2.0) * r - tf.exp(w * 2.0), x)"),
     # after a block (a tape's `with`): the statements after it are still read
     ("with tape:\n    y = f(x)\nc = np.asarray(xs) * 2 + np.asarray(xs) - np.asarray(xs)", (),
      "with tape:\n    y = f(x)\nxs_array = np.asarray(xs)\nc = xs_array * 2 + xs_array - xs_array"),
     # a name it reads is bound in between
     ("a = np.asarray(xs) * 2\nxs = f(xs)\nb = np.asarray(xs) * 3\nc = np.asarray(xs) + np.asarray(xs)", (),
      "a = np.asarray(xs) * 2\nxs = f(xs)\nxs_array = np.asarray(xs)\nb = xs_array * 3\nc = xs_array + xs_array"),
-    # an array written in between, or written in place: what it reads may have changed
-    ("a = np.asarray(xs)[1:] * 2\nout[:n] = a\nb = np.asarray(xs)[1:] * 3", (),
-     "a = np.asarray(xs)[1:] * 2\nout[:n] = a\nb = np.asarray(xs)[1:] * 3"),
-    ("a = np.asarray(xs)[1:] * 2\ntotal += a\nb = np.asarray(xs)[1:] * 3", (),
-     "a = np.asarray(xs)[1:] * 2\ntotal += a\nb = np.asarray(xs)[1:] * 3"),
-    ("a = np.asarray(xs)[1:] * 2\nnp.add.at(h, k, a)\nb = np.asarray(xs)[1:] * 3", (),
-     "a = np.asarray(xs)[1:] * 2\nnp.add.at(h, k, a)\nb = np.asarray(xs)[1:] * 3"),
-    ("a = np.asarray(xs)[1:] * 2\nupdate(a)\nb = np.asarray(xs)[1:] * 3", (),
-     "a = np.asarray(xs)[1:] * 2\nupdate(a)\nb = np.asarray(xs)[1:] * 3"),
+    # an array written in between, or written in place, or handed to a call that may write into
+    # it: what it reads may have changed (and the control: nothing in between that could)
+    ("a = np.asarray(xs)[1:len(ys)] * 2\nc = a + 1\nb = np.asarray(xs)[1:len(ys)] * 3", (),
+     "xs_part = np.asarray(xs)[1:len(ys)]\na = xs_part * 2\nc = a + 1\nb = xs_part * 3"),
+    ("a = np.asarray(xs)[1:len(ys)] * 2\nout[:n] = a\nb = np.asarray(xs)[1:len(ys)] * 3", (),
+     "a = np.asarray(xs)[1:len(ys)] * 2\nout[:n] = a\nb = np.asarray(xs)[1:len(ys)] * 3"),
+    ("a = np.asarray(xs)[1:len(ys)] * 2\nq.v = a\nb = np.asarray(xs)[1:len(ys)] * 3", (),
+     "a = np.asarray(xs)[1:len(ys)] * 2\nq.v = a\nb = np.asarray(xs)[1:len(ys)] * 3"),
+    ("a = np.asarray(xs)[1:len(ys)] * 2\ntotal += a\nb = np.asarray(xs)[1:len(ys)] * 3", (),
+     "a = np.asarray(xs)[1:len(ys)] * 2\ntotal += a\nb = np.asarray(xs)[1:len(ys)] * 3"),
+    ("a = np.asarray(xs)[1:len(ys)] * 2\nnp.add.at(h, k, a)\nb = np.asarray(xs)[1:len(ys)] * 3", (),
+     "a = np.asarray(xs)[1:len(ys)] * 2\nnp.add.at(h, k, a)\nb = np.asarray(xs)[1:len(ys)] * 3"),
+    ("a = np.asarray(xs)[1:len(ys)] * 2\nupdate(a)\nb = np.asarray(xs)[1:len(ys)] * 3", (),
+     "a = np.asarray(xs)[1:len(ys)] * 2\nupdate(a)\nb = np.asarray(xs)[1:len(ys)] * 3"),
+    ("a = np.asarray(xs)[1:len(ys)] * 2\nglobal g\nb = np.asarray(xs)[1:len(ys)] * 3", (),
+     "a = np.asarray(xs)[1:len(ys)] * 2\nglobal g\nb = np.asarray(xs)[1:len(ys)] * 3"),
+    ("a = np.asarray(xs)[1:len(ys)] * 2\ndel ys\nb = np.asarray(xs)[1:len(ys)] * 3", (),
+     "a = np.asarray(xs)[1:len(ys)] * 2\ndel ys\nb = np.asarray(xs)[1:len(ys)] * 3"),
     # the value (or a view of it) bound to a user's name: a later write into one would show
     # in the other, where the loop made two arrays of a list
-    ("a = np.asarray(xs)[:, 0]\nb = np.asarray(xs)[:, 1]", (), "a = np.asarray(xs)[:, 0]\nb = np.asarray(xs)[:, 1]"),
+    ("a = np.asarray(xs)[1:len(ys)][:, 0]\nb = np.asarray(xs)[1:len(ys)][:, 1]", (),
+     "a = np.asarray(xs)[1:len(ys)][:, 0]\nb = np.asarray(xs)[1:len(ys)][:, 1]"),
+    ("a = np.squeeze(np.asarray(xs)[1:len(ys)])\nb = np.asarray(xs)[1:len(ys)] + 1", (),
+     "a = np.squeeze(np.asarray(xs)[1:len(ys)])\nb = np.asarray(xs)[1:len(ys)] + 1"),
     # ... handed to a function that may write into it
-    ("a = g(np.asarray(xs)[1:])\nb = g(np.asarray(xs)[1:])", (), "a = g(np.asarray(xs)[1:])\nb = g(np.asarray(xs)[1:])"),
+    ("a = g(np.asarray(xs)[1:len(ys)])\nb = g(np.asarray(xs)[1:len(ys)])", (),
+     "a = g(np.asarray(xs)[1:len(ys)])\nb = g(np.asarray(xs)[1:len(ys)])"),
+    # ... but through a view into arithmetic, as an index or a test, augmenting, or copied by
+    # `astype` (not with copy=False), it is only read
+    ("a = np.squeeze(x[1:len(ys) - 1]) * 2\nb = np.asarray(x[1:len(ys) - 1]) + 1", (),
+     "x_part = x[1:len(ys) - 1]\na = np.squeeze(x_part) * 2\nb = np.asarray(x_part) + 1"),
+    ("a = y[np.asarray(xs)[1:len(ys)]]\nb = z[np.asarray(xs)[1:len(ys)]]", (),
+     "xs_part = np.asarray(xs)[1:len(ys)]\na = y[xs_part]\nb = z[xs_part]"),
+    ("a = np.where(np.max(x, axis=-1) > t, x, 0)\nb = 1 if np.max(x, axis=-1) > t else 0", (),
+     "x_mask = np.max(x, axis=-1) > t\na = np.where(x_mask, x, 0)\nb = 1 if x_mask else 0"),
+    ("a = np.where(np.max(x, axis=-1) > t, x, 0)\nif np.max(x, axis=-1) > t:\n    s = 1", (),
+     "x_mask = np.max(x, axis=-1) > t\na = np.where(x_mask, x, 0)\nif x_mask:\n    s = 1"),
+    ("a = np.asarray(xs)[1:len(ys)] + 1\ntotal += np.asarray(xs)[1:len(ys)]", (),
+     "xs_part = np.asarray(xs)[1:len(ys)]\na = xs_part + 1\ntotal += xs_part"),
+    ("a = np.asarray(xs)[1:len(ys)].astype(float)\nb = np.asarray(xs)[1:len(ys)].astype(float)", (),
+     "xs_part = np.asarray(xs)[1:len(ys)]\na = xs_part.astype(float)\nb = xs_part.astype(float)"),
+    ("a = np.asarray(xs)[1:len(ys)].astype(float, copy=False)\nb = np.asarray(xs)[1:len(ys)].astype(float, copy=False)",
+     (), "a = np.asarray(xs)[1:len(ys)].astype(float, copy=False)\nb = np.asarray(xs)[1:len(ys)].astype(float, copy=False)"),
+    # the largest repeated expression first (then what repeats inside it), and of two as
+    # large, the first
+    ("a = np.asarray(xs)[1:len(ys)] * 2 - np.asarray(xs)[1:len(ys)]\n"
+     "b = (np.asarray(xs)[1:len(ys)] < 0) * 1 + (np.asarray(xs)[1:len(ys)] < 0)", (),
+     "xs_part = np.asarray(xs)[1:len(ys)]\na = xs_part * 2 - xs_part\nxs_mask = xs_part < 0\nb = xs_mask * 1 + xs_mask"),
+    ("c = np.asarray(xs)[1:len(ys)] * np.asarray(zs)[1:len(ys)] + np.asarray(xs)[1:len(ys)] - np.asarray(zs)[1:len(ys)]",
+     (), "xs_part = np.asarray(xs)[1:len(ys)]\nzs_part = np.asarray(zs)[1:len(ys)]\nc = xs_part * zs_part + xs_part - zs_part"),
+    # five tokens is the least worth a name
+    ("a = xs[:n] + xs[:n] * xs[:n] - xs[:n]", (), "xs_part = xs[:n]\na = xs_part + xs_part * xs_part - xs_part"),
+    ("a = len(xs) + len(xs) * len(xs) - len(xs) + len(xs) * len(xs)", (),
+     "a = len(xs) + len(xs) * len(xs) - len(xs) + len(xs) * len(xs)"),
     # ... but copied into an array, or bound to a temporary the rewrite made and only reads, is fine
     ("w = np.asarray(xs)[:len(ys)] + 1\nout[:n] = np.asarray(xs)[:len(ys)] * 2", (),
      "xs_part = np.asarray(xs)[:len(ys)]\nw = xs_part + 1\nout[:n] = xs_part * 2"),
@@ -96,6 +136,8 @@ CASES = [
     ("t1 = (y * w)[:, np.newaxis]\nt2 = (y * w)[:, np.newaxis]\nz = t1 + t2", ("t1", "t2"),
      "t1 = (y * w)[:, np.newaxis]\nz = t1 + t1"),
     ("t1 = (y * w)[:, np.newaxis]\nz = y + 1", ("t1",), "z = y + 1"),
+    ("t1 = np.sin(y)[:, np.newaxis]\nt2 = y * 3\nz = y + 1", ("t1", "t2"), "z = y + 1"),
+    ("t1 = f(y)\nz = y + 1", ("t1",), "t1 = f(y)\nz = y + 1"),  # (a call that may do something)
     # ... not a name the user wrote, one the checks read, or one written again
     ("t1 = (y * w)[:, np.newaxis]\nt2 = (y * w)[:, np.newaxis]\nz = t1 + t2", ("t1",),
      "t1 = (y * w)[:, np.newaxis]\nt2 = (y * w)[:, np.newaxis]\nz = t1 + t2"),

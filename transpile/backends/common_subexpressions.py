@@ -252,7 +252,9 @@ def _bind_one(stmts: list[gast.stmt], namer: Namer, effects: EffectAnalyzer, tem
             continue
         parents.update(_parents(stmt))
         for node in _occurrences(stmt):
-            if not isinstance(node, (gast.Name, gast.Constant, gast.Tuple, gast.Slice)):
+            # (not a callee: `E.astype` is bound once as `E` is, the call is made each time)
+            called = isinstance(parents[id(node)][0], gast.Call) and parents[id(node)][1] == "func"
+            if not called and not isinstance(node, (gast.Name, gast.Constant, gast.Tuple, gast.Slice)):
                 groups.setdefault(gast.dump(node), []).append((k, node))
     best = None
     for found in (run for group in groups.values() for run in _runs(group, stmts, effects)):
