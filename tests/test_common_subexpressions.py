@@ -84,6 +84,10 @@ CASES = [
     # ... handed to a function that may write into it
     ("a = g(np.asarray(xs)[1:len(ys)])\nb = g(np.asarray(xs)[1:len(ys)])", (),
      "a = g(np.asarray(xs)[1:len(ys)])\nb = g(np.asarray(xs)[1:len(ys)])"),
+    ("a = np.asarray(xs)[1:len(ys)] + 1\nb = g(np.asarray(xs)[1:len(ys)])", (),
+     "a = np.asarray(xs)[1:len(ys)] + 1\nb = g(np.asarray(xs)[1:len(ys)])"),
+    ("a = np.asarray(xs)[1:len(ys)] + 1\nb = g(v=np.asarray(xs)[1:len(ys)])", (),
+     "a = np.asarray(xs)[1:len(ys)] + 1\nb = g(v=np.asarray(xs)[1:len(ys)])"),
     # ... but through a view into arithmetic, as an index or a test, augmenting, or copied by
     # `astype` (not with copy=False), it is only read
     ("a = np.squeeze(x[1:len(ys) - 1]) * 2\nb = np.asarray(x[1:len(ys) - 1]) + 1", (),

@@ -255,7 +255,7 @@ def _bind_one(stmts: list[gast.stmt], namer: Namer, effects: EffectAnalyzer, tem
             # (not a callee: `E.astype` is bound once as `E` is, the call is made each time)
             called = isinstance(parents[id(node)][0], gast.Call) and parents[id(node)][1] == "func"
             if not called and not isinstance(node, (gast.Name, gast.Constant, gast.Tuple, gast.Slice)):
-                groups.setdefault(gast.dump(node), []).append((k, node))
+                groups.setdefault(_key(node), []).append((k, node))
     best = None
     for found in (run for group in groups.values() for run in _runs(group, stmts, effects)):
         if len(found) < 2:
@@ -285,6 +285,13 @@ def _bind_one(stmts: list[gast.stmt], namer: Namer, effects: EffectAnalyzer, tem
             getattr(parent, field)[index] = load
     stmts.insert(found[0][0], binding)
     return True
+
+
+def _key(node: gast.expr) -> str:
+    """What makes two occurrences one value: the expression, and the clamps versioning may
+    drop from it (``pforge_clamp``, set by the printer where a slice's bound is clamped)."""
+    marks = "".join("1" if getattr(n, "pforge_clamp", False) else "0" for n in gast.walk(node) if isinstance(n, gast.Call))
+    return f"{gast.dump(node)}|{marks}"
 
 
 def _runs(group: list[tuple[int, gast.expr]], stmts, effects: EffectAnalyzer):

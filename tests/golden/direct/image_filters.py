@@ -45,7 +45,7 @@ def sepia(picture, factor):
         return min(value, 255)
 
     # pforge: vectorized loop (was lines 47-50: map over picture, indexed output picture, 1 inner loop) with batched ops, where its run-time checks hold
-    if n_rows <= np.shape(picture)[0] and n_cols <= np.shape(picture)[1] and not isinstance(picture, (list, tuple)) and n_rows > 0 and n_cols > 0:
+    if n_rows <= np.shape(picture)[0] and n_cols <= np.shape(picture)[1] and not (isinstance(factor, np.ndarray) and np.may_share_memory(picture, factor)) and not isinstance(picture, (list, tuple)) and n_rows > 0 and n_cols > 0:
         if np.shape(picture[:n_rows, :n_cols])[2] != 3:
             raise TypeError('grey_of() takes 3 positional arguments for the items of one row')
         whole = 0.2126 * picture[:n_rows, :n_cols, 2] + 0.587 * picture[:n_rows, :n_cols, 1] + 0.114 * picture[:n_rows, :n_cols, 0]

@@ -526,12 +526,16 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         written = sorted({name for level in self.info.walk() for name in level.arrays} & params)
         read = {n.id for n in gast.walk(self.info.node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)} \
             | {name for level in self.info.walk() for name in level.helper_reads}
+        np_ = self.lib.alias
         for w in written:
             for r in sorted((read & params) - {w}):
                 shape = self._shape_of(r)
                 if shape is not None and shape.rank == 0:
-                    continue  # a number has no memory of its own to share
-                check = templates.expr(templates.apart(self.lib.alias, w, r))
+                    # a number has no memory of its own to share, but a 0-d array may be a view
+                    # of an element the loop writes (`X[0, 0, ...]`, read by later iterations)
+                    check = templates.expr(f"not (isinstance({r}, {np_}.ndarray) and {np_}.may_share_memory({w}, {r}))")
+                else:
+                    check = templates.expr(templates.apart(np_, w, r))
                 if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
                     self.checks.append(check)
 
