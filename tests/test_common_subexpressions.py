@@ -81,7 +81,9 @@ CASES = [
      "a = np.asarray(xs)[1:len(ys)][:, 0]\nb = np.asarray(xs)[1:len(ys)][:, 1]"),
     ("a = np.squeeze(np.asarray(xs)[1:len(ys)])\nb = np.asarray(xs)[1:len(ys)] + 1", (),
      "a = np.squeeze(np.asarray(xs)[1:len(ys)])\nb = np.asarray(xs)[1:len(ys)] + 1"),
-    # ... handed to a function that may write into it
+    # ... returned, or handed to a function that may write into it
+    ("a = np.asarray(xs)[1:len(ys)] + 1\nreturn np.asarray(xs)[1:len(ys)]", (),
+     "a = np.asarray(xs)[1:len(ys)] + 1\nreturn np.asarray(xs)[1:len(ys)]"),
     ("a = g(np.asarray(xs)[1:len(ys)])\nb = g(np.asarray(xs)[1:len(ys)])", (),
      "a = g(np.asarray(xs)[1:len(ys)])\nb = g(np.asarray(xs)[1:len(ys)])"),
     ("a = np.asarray(xs)[1:len(ys)] + 1\nb = g(np.asarray(xs)[1:len(ys)])", (),
@@ -142,6 +144,22 @@ CASES = [
     ("t1 = (y * w)[:, np.newaxis]\nz = y + 1", ("t1",), "z = y + 1"),
     ("t1 = np.sin(y)[:, np.newaxis]\nt2 = y * 3\nz = y + 1", ("t1", "t2"), "z = y + 1"),
     ("t1 = f(y)\nz = y + 1", ("t1",), "t1 = f(y)\nz = y + 1"),  # (a call that may do something)
+    # ... past other statements that change nothing it reads, and every such pair
+    ("q[0] = 1\nc = y * 2\nt1 = (y * w)[:, np.newaxis]\nc2 = np.sin(y)\nt2 = (y * w)[:, np.newaxis]\nz = t1 + t2",
+     ("t1", "t2"), "q[0] = 1\nc = y * 2\nt1 = (y * w)[:, np.newaxis]\nc2 = np.sin(y)\nz = t1 + t1"),
+    ("t1 = (y * w)[:, np.newaxis]\nt2 = (y * w)[:, np.newaxis]\nt3 = (y - w)[:, np.newaxis]\n"
+     "t4 = (y - w)[:, np.newaxis]\nz = t1 + t2 + t3 + t4", ("t1", "t2", "t3", "t4"),
+     "t1 = (y * w)[:, np.newaxis]\nt3 = (y - w)[:, np.newaxis]\nz = t1 + t1 + t3 + t3"),
+    # ... not where what it reads changes in between (then a later pair still merges), nor
+    # where one is handed to code that may write into it
+    ("t1 = (y * w)[:, np.newaxis]\ny[0] = 5.0\nt2 = (y * w)[:, np.newaxis]\nz = t1 + t2", ("t1", "t2"),
+     "t1 = (y * w)[:, np.newaxis]\ny[0] = 5.0\nt2 = (y * w)[:, np.newaxis]\nz = t1 + t2"),
+    ("t1 = (y * w)[:, np.newaxis]\ny = y + 1\nt2 = (y * w)[:, np.newaxis]\nt3 = (y - w)[:, np.newaxis]\n"
+     "t4 = (y - w)[:, np.newaxis]\nz = t1 + t2 + t3 + t4", ("t1", "t2", "t3", "t4"),
+     "t1 = (y * w)[:, np.newaxis]\ny = y + 1\nt2 = (y * w)[:, np.newaxis]\nt3 = (y - w)[:, np.newaxis]\n"
+     "z = t1 + t2 + t3 + t3"),
+    ("t1 = (y * w)[:, np.newaxis]\nt2 = (y * w)[:, np.newaxis]\nz = g(t1, t2)", ("t1", "t2"),
+     "t1 = (y * w)[:, np.newaxis]\nt2 = (y * w)[:, np.newaxis]\nz = g(t1, t2)"),
     # ... not a name the user wrote, one the checks read, or one written again
     ("t1 = (y * w)[:, np.newaxis]\nt2 = (y * w)[:, np.newaxis]\nz = t1 + t2", ("t1",),
      "t1 = (y * w)[:, np.newaxis]\nt2 = (y * w)[:, np.newaxis]\nz = t1 + t2"),
