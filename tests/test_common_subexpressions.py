@@ -17,7 +17,7 @@ from pforge.transpile.backends.common_subexpressions import bind_common_subexpre
 from pforge.transpile.frontend import ImportMap
 from pforge.transpile.naming import Namer
 
-IMPORTS = ImportMap(aliases={"np": "numpy", "tf": "tensorflow"})
+IMPORTS = ImportMap(aliases={"np": "numpy", "tf": "tensorflow", "math": "math", "scipy": "scipy"})
 
 
 def _cse(text: str, fresh=(), outside=()) -> str:
@@ -47,8 +47,13 @@ CASES = [
     # after a short-circuit, in a conditional expression's arms, in a lambda: not always evaluated
     ("a = p and np.asarray(xs) * 2 + np.asarray(xs)\nb = np.asarray(xs) * 3", (),
      "a = p and np.asarray(xs) * 2 + np.asarray(xs)\nb = np.asarray(xs) * 3"),
-    ("a = np.asarray(xs) * 2 if p else np.asarray(xs) * 3\nb = np.asarray(xs) - 1", (),
-     "a = np.asarray(xs) * 2 if p else np.asarray(xs) * 3\nb = np.asarray(xs) - 1"),
+    ("a = np.asarray(xs)[1:len(ys)] * 2 if p else 0\nb = np.asarray(xs)[1:len(ys)] - 1", (),
+     "a = np.asarray(xs)[1:len(ys)] * 2 if p else 0\nb = np.asarray(xs)[1:len(ys)] - 1"),
+    ("a = 0 if p else np.asarray(xs)[1:len(ys)] * 3\nb = np.asarray(xs)[1:len(ys)] - 1", (),
+     "a = 0 if p else np.asarray(xs)[1:len(ys)] * 3\nb = np.asarray(xs)[1:len(ys)] - 1"),
+    # (the first operand of `and` always is; a bare `return` has nothing)
+    ("a = np.where(np.max(x, axis=-1) > t, 1, 0)\nb = np.max(x, axis=-1) > t and q\nreturn", (),
+     "x_mask = np.max(x, axis=-1) > t\na = np.where(x_mask, 1, 0)\nb = x_mask and q\nreturn"),
     ("a = tf.scan(lambda h, r: h * tf.exp(w * 2.0) + tf.exp(w * 2.0) * r - tf.exp(w * 2.0), x)", (),
      "a = tf.scan(lambda h, r: h * tf.exp(w * 2.0) + tf.exp(w * 2.0) * r - tf.exp(w * 2.0), x)"),
     # after a block (a tape's `with`): the statements after it are still read
@@ -135,6 +140,14 @@ CASES = [
     ("a = np.random.normal(size=n) * 2 + np.random.normal(size=n)", (),
      "a = np.random.normal(size=n) * 2 + np.random.normal(size=n)"),
     ("a = tape.gradient(loss, w) * 2 + tape.gradient(loss, w)", (), "a = tape.gradient(loss, w) * 2 + tape.gradient(loss, w)"),
+    ("a = tf.debugging.check_numerics(x, 'm') * 2 + tf.debugging.check_numerics(x, 'm') - tf.debugging.check_numerics(x, 'm')",
+     (), "a = tf.debugging.check_numerics(x, 'm') * 2 + tf.debugging.check_numerics(x, 'm') - tf.debugging.check_numerics(x, 'm')"),
+    ("a = np.sum(**kw) * 2 + np.sum(**kw) - np.sum(**kw)", (), "a = np.sum(**kw) * 2 + np.sum(**kw) - np.sum(**kw)"),
+    # (a module other than NumPy's, TensorFlow's, the builtins and math: not known)
+    ("a = scipy.special.expit(x) * 2 + scipy.special.expit(x) - scipy.special.expit(x)", (),
+     "a = scipy.special.expit(x) * 2 + scipy.special.expit(x) - scipy.special.expit(x)"),
+    ("a = math.sqrt(len(xs)) * 2 + math.sqrt(len(xs)) - math.sqrt(len(xs))", (),
+     "xs_sqrt = math.sqrt(len(xs))\na = xs_sqrt * 2 + xs_sqrt - xs_sqrt"),
     # TensorFlow values are never written in place: handed on is fine
     ("a = tf.reshape(tf.maximum(n, 0) * 2, [tf.maximum(n, 0), tf.maximum(n, 0)])", (),
      "n_max = tf.maximum(n, 0)\na = tf.reshape(n_max * 2, [n_max, n_max])"),

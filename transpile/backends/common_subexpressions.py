@@ -122,11 +122,10 @@ def _pure(node: gast.AST, effects: EffectAnalyzer) -> bool:
 
 # --- occurrences ------------------------------------------------------------------------------
 
-def _unconditional(node: gast.AST, parent=None, field=None, index=None):
-    """(expression, parent, field, index) for the subexpressions of ``node`` evaluated each time
-    ``node`` is, in source order."""
+def _unconditional(node: gast.AST):
+    """The subexpressions of ``node`` evaluated each time ``node`` is, in source order."""
     if isinstance(node, gast.expr):
-        yield node, parent, field, index
+        yield node
     if isinstance(node, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
         return
     for name, value in gast.iter_fields(node):
@@ -134,12 +133,9 @@ def _unconditional(node: gast.AST, parent=None, field=None, index=None):
             value = value[:1]
         elif isinstance(node, gast.IfExp) and name in ("body", "orelse"):
             continue
-        if isinstance(value, list):
-            for k, item in enumerate(value):
-                if isinstance(item, gast.AST):
-                    yield from _unconditional(item, node, name, k)
-        elif isinstance(value, gast.AST):
-            yield from _unconditional(value, node, name, None)
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, gast.AST):
+                yield from _unconditional(item)
 
 
 def _parents(stmt: gast.stmt) -> dict[int, tuple]:
@@ -233,13 +229,9 @@ def _occurrences(stmt: gast.stmt):
     """The unconditional subexpressions of a simple statement's value (not its targets), or of
     an ``if`` statement's test."""
     if isinstance(stmt, gast.If):
-        value, field = stmt.test, "test"
+        yield from _unconditional(stmt.test)
     elif isinstance(stmt, _SIMPLE) and stmt.value is not None:
-        value, field = stmt.value, "value"
-    else:
-        return
-    for node, _, _, _ in _unconditional(value, stmt, field, None):
-        yield node
+        yield from _unconditional(stmt.value)
 
 
 def _bind_one(stmts: list[gast.stmt], namer: Namer, effects: EffectAnalyzer, temporaries: set[str]) -> bool:
