@@ -92,8 +92,10 @@ def test_bench_without_direct_backend(tmp_path, monkeypatch, tf):
         assert v.vs_loop == pytest.approx(got.variant("loop").median_s / v.median_s)
         assert v.vs_pfor == pytest.approx(got.variant("pfor").median_s / v.median_s)
     assert got.variant("loop").max_abs_err == 0.0
-    # the dispatch floor is timed in the same rounds and is below the eager loop's median
-    assert 0 < got.call_floor_s < got.variant("loop").median_s
+    # the dispatch floor is timed in the same rounds (how it compares with the eager loop's
+    # median depends on the machine's load: an empty tf.function call measured 2.9 ms against
+    # a 1.7 ms loop on a loaded CI machine, so only its being measured is asserted)
+    assert 0 < got.call_floor_s < math.inf
 
 
 def test_bench_with_direct_backend_and_fallback_note(tmp_path, monkeypatch, tf):
