@@ -284,3 +284,20 @@ def test_the_pfor_backend_binds_the_blocks_bounds_once(tf):
     for n_micro in (1, 3, 4, 5):
         np.testing.assert_allclose(_run(code, "block_sums", x, y, n_micro).numpy(),
                                    _run(BLOCKS, "block_sums", x, y, n_micro).numpy(), rtol=1e-12)
+
+
+def test_occurrences_with_other_clamp_marks_are_two_values():
+    """Versioning prints a clamp the printer marked (``pforge_clamp``) without its
+    ``np.maximum``, so two spellings of one expression with other marks are two values: each
+    is bound with the occurrences marked as it is."""
+    text = "a = r[:np.maximum(len(b) - 1, 0)] * 2\nc = d[:np.maximum(len(b) - 1, 0)] + e[:np.maximum(len(b) - 1, 0)]"
+    for marks, after in (((True, True, True), "b_stop = np.maximum(len(b) - 1, 0)\na = r[:b_stop] * 2\nc = d[:b_stop] + e[:b_stop]"),
+                         ((True, None, True), "b_stop = np.maximum(len(b) - 1, 0)\na = r[:b_stop] * 2\n"
+                                              "c = d[:np.maximum(len(b) - 1, 0)] + e[:b_stop]")):
+        stmts = gast.parse(text).body
+        clamps = [n for s in stmts for n in gast.walk(s) if isinstance(n, gast.Call) and getattr(n.func, "attr", "") == "maximum"]
+        for call, mark in zip(clamps, marks):
+            if mark is not None:  # (None: no mark at all, as the printer leaves most calls)
+                call.pforge_clamp = mark
+        bind_common_subexpressions(stmts, Namer(gast.parse(text)), IMPORTS, set(), set())
+        assert "\n".join(gast.unparse(s).strip() for s in stmts) == after
