@@ -1153,9 +1153,9 @@ class ReductionsMixin:
                 rank = self.scan_ranks[name]
                 before = templates.expr(self.scan_exclusive[name])
                 forward = reversed_operand(before)  # (one value reversed is itself)
-                core = forward if forward is not None else before
+                in_order = forward if forward is not None else before
                 values = templates.expr(f"{self.lib.alias}.stack([S]) if V.shape[0] == 1 else W",
-                                        S=templates.name(name), V=core, W=copy.deepcopy(core))
+                                        S=templates.name(name), V=in_order, W=copy.deepcopy(in_order))
                 if forward is not None:
                     values = templates.expr("V[::-1]", V=values)
                 self.env[name] = Val(values, (True,), rank, scalar=rank == 0)
