@@ -84,6 +84,10 @@ EXACT = [
      lambda n: [(n,), (n,), (n,)]),
     # a start that wraps around: range(len(a)) reads a[-1] first, which no iteration wrote yet
     ("for i in range(len(a)):\n    a[i] = a[i - 1] + b[i]\nreturn a\n", "a, b", lambda n: [(n,), (n,)]),
+    # augmented: each element plus (times) the one before it, as updated
+    ("for i in range(1, len(a)):\n    a[i] += a[i - 1]\nreturn a\n", "a, b", lambda n: [(n,), (n,)]),
+    ("for i in range(1, len(a)):\n    a[i] *= a[i - 1]\nreturn a\n", "a, b", lambda n: [(n,), (n,)]),
+    ("for i in range(1, a.shape[0]):\n    a[i] += a[i - 1]\nreturn a\n", "a, b", lambda n: [(n, 3), (n, 3)]),
 ]
 
 
@@ -108,6 +112,26 @@ def test_an_array_recurrence_equals_the_loop_bit_for_bit(body, params, shapes):
                     continue
                 for w, g in zip(want if isinstance(want, tuple) else (want,), got if isinstance(got, tuple) else (got,)):
                     assert g.dtype == w.dtype and np.array_equal(g, w, equal_nan=True), (first, rest, n, w, g)
+
+
+def test_an_augmented_linear_recurrence_keeps_its_text_and_the_loops_values():
+    """TSVC s321, ``a[i] += a[i - 1] * b[i]``: the element plus the scaled one before it, a
+    linear recurrence whose additive part is the element as the loop found it. The fallback
+    loop is the user's text; every dtype pair gives the loop's dtype and values (to rounding),
+    and an integer array with float factors truncates at each step as the loop does."""
+    body = "for i in range(1, len(a)):\n    a[i] += a[i - 1] * b[i]\nreturn a\n"
+    result, loop, new = _rewrite(body, "a, b")
+    assert "linear scan a" in result.plans[0].pattern
+    assert "a[i] += a[i - 1] * b[i]" in result.code.split("else:")[1]
+    rng = np.random.default_rng(321)
+    for n in (0, 1, 2, 9, 40):
+        for first in (np.float64, np.float32, np.int64, np.int8):
+            for rest in (np.float64, np.int32):
+                a, b = _inputs(rng, first, n) / 4, _inputs(rng, rest, n) / 8
+                a, b = a.astype(first), b.astype(rest)
+                want, got = loop(a.copy(), b), new(a.copy(), b)
+                assert got.dtype == want.dtype, (first, rest, n)
+                np.testing.assert_allclose(got, want, rtol=1e-5 if first == np.float32 else 1e-12)
 
 
 def test_a_linear_array_recurrence_is_a_tree_of_affine_maps():
@@ -236,6 +260,9 @@ CARRIED = [
     ("for i in range(1, n):\n    a[i] = a[i] + a[i - 1]\n", "a[0]"),      # another element of `a` read first
     ("for i in range(1, n):\n    a[i] = a[i - 1] + b[i]\n    c[i] = b[i] * 2\n", "a[0]"),  # a statement after
     ("for i in range(1, n):\n    a[i] = b[i] * a[i - 1] + c[i]\n", "a[0]"),
+    ("for i in range(1, n):\n    a[i] += a[i - 1] * b[i]\n", "a[0]"),  # TSVC s321: `a[i] = a[i] + ...`
+    ("for i in range(1, n):\n    a[i] *= a[i - 1]\n", "a[0]"),
+    ("for i in range(1, n):\n    a[i, j] += a[i - 1, j]\n", "a[0, j]"),
     # look-alikes
     ("for i in range(1, n):\n    a[i] = a[i - 1] + a[i - 2]\n", "a[0]"),  # (a[i - 2] stays: refused later)
     ("for i in range(1, n):\n    a[i, j] = a[i - 1, j + 1] + b[i]\n", None),   # another column
@@ -259,6 +286,11 @@ CARRIED = [
     ("for i in range(1, n):\n    a[i] = a[i - 1] + b[i]\nelse:\n    pass\n", None),
     ("for i in range(1, n, k):\n    a[i] = a[i - 1] + b[i]\n", None),       # a step not known
     ("for x in b:\n    a[0] = a[0] + x\n", None),
+    ("for i in range(1, n):\n    a[i] -= a[i - 1]\n", None),   # `a[i] - a_prev`: not a scan of a_prev
+    ("for i in range(1, n):\n    a[i] /= a[i - 1]\n", None),
+    ("for i in range(1, n):\n    a[i] += a[i - 1] ** 2\n", None),
+    ("for i in range(1, n):\n    a[i] += a[i - 1]\n    a[i] += b[i]\n", None),  # a second store
+    ("for i in range(1, n):\n    b[i] += a[i - 1]\n", None),
 ]
 
 

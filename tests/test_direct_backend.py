@@ -348,6 +348,13 @@ _TRAPS = {
                 p *= i
             return p
     ''', (["PF102", "PF301"], "a product of Python integers, which NumPy could overflow")),
+    "python_float_product": ('''
+        def f(n):
+            q = 1.0
+            for i in range(n):
+                q *= 0.99
+            return q
+    ''', (["PF102", "PF301"], "`q`: a product of Python floats; batched, it would be a NumPy number")),
     # The outer loop is independent and the inner one a reduction into out[i] (3 per row): a
     # batched `out += 1` adds 1. The direct backend cannot batch a repeated update: it stays.
     "update_repeated_along_inner_loop": ('''

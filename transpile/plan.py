@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import gast
 
-from pforge.transpile.analysis import COLLECTOR, COMPREHENSION, INDEXED, LoopInfo
+from pforge.transpile.analysis import COLLECTOR, COMPREHENSION, INDEXED, LoopInfo, reduction_term
 from pforge.transpile.operators import OPERATORS
 from pforge.transpile.remarks import Remark
 from pforge.transpile.remedies import with_remedy
@@ -126,7 +126,8 @@ def pattern_remark(info: LoopInfo, rewrite_pattern: str | None, backend: str | N
         detail = f"{transformation}, {split[0].lines(split[1])}: {detail}"
     checks = [c for level in info.walk() for c in level.runtime_checks]
     if checks:  # (a distance the code does not fix: vectorizable where it allows, the loop elsewhere)
-        detail += ", where " + " and ".join(f"`{gast.unparse(c).strip()}`" for c in checks) + " (checked at run time)"
+        detail += ", where " + " and ".join(getattr(c, "pforge_says", None) or f"`{gast.unparse(c).strip()}`"
+                                            for c in checks) + " (checked at run time)"
     return Remark(code, f"loop can be vectorized ({what}): {detail} [{how}]",
                   info.lineno, info.node.col_offset + 1)
 
@@ -155,7 +156,8 @@ def unsafe_reason(info: LoopInfo) -> str | None:
     last bits of floating-point results; it is safe only when every term is an integer
     literal (``n += 1``), since the analysis knows no other dtypes; a derived induction variable
     (``t += dt``) is computed as ``t + k * dt``, exact only for the same integer steps. A
-    NumPy scan is not reassociated (``ufunc.accumulate`` runs in the loop's order), a
+    NumPy scan is not reassociated (``ufunc.accumulate`` runs in the loop's order) unless its
+    update adds several terms (``s = s + b[i] + c[i]``, ``analysis.chains``), a
     TensorFlow sum or product scan is (``tf.math.cumsum``), a NumPy linear recurrence is composed
     in a tree, a TensorFlow one runs in order (``tf.scan``). A scatter-add sums
     into the same slot in a different order. Random draws opted in with
@@ -172,6 +174,10 @@ def unsafe_reason(info: LoopInfo) -> str | None:
                 return (f"reassociates the {what} `{name}`; floating-point results may differ "
                         "in the last bits")
         for name, scan in level.scans.items():
+            if scan.op in ("add", "mul") and getattr(reduction_term(scan.update, name), "pforge_reassociated", False):
+                return (f"adds the terms of the running {'sum' if scan.op == 'add' else 'product'} `{name}` "
+                        "together before they reach it (the loop adds them to it one by one); "
+                        "floating-point results may differ in the last bits")
             if scan.op in ("add", "mul") and info.library == "tensorflow":
                 return (f"computes the running {'sum' if scan.op == 'add' else 'product'} `{name}` with "
                         f"tf.math.{'cumsum' if scan.op == 'add' else 'cumprod'}, whose order (parallel on a "

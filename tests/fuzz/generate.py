@@ -338,7 +338,7 @@ class _Builder:
         a, b = self.expr(1), self.expr(1)
         form = self.rng.choice(("s += a - b", "s = s - t", "s = t + s", "s -= t", "s += t",
                                 "s = s + a - b", "s -= a - b", "s = max(s, t)", "s = min(s, t)",
-                                "s *= t", "s = s * t", "s = np.logaddexp(s, t)"))
+                                "s *= t", "s = s * t", "s = np.logaddexp(s, t)", "s = s - a - b", "s = s * t * t"))
         if "logaddexp" in form:  # a log-space sum (NumPy only); TensorFlow gets a plain sum
             if not self.np:
                 return Fragment("reduction s += t", VECTORIZE, (f"s{k} += {b}",), (f"s{k} = 0.0",),
@@ -350,6 +350,8 @@ class _Builder:
         if "*" in form:
             b = f"(1.0 + 0.1 * {self.lib}.tanh({a}))"
         template = form.replace("s", "{s}").replace("a - b", "{a} - {b}").replace("t", "{b}")
+        if form == "s = s * t * t":  # (a product chain: two factors near 1)
+            template = "{s} = {s} * {b} * (1.0 + 0.1 * " + self.lib + ".tanh({a}))"
         if not self.np:
             template = template.replace("max(", "tf.maximum(").replace("min(", "tf.minimum(")
         stmt = template.format(s=f"s{k}", a=a, b=b)
@@ -363,14 +365,16 @@ class _Builder:
         second-order recurrence."""
         t = self.expr(1)
         form = self.rng.choice(("s += t", "s = s + t", "s = t + s", "s -= t", "s = s - t", "s *= t",
-                                "s = lib.maximum(s, t)", "s = lib.minimum(s, t)", "s = lib.maximum(t, s)"))
+                                "s = lib.maximum(s, t)", "s = lib.minimum(s, t)", "s = lib.maximum(t, s)",
+                                "s = s + t + u", "s = s - t + u"))  # (update chains: terms added first)
         start = {"*": "1.0", "maximum": "-1e9", "minimum": "1e9"}
         # (0.1 is no float32: a start converted through float32 would be off in float64 code)
         init = next((v for key, v in start.items() if key in form), self.rng.choice(("0.0", "1.5", "0", "0.1")))
         if "*" in form:
             t = f"(1.0 + 0.1 * {self.lib}.tanh({t}))"
         s = f"s{k}"
-        update = " ".join({"s": s, "t": t, "s,": f"{s},", "t)": f"{t})"}.get(word, word) for word in form.split())
+        u = self.expr(1) if "u" in form.split() else ""
+        update = " ".join({"s": s, "t": t, "u": u, "s,": f"{s},", "t)": f"{t})"}.get(word, word) for word in form.split())
         update = update.replace("lib.maximum(s,", f"{self.lib}.maximum({s},").replace(
             "lib.minimum(s,", f"{self.lib}.minimum({s},")
         if form == "s = lib.maximum(t, s)":  # the term first: the zero's sign is the loop's own
@@ -1209,6 +1213,9 @@ class _Builder:
             start = self.rng.choice(("np.zeros(len(x))", "np.arange(len(x)) * 0.5", "np.ones(len(x), np.float32)",
                                      "np.arange(len(x))"))
             body = (f"p{k}[i] = {value}",)
+            if self.rng.random() < 0.2:  # augmented (TSVC s321), and look-alikes `-=`, `/=` that stay loops
+                body = (f"p{k}[i] {self.rng.choice(('+=', '+=', '*=', '-=', '/='))} "
+                        f"{self.rng.choice((p, f'{p} * {t}', f'{t} * {p}', f'{p} + {t}'))}",)
             setup = (f"p{k} = {start}",)
             outputs = (f"p{k}",)
             if self.rng.random() < 0.3:

@@ -3,6 +3,8 @@ level: :func:`discover` and the per-level driver that runs the other analyses in
 
 from __future__ import annotations
 
+import copy
+
 import gast
 
 from pforge.transpile.analysis.aliasing import _check_inplace_views
@@ -18,6 +20,7 @@ from pforge.transpile.analysis.facts import (COMPREHENSION, INVARIANT, TRY_STATE
 from pforge.transpile.analysis.linearized import unflatten_nests
 from pforge.transpile.analysis.nodes import (_enclosing_scope, _private_names, _scope_nodes, _statements,
                                              _stored_names)
+from pforge.transpile.analysis.chains import reassociated_chains
 from pforge.transpile.analysis.recurrences import carried_elements
 from pforge.transpile.analysis.reductions import (_find_arg_reductions, _find_reductions, _find_scans,
                                                   first_iteration_reductions)
@@ -50,6 +53,9 @@ def discover(ctx: ModuleContext, distribute: frozenset[tuple[int, int]] = frozen
     if carried_elements(ctx):
         ctx.parents = _parents(ctx.tree)
         ctx._chains = ctx._use_def = None  # `a[i - 1]` is read as a name
+    if reassociated_chains(ctx):
+        ctx.parents = _parents(ctx.tree)
+        ctx._chains = ctx._use_def = None  # `s + (b[i] + c[i])`: new nodes
 
     def visit_block(stmts, qualname, function, parent_loop, sink):
         previous = None
@@ -59,6 +65,7 @@ def discover(ctx: ModuleContext, distribute: frozenset[tuple[int, int]] = frozen
                 info.space = (for_space(stmt, ctx.imports) if isinstance(stmt, gast.For)
                               else while_space(stmt, previous))
                 info.body = list(stmt.body)
+                info.runtime_checks.extend(copy.deepcopy(c) for c in getattr(stmt, "pforge_runtime_checks", ()))
                 if isinstance(stmt, gast.While) and info.space is not None:
                     info.body = info.body[:-1]  # the counter increment is the iteration space
                 sink.append(info)

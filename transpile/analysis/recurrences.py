@@ -22,6 +22,7 @@ import copy
 
 import gast
 
+from pforge.transpile.analysis.chains import reassociate
 from pforge.transpile.analysis.nodes import _enclosing_scope, _scope_nodes, _statements
 from pforge.transpile.analysis.reductions import _SCAN_CALLS, _linear_update, _reduction_update
 from pforge.transpile.spaces import constant_int, for_space
@@ -62,10 +63,9 @@ def carried_elements(ctx) -> bool:
         found = _recurrence(ctx, loop, space.induction, step)
         if found is None:
             continue
-        position, array, offset, reads = found
+        position, write, array, offset, reads = found
         scope = _enclosing_scope(ctx, loop)
         name = _fresh({n.id for n in gast.walk(scope) if isinstance(n, gast.Name)}, f"{array}_prev")
-        write = loop.body[position]
         read_text = gast.unparse(reads[0]).strip()  # `a[i - 1]`, which remarks name for the carried name
         replaced = {id(r) for r in reads}
         for stmt in loop.body[:position]:
@@ -94,16 +94,44 @@ def _recurrence(ctx, loop, index: str, step: int):
     stores = [n for n in nodes if isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.ctx, gast.Store)]
     if any(not (isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name)) for n in stores):
         return None
-    for write in body:
-        if isinstance(write, gast.Assign) and len(write.targets) == 1 and any(write.targets[0] is n for n in stores):
-            found = _carried(ctx, body, nodes, stores, write, index, step)
+    for stmt in body:
+        write = _assignment(stmt)
+        if write is not None and any(write.targets[0] is n for n in stores):
+            found = _carried(ctx, loop, nodes, stores, write, stmt, index, step)
             if found is not None:
                 return found
     return None
 
 
-def _carried(ctx, body, nodes, stores, write, index: str, step: int):
-    """:func:`_recurrence` for one write of the body."""
+#: augmented updates of an element that are ``a[i] = a[i] op v`` on a scalar element
+_AUGMENTED = (gast.Add, gast.Mult)
+
+
+def _assignment(stmt) -> gast.Assign | None:
+    """``stmt`` as a one-target assignment: itself, or ``a[k] = a[k] + v`` for ``a[k] += v``
+    (``*=`` likewise; a new node, its target the original one), or None.
+
+    On a scalar element the two are one operation (Python reads the element, adds and stores
+    it back). On a row, ``+=`` adds in place under NumPy's ``same_kind`` casting, which raises
+    for a float value into an integer array where the assignment truncates. No scan this
+    module admits tells them apart: a linear recurrence is batched on single numbers only,
+    and the sum and product forms left are ``a[i] += a[i - 1]`` and ``a[i] *= a[i - 1]``,
+    whose operands are the array's own elements, of its own dtype.
+    """
+    if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1:
+        return stmt
+    if isinstance(stmt, gast.AugAssign) and isinstance(stmt.op, _AUGMENTED) and isinstance(stmt.target, gast.Subscript):
+        element = gast.copy_location(gast.Subscript(value=copy.deepcopy(stmt.target.value),
+                                                    slice=copy.deepcopy(stmt.target.slice), ctx=gast.Load()),
+                                     stmt.target)
+        value = gast.copy_location(gast.BinOp(left=element, op=copy.deepcopy(stmt.op), right=stmt.value), stmt)
+        return gast.copy_location(gast.Assign(targets=[stmt.target], value=value, type_comment=None), stmt)
+    return None
+
+
+def _carried(ctx, loop, nodes, stores, write, stmt, index: str, step: int):
+    """:func:`_recurrence` for one write of the body (``stmt``; ``write`` is it as an assignment)."""
+    body = loop.body
     target = write.targets[0]
     array = target.value.id
     if sum(n.value.id == array for n in stores) != 1:
@@ -111,14 +139,14 @@ def _carried(ctx, body, nodes, stores, write, index: str, step: int):
     written = _indexed(target, index)
     if written is None:
         return None
-    position = body.index(write)
+    position = body.index(stmt)
     offset, others = written
     bound = {n.id for n in nodes if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
     indices = {n.id for n in gast.walk(target.slice) if isinstance(n, gast.Name)} - {index}
     if array in bound or indices & bound:
         return None
     reads = []
-    before = {id(n) for stmt in body[:position] for n in gast.walk(stmt)} | {id(n) for n in gast.walk(write.value)}
+    before = {id(n) for s in body[:position] for n in gast.walk(s)} | {id(n) for n in gast.walk(write.value)}
     for node in nodes:
         if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)) and any(
                 isinstance(n, gast.Name) and n.id == array for n in gast.walk(node)):
@@ -140,9 +168,10 @@ def _carried(ctx, body, nodes, stores, write, index: str, step: int):
     op = _reduction_update(ctx, probe, "_pforge_probe")
     if op in ("max", "min") and ctx.imports.resolve(probe.value.func) not in _SCAN_CALLS:
         op = None
-    if op not in ("add", "mul", "max", "min") and _linear_update(probe, "_pforge_probe") is None:
+    if op not in ("add", "mul", "max", "min") and _linear_update(probe, "_pforge_probe") is None and \
+            not reassociate(ctx, loop, probe, array, apply=False):  # (an update chain: analysis.chains)
         return None
-    return position, array, offset, reads
+    return position, write, array, offset, reads
 
 
 def _indexed(node: gast.Subscript, index: str) -> tuple[int, tuple[str, ...]] | None:

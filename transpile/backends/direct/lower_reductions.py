@@ -63,7 +63,10 @@ class ReductionsMixin:
                                   "(arrays of two dtypes, or a Python number and a NumPy value)")
             self._mixed_operands(term_node, term.mixed, [])
         if red.op == "mul" and term.python:
-            raise Unsupported(f"`{red.name}`: a product of Python integers, which NumPy could overflow")
+            kind = {"int": "integers, which NumPy could overflow", "float": "floats"}.get(
+                term_pytype or "", "numbers")
+            raise Unsupported(f"`{red.name}`: a product of Python {kind}; batched, it would be a NumPy "
+                              "number of a fixed-size dtype")
         depth = len(self.levels)
         if not term.stacked and self.mask is None:
             raise Unsupported(f"`{red.name}`: a reduction term that does not depend on the loop")
