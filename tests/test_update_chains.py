@@ -114,6 +114,15 @@ def test_integer_terms_that_would_wrap_around_run_the_loop():
         assert (b + c)[0] == 44  # what the batched terms would have been
 
 
+def test_a_python_complex_start_runs_the_loop():
+    """``0j + np.float64(t)`` is a Python complex (``np.float64`` is a float), so the loop's
+    running value stays one; the batched terms' sum would make it a NumPy complex (helper-50)."""
+    source = _module("for i in range(len(b)):\n    s = s + b[i] + c[i]\nreturn s\n", "s, b, c")
+    new = _load(transpile_source(source, "m.py").code)
+    got, want = new(0j, np.array([1.5]), np.array([2.0])), _load(source)(0j, np.array([1.5]), np.array([2.0]))
+    assert type(got) is type(want) is complex and got == want
+
+
 def test_a_wider_start_than_its_terms_runs_the_loop_exactly():
     """A float64 start adds each float32 term in float64; the float32 terms summed first would
     round in float32. The check sends the pair to the loop, whose value comes back bit for bit."""
@@ -150,6 +159,7 @@ def test_the_reassociated_scan_is_an_unsafe_fix():
     source = _module(body, "s, b, c")
     (plan,) = transpile_source(source, "m.py").plans
     assert plan.unsafe and "adds the terms of the running sum `s` together" in plan.unsafe
+    assert "where terms cancel" in plan.unsafe
     held = transpile_source(source, "m.py", unsafe=False)
     assert not held.plans[0].rewritten and held.code == source
     plain = _module(body.replace("s + b[i] + c[i]", "s + (b[i] + c[i])"), "s, b, c")

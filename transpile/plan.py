@@ -175,9 +175,10 @@ def unsafe_reason(info: LoopInfo) -> str | None:
                         "in the last bits")
         for name, scan in level.scans.items():
             if scan.op in ("add", "mul") and getattr(reduction_term(scan.update, name), "pforge_reassociated", False):
-                return (f"adds the terms of the running {'sum' if scan.op == 'add' else 'product'} `{name}` "
-                        "together before they reach it (the loop adds them to it one by one); "
-                        "floating-point results may differ in the last bits")
+                return (f"{'adds' if scan.op == 'add' else 'multiplies'} the terms of the running "
+                        f"{'sum' if scan.op == 'add' else 'product'} `{name}` together before they reach it "
+                        "(the loop takes them one by one); floating-point results may differ in the last "
+                        "bits, and by more where terms cancel or a product of them over- or underflows")
             if scan.op in ("add", "mul") and info.library == "tensorflow":
                 return (f"computes the running {'sum' if scan.op == 'add' else 'product'} `{name}` with "
                         f"tf.math.{'cumsum' if scan.op == 'add' else 'cumprod'}, whose order (parallel on a "

@@ -224,7 +224,10 @@ def _dtype_check(np_: str, start: str, names: list[str]) -> gast.expr:
     """``start`` and ``names`` are NumPy values or Python numbers, ``names`` of a floating or
     complex kind, and the NumPy values among them of one dtype."""
     kinds = (np_ + ".ndarray", np_ + ".generic", "int", "float", "complex")
-    typed = [f"isinstance({n}, ({', '.join(kinds)}))" for n in [start] + names]
+    # (not a Python complex start: `0j + np.float64(t)` stays a Python complex in the loop, as
+    # `np.float64` is a float, where the batched terms' sum makes it a NumPy one)
+    typed = [f"isinstance({start}, ({', '.join(kinds[:-1])}))"] + [f"isinstance({n}, ({', '.join(kinds)}))"
+                                                                     for n in names]
     floating = [f"{np_}.result_type({n}).kind in '{_KINDS}'" for n in names]
     one = (f"len({{{np_}.result_type(v) for v in ({', '.join([start] + names)}) "
            f"if type(v) not in (int, float, complex)}}) <= 1")
