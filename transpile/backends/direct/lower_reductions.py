@@ -156,6 +156,8 @@ class ReductionsMixin:
             if term.pytype not in ("float", "complex"):
                 self._int_sum_holds(term_node, red.name)
             reduced = self._of_the_terms_kind(reduced, witness, red.name)
+        elif witness is not None and k == 0 and term.rank == 0 and self._np and red.op == "mul" and not first_assign:
+            reduced = self._of_the_factors_kind(reduced, witness, red.name)
         # (the loop's `tf.maximum(0, t)` converts the Python number to `t`'s dtype; staged,
         # `tf.maximum(0, r)` converts it first, to int32, and raises: the running value
         # converted to the reduced terms' dtype)
@@ -176,6 +178,8 @@ class ReductionsMixin:
                 reduced.keywords.append(gast.keyword(arg="dtype", value=templates.expr("T.dtype", T=term.node)))
             if witness is not None and red.op == "add":
                 reduced = self._of_the_terms_kind(reduced, witness, red.name)
+            elif witness is not None and red.op == "mul":
+                reduced = self._of_the_factors_kind(reduced, witness, red.name)
             new = gast.copy_location(gast.Assign(targets=[templates.name(red.name, store=True)], value=reduced,
                                                  type_comment=None), stmt)
             self.nonempty = True
@@ -326,6 +330,17 @@ class ReductionsMixin:
         (``c + 1.5`` of ``q += c + 1.5`` under a test)."""
         total = self._hoist(reduced, f"{name}_total")
         return templates.expr("T.item() if type(W) in (int, float, bool) else T", T=total, W=copy.deepcopy(witness))
+
+    def _of_the_factors_kind(self, reduced, witness, name):
+        """The product ``reduced`` as the loop's is, where each factor is a Python number when
+        the invariant ``witness`` is one (``s = s * (c + i)``): Python floats multiply to a
+        Python float (:meth:`_of_the_terms_kind`); Python ints to a Python int of any size,
+        which an int64 product would wrap around (fuzz seed 8318015: 3 * 4 * ... * 32), so a
+        Python int or bool ``witness`` runs the loop (checked in front)."""
+        check = templates.expr("type(W) not in (int, bool)", W=copy.deepcopy(witness))
+        if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
+            self.checks.append(check)
+        return self._of_the_terms_kind(reduced, witness, name)
 
     # -- scans ------------------------------------------------------------------------------------------
 
