@@ -103,7 +103,7 @@ def pattern_remark(info: LoopInfo, rewrite_pattern: str | None, backend: str | N
     why it was not rewritten (also the PF301 remark), so ``check`` shows it on one line."""
     if info.has_tape:
         code, what = "PF105", "per-example gradient"
-    elif any(c.conditional for c in info.collectors.values()) or (
+    elif any(c.conditional for c in info.collectors.values()) or any(level.packs for level in info.walk()) or (
             info.form == "dict comprehension" and info.node.generators[0].ifs):
         code, what = "PF103", "filter"
     elif info.scatter_add:
@@ -139,8 +139,9 @@ def _outputs(info):
     parts += [f"{r.op} reduction {n}" for n, r in info.reductions.items()]
     parts += [f"arg{a.op} {n} of {a.value}" for n, a in info.arg_reductions.items() if a.name is not None]
     parts += [f"{s.op} scan {s.array or n}" for n, s in info.scans.items()]
-    parts += [f"indexed output {n}" + (" (an argument, updated in place)" if n in info.mutated_args else "")
-              for n in info.arrays]
+    packed = {p.array: p.counter for p in info.packs.values()}
+    parts += [(f"pack {n} at {packed[n]}" if n in packed else f"indexed output {n}")
+              + (" (an argument, updated in place)" if n in info.mutated_args else "") for n in info.arrays]
     parts += [f"TensorArray {n}" for n in info.tensorarrays]
     parts += [f"wrap-around {n}" for n in info.wraparound]
     parts += [f"last value under a test {n}" for n in info.live_conditional]

@@ -90,7 +90,11 @@ _rule("PF103", "vectorizable-filter",
       "The loop keeps the elements that pass a per-element test: a mask and a compaction.",
       """
 `if cond: out.append(e)` collects a data-dependent number of elements, in loop order. It is
-`tf.boolean_mask` (or `np.nonzero`) of the batched values with the batched test.
+`tf.boolean_mask` (or `np.nonzero`) of the batched values with the batched test. Written into
+an array by a counter instead (a pack, `if cond: out[k] = e; k += 1`, or `k += 1` first: TSVC
+s341), it is the same mask: NumPy code writes the kept values into the slice from `k` on and
+moves `k` past them, where `out` is an array and `k` an integer that starts at an index of 0
+or more (checked at run time).
 """, """
 kept = []
 for i in range(x.shape[0]):

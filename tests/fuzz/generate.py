@@ -330,6 +330,33 @@ class _Builder:
         return Fragment("filter", VECTORIZE, (f"if {self.test()}:", f"    f{k}.append({self.expr()})"),
                         (f"f{k} = []",), outputs=(f"{consumer}(f{k})",))
 
+    def _pack(self, k):
+        """A pack (stream compaction into an array by a counter): ``if t: j += 1; p[j] = v``, or
+        the write first, from a start that may be negative (the loop then writes from the end:
+        the rewrite's check sends it to the loop) into an array that may be too short (the loop
+        raises). Look-alikes that stay loops: the counter read elsewhere, the increment and the
+        write under two tests, two steps per count."""
+        if not self.np:
+            return self._filter(k)
+        start, extra = self.rng.choice(("0", "-1", "2", "-3")), self.rng.choice(("0", "3"))
+        setup = (f"p{k} = np.zeros(len(x) + {extra})", f"j{k} = {start}")
+        write, count = f"p{k}[j{k}] = {self.expr()}", f"j{k} += 1"
+        r = self.rng.random()
+        if r < 0.15:
+            return Fragment("pack look-alike: counter read", REFUSE,
+                            (f"if {self.test()}:", f"    {count}", f"    p{k}[j{k}] = j{k} * 0.5"), setup,
+                            outputs=(f"p{k}", f"j{k}"))
+        if r < 0.25:
+            return Fragment("pack look-alike: two tests", REFUSE,
+                            (f"if {self.test()}:", f"    {count}", f"if {self.test()}:", f"    {write}"), setup,
+                            outputs=(f"p{k}", f"j{k}"))
+        if r < 0.3:
+            return Fragment("pack look-alike: two steps", REFUSE,
+                            (f"if {self.test()}:", f"    {write}", f"    j{k} += 2"), setup, outputs=(f"p{k}", f"j{k}"))
+        body = (count, write) if self.rng.random() < 0.5 else (write, count)
+        return Fragment("pack", EITHER, (f"if {self.test()}:",) + tuple("    " + b for b in body), setup,
+                        outputs=(f"p{k}", f"j{k}"))
+
     def _guard(self, k):
         """``continue`` under a per-iteration test, first in the body."""
         return Fragment("continue guard", VECTORIZE, (f"if {self.test()}:", "    continue"), first=True)
@@ -1735,7 +1762,7 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("ordered-writes", 2), ("inner-comprehension", 2), ("shape-read", 2), ("grid", 2),
                ("distributed", 3), ("fixed-element", 2), ("contraction", 3),
                ("interchange", 2), ("triangle", 3), ("symmetric", 2), ("reached-invariant", 3),
-               ("distance", 2), ("kept-running", 2), ("pairwise", 3))
+               ("distance", 2), ("kept-running", 2), ("pairwise", 3), ("pack", 2))
 DEPENDENT = (("carried", 2), ("inner-of-carried", 1), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))

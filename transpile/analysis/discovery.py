@@ -21,6 +21,7 @@ from pforge.transpile.analysis.linearized import unflatten_nests
 from pforge.transpile.analysis.nodes import (_enclosing_scope, _private_names, _scope_nodes, _statements,
                                              _stored_names)
 from pforge.transpile.analysis.chains import reassociated_chains
+from pforge.transpile.analysis.packs import find_packs
 from pforge.transpile.analysis.recurrences import carried_elements
 from pforge.transpile.analysis.reductions import (_find_arg_reductions, _find_reductions, _find_scans,
                                                   first_iteration_reductions)
@@ -380,6 +381,7 @@ def _analyse_level(ctx: ModuleContext, info: LoopInfo) -> None:
     _find_tensorarrays(info, body, stored)
     _find_collectors(ctx, info, nodes, node_ids, stored)
     _comprehension_collector(ctx, info, nodes)
+    find_packs(info, body, stored)
     _find_arg_reductions(info, body, stored)
     _find_reductions(ctx, info, body, stored)
     _find_derived(info, body, stored, targets)

@@ -16,9 +16,9 @@ from pforge.transpile.remarks import Remark
 from pforge.transpile.spaces import Space
 
 INVARIANT, INDUCTION, ITEM, PRIVATE = "invariant", "induction", "item", "private"
-COLLECTOR, INDEXED, REDUCTION, CARRIED, DERIVED, ARG_REDUCTION, SCAN, WRAPAROUND = (
+COLLECTOR, INDEXED, REDUCTION, CARRIED, DERIVED, ARG_REDUCTION, SCAN, WRAPAROUND, PACK = (
     "collector", "indexed output", "reduction", "carried", "derived induction", "arg reduction", "scan",
-    "wrap-around")
+    "wrap-around", "pack counter")
 
 #: ``try`` and ``try ... except*`` (gast has TryStar from 0.5.4 on).
 TRY_STATEMENTS = tuple(getattr(gast, name) for name in ("Try", "TryStar") if hasattr(gast, name))
@@ -68,6 +68,21 @@ class Reduction:
     name: str
     op: str
     updates: list[gast.stmt]
+
+
+@dataclass
+class Pack:
+    """A pack (stream compaction, :mod:`~pforge.transpile.analysis.packs`): the ``if`` statement
+    ``stmt`` holds ``counter += 1`` (``increment``) and ``array[counter] = v`` (``write``), the
+    write first where ``write_first`` (it then writes at the counter's value before the
+    increment, ``j0``, ``j0 + 1``, ...; else at the value after it, from ``j0 + 1``)."""
+
+    counter: str
+    array: str
+    stmt: gast.If
+    write: gast.Assign
+    increment: gast.AugAssign
+    write_first: bool
 
 
 @dataclass
@@ -174,6 +189,8 @@ class LoopInfo:
     #: the previous one's ``E`` (the first one the value before the loop). Name -> that statement.
     wraparound: dict[str, gast.stmt] = field(default_factory=dict)
     scans: dict[str, Scan] = field(default_factory=dict)
+    #: packs (``if t: j += 1; a[j] = v``): counter -> :class:`Pack`
+    packs: dict[str, Pack] = field(default_factory=dict)
     dependences: list[str] = field(default_factory=list)
     blockers: list[Remark] = field(default_factory=list)
     children: list["LoopInfo"] = field(default_factory=list)

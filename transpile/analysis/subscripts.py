@@ -13,7 +13,7 @@ from pforge.transpile import dependence
 from pforge.transpile.analysis.aliasing import (_fresh_value, _merge_aliases, _shared_row_written,
                                                 _through_shared_rows)
 from pforge.transpile.analysis.classes import likely_library
-from pforge.transpile.analysis.facts import INDEXED, INDUCTION, ITEM, PRIVATE
+from pforge.transpile.analysis.facts import CARRIED, INDEXED, INDUCTION, ITEM, PRIVATE
 from pforge.transpile.analysis.nodes import _binding, _loaded_names, _statement_of
 from pforge.transpile.operators import AUG_OPS
 from pforge.transpile.spaces import constant_int
@@ -137,6 +137,17 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
         if name in stored and name not in info.tensorarrays:
             continue  # rebound in the body: handled as a scalar
         info.classes.setdefault(name, INDEXED)
+        pack = next((p for p in info.packs.values() if p.array == name), None)
+        if pack is not None and len(wlist) == 1 and wlist[0].node is pack.write and not reads.get(name):
+            # (a pack: one element per iteration whose test holds, each once)
+            info.arrays[name] = wlist
+            continue
+        if pack is not None:  # another name for the array is written or read (`_merge_aliases`)
+            del info.packs[pack.counter]
+            info.classes[pack.counter] = CARRIED
+            info.block("PF201", f"`{pack.counter}` counts the writes into `{name}`, which the body also "
+                       "reaches through another name, so each iteration needs the counter the one before "
+                       "left", pack.increment)
         if name not in info.tensorarrays:
             info.arrays[name] = wlist
         if _shared_row_written(info, name, wlist, shared, variant | targets):

@@ -28,6 +28,10 @@ class ConditionalsMixin:
         if id(stmt) in self.assume:  # unswitched: this rewrite is for one outcome of the test
             self._block(stmt.body if self.assume[id(stmt)] else stmt.orelse, later, depth)
             return
+        pack = next((p for p in self.levels[-1].info.packs.values() if p.stmt is stmt), None)
+        if pack is not None:
+            self._pack(pack)
+            return
         plan = if_conversion(self.info, self.levels[-1].info, stmt)
         test = self.tests.pop(id(stmt), None) or self._chain_tests(plan)
         if not test.stacked:
@@ -89,6 +93,61 @@ class ConditionalsMixin:
             value = self._merged(self.lib.call("where", c.node, x.node, y.node), full, rank,
                            then_new[0].value, else_new[0].value)
             self.pending[merge.name] = entries[:start] + [_Pending(saved_mask, value)]
+
+    def _pack(self, pack) -> None:
+        """A pack (:mod:`~pforge.transpile.analysis.packs`): the values where the test holds,
+        ``vals = v[t]`` in the loop's order, written into ``a`` from the counter's first written
+        value on, and the counter moved past them::
+
+            a_packed = v[mask]
+            a[j + 1:j + 1 + a_packed.shape[0]] = a_packed
+            j += a_packed.shape[0]
+
+        (``shape``, not ``len``, which the module may bind to something else where the loop never
+        calls it.) Checked in front: ``a`` is an array whose rank is the value's plus one (so
+        each value fills one element or row, as the loop's write does, rather than broadcasting
+        along the slice), not of objects (a slice stores Python numbers where the loop stores
+        the NumPy scalars it computed), and ``j`` a Python int or a 64-bit NumPy integer (a narrower one would wrap
+        around where the loop's counter does, at another element) from which the first write is
+        at an index of 0 or more (the loop's negative indices count from the end, one element at
+        a time). Past the array's end the loop raises an IndexError after its first writes, the
+        slice assignment a ValueError before any, or none where one value is left to broadcast
+        into an empty slice (the README's contract for a loop that raises).
+
+        Raises:
+            Unsupported: TensorFlow code, a pack inside another loop, a test that does not
+                depend on the loop, or a value that does not, or of no known rank.
+        """
+        if self.lib.kind != "np" or self.to_tf or len(self.levels) != 1:
+            raise Unsupported(f"the pack into `{pack.array}` (in TensorFlow code or inside another loop)")
+        test = self._test(pack.stmt.test)
+        if not test.stacked:
+            raise Unsupported(f"the pack into `{pack.array}` under a test that does not depend on the loop")
+        if test.rank not in (0, None):
+            raise Unsupported(f"the pack into `{pack.array}` under a test on an array")
+        test = Val(test.node, test.full, 0)
+        saved = self.mask
+        if saved is not None:  # (under an `if` of the body, a `continue` guard: both tests)
+            test = self._and(saved, test)
+        self.mask = test
+        try:
+            value = self.ev(pack.write.value)
+        finally:
+            self.mask = saved
+        if not value.stacked or not all(value.full) or value.rank is None:
+            raise Unsupported(f"the pack into `{pack.array}` of a value that does not vary with the loop, "
+                              "or of no known rank")
+        np_ = self.lib.alias
+        array, counter = templates.name(pack.array), templates.name(pack.counter)
+        first = "J" if pack.write_first else "J + 1"
+        self.checks += [templates.expr(f"type(A) is {np_}.ndarray and A.ndim == {value.rank + 1} "
+                                       "and A.dtype.kind != 'O'", A=array),
+                        templates.expr(f"(type(J) is int or isinstance(J, {np_}.integer) and J.itemsize == 8) "
+                                       f"and {first} >= 0", J=counter)]
+        packed = self.namer.new(f"{pack.array}_packed")
+        self.out += templates.replace(f"{packed} = V", V=core.subscript(value.node, [test.node]))
+        self.out += templates.replace(f"A[{first}:{first} + {packed}.shape[0]] = {packed}", A=array, J=counter)
+        self.out += templates.replace(f"J += {packed}.shape[0]", J=counter)
 
     def _chain_tests(self, plan) -> Val:
         """The test of ``plan.stmt``; when the plan hoists its chain's tests (a branch writes

@@ -250,7 +250,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         if self.lib.kind != "np" or self.to_tf or self.assume or self.strip is not None or info.form != "loop" \
                 or space is None or space.kind != "range" or self.tapes \
                 or any((info.collectors, info.scans, info.arg_reductions, info.tensorarrays,
-                        info.derived, info.wraparound, info.live_out, info.runtime_checks)) \
+                        info.derived, info.wraparound, info.live_out, info.runtime_checks, info.packs)) \
                 or (0 if space.start is None else constant_int(space.start)) is None \
                 or (constant_int(space.start) or 0) < 0 or not (space.step is None or constant_int(space.step) == 1):
             return None
@@ -761,8 +761,10 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                 parts.append(f"arg{arg.op} {name} of {arg.value}")
         for name, scan in info.scans.items():
             parts.append(f"{scan.op} scan {scan.array or name}")
+        packed = {p.array: p.counter for p in info.packs.values()}
         for name in info.arrays:
-            parts.append(f"{'scatter-add' if info.scatter_add else 'indexed output'} {name}")
+            parts.append(f"pack {name} at {packed[name]}" if name in packed else
+                         f"{'scatter-add' if info.scatter_add else 'indexed output'} {name}")
         for name in info.tensorarrays:
             parts.append(f"TensorArray {name}")
         for name in info.wraparound:
