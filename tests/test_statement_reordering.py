@@ -153,3 +153,103 @@ def test_explain_says_the_order():
     assert any("statement reordering" in note and "lines 7, 6" in note for note in notes), notes
     dependences = [d for level in plan.levels for d in level.dependences]
     assert any("the writing statement run first" in d for d in dependences), dependences
+
+
+WEBS = textwrap.dedent("""\
+    import numpy as np
+
+
+    def s261(a, b, c, d):
+        for i in range(1, len(a)):
+            t = a[i] + b[i]
+            a[i] = t + c[i - 1]
+            t = c[i] * d[i]
+            c[i] = t
+        return a, c
+
+
+    def three_values(a, b, c, d):
+        for i in range(1, len(a)):
+            t = a[i] * 2.0
+            a[i] = t + c[i - 1] + d[i - 1]
+            t = c[i] - 1.0
+            c[i] = t
+            t = d[i] * b[i]
+            d[i] = t
+        return a, c, d
+    """)
+
+WEBS_LEFT = textwrap.dedent("""\
+    import numpy as np
+
+
+    def each_web_needs_the_other_first(a, c):
+        for i in range(1, len(a)):
+            t = a[i - 1] + 1.0
+            c[i] = t
+            t = c[i - 1] * 2.0
+            a[i] = t
+        return a, c
+
+
+    def the_second_value_from_the_first(a, b, c):
+        for i in range(1, len(a)):
+            t = a[i] + b[i]
+            a[i] = t + c[i - 1]
+            t = t * c[i]
+            c[i] = t
+        return a, c
+
+
+    def read_after_the_loop(a, b, c, d):
+        for i in range(1, len(a)):
+            t = a[i] + b[i]
+            a[i] = t + c[i - 1]
+            t = c[i] * d[i]
+            c[i] = t
+        return a, c, t
+
+
+    def read_by_a_lambda(a, b, c, d):
+        for i in range(1, len(a)):
+            t = a[i] + b[i]
+            a[i] = (lambda: t)() + c[i - 1]
+            t = c[i] * d[i]
+            c[i] = t
+        return a, c
+    """)
+
+
+def test_a_private_bound_twice_has_two_values_each_kept_whole():
+    """TSVC s261: `t` holds `a[i] + b[i]` for the first two statements and `c[i] * d[i]` for
+    the last two; the write of `c` must run before the read of `c[i - 1]`, so the second value's
+    statements run first, then the first's, never one inside the other (whole-array statements
+    hold one value of `t` at a time: scalar renaming without new names)."""
+    result = transpile_source(WEBS, "m.py", shapes={n: 1 for n in "abcd"})
+    plans = {p.function: p for p in result.plans}
+    for name in ("s261", "three_values"):
+        assert plans[name].rewritten, [r.message for r in plans[name].remarks]
+        assert "for i in" not in _batched(result.code, name)
+    batched = _batched(result.code, "s261")
+    assert batched.index("t = c[") < batched.index("c[1:") < batched.index("t = a[") < batched.index("a[1:")
+    before, after = _module(WEBS), _module(result.code)
+    rng = np.random.default_rng(261)
+    for n in (0, 1, 2, 3, 9):
+        for name, count in (("s261", 4), ("three_values", 4)):
+            arrays = [rng.standard_normal(n) for _ in range(count)]
+            want = before[name](*[v.copy() for v in arrays])
+            got = after[name](*[v.copy() for v in arrays])
+            for w, g in zip(want, got):
+                np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("name", ["each_web_needs_the_other_first", "the_second_value_from_the_first",
+                                  "read_after_the_loop", "read_by_a_lambda"])
+def test_values_of_a_private_that_no_order_keeps_apart_stay_a_loop(name):
+    """Two values of `t` that each need the other's statements first; a second value computed
+    from the first (one web); `t` read after the loop (its last value is the second's); a
+    lambda that reads `t` when called: no order, and the loop stays."""
+    result = transpile_source(WEBS_LEFT, "m.py", shapes={n: 1 for n in "abcd"})
+    plan = next(p for p in result.plans if p.function == name)
+    assert not plan.rewritten, result.code
+    assert any(r.code in ("PF202", "PF212", "PF201") for r in plan.remarks), [r.message for r in plan.remarks]

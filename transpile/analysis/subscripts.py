@@ -4,6 +4,7 @@ indexed outputs, scatter updates, whole-array uses and negative indices that wra
 from __future__ import annotations
 
 import collections
+import itertools
 
 import copy
 
@@ -286,6 +287,55 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
         info.body = order
 
 
+def _webs(info, stmts, bound, touched) -> dict[str, list[int | None]]:
+    """Names bound by two or more statements of ``stmts`` (the body's top level) whose values do
+    not flow from one binding to the next: name -> for each statement, the number of the value
+    (web) it binds or reads, None where it does not touch the name.
+
+    A name qualifies where every statement touching it is a plain ``name = value`` not reading
+    it, or reads it without binding it, the first one binds it (so no iteration reads the one
+    before's value), nothing in a nested function or lambda reads it, and it is no name the
+    loop leaves for the code after it (:attr:`LoopInfo.live_out`)."""
+    found = {}
+    for name in sorted(set().union(*bound) if bound else ()):
+        binders = [k for k, b in enumerate(bound) if name in b]
+        if len(binders) < 2 or name in info.live_out:
+            continue
+        web, current, plain = [], None, True
+        for k, stmt in enumerate(stmts):
+            if name not in touched[k]:
+                web.append(None)
+                continue
+            binds = name in bound[k]
+            if binds and not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+                              and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id == name
+                              and not any(isinstance(n, gast.Name) and n.id == name for n in gast.walk(stmt.value))):
+                plain = False
+                break
+            if any(isinstance(n, (gast.Lambda, gast.FunctionDef, gast.AsyncFunctionDef)) for n in gast.walk(stmt)):
+                plain = False
+                break
+            if binds:
+                current = k
+            elif current is None:
+                plain = False  # (read before the body binds it: the previous iteration's value)
+                break
+            web.append(current)
+        if plain:
+            found[name] = web
+    return found
+
+
+def _closure(size: int, edges) -> set[tuple[int, int]]:
+    """The pairs ``(a, b)`` with a path from ``a`` to ``b`` over ``edges`` (Warshall)."""
+    reach = set(edges)
+    for k in range(size):
+        into = [a for a in range(size) if (a, k) in reach]
+        out = [b for b in range(size) if (k, b) in reach]
+        reach |= {(a, b) for a in into for b in out}
+    return reach
+
+
 def _later_statement_writes_last(ctx, info, write, other, conflict) -> bool:
     """Whether two writes that touch one element in two iterations (``a[i + 1] = ...`` then
     ``a[i] = ...``, TSVC's s2244) leave the loop's value when the body runs as whole-array
@@ -362,10 +412,25 @@ def _reorder(ctx, info, deferred, writes, reads, helper_written) -> list | None:
             return None  # a write through an attribute or a call: no name says what it touches
         bound.append(stores)
         touched.append(names)
+    webs = _webs(info, stmts, bound, touched)
     for ka in range(len(stmts)):
         for kb in range(ka + 1, len(stmts)):
-            if bound[ka] & touched[kb] or bound[kb] & touched[ka]:
+            shared = (bound[ka] & touched[kb]) | (bound[kb] & touched[ka])
+            if any(name not in webs or webs[name][ka] == webs[name][kb] for name in shared):
                 edges.add((ka, kb))
+    for name, web in sorted(webs.items()):
+        # scalar renaming without new names (Allen & Kennedy 2001, section 5.4): each value of
+        # `name` (a web, one binding and the reads of it) keeps its statements in order, and
+        # no two interleave, since whole-array statements hold one value of a name at a time;
+        # a web that another one reaches through the other edges runs first
+        # (where each needs the other first, the edges make a cycle, which the sort finds)
+        groups = sorted({w for w in web if w is not None})
+        for ga, gb in itertools.combinations(groups, 2):
+            reach = _closure(len(stmts), edges)
+            sa = [k for k, w in enumerate(web) if w == ga]
+            sb = [k for k, w in enumerate(web) if w == gb]
+            first, then = (sb, sa) if any((b, a) in reach for a in sa for b in sb) else (sa, sb)
+            edges |= {(a, b) for a in first for b in then}
     order, done = [], set()
     while len(order) < len(stmts):
         ready = [k for k in range(len(stmts)) if k not in done and all(a in done for a, b in edges if b == k)]
