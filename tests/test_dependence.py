@@ -295,3 +295,34 @@ def _explained(body: str):
 ])
 def test_dependence_between_accesses(body, vectorizable, dependences):
     assert _explained(body) == (vectorizable, dependences)
+
+
+@pytest.mark.parametrize("write, read, start, stop, independent", [
+    # the two halves index-set splitting makes of `range(n)` for `a[i]` beside `a[n - 1 - i]`
+    ("a[i]", "a[n - 1 - i]", None, "min((n - 1) // 2 + 1, n)", True),
+    ("a[i]", "a[n - 1 - i]", "max((n - 1) // 2 + 1, 0)", "n", True),
+    ("a[i]", "a[n - 1 - i]", None, "n", False),               # both halves: they meet
+    ("a[i]", "a[n - 1 - i]", None, "min((n - 1) // 2 + 2, n)", False),  # one past the crossing
+    ("a[i]", "a[n - 1 - i]", "max((n - 1) // 2, 0)", "n", False),       # one before it
+    ("a[i + 1]", "a[n - 2 - i]", None, "min((n - 3) // 2 + 1, n - 1)", True),
+    ("a[i - 2]", "a[n - 1 - i]", None, "min((n + 1) // 2 + 1, n)", False),  # a[-2] counts from the end
+    ("a[i]", "a[n - i]", "1", "min(n // 2 + 1, n)", True),    # `shifted`: from 1, `a[n - 1]` down
+    ("a[i]", "a[9 - i]", None, "5", True),                   # constants: 2 * 4 <= 9
+    ("a[i]", "a[9 - i]", None, "6", False),
+    ("a[i]", "a[9 - i]", "5", "10", True),                   # 2 * 5 > 9
+    ("a[i]", "a[9 - i]", "4", "10", False),
+    ("a[i]", "a[8 - i]", None, "5", True),                   # 2 * 4 == 8: i = 4 reads its own a[4]
+    ("a[i]", "a[10 - i]", "5", "11", True),                  # 2 * 5 == 10: i = 5 likewise
+    ("a[i]", "a[n - 1 - 2 * i]", None, "min((n - 1) // 2 + 1, n)", False),  # not weak-crossing
+])
+def test_weak_crossing(write, read, start, stop, independent):
+    """The weak-crossing SIV test (Allen & Kennedy 3.3.2.2): `a[i + k]` and `a[r - i]` meet in
+    iterations whose indices add up to `r - k`; a range on one side of the crossing point has
+    no cross-iteration dependence, any other range one, and an index that may count
+    from the end is outside the test."""
+    from pforge.transpile.dependence import Bounds, _weak_crossing, separating_dim
+
+    w, r = _access(write), _access(read)
+    d, wform = separating_dim(w, "i", set(), None)
+    bounds = Bounds.of_range(expr(start) if start else None, expr(stop), None, set(), frozenset({"n"}))
+    assert _weak_crossing(r, d, wform, "i", set(), bounds) is independent

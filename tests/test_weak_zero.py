@@ -1,4 +1,6 @@
-"""The weak-zero SIV test with symbolic bounds (Allen & Kennedy 3.3.2.1): a write ``a[i]`` and a
+"""The weak-zero and weak-crossing SIV tests with symbolic bounds (Allen & Kennedy 3.3.2.1 and
+3.3.2.2). Weak-crossing: a write ``a[i]`` and a read ``a[n - 1 - i]`` meet in two iterations
+on either side of ``(n - 1) / 2``, so the loop is split there (TSVC s281). Weak-zero: a write ``a[i]`` and a
 read ``a[m]`` of an invariant element meet only at iteration ``m``. Where the loop's header shows
 ``m`` outside the iteration space (``range(n // 2 + 1, n)`` beside ``a[n // 2]``) there is no
 dependence; where ``m`` is the last iteration (``range(n // 2 + 1)``) every other iteration reads
@@ -59,6 +61,24 @@ SPLIT = {
         for i in range(2, a.shape[0] - 1):
             a[i + 1] = a[4] * 2.0 - b[i]
         """,
+    # weak-crossing, TSVC s281: the first half reads elements no iteration wrote yet, the
+    # second half elements only the first half wrote
+    "s281_crossing": """
+        for i in range(len(a)):
+            x = a[len(a) - i - 1] + b[i] * 2.0
+            a[i] = x - 1.0
+            b[i] = x
+        """,
+    "a_mirror_from_one": """
+        n = a.shape[0]
+        for i in range(1, n):
+            a[i] = a[n - i] * 0.5 + b[i]
+        """,
+    "a_shifted_crossing_write": """
+        n = a.shape[0]
+        for i in range(n - 1):
+            a[i + 1] = a[n - 2 - i] - b[i]
+        """,
 }
 
 #: name -> (body, a phrase of the remark that keeps it)
@@ -82,6 +102,17 @@ KEPT = {
             b[i] = a[m]
         """, "statement order"),
     # the element's index is read from an array: not a term the bounds can be compared with
+    # weak-crossing: the read `a[k - i]` goes below zero for `i > k` (counts from the end)
+    "a_crossing_read_that_may_wrap": ("""
+        for i in range(a.shape[0]):
+            a[i] = a[k - i] + b[i]
+        """, "PF203"),
+    # two reads that cross the write at two points: no one split
+    "two_crossing_points": ("""
+        n = a.shape[0]
+        for i in range(n - 1):
+            a[i] = a[n - 1 - i] + a[n - 2 - i]
+        """, "PF203"),
     "index_read_from_an_array": ("""
         n = a.shape[0]
         for i in range(n // 2 + 1, n):

@@ -414,6 +414,58 @@ def _weak_zero(other: Access, d: int, wform: Affine, induction: str, variant: se
     return None
 
 
+def _weak_crossing(other: Access, d: int, wform: Affine, induction: str, variant: set[str],
+                   bounds: Bounds | None) -> bool:
+    """The weak-crossing SIV test (Allen & Kennedy 3.3.2.2): the write ``A[i + k]`` and an
+    access ``A[r - i]`` (``r`` invariant) touch one element in iterations whose indices add up
+    to ``S = r - k``, on either side of the crossing point ``S / 2``. Where the header keeps
+    every iteration on one side, ``i <= S // 2`` or ``i >= S // 2 + 1`` (the halves index-set
+    splitting makes, :func:`~pforge.transpile.analysis.distribution.index_split`; or constant
+    bounds that say as much), two iterations never meet: no cross-iteration dependence (the
+    iteration at the crossing point touches its own element, which statement order handles).
+    Both indices must be 0 or more over the bounds (a negative one counts from the end).
+
+    Returns:
+        True where the test proves there is no cross-iteration dependence.
+    """
+    if bounds is None or wform.coeff(induction) != 1:
+        return False
+    rform = symbolic_form(other.dims[d], variant | {induction}, bounds.nonnegative)
+    if rform is None or rform.coeff(induction) != -1 or {key for key, _ in rform.coeffs} & variant:
+        return False
+    r = Affine(tuple((key, v) for key, v in rform.coeffs if key != induction), rform.const)
+    k = Affine(tuple((key, v) for key, v in wform.coeffs if key != induction), wform.const)
+    if not any(bounds.never_negative(r.minus(up)) for up in bounds.upper) or \
+            not any(bounds.never_negative(low.minus(Affine((), 0).minus(k))) for low in bounds.lower):
+        return False
+    total = r.minus(k)
+
+    def past_half(form: Affine) -> int | None:  # c where form is S // 2 + c
+        if len(form.coeffs) != 1 or form.coeffs[0][1] != 1 or not form.coeffs[0][0].startswith("<"):
+            return None
+        try:
+            node = gast.parse(form.coeffs[0][0][1:-1].lstrip("+")).body[0].value
+        except SyntaxError:
+            return None
+        if not (isinstance(node, gast.BinOp) and isinstance(node.op, gast.FloorDiv)
+                and isinstance(node.right, gast.Constant) and node.right.value == 2):
+            return None
+        inner = symbolic_form(node.left, variant, bounds.nonnegative)
+        same = inner is not None and not (diff := inner.minus(total)).coeffs and diff.const == 0
+        return form.const if same else None
+
+    constant = not total.coeffs
+    for up in bounds.upper:  # i <= up
+        c = past_half(up)
+        if c is not None and c <= 0 or constant and not up.coeffs and 2 * up.const <= total.const:
+            return True
+    for low in bounds.lower:  # i >= low
+        c = past_half(low)
+        if c is not None and c >= 1 or constant and not low.coeffs and 2 * low.const >= total.const:
+            return True
+    return False
+
+
 def _feasible(rows: list[dict[str, Fraction]], limit: int = 300) -> bool:
     """Whether the rows ``sum(row[k] * k) + row[""] >= 0`` have a rational solution, by
     Fourier-Motzkin elimination (Dantzig and Eaves, "Fourier-Motzkin elimination and its dual",
@@ -522,6 +574,8 @@ def test_pair(write: Access, other: Access, induction: str | None, variant: set[
         found = _weak_zero(other, d, wform, induction, variant, step_sign, bounds)
         if found is not None:
             return None if found.kind == "none" else found
+        if _weak_crossing(other, d, wform, induction, variant, bounds):
+            return None
     if rform is None or rform.coeff(induction) != wform.coeff(induction) or \
             (rform.symbols() - {induction}) & variant:
         return Conflict("unknown", "the distance between the accesses is not a constant")

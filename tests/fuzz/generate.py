@@ -1009,6 +1009,26 @@ class _Builder:
             return Fragment("fixed element read after the write", EITHER, body, setup, outputs=(f"o{k}", f"t{k}"))
         return Fragment("fixed element", EITHER, body, setup, outputs=(f"o{k}",))
 
+    def _crossing(self, k):
+        """``o[i] = o[len(x) - 1 - i] * 0.5 + e`` (the weak-crossing SIV test, TSVC s281): the
+        loop is split where the two indices cross; also through a private and with a second
+        array written from the first. Look-alikes that stay loops: two reads crossing at two
+        points, and a read crossing one index over from the write (``o[i + 1]``)."""
+        if not self.np:
+            return self._map(k)
+        setup = (f"o{k} = np.array(x, dtype=float)",)
+        mirror = f"o{k}[len(x) - 1 - i]"
+        r = self.rng.random()
+        if r < 0.15:
+            return Fragment("crossing look-alike: two points", REFUSE,
+                            (f"o{k}[i] = {mirror} + o{k}[len(x) - 2 - i] * 0.0 + {self.expr(1)}",),
+                            setup, outputs=(f"o{k}",), ahead=1)
+        if r < 0.45:
+            body = (f"u{k} = {mirror} + {self.expr(1)}", f"o{k}[i] = u{k} - 1.0", f"p{k}[i] = u{k}")
+            return Fragment("crossing through a private", EITHER, body, setup + (f"p{k} = np.zeros(len(x))",),
+                            outputs=(f"o{k}", f"p{k}"))
+        return Fragment("crossing", EITHER, (f"o{k}[i] = {mirror} * 0.5 + {self.expr(1)}",), setup, outputs=(f"o{k}",))
+
     def _reached_invariant(self, k):
         """An invariant the loop evaluates only where a per-iteration test lets it (an ``if``, an
         arm of a conditional expression, an operand after an invariant one in ``and``): an
@@ -1762,7 +1782,7 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("ordered-writes", 2), ("inner-comprehension", 2), ("shape-read", 2), ("grid", 2),
                ("distributed", 3), ("fixed-element", 2), ("contraction", 3),
                ("interchange", 2), ("triangle", 3), ("symmetric", 2), ("reached-invariant", 3),
-               ("distance", 2), ("kept-running", 2), ("pairwise", 3), ("pack", 2))
+               ("distance", 2), ("kept-running", 2), ("pairwise", 3), ("pack", 2), ("crossing", 2))
 DEPENDENT = (("carried", 2), ("inner-of-carried", 1), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))

@@ -154,6 +154,13 @@ def index_split(ctx, loop: gast.For) -> Distribution | None:
     proves it from their headers, ``dependence._weak_zero``). TSVC s1113, and the peeling of a
     first iteration (``a[i] = a[0] * s + b[i]``).
 
+    The weak-crossing case (section 3.3.2.2, TSVC s281): a read ``a[r - i]`` of the array
+    written at ``a[i + k]`` meets the write in two iterations whose indices add up to
+    ``S = r - k``. The iterations up to ``S // 2`` read elements no earlier iteration wrote,
+    the ones after read elements only the first half wrote: the loop runs as
+    ``range(lo, min(S // 2 + 1, hi))`` and then ``range(max(S // 2 + 1, lo), hi)``
+    (``dependence._weak_crossing`` proves each half free of it).
+
     Returns:
         The two pieces (the body twice, the second a copy), or None where the loop is not that.
     """
@@ -177,7 +184,7 @@ def index_split(ctx, loop: gast.For) -> Distribution | None:
                 or ctx.effects.classify(call).kind != effects.PURE or _may_write(callee, call):
             return None
     variant = set(stored) | {induction}
-    writes, fixed = {}, set()
+    writes, fixed, crossing = {}, set(), []
     for node in (n for st in body for n in gast.walk(st)):
         if not (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)):
             continue
@@ -189,6 +196,10 @@ def index_split(ctx, loop: gast.For) -> Distribution | None:
             writes.setdefault(node.value.id, set()).add(form)
         elif form is not None and form.coeff(induction) == 0:
             fixed.add((node.value.id, index))
+        elif form is not None and form.coeff(induction) == -1:
+            crossing.append((node.value.id, form))
+    if not fixed and crossing:
+        return _crossing_split(loop, space, body, writes, crossing, induction)
     points = set()
     for name, index in fixed:
         if name not in writes or len(writes[name]) != 1:
@@ -208,6 +219,54 @@ def index_split(ctx, loop: gast.For) -> Distribution | None:
         after = gast.BinOp(left=copy.deepcopy(index), op=gast.Add(), right=gast.Constant(value=shift + 1, kind=None))
     else:
         after = copy.deepcopy(index)
+    return _halves(loop, space, body, induction, after)
+
+
+def _crossing_split(loop, space, body, writes, crossing, induction) -> Distribution | None:
+    """:func:`index_split`'s weak-crossing case: one point ``S // 2 + 1`` for every read
+    ``a[r - i]`` of an array written at ``a[i + k]`` (one write form), ``S = r - k``."""
+    totals = set()
+    for name, rform in crossing:
+        if name not in writes or len(writes[name]) != 1:
+            continue
+        (wform,) = writes[name]
+        r = dependence.Affine(tuple((key, v) for key, v in rform.coeffs if key != induction), rform.const)
+        k = dependence.Affine(tuple((key, v) for key, v in wform.coeffs if key != induction), wform.const)
+        totals.add(r.minus(k))
+    if len(totals) != 1:
+        return None
+    (total,) = totals
+    if not total.coeffs:
+        after = gast.Constant(value=total.const // 2 + 1, kind=None)
+    else:
+        half = gast.BinOp(left=_form_node(total), op=gast.FloorDiv(), right=gast.Constant(value=2, kind=None))
+        after = gast.BinOp(left=half, op=gast.Add(), right=gast.Constant(value=1, kind=None))
+    return _halves(loop, space, body, induction, after)
+
+
+def _form_node(form) -> gast.expr:
+    """An affine form (:func:`dependence.symbolic_form`) as an expression: its names, its atoms
+    as written (``len(a)``), times their coefficients, plus its constant."""
+    node = None
+    for key, v in form.coeffs:
+        term = gast.parse(key[1:-1].lstrip("+")).body[0].value if key.startswith("<") else \
+            gast.Name(id=key, ctx=gast.Load(), annotation=None, type_comment=None)
+        if abs(v) != 1:
+            term = gast.BinOp(left=gast.Constant(value=abs(v), kind=None), op=gast.Mult(), right=term)
+        if node is None:
+            node = term if v > 0 else gast.UnaryOp(op=gast.USub(), operand=term)
+        else:
+            node = gast.BinOp(left=node, op=gast.Add() if v > 0 else gast.Sub(), right=term)
+    if node is None:
+        return gast.Constant(value=form.const, kind=None)
+    if form.const:
+        node = gast.BinOp(left=node, op=gast.Add() if form.const > 0 else gast.Sub(),
+                          right=gast.Constant(value=abs(form.const), kind=None))
+    return node
+
+
+def _halves(loop, space, body, induction, after) -> Distribution:
+    """The loop as ``range(lo, min(after, hi))`` and then ``range(max(after, lo), hi)``."""
     start = copy.deepcopy(space.start) if space.start is not None else gast.Constant(value=0, kind=None)
 
     def call(name, *args):
