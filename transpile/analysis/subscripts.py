@@ -89,6 +89,16 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
             flat = dependence.flatten_subscript(node)
             if flat is not None:
                 reads.setdefault(flat[0], []).append(dependence.Access(flat[0], flat[1], node))
+            else:
+                # a chain the model cannot number (`a[::-1][i]`, `a[:][i - 1]`: a slice renumbers
+                # the dimensions after it) still reads `a`: as a whole, which no write of `a` by
+                # index is independent of (helper-51)
+                base = node
+                while isinstance(base, gast.Subscript):
+                    base = base.value
+                if isinstance(base, gast.Name):
+                    reads.setdefault(base.id, []).append(
+                        dependence.Access(base.id, [gast.Slice(lower=None, upper=None, step=None)], node))
     for name, tas in info.tensorarrays.items():
         for assign in tas:
             writes.setdefault(name, []).append(
