@@ -136,6 +136,11 @@ LEFT = [
      "alias read by the value"),
     ("a2 = a\nfor i in range(len(b)):\n    if a2[i] > 0:\n        j += 1\n        a[j] = b[i]\nreturn a\n",
      "alias read by the test"),
+    ("for i in range(len(b)):\n    if b[i] > 0:\n        j += 1\n        a[j] = b[i]\n    if b[i] > 1.5:\n"
+     "        j = 0\nreturn a\n", "counter reset"),
+    ("for i in range(len(b)):\n    if b[i] > 0:\n        j += 1\n        a[j] += b[i]\nreturn a\n", "augmented write"),
+    ("for i in range(len(b)):\n    if b[i] > 0:\n        j += 1\n        a[j] = c[j] = b[i]\nreturn a\n",
+     "two targets"),
 ]
 
 
@@ -151,6 +156,30 @@ def test_look_alikes_keep_their_dependence(body, why):
     a, b = np.zeros(12), np.linspace(-1, 2, 6)
     np.testing.assert_array_equal(_load(result.code)(a.copy(), b, 0, np.zeros(6))[: 12],
                                   _load(source)(a.copy(), b, 0, np.zeros(6))[: 12])
+
+
+def test_look_alikes_that_write_no_array_element_are_no_pack():
+    """The counter beside a write of a name, or of an attribute's element: not the pattern (the
+    loop is whatever else it is), and the transpiler reads the statements without failing."""
+    for body in ("for i in range(len(b)):\n    if b[i] > 0:\n        j += 1\n        x = b[i]\nreturn j\n",
+                 "for i in range(len(b)):\n    if b[i] > 0:\n        j += 1\n        o.v[j] = b[i]\nreturn j\n"):
+        source = _module(body, "o, b, j")
+        result = transpile_source(source, "m.py")
+        assert "pack" not in result.plans[0].pattern
+        o, b = types.SimpleNamespace(v=np.zeros(9)), np.linspace(-1, 2, 6)
+        assert _load(result.code)(o, b, 0) == _load(source)(types.SimpleNamespace(v=np.zeros(9)), b, 0)
+
+
+def test_the_counter_is_named_a_pack_counter_and_a_refused_one_carried_at_its_increment():
+    """`explain`'s table names the counter's class; where an alias of the array turns the pack
+    down, the counter is carried, with the remark at its increment's line."""
+    (plan,) = transpile_source(_module(PACKS[0][0], "a, b"), "m.py").plans
+    assert ("j", "pack counter") in plan.levels[0].classes
+    source = _module({why: body for body, why in LEFT}["alias written"], "a, b, j, c=None")
+    (plan,) = transpile_source(source, "m.py").plans
+    assert ("j", "carried") in plan.levels[0].classes
+    (remark,) = [r for r in plan.remarks if r.code == "PF201"]
+    assert remark.lineno == source.splitlines().index("            j += 1") + 1 and "another name" in remark.message
 
 
 def test_tensorflow_code_keeps_the_loop_and_says_why():

@@ -381,7 +381,7 @@ def _analyse_level(ctx: ModuleContext, info: LoopInfo) -> None:
     _find_tensorarrays(info, body, stored)
     _find_collectors(ctx, info, nodes, node_ids, stored)
     _comprehension_collector(ctx, info, nodes)
-    find_packs(info, body, stored)
+    find_packs(info, body)
     _find_arg_reductions(info, body, stored)
     _find_reductions(ctx, info, body, stored)
     _find_derived(info, body, stored, targets)

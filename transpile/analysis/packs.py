@@ -27,7 +27,7 @@ import gast
 from pforge.transpile.analysis.facts import PACK, Pack
 
 
-def find_packs(info, body, stored) -> None:
+def find_packs(info, body) -> None:
     """Records in ``info.packs`` each ``if`` statement of ``body`` (the level's own statements,
     and those under its ``if`` statements) that is a pack, and classes its counter
     :data:`~pforge.transpile.analysis.facts.PACK`.
@@ -35,21 +35,20 @@ def find_packs(info, body, stored) -> None:
     An ``if`` with no ``else`` whose body is exactly ``j += 1`` and ``a[j] = v``, in either
     order, where:
 
-    - that ``j += 1`` is the body's only store of ``j``, and the write's index its only read
-      (no test, value, other statement or nested function reads ``j``);
-    - that write is the body's only store into ``a`` or its attributes, and nothing in the body
-      reads or rebinds ``a`` (the values come from elsewhere: an in-place compaction,
-      ``a[j] = a[i]``, stays a loop);
-    - neither name is the loop's target or already classed.
+    - ``j`` is in the body only as that ``j += 1`` and as the write's index (no test, value,
+      other statement or nested function reads or binds it: the increment is its only store);
+    - that write is the body's only store into ``a`` or its attributes, and no other name
+      ``a`` is in the body (nothing reads or rebinds it, and it is not the counter; the values
+      come from elsewhere: an in-place compaction, ``a[j] = a[i]``, stays a loop).
+
+    (A loop target written this way is refused where the loop rebinds it, PF211, or writes into
+    it, :mod:`~pforge.transpile.analysis.subscripts`.)
     """
     for stmt in _tested(body):
         found = _pack(stmt)
         if found is None:
             continue
         counter, array, write, increment = found
-        if counter == array or {counter, array} & set(info.classes) or array in stored \
-                or len(stored.get(counter, ())) != 1 or stored[counter][0] is not increment.target:
-            continue
         index = write.targets[0].slice
         target = write.targets[0].value
         everything = [n for s in body for n in gast.walk(s)]
