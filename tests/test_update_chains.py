@@ -69,6 +69,7 @@ CHAINS = [
     ("for i in range(len(b)):\n    s = s - b[i] + c[i] / 3\nreturn s\n", "add reduction s"),
     ("for i in range(len(b)):\n    s = s + np.sqrt(np.abs(b[i])) - abs(c[i])\nreturn s\n", "add reduction s"),
     ("for i in range(len(b)):\n    s = s + np.minimum(b[i], c[i]) - math.tanh(0.5)\nreturn s\n", "add reduction s"),
+    ("for i in range(len(b)):\n    s = s + b[i] * math.cos(len(b)) - c[i]\nreturn s\n", "add reduction s"),
     ("for i in range(len(b)):\n    s = s * b[i] * c[i]\nreturn s\n", "mul reduction s"),
     ("for i in range(len(b)):\n    if b[i] > 0:\n        s = s + b[i] + c[i]\nreturn s\n", "add reduction s"),
     ("out = np.zeros(len(b))\nfor i in range(len(b)):\n    s = s + b[i] + c[i] ** 2\n    out[i] = s\n"
@@ -88,6 +89,8 @@ def test_an_update_chain_is_rewritten_with_the_loops_values_and_dtype(body, patt
     (plan,) = result.plans
     assert plan.rewritten and pattern in plan.pattern, (plan.pattern, [r.message for r in plan.remarks])
     assert "have one dtype (the terms are added first) (checked at run time)" in _said(plan)
+    assert "isinstance(s, (np.ndarray, np.generic, int, float)) and" in result.code  # (no complex start)
+    assert ", ".join(f"`{n}`" for n in ("b", "c")) + " are floating and `s`" in _said(plan)
     assert body.split("\n")[-3].strip() in result.code.split("else:")[-1]  # the loop as written
     loop, new = _load(source), _load(result.code)
     rng = np.random.default_rng(len(body))
@@ -171,7 +174,11 @@ LEFT = [
     ("for i in range(len(b)):\n    s = s + b[i] + s * c[i]\nreturn s\n", "the running value in a term"),
     ("for i in range(len(b)):\n    t = b[i] * 2\n    s = s + t + c[i]\nreturn s\n", "a term the body binds"),
     ("for i in range(len(b)):\n    s = s + i + c[i]\nreturn s\n", "the index as a term"),
-    ("for i in range(len(b)):\n    s = s + float(b[i]) + c[i]\nreturn s\n", "a call that picks a dtype"),
+    ("for i in range(len(b)):\n    s = s + float(b[i]) + c[i] * 2\nreturn s\n", "a call that picks a dtype"),
+    ("for i in range(len(b)):\n    s = s + float(b[i]) + math.tanh(0.5)\nreturn s\n", "a dtype call beside a math one"),
+    ("for i in range(len(b)):\n    s = s + np.sqrt(b[i], dtype=np.float32) + c[i]\nreturn s\n", "a dtype keyword"),
+    ("for i in range(len(b)):\n    s = s + np.float_power(b[i], 2) + c[i]\nreturn s\n", "another function of two"),
+    ("for i in range(len(b)):\n    s = s + True + b[i]\nreturn s\n", "a bool literal"),
     ("for i in range(len(b)):\n    s = s + math.tanh(b[i]) + c[i]\nreturn s\n", "a Python float of each element"),
     ("for i in range(len(b)):\n    s = s + np.float32(b[i]) + c[i]\nreturn s\n", "a NumPy scalar type"),
     ("for i in range(len(b)):\n    s = s + (b[i] > 0) + c[i]\nreturn s\n", "a comparison"),
@@ -204,6 +211,24 @@ def test_a_name_bound_only_on_some_paths_or_after_the_loop_is_not_read_by_the_ch
     result = transpile_source(source, "m.py")
     assert not result.plans[0].rewritten
     assert _load(result.code)(False, np.zeros(0), np.zeros(0)) == 1
+
+
+@pytest.mark.parametrize("body, params, rewritten", [
+    ("s = 0.0\nfor i in range(len(b)):\n    s = s + b[i] + c[i]\nreturn s\n", "b, c", True),
+    ("x = 1.0\nfor i in range(len(b)):\n    s = s + b[i] + c[i]\ns = 0.0\nreturn x\n", "b, c", False),
+    ("s: float\nfor i in range(len(b)):\n    s = s + b[i] + c[i]\nreturn 1\n", "b, c", False),
+    ("if flag:\n    for i in range(len(b)):\n        s = s + b[i] + c[i]\ns = 0.0\nreturn s\n", "b, c, flag=True", False),
+], ids=["bound before", "bound after", "annotated only", "bound after the if holding the loop"])
+def test_the_check_reads_the_running_value_only_where_the_function_bound_it(body, params, rewritten):
+    """The dtype check reads `s` in front of the loop, also where the loop runs no iteration:
+    `s` must be a parameter or bound by a statement of the function before the loop (an
+    annotation alone binds nothing). Elsewhere the loop stays, and with no iteration it returns
+    where the check would raise."""
+    source = _module(body, params)
+    result = transpile_source(source, "m.py")
+    assert result.plans[-1].rewritten is rewritten
+    empty = np.zeros(0)
+    assert _run(_load(result.code), [empty, empty]) == _run(_load(source), [empty, empty])
 
 
 def test_a_tensorflow_module_keeps_its_chains():
