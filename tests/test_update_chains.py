@@ -237,3 +237,16 @@ def test_a_tensorflow_module_keeps_its_chains():
         "for i in range(len(b)):\n    s = s + b[i] + c[i]\nreturn s\n", "s, b, c").split("\n\n\n", 1)[1]
     (plan,) = transpile_source(source, "m.py").plans
     assert not plan.rewritten and "the terms are added first" not in _said(plan)
+
+
+def test_two_chains_in_one_loop_keep_both_checks():
+    """Each chain adds its own check in front: int8 terms of the first wrap around summed first
+    (200 + 100 is 44 in uint8) even where the second's float terms pass theirs."""
+    body = ("s = 0.0\nt = 0.0\nfor i in range(len(b)):\n    s = s + b[i] + c[i]\n    t = t + d[i] + e[i]\n"
+            "return s, t\n")
+    source = _module(body, "b, c, d, e")
+    result = transpile_source(source, "m.py")
+    assert result.plans[0].rewritten
+    assert result.code.count("np.result_type(b)") == 1 and result.code.count("np.result_type(d)") == 1
+    b, c, d = np.full(4, 200, np.uint8), np.full(4, 100, np.uint8), np.ones(4)
+    assert _load(result.code)(b, c, d, d) == _load(source)(b, c, d, d) == (1200.0, 8.0)
