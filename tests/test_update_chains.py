@@ -250,3 +250,23 @@ def test_two_chains_in_one_loop_keep_both_checks():
     assert result.code.count("np.result_type(b)") == 1 and result.code.count("np.result_type(d)") == 1
     b, c, d = np.full(4, 200, np.uint8), np.full(4, 100, np.uint8), np.ones(4)
     assert _load(result.code)(b, c, d, d) == _load(source)(b, c, d, d) == (1200.0, 8.0)
+
+
+@pytest.mark.parametrize("body, header", [
+    ("for i in range(1, len(a)):\n    t = b[i] * 2\n    a[i] = a[i - 1] + t + c[i]\nreturn a\n", ""),
+    ("for i in range(1, len(a)):\n    a[i] = a[i - 1] + a[i - 1] * b[i] + c[i]\nreturn a\n", ""),
+    ("for i in range(1, len(a)):\n    a[i] = a[i - 1] + float(b[i]) + c[i]\nreturn a\n", ""),
+    ("for i in range(1, len(a)):\n    a[i] = a[i - 1] + 1.0 + 2.0\nreturn a\n", ""),
+    ("for i in range(1, len(a)):\n    a[i] = a[i - 1] + b[i] + c[i]\nreturn a\n", "import tensorflow as tf\n"),
+], ids=["a term the body binds", "the element twice", "a dtype call", "no name", "tensorflow"])
+def test_an_array_recurrence_whose_chain_is_refused_keeps_its_element(body, header):
+    """Scalar replacement carries `a[i - 1]` in a name only where the chain it makes is one this
+    module takes; otherwise the loop is left as written and the remark names the read, not a
+    name the code does not have."""
+    source = _module(body, "a, b, c")
+    if header:
+        source = "import numpy as np\n" + header + "\n\n" + source.split("\n\n\n", 1)[1]
+    result = transpile_source(source, "m.py")
+    (plan,) = result.plans
+    assert not plan.rewritten and result.code == source
+    assert "a_prev" not in _said(plan) and "`a[i - 1]`" in _said(plan), _said(plan)
