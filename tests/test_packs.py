@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from pforge.transpile import transpile_source
+from tests.loops import run_module
 
 DTYPES = [np.float64, np.float32, np.int64, np.int8, np.bool_]
 
@@ -23,9 +24,7 @@ def _module(body: str, params: str) -> str:
 
 
 def _load(code: str):
-    module = types.ModuleType("m")
-    exec(compile(code, "m.py", "exec"), module.__dict__)
-    return module.f
+    return run_module(code)["f"]
 
 
 def _run(fn, args):

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import itertools
 import textwrap
-import types
 import warnings
 
 import numpy as np
 import pytest
 
 from pforge.transpile import transpile_source
+from tests.loops import run_module
 
 DTYPES = [np.float64, np.float32, np.float16, np.int64, np.int8, np.uint8, np.complex64, np.bool_]
 #: starting values of the running value: Python numbers (weak), NumPy scalars and arrays
@@ -26,9 +26,7 @@ def _module(body: str, params: str) -> str:
 
 
 def _load(code: str):
-    module = types.ModuleType("m")
-    exec(compile(code, "m.py", "exec"), module.__dict__)
-    return module.f
+    return run_module(code)["f"]
 
 
 def _run(fn, args):

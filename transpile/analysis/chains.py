@@ -36,7 +36,8 @@ import copy
 
 import gast
 
-from pforge.transpile.analysis.nodes import _enclosing_scope, _scope_nodes, _statements, _stored_names
+from pforge.transpile.analysis.nodes import (_enclosing_scope, _scope_nodes, _statements, _stored_names,
+                                             statements_under_tests)
 
 #: the kinds a term may have: no integer terms, whose sum could wrap around in their own dtype
 _KINDS = "fc"
@@ -56,7 +57,7 @@ def reassociated_chains(ctx) -> bool:
         if not isinstance(loop, gast.For) or loop.orelse:
             continue
         carried = getattr(loop, "pforge_carried", {})
-        for stmt in _unconditional_or_tested(loop.body):
+        for stmt in statements_under_tests(loop.body):
             name = stmt.targets[0].id if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) \
                 else None
             if name is not None and reassociate(ctx, loop, stmt, carried[name][0] if name in carried else None):
@@ -107,15 +108,6 @@ def reassociate(ctx, loop, stmt, array: str | None, apply: bool = True) -> bool:
         check = _dtype_check(np_, array or name, sorted(names))
         loop.pforge_runtime_checks = getattr(loop, "pforge_runtime_checks", []) + [check]
     return True
-
-
-def _unconditional_or_tested(stmts):
-    """The statements of ``stmts`` and of the arms of its ``if`` statements, not of inner loops."""
-    for stmt in stmts:
-        yield stmt
-        if isinstance(stmt, gast.If):
-            yield from _unconditional_or_tested(stmt.body)
-            yield from _unconditional_or_tested(stmt.orelse)
 
 
 def _chain(stmt):

@@ -63,6 +63,17 @@ def _statements(root):
                 stack.extend(reversed(block))
 
 
+def statements_under_tests(stmts):
+    """The statements of ``stmts`` and of the arms of their ``if`` statements, at any depth,
+    not of inner loops (a ``continue`` guard is an ``if`` around the rest of a body by the time
+    the analyses run)."""
+    for stmt in stmts:
+        yield stmt
+        if isinstance(stmt, gast.If):
+            yield from statements_under_tests(stmt.body)
+            yield from statements_under_tests(stmt.orelse)
+
+
 def _binding(ctx, name_node):
     """The statement that binds ``name_node`` and the value bound to it (tuple targets too)."""
     parent = ctx.parents.get(id(name_node))

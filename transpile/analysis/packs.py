@@ -25,6 +25,7 @@ from __future__ import annotations
 import gast
 
 from pforge.transpile.analysis.facts import PACK, Pack
+from pforge.transpile.analysis.nodes import statements_under_tests
 
 
 def find_packs(info, body) -> None:
@@ -44,7 +45,7 @@ def find_packs(info, body) -> None:
     (A loop target written this way is refused where the loop rebinds it, PF211, or writes into
     it, :mod:`~pforge.transpile.analysis.subscripts`.)
     """
-    for stmt in _tested(body):
+    for stmt in statements_under_tests(body):
         found = _pack(stmt)
         if found is None:
             continue
@@ -60,16 +61,6 @@ def find_packs(info, body) -> None:
         info.packs[counter] = Pack(counter, array, stmt, write, increment,
                                    write_first=stmt.body[0] is write)
         info.classes[counter] = PACK
-
-
-def _tested(stmts):
-    """The statements of ``stmts`` and of the arms of their ``if`` statements (a ``continue``
-    guard is an ``if`` around the rest of the body by now), not of inner loops."""
-    for stmt in stmts:
-        yield stmt
-        if isinstance(stmt, gast.If):
-            yield from _tested(stmt.body)
-            yield from _tested(stmt.orelse)
 
 
 def _pack(stmt) -> tuple[str, str, gast.Assign, gast.AugAssign] | None:
