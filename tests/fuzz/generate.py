@@ -1269,6 +1269,24 @@ class _Builder:
                 body = (f"q{k}[i] = {p} * 2.0",) + body
                 setup += (f"q{k} = np.zeros(len(x))",)
                 outputs += (f"q{k}",)
+            elif self.rng.random() < 0.4:
+                # through another array (TSVC s323): `q[i] = p[i - 1] + t; p[i] = q[i] + u` is the
+                # chain `p[i] = p[i - 1] + t + u` (forward substitution); look-alikes: another
+                # operator, a statement between that changes what q's value reads, q's old
+                # element, a scan of p whose term is q (fed by p's previous element: b89)
+                op, other = self.rng.choice((("+", "+"), ("+", "+"), ("*", "*"), ("+", "*"), ("-", "+")))
+                u = self.expr(1)
+                body = (f"q{k}[i] = {p} {op} {t}",)
+                if self.rng.random() < 0.15:
+                    body += (f"p{k}[{prev}] = {p} + 0.0",)
+                read = f"q{k}[{self.rng.choice(('i', 'i', 'i', prev))}]"
+                if self.rng.random() < 0.25:  # the term reads what the exclusive read wrote (b89): no scan
+                    body += (f"p{k}[i] = {p} {other} {read}",)
+                else:
+                    body += (f"p{k}[i] = {read} {other} {u}",)
+                zeros = self.rng.choice(("np.zeros(len(x))", "np.zeros(len(x), np.float32)", "np.zeros(len(x), int)"))
+                setup += (f"q{k} = {zeros}",)
+                outputs += (f"q{k}",)
             return Fragment("previous output (a recurrence)", EITHER, body, setup, outputs=outputs, **offsets)
         return Fragment("previous output", REFUSE, (f"p{k}[i] = np.tanh(p{k}[{prev}]) + {self.expr(1)}",),
                         (f"p{k} = np.ones(len(x))",), outputs=(f"p{k}",), **offsets)

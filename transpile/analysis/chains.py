@@ -65,7 +65,7 @@ def reassociated_chains(ctx) -> bool:
     return changed
 
 
-def reassociate(ctx, loop, stmt, array: str | None, apply: bool = True) -> bool:
+def reassociate(ctx, loop, stmt, array: str | None, apply: bool = True, also=()) -> bool:
     """Whether ``stmt``, a statement of ``loop``'s body, is an update chain this module puts in
     reduction form; where ``apply``, it is put in that form.
 
@@ -81,6 +81,9 @@ def reassociate(ctx, loop, stmt, array: str | None, apply: bool = True) -> bool:
       array), or ``stmt`` is the body's only store of ``s`` (so ``s`` is carried, as a reduction
       or scan is) and ``s`` is a parameter or is bound by a statement of the function's own
       body before the loop (so the check can read it where the loop runs no iteration).
+
+    ``also``: arrays the check reads besides the terms' names, of their dtype (elements whose
+    stored value the terms spell out: :func:`~pforge.transpile.analysis.recurrences._forward_substituted`).
 
     The value becomes ``s + (t1 + t2 ...)`` (a minus first: ``s - (t1 - t2 ...)`` with the later
     signs flipped); the new term is marked ``pforge_reassociated``, and the loop's
@@ -105,7 +108,7 @@ def reassociate(ctx, loop, stmt, array: str | None, apply: bool = True) -> bool:
     if apply:
         term.pforge_reassociated = True
         stmt.value = gast.copy_location(gast.BinOp(left=running, op=op, right=term), stmt.value)
-        check = _dtype_check(np_, array or name, sorted(names))
+        check = _dtype_check(np_, array or name, sorted(names | set(also)))
         loop.pforge_runtime_checks = getattr(loop, "pforge_runtime_checks", []) + [check]
     return True
 

@@ -24,7 +24,7 @@ import gast
 
 from pforge.transpile.analysis.chains import reassociate
 from pforge.transpile.analysis.nodes import _enclosing_scope, _scope_nodes, _statements
-from pforge.transpile.analysis.reductions import _SCAN_CALLS, _linear_update, _reduction_update
+from pforge.transpile.analysis.reductions import _SCAN_CALLS, _linear_update, _reduction_update, fed_back
 from pforge.transpile.spaces import constant_int, for_space
 
 
@@ -63,16 +63,18 @@ def carried_elements(ctx) -> bool:
         found = _recurrence(ctx, loop, space.induction, step)
         if found is None:
             continue
-        position, write, array, offset, reads = found
+        position, write, array, offset, reads, (value, copies, substituted) = found
         scope = _enclosing_scope(ctx, loop)
         name = _fresh({n.id for n in gast.walk(scope) if isinstance(n, gast.Name)}, f"{array}_prev")
         read_text = gast.unparse(reads[0]).strip()  # `a[i - 1]`, which remarks name for the carried name
-        replaced = {id(r) for r in reads}
-        for stmt in loop.body[:position]:
-            _replace_reads(stmt, replaced, name)
-        value = _replace_reads(write.value, replaced, name)
+        replaced = {id(r) for r in reads} | {id(c) for c in copies}
+        value = _replace_reads(value, replaced, name)
         update = gast.copy_location(gast.Assign(targets=[_name(name, gast.Store(), write)], value=value,
                                                 type_comment=None), write)
+        if substituted and not reassociate(ctx, loop, update, array, also=substituted):
+            continue  # (the probe says it is a chain: not reached)
+        for stmt in loop.body[:position]:
+            _replace_reads(stmt, replaced, name)
         store = gast.copy_location(gast.Assign(targets=write.targets, value=_name(name, gast.Load(), write),
                                                type_comment=None), write)
         loop.body[position:position + 1] = [update, store]
@@ -162,16 +164,96 @@ def _carried(ctx, loop, nodes, stores, write, stmt, index: str, step: int):
         reads.append(node)
     if not reads:
         return None
-    probe = gast.Assign(targets=[_name("_pforge_probe", gast.Store(), write)],
-                        value=_replace_reads(copy.deepcopy(write.value), set(), "_pforge_probe", reads, write.value),
-                        type_comment=None)
+    if _scan(ctx, loop, write, write.value, reads, array):
+        found = write.value, [], []
+    else:
+        found = _forward_substituted(body, position, write.value, array, stores, reads, bound)
+        if found is None or not reassociate(ctx, loop, _probe(write, found[0], reads + found[1]), array,
+                                            apply=False, also=found[2]):
+            return None  # (only a chain's check covers the substituted elements: see _forward_substituted)
+    if _fed_back(body, position, _probe(write, found[0], reads + found[1]), reads):
+        return None
+    return position, write, array, offset, reads, found
+
+
+def _fed_back(body, position: int, probe: gast.Assign, reads) -> bool:
+    """The scan the carried name makes would feed its own terms
+    (:func:`~pforge.transpile.analysis.reductions._fed_back`, which refuses it): checked on the
+    body as scalar replacement would leave it, so that a refused loop keeps its text."""
+    before = [_replace_reads(copy.deepcopy(s), set(), "_pforge_probe", reads, s) for s in body[:position]]
+    return fed_back(before + [probe] + body[position + 1:], probe, "_pforge_probe", probe.value)
+
+
+def _probe(write, value, reads) -> gast.Assign:
+    """``_pforge_probe = value`` with ``reads`` (nodes of ``value``) read as ``_pforge_probe``; on a copy."""
+    return gast.Assign(targets=[_name("_pforge_probe", gast.Store(), write)],
+                       value=_replace_reads(copy.deepcopy(value), set(), "_pforge_probe", reads, value),
+                       type_comment=None)
+
+
+def _scan(ctx, loop, write, value, reads, array: str) -> bool:
+    """``value`` with ``reads`` replaced by the carried name is a scan update of it: a sum, product,
+    running maximum or minimum, a first-order linear recurrence or an update chain."""
+    probe = _probe(write, value, reads)
     op = _reduction_update(ctx, probe, "_pforge_probe")
     if op in ("max", "min") and ctx.imports.resolve(probe.value.func) not in _SCAN_CALLS:
         op = None
-    if op not in ("add", "mul", "max", "min") and _linear_update(probe, "_pforge_probe") is None and \
-            not reassociate(ctx, loop, probe, array, apply=False):  # (an update chain: analysis.chains)
+    return op in ("add", "mul", "max", "min") or _linear_update(probe, "_pforge_probe") is not None or \
+        reassociate(ctx, loop, probe, array, apply=False)  # (an update chain: analysis.chains)
+
+
+def _forward_substituted(body, position: int, value, array: str, stores, reads, bound: set[str]):
+    """``(value', the copies of reads in it, the arrays substituted)`` or None: ``value`` with each
+    read of an element an earlier statement of the body wrote (``x[i] = v`` ... ``x[i]``) replaced
+    by a copy of that statement's value (forward substitution: Allen and Kennedy, *Optimizing
+    Compilers for Modern Architectures*, 2001, section 4.5.2). TSVC's s323 is the case:
+    ``a[i] = b[i - 1] + c[i] * d[i]; b[i] = a[i] + c[i] * e[i]`` is the chain
+    ``b[i] = b[i - 1] + c[i] * d[i] + c[i] * e[i]``.
+
+    A read ``x[k]`` is replaced when ``x[k] = v`` (the same index, spelled the same) is a
+    one-target statement of the body before ``position``, the body's only store into ``x`` (not
+    ``array``); the index reads no name the body binds; ``v`` reads neither ``x`` nor a name or
+    array that the statements after it, up to ``position``, store into. The element then holds
+    ``v`` where ``value`` reads it, converted to ``x``'s dtype: the caller admits the result only
+    as an update chain, whose run-time check (``also``: the substituted arrays) makes ``x``'s
+    dtype the one every term computes in, so the conversion keeps ``v``. The loop's check that
+    the arrays it writes share no memory with those it reads (the printers') keeps ``v``'s
+    operands apart from ``x``."""
+    sources = {}
+    for k, stmt in enumerate(body[:position]):
+        target = stmt.targets[0] if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 else None
+        if not (isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name)):
+            continue
+        x = target.value.id
+        if x == array or sum(n.value.id == x for n in stores) != 1 or \
+                {n.id for n in gast.walk(target.slice) if isinstance(n, gast.Name)} & bound:
+            continue
+        read = {n.id for n in gast.walk(stmt.value) if isinstance(n, gast.Name)}
+        later = {n.id for s in body[k + 1:position] for n in gast.walk(s)
+                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)} | \
+                {n.value.id for n in stores if any(n is m for s in body[k + 1:position] for m in gast.walk(s))}
+        if x not in read and not read & later:
+            sources[x] = stmt
+    ids = {id(r) for r in reads}
+    new_value = copy.deepcopy(value)
+    copies = [c for o, c in zip(gast.walk(value), gast.walk(new_value)) if id(o) in ids]
+    substituted = []
+
+    class Substitute(gast.NodeTransformer):
+        def visit_Subscript(self, sub):
+            stmt = sources.get(sub.value.id) if isinstance(sub.value, gast.Name) else None
+            if stmt is None or not isinstance(sub.ctx, gast.Load) or \
+                    gast.dump(sub.slice) != gast.dump(stmt.targets[0].slice):
+                return self.generic_visit(sub)
+            new = copy.deepcopy(stmt.value)
+            copies.extend(c for o, c in zip(gast.walk(stmt.value), gast.walk(new)) if id(o) in ids)
+            substituted.append(sub.value.id)
+            return gast.copy_location(new, sub)
+
+    new_value = Substitute().visit(new_value)
+    if not substituted:
         return None
-    return position, write, array, offset, reads
+    return new_value, copies, sorted(set(substituted))
 
 
 def _indexed(node: gast.Subscript, index: str) -> tuple[int, tuple[str, ...]] | None:

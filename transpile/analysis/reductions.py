@@ -374,12 +374,46 @@ def _find_scans(ctx, info, body, stored):
             continue
         before = {id(n) for stmt in body[:body.index(update)] for n in gast.walk(stmt)}
         exclusive = any(id(n) in before for n in reads)
-        if exclusive and {n.id for n in _loaded_names(term)} & set(stored):
+        if exclusive and ({n.id for n in _loaded_names(term)} & set(stored) or fed_back(body, update, name, term)):
             continue
         array, element = getattr(info.node, "pforge_carried", {}).get(name, (None, None))
         read = getattr(info.node, "pforge_carried_reads", {}).get(name)
         info.scans[name] = Scan(name, op, update, exclusive, *(linear or (None, None)), array, element, read)
         info.classes[name] = SCAN
+
+
+def fed_back(body, update, name: str, term) -> bool:
+    """The term of ``name``'s update reads an array (or other value) that a statement computes
+    from ``name`` as read before the update (an exclusive read), directly or through other
+    statements: ``a[i] = s + c[i]; s = s + a[i]`` (or ``a[i + 1]`` read as ``a[i]`` an iteration
+    later). The running value then feeds its own terms, a recurrence no scan computes; the
+    dependence tests see no cycle, as ``s``'s reads are the scan's (found as helper-52's b89).
+    Reads after the update are inclusive, and a term reading what they store reads it either
+    before the store in the same iteration (``s = s + a[i]; a[i] = s``, in place) or from an
+    earlier iteration, a dependence the subscript tests see."""
+    position = body.index(update)
+    tainted, marked = {name}, set()
+    changed = True
+    while changed:
+        changed = False
+        for k, stmt in enumerate(body):
+            if stmt is update or id(stmt) in marked:
+                continue
+            read = {n.id for n in _loaded_names(stmt)}
+            if (k < position and name in read) or read & (tainted - {name}):
+                marked.add(id(stmt))
+                tainted |= set(_stored_names([stmt])) | {_root_name(n) for n in gast.walk(stmt)
+                                                         if isinstance(n, (gast.Subscript, gast.Attribute))
+                                                         and isinstance(n.ctx, gast.Store)}
+                changed = True
+    return bool({n.id for n in _loaded_names(term)} & (tainted - {name, None}))
+
+
+def _root_name(node) -> str | None:
+    """``a`` of ``a[i]``, ``a[i][j]``, ``a.b[i]``."""
+    while isinstance(node, (gast.Subscript, gast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, gast.Name) else None
 
 
 _COMPARE_DIRECTION = {gast.Gt: ("max", True), gast.GtE: ("max", False),

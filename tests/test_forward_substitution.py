@@ -1,0 +1,163 @@
+"""Forward substitution of an element into an array recurrence (TSVC s323).
+
+``a[i] = b[i - 1] + c[i] * d[i]; b[i] = a[i] + c[i] * e[i]`` carries ``b`` through ``a``: the
+element ``a[i]`` holds what the first statement stored, so ``b[i]`` is the update chain
+``b[i - 1] + c[i] * d[i] + c[i] * e[i]``, a prefix sum (``analysis/recurrences``,
+``_forward_substituted``). Reading ``a[i]`` as that value is exact only where storing it into
+``a`` converts nothing, so ``a`` joins the chain's run-time dtype check: an integer or
+narrower ``a`` runs the loop, bit for bit. Look-alikes keep their dependence."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from pforge.transpile import transpile_source
+from tests.loops import run_module
+
+S323 = """\
+import numpy as np
+
+
+def f(a, b, c, d, e):
+    for i in range(1, len(a)):
+        a[i] = b[i - 1] + c[i] * d[i]
+        b[i] = a[i] + c[i] * e[i]
+    return a, b
+"""
+
+
+def _rewritten(source: str):
+    result = transpile_source(source, "m.py")
+    (plan,) = result.plans
+    assert plan.rewritten, [r.message for r in plan.remarks]
+    assert "for i in" not in result.code.split("else:")[0], result.code
+    return result, run_module(source)["f"], run_module(result.code)["f"]
+
+
+def _call(fn, args):
+    args = [a.copy() for a in args]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*args)
+
+
+def test_s323_is_a_prefix_sum_whose_check_reads_the_substituted_array():
+    result, loop, new = _rewritten(S323)
+    (plan,) = result.plans
+    assert "add scan b" in plan.pattern, plan.pattern
+    assert "np.add.accumulate" in result.code
+    batched = result.code.split("else:")[0]
+    assert "np.result_type(a).kind in 'fc'" in batched and "for v in (b, a, c, d, e)" in batched, batched
+    assert "`a`, `c`, `d`, `e` are floating" in plan.remarks[0].message, plan.remarks[0].message
+    # the fallback is the loop as written
+    assert "        b[i] = a[i] + c[i] * e[i]" in result.code.split("else:")[1]
+    rng = np.random.default_rng(323)
+    for dtype in (np.float64, np.float32, np.complex128):
+        for n in (0, 1, 2, 3, 9, 200):
+            args = [rng.normal(size=n).astype(dtype) for _ in range(5)]
+            want, got = _call(loop, args), _call(new, args)
+            for w, g in zip(want, got):
+                assert g.dtype == w.dtype, (dtype, n)
+                tol = 1e-4 if dtype == np.float32 else 1e-10
+                np.testing.assert_allclose(g, w, rtol=tol, atol=tol * max(1.0, float(np.abs(w).max(initial=0))))
+
+
+@pytest.mark.parametrize("a_dtype, rest", [
+    (np.int64, np.float64),     # a[i] truncates the stored value: b reads the integer
+    (np.float32, np.float64),   # a[i] rounds it to float32
+    (np.float64, np.float32),   # the terms compute in float32, a keeps float64: no rounding, but one dtype is asked
+    (np.float64, np.int64),     # integer terms: the chain's own check refuses them
+])
+def test_an_a_of_another_dtype_runs_the_loop(a_dtype, rest):
+    """The loop stores ``b[i - 1] + c[i] * d[i]`` into ``a`` and reads it back converted; the
+    substituted chain reads the unconverted value. Where the dtypes differ the check fails and
+    the loop runs: the same values bit for bit."""
+    _, loop, new = _rewritten(S323)
+    rng = np.random.default_rng(7)
+    for n in (2, 5, 30):
+        args = [(rng.normal(size=n) * 3).astype(a_dtype if k == 0 else rest) for k in range(5)]
+        want, got = _call(loop, args), _call(new, args)
+        for w, g in zip(want, got):
+            assert g.dtype == w.dtype
+            np.testing.assert_array_equal(g, w)
+
+
+def test_a_that_shares_memory_with_a_term_runs_the_loop():
+    """``f(a, b, a, d, e)``: the store into ``a[i]`` changes ``c[i]``, which the second
+    statement reads after it; the substituted value would read the old one."""
+    _, loop, new = _rewritten(S323)
+    rng = np.random.default_rng(11)
+    a, b, d, e = (rng.normal(size=12) for _ in range(4))
+    a1, a2, b1, b2 = a.copy(), a.copy(), b.copy(), b.copy()
+    want, got = loop(a1, b1, a1, d, e), new(a2, b2, a2, d, e)
+    for w, g in zip(want, got):
+        np.testing.assert_array_equal(g, w)
+
+
+SUBSTITUTED = [
+    # (body, why it is a chain after substitution)
+    ("a[i] = b[i - 1] * c[i]\n        b[i] = a[i] * d[i]", "a product chain"),
+    ("a[i] = b[i - 1] + c[i]\n        b[i] = a[i] + d[i] + 1.0", "three terms"),
+    ("a[i] = b[i - 1] - c[i]\n        b[i] = a[i] + d[i]", "a minus first"),
+    ("a[i] = c[i] * d[i]\n        b[i] = b[i - 1] + a[i] + e[i]", "the element as a term of the chain"),
+    ("a[i] = b[i - 1] + c[i]\n        d[i] = c[i] * 2.0\n        b[i] = a[i] + d[i] + e[i]",
+     "a statement between that writes nothing the value reads"),
+    ("a[i] = b[i - 1] + c[i]\n        c[i] = 0.0\n        b[i] = a[i] + d[i] + e[i]",
+     "a statement between that writes what the value reads, run after it by loop distribution"),
+]
+
+
+@pytest.mark.parametrize("body, why", SUBSTITUTED, ids=[w for _, w in SUBSTITUTED])
+def test_substituted_chains_equal_the_loop(body, why):
+    source = S323.replace("a[i] = b[i - 1] + c[i] * d[i]\n        b[i] = a[i] + c[i] * e[i]", body)
+    result = transpile_source(source, "m.py")
+    assert any(p.rewritten and "scan b" in p.pattern for p in result.plans), (why, result.code)
+    loop, new = run_module(source)["f"], run_module(result.code)["f"]
+    rng = np.random.default_rng(len(body))
+    for n in (0, 1, 2, 7, 40):
+        args = [rng.uniform(0.5, 1.5, size=n) for _ in range(5)]
+        for w, g in zip(_call(loop, args), _call(new, args)):
+            np.testing.assert_allclose(g, w, rtol=1e-10)
+
+
+LEFT = [
+    ("a[i] = b[i - 1] + c[i]\n        b[i] = a[i] * d[i]", "mixed operators: no chain, no form"),
+    ("a[i] = b[i - 1] + c[i]\n        b[i] = a[i]", "one term: a scan with no dtype check for a"),
+    ("a[i] = b[i - 1] + c[i]\n        c[i] = 0.0\n        b[i] = a[i] + c[i] + d[i]",
+     "a statement between writes an array the value reads"),
+    ("a[i] = b[i - 1] + a[i]\n        b[i] = a[i] + d[i]", "the value reads the element it replaces"),
+    ("a[i] = b[i - 1] + c[i]\n        b[i] = a[i - 1] + d[i]", "another element of a"),
+    ("a[i] = b[i - 1] + c[i]\n        a[0] = 1.0\n        b[i] = a[i] + d[i]", "a second store into a"),
+    ("a[i] = b[i - 1] + c[i]\n        t = d[i] * 2.0\n        b[i] = a[i] + t + e[i]",
+     "a name the body binds among the terms"),
+    ("a[i + 1] = b[i - 1] + c[i]\n        b[i] = a[i + 1] + a[i] + d[i]", "a's element of the previous iteration"),
+]
+
+
+@pytest.mark.parametrize("body, why", LEFT, ids=[w for _, w in LEFT])
+def test_look_alikes_keep_their_dependence(body, why):
+    """No substitution where the element read is not what the earlier statement stored, or
+    where the result is not an update chain (only a chain's check covers ``a``'s dtype); the
+    loop (or a piece of it, where distribution splits it) is not batched as a scan of ``b``."""
+    source = S323.replace("a[i] = b[i - 1] + c[i] * d[i]\n        b[i] = a[i] + c[i] * e[i]", body)
+    result = transpile_source(source, "m.py")
+    assert result.plans and not any(p.rewritten and "scan b" in p.pattern for p in result.plans), (why, result.code)
+    assert "b_prev" not in result.code
+    loop, new = run_module(source)["f"], run_module(result.code)["f"]
+    args = [np.linspace(0.5, 1.5, 9) + k for k in range(5)]
+    want, got = _outcome(loop, args), _outcome(new, args)
+    if isinstance(want, type):
+        assert got is want
+        return
+    for w, g in zip(want, got):
+        np.testing.assert_array_equal(g, w)
+
+
+def _outcome(fn, args):
+    try:
+        return _call(fn, args)
+    except Exception as exc:  # the loop's own error must be the rewrite's
+        return type(exc)
