@@ -69,6 +69,7 @@ CHAINS = [
     ("for i in range(len(b)):\n    s = s + np.minimum(b[i], c[i]) - math.tanh(0.5)\nreturn s\n", "add reduction s"),
     ("for i in range(len(b)):\n    s = s + b[i] * math.cos(len(b)) - c[i]\nreturn s\n", "add reduction s"),
     ("for i in range(len(b)):\n    s = s * b[i] * c[i]\nreturn s\n", "mul reduction s"),
+    ("for i in range(len(b)):\n    s = s + -b[i] + c[i]\nreturn s\n", "add reduction s"),
     ("for i in range(len(b)):\n    if b[i] > 0:\n        s = s + b[i] + c[i]\nreturn s\n", "add reduction s"),
     ("out = np.zeros(len(b))\nfor i in range(len(b)):\n    s = s + b[i] + c[i] ** 2\n    out[i] = s\n"
      "return out, s\n", "add scan s"),
@@ -215,8 +216,10 @@ def test_a_name_bound_only_on_some_paths_or_after_the_loop_is_not_read_by_the_ch
     ("s = 0.0\nfor i in range(len(b)):\n    s = s + b[i] + c[i]\nreturn s\n", "b, c", True),
     ("x = 1.0\nfor i in range(len(b)):\n    s = s + b[i] + c[i]\ns = 0.0\nreturn x\n", "b, c", False),
     ("s: float\nfor i in range(len(b)):\n    s = s + b[i] + c[i]\nreturn 1\n", "b, c", False),
+    ("s: float = 0.0\nfor i in range(len(b)):\n    s = s + b[i] + c[i]\nreturn s\n", "b, c", True),
     ("if flag:\n    for i in range(len(b)):\n        s = s + b[i] + c[i]\ns = 0.0\nreturn s\n", "b, c, flag=True", False),
-], ids=["bound before", "bound after", "annotated only", "bound after the if holding the loop"])
+], ids=["bound before", "bound after", "annotated only", "annotated with a value",
+        "bound after the if holding the loop"])
 def test_the_check_reads_the_running_value_only_where_the_function_bound_it(body, params, rewritten):
     """The dtype check reads `s` in front of the loop, also where the loop runs no iteration:
     `s` must be a parameter or bound by a statement of the function before the loop (an
@@ -268,3 +271,29 @@ def test_an_array_recurrence_whose_chain_is_refused_keeps_its_element(body, head
     (plan,) = result.plans
     assert not plan.rewritten and result.code == source
     assert "a_prev" not in _said(plan) and "`a[i - 1]`" in _said(plan), _said(plan)
+
+
+def test_the_argument_of_a_math_function_is_not_a_term_the_check_reads():
+    """``math.sqrt(k)`` is a Python float whatever ``k`` is: an int ``k`` (a count) is not one of
+    the values added, so the check does not ask it to be floating, and the batched code runs."""
+    source = _module("for i in range(len(b)):\n    s = s + b[i] * math.sqrt(k) + c[i]\nreturn s\n", "s, b, c, k")
+    result = transpile_source(source, "m.py")
+    (plan,) = result.plans
+    assert plan.rewritten and "`b`, `c` are floating and `s`" in _said(plan), _said(plan)
+    assert "np.result_type(k)" not in result.code
+    b, c = np.linspace(0, 1, 5), np.linspace(1, 2, 5)
+    np.testing.assert_allclose(_load(result.code)(0.0, b, c, 4), _load(source)(0.0, b, c, 4), rtol=1e-12)
+
+
+def test_reassociated_chains_says_whether_it_changed_the_tree():
+    """The caller recomputes parents and def-use chains only where it returns True: True after a
+    chain was put in reduction form, False where the module holds none."""
+    from pforge.transpile.analysis.chains import reassociated_chains
+    from pforge.transpile.frontend import decode_source
+    from pforge.transpile.outline import module_context
+
+    for body, changed in (("for i in range(len(b)):\n    s = s + b[i] + c[i]\nreturn s\n", True),
+                          ("for i in range(len(b)):\n    s = s + b[i]\nreturn s\n", False),
+                          ("for i in range(len(b)):\n    s = s * 2 + b[i] + c[i]\nreturn s\n", False)):
+        ctx = module_context(decode_source(_module(body, "s, b, c"), "m.py"))
+        assert reassociated_chains(ctx) is changed, body
