@@ -653,7 +653,8 @@ def test_adversarial_loops_keep_their_meaning(name):
 #: GradientTape bodies: (loop body, expected backend, code or note fragment). Parameters:
 #: x float32 [d], w float32 [m, d], xs float32 [n, d], v float32 [m]. A tape whose only per-iteration value
 #: is the index selecting the differentiated entry gives Jacobian rows (direct backend,
-#: ``tape.jacobian``); anything else under the tape is a per-example gradient (pfor).
+#: ``tape.jacobian``, in closed form for a dense layer); anything else under the tape is a
+#: per-example gradient (pfor).
 _ROWS = ("rows = []\n    for i in range(w.shape[0]):\n        with tf.GradientTape() as tape:\n"
          "            tape.watch(x)\n            y = tf.tanh(tf.linalg.matvec(w, x))\n            y_i = y[i]\n")
 _NEST = ("rows = []\n    for i in range(w.shape[0]):\n        row = []\n        for j in range(w.shape[0]):\n"
@@ -664,7 +665,8 @@ TAPES = {
         "rows = []\n    for i in range(w.shape[0]):\n        with tf.GradientTape() as tape:\n"
         "            tape.watch(x)\n            y = tf.tanh(tf.linalg.matvec(w, x))\n            y_i = y[i]\n"
         "        rows.append(tape.gradient(y_i, x))\n    return tf.stack(rows)",
-        "direct", "    rows = tape.jacobian(y, x)[:w.shape[0]]\n    return rows"),
+        "direct", "        dy_dx = ((1.0 - tf.square(y))[:, tf.newaxis] * w)[:w.shape[0]]\n    else:\n"
+        "        dy_dx = tape.jacobian(y, x)[:w.shape[0]]\n    rows = dy_dx\n    return rows"),
     "first-rows-with-a-step": (
         "rows = []\n    for i in range(1, 4, 2):\n        with tf.GradientTape() as tape:\n"
         "            tape.watch(x)\n            y = tf.sin(tf.linalg.matvec(w, x)) * 3.0\n            y_i = y[i]\n"
@@ -677,7 +679,7 @@ TAPES = {
         "            y_i = y[i]\n            z_i = z[i]\n"
         "        rows.append(tape.gradient(y_i, x))\n        cols.append(tape.gradient(z_i, x))\n"
         "    return tf.stack(rows) + tf.stack(cols)",
-        "direct", "cols = tape.jacobian(z, x)[:w.shape[0]]"),
+        "direct", "dz_dx = (((1.0 - tf.square(y)) * (2.0 * y))[:, tf.newaxis] * w)[:w.shape[0]]"),
     "computed-after-the-selection": (
         "rows = []\n    for i in range(w.shape[0]):\n        with tf.GradientTape() as tape:\n"
         "            tape.watch(x)\n            y = tf.tanh(tf.linalg.matvec(w, x))\n            y_i = y[i] * 2.0\n"

@@ -124,7 +124,10 @@ tape over the summed loss would return the SUM of the gradients; `tf.vectorized_
 body returns the per-example stack, as the loop does (38x faster on GPU for an LSTM in the
 pfor paper). When the loop indices only select the entry to differentiate (`y_i = y[i]`, or
 `g[i, j]` in a nest, under the tape, everything else loop-invariant: rows of a Jacobian), the
-direct backend records the forward pass once and writes `tape.jacobian(y, x)`.
+direct backend records the forward pass once and writes `tape.jacobian(y, x)`; where `y` is
+elementwise steps over `tf.linalg.matvec(w, x)` (a dense layer), it writes the Jacobian in
+closed form, `(1.0 - tf.square(y))[:, tf.newaxis] * w` for `tanh`, under a test that keeps
+`tape.jacobian` where the tape would see otherwise.
 """, """
 grads = []
 for i in range(x.shape[0]):

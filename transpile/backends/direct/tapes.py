@@ -11,6 +11,7 @@ import gast
 from pforge.transpile import templates
 from pforge.transpile.analysis.nodes import _binding as analysis_binding, _scope_nodes
 from pforge.transpile.backends.direct.core import Unsupported, Val
+from pforge.transpile.backends.direct.jacobians import dense_jacobian
 from pforge.transpile.backends.direct.shared import Ind, _components
 from pforge.transpile.backends.common import _LIST_RETURNING
 from pforge.transpile.backends.pfor import _stores, bound_to_sequence, persistent_tape
@@ -27,6 +28,7 @@ class _Tape:
     selected: dict = field(default_factory=dict)  # name -> (the array it selects from, its Val)
     results: dict = field(default_factory=dict)  # (target, source) -> the Val bound to the result
     open: bool = True
+    block: gast.With | None = None  # the `with` statement
 
 
 class TapesMixin:
@@ -62,7 +64,7 @@ class TapesMixin:
         name = item.optional_vars.id
         if name in later:
             raise Unsupported(where + f"the tape `{name}` is used after the loop")
-        tape = _Tape(name, persistent_tape(call))
+        tape = _Tape(name, persistent_tape(call), block=stmt)
         self.tapes[name] = tape
         self.env.pop(name, None)
         outer, self.out = self.out, []
@@ -146,15 +148,42 @@ class TapesMixin:
                                   "around the tape, in order")
             jacobian = gast.Call(func=gast.Attribute(value=templates.name(tape.name), attr="jacobian", ctx=gast.Load()),
                                  args=[templates.name(base), copy.deepcopy(node.args[1])], keywords=[])
-            if isinstance(target.node, gast.Subscript):  # `y[:n]`, `g[:n, :n]`: the same rows of the Jacobian
-                jacobian = gast.Subscript(value=jacobian, slice=copy.deepcopy(target.node.slice), ctx=gast.Load())
+            rows = target.node.slice if isinstance(target.node, gast.Subscript) else None
+            closed = self._dense_jacobian(tape.block, tape.name, base, node.args[1], source, target, len(self.levels))
             value = Val(jacobian, target.full, source.rank)
         source_name = node.args[1].id if isinstance(node.args[1], gast.Name) else node.args[1].attr
         base_name = tape.selected.get(node.args[0].id, (node.args[0].id,))[0]
         name = self.namer.new(f"d{base_name}_d{source_name}")
-        self.out += templates.replace(f"{name} = V", V=value.node)
+        if not target.stacked:
+            self.out += templates.replace(f"{name} = V", V=value.node)
+        else:  # `y[:n]`, `g[:n, :n]`: the same rows of the Jacobian
+            self._bind_jacobian(name, jacobian, closed, rows)
         tape.results[key] = value.with_node(templates.name(name))
         return tape.results[key]
+
+    def _dense_jacobian(self, block, tape: str, base: str, source, source_value: Val, target: Val, depth: int):
+        """``(test, J)``, the closed form of ``tape.jacobian(base, source)``
+        (:func:`~pforge.transpile.backends.direct.jacobians.dense_jacobian`), or None: for a
+        vector ``source`` and the scalar entries of a vector, selected by one loop's index (rows
+        of unknown rank too: the closed form's test asks for a vector)."""
+        if not (isinstance(source, gast.Name) and source_value.rank == 1 and target.rank in (0, None) and depth == 1
+                and self.info.function is not None):
+            return None
+        return dense_jacobian(self.ctx, block, tape, base, source.id, self.info.function, self.info.node,
+                              self.lib.alias)
+
+    def _bind_jacobian(self, name: str, jacobian, closed, rows) -> None:
+        """``name = tape.jacobian(...)[rows]``, or where the closed form applies, that form under its
+        test and the call otherwise."""
+        def sliced(node):
+            return node if rows is None else gast.Subscript(value=node, slice=copy.deepcopy(rows), ctx=gast.Load())
+
+        if closed is None:
+            self.out += templates.replace(f"{name} = V", V=sliced(jacobian))
+            return
+        test, form = closed
+        self.out += templates.replace(f"if T:\n    {name} = J\nelse:\n    {name} = V",
+                                      T=test, J=sliced(form), V=sliced(jacobian))
 
 
     # -- a tape opened before the loop -------------------------------------------------------------------
@@ -230,15 +259,16 @@ class TapesMixin:
         jacobian = gast.Call(func=gast.Attribute(value=templates.name(tape), attr="jacobian", ctx=gast.Load()),
                              args=[templates.name(base.id), copy.deepcopy(node.args[1])], keywords=[])
         if target.rank is None:  # a row's axes, however many: sum over them, as the gradient does
-            jacobian = templates.expr(f"tf.reduce_sum(J, axis=tf.range(1, tf.rank(Y)))", J=jacobian,
+            jacobian = templates.expr(f"{self.lib.alias}.reduce_sum(J, axis={self.lib.alias}.range(1, "
+                                      f"{self.lib.alias}.rank(Y)))", J=jacobian,
                                       Y=templates.name(base.id))
         elif target.rank > 0:
-            jacobian = templates.expr(f"tf.reduce_sum(J, axis={list(range(1, target.rank + 1))})", J=jacobian)
-        if rows is not None:
-            jacobian = gast.Subscript(value=jacobian, slice=copy.deepcopy(rows), ctx=gast.Load())
+            jacobian = templates.expr(f"{self.lib.alias}.reduce_sum(J, axis={list(range(1, target.rank + 1))})",
+                                      J=jacobian)
+        closed = self._dense_jacobian(block, tape, base.id, node.args[1], source, target, len(self.levels))
         source_name = node.args[1].id if isinstance(node.args[1], gast.Name) else node.args[1].attr
         name = self.namer.new(f"d{base.id}_d{source_name}")
-        self.out += templates.replace(f"{name} = V", V=jacobian)
+        self._bind_jacobian(name, jacobian, closed, rows)
         self.outer_gradients[key] = Val(templates.name(name), (True,), source.rank)
         return self.outer_gradients[key]
 
