@@ -161,3 +161,21 @@ def _outcome(fn, args):
         return _call(fn, args)
     except Exception as exc:  # the loop's own error must be the rewrite's
         return type(exc)
+
+
+@pytest.mark.parametrize("body", [
+    "a[i] = b[i - 1] + c[i]\n        b[i] = b[i - 1] + a[i]",
+    "a[i] = b[i - 1] * 2.0\n        b[i] = b[i - 1] * a[i] * c[i]",
+    "d[i] = b[i - 1] - 1.0\n        a[i] = d[i] + c[i]\n        b[i] = np.maximum(b[i - 1], a[i])",
+], ids=["sum", "product chain", "through another array"])
+def test_a_recurrence_that_feeds_its_own_terms_keeps_its_text_and_names_the_read(body):
+    """b89: the term reads what a statement computed from ``b[i - 1]`` in the same iteration, so
+    no scan computes ``b``. Scalar replacement is not applied (the carried-element probe asks what
+    the scan analysis asks): the loop keeps its text and the remark names ``b[i - 1]``, not a
+    name the code does not have."""
+    source = S323.replace("a[i] = b[i - 1] + c[i] * d[i]\n        b[i] = a[i] + c[i] * e[i]", body)
+    result = transpile_source(source, "m.py")
+    (plan,) = result.plans
+    said = " ".join(r.message for r in plan.remarks)
+    assert not plan.rewritten and result.code == source, result.code
+    assert "b_prev" not in said and "`b[i - 1]`" in said, said

@@ -24,7 +24,8 @@ import gast
 
 from pforge.transpile.analysis.chains import reassociate
 from pforge.transpile.analysis.nodes import _enclosing_scope, _scope_nodes, _statements
-from pforge.transpile.analysis.reductions import _SCAN_CALLS, _linear_update, _reduction_update, fed_back
+from pforge.transpile.analysis.reductions import (_SCAN_CALLS, _linear_update, _reduction_update, alias_roots,
+                                                  fed_back)
 from pforge.transpile.spaces import constant_int, for_space
 
 
@@ -164,24 +165,25 @@ def _carried(ctx, loop, nodes, stores, write, stmt, index: str, step: int):
         reads.append(node)
     if not reads:
         return None
+    roots = alias_roots(ctx, loop, nodes)
     if _scan(ctx, loop, write, write.value, reads, array):
         found = write.value, [], []
     else:
-        found = _forward_substituted(body, position, write.value, array, stores, reads, bound)
+        found = _forward_substituted(body, position, write.value, array, stores, reads, bound, roots)
         if found is None or not reassociate(ctx, loop, _probe(write, found[0], reads + found[1]), array,
                                             apply=False, also=found[2]):
             return None  # (only a chain's check covers the substituted elements: see _forward_substituted)
-    if _fed_back(body, position, _probe(write, found[0], reads + found[1]), reads):
+    if _fed_back(body, position, _probe(write, found[0], reads + found[1]), reads, roots):
         return None
     return position, write, array, offset, reads, found
 
 
-def _fed_back(body, position: int, probe: gast.Assign, reads) -> bool:
+def _fed_back(body, position: int, probe: gast.Assign, reads, roots) -> bool:
     """The scan the carried name makes would feed its own terms
-    (:func:`~pforge.transpile.analysis.reductions._fed_back`, which refuses it): checked on the
+    (:func:`~pforge.transpile.analysis.reductions.fed_back`, which refuses it): checked on the
     body as scalar replacement would leave it, so that a refused loop keeps its text."""
     before = [_replace_reads(copy.deepcopy(s), set(), "_pforge_probe", reads, s) for s in body[:position]]
-    return fed_back(before + [probe] + body[position + 1:], probe, "_pforge_probe", probe.value)
+    return fed_back(before + [probe] + body[position + 1:], probe, "_pforge_probe", probe.value, roots)
 
 
 def _probe(write, value, reads) -> gast.Assign:
@@ -202,7 +204,7 @@ def _scan(ctx, loop, write, value, reads, array: str) -> bool:
         reassociate(ctx, loop, probe, array, apply=False)  # (an update chain: analysis.chains)
 
 
-def _forward_substituted(body, position: int, value, array: str, stores, reads, bound: set[str]):
+def _forward_substituted(body, position: int, value, array: str, stores, reads, bound: set[str], roots):
     """``(value', the copies of reads in it, the arrays substituted)`` or None: ``value`` with each
     read of an element an earlier statement of the body wrote (``x[i] = v`` ... ``x[i]``) replaced
     by a copy of that statement's value (forward substitution: Allen and Kennedy, *Optimizing
@@ -213,7 +215,8 @@ def _forward_substituted(body, position: int, value, array: str, stores, reads, 
     A read ``x[k]`` is replaced when ``x[k] = v`` (the same index, spelled the same) is a
     one-target statement of the body before ``position``, the body's only store into ``x`` (not
     ``array``); the index reads no name the body binds; ``v`` reads neither ``x`` nor a name or
-    array that the statements after it, up to ``position``, store into. The element then holds
+    array that the statements after it, up to ``position``, store into, nor an alias of either
+    bound before the loop (``roots``: :func:`~pforge.transpile.analysis.reductions.alias_roots`). The element then holds
     ``v`` where ``value`` reads it, converted to ``x``'s dtype: the caller admits the result only
     as an update chain, whose run-time check (``also``: the substituted arrays) makes ``x``'s
     dtype the one every term computes in, so the conversion keeps ``v``. The loop's check that
@@ -228,11 +231,11 @@ def _forward_substituted(body, position: int, value, array: str, stores, reads, 
         if x == array or sum(n.value.id == x for n in stores) != 1 or \
                 {n.id for n in gast.walk(target.slice) if isinstance(n, gast.Name)} & bound:
             continue
-        read = {n.id for n in gast.walk(stmt.value) if isinstance(n, gast.Name)}
-        later = {n.id for s in body[k + 1:position] for n in gast.walk(s)
-                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)} | \
-                {n.value.id for n in stores if any(n is m for s in body[k + 1:position] for m in gast.walk(s))}
-        if x not in read and not read & later:
+        read = {roots.get(n.id, n.id) for n in gast.walk(stmt.value) if isinstance(n, gast.Name)}
+        later = {roots.get(n, n) for n in {n.id for s in body[k + 1:position] for n in gast.walk(s)
+                                           if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+                 | {n.value.id for n in stores if any(n is m for s in body[k + 1:position] for m in gast.walk(s))}}
+        if roots.get(x, x) not in read and not read & later:
             sources[x] = stmt
     ids = {id(r) for r in reads}
     new_value = copy.deepcopy(value)

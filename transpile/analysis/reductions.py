@@ -374,7 +374,8 @@ def _find_scans(ctx, info, body, stored):
             continue
         before = {id(n) for stmt in body[:body.index(update)] for n in gast.walk(stmt)}
         exclusive = any(id(n) in before for n in reads)
-        if exclusive and ({n.id for n in _loaded_names(term)} & set(stored) or fed_back(body, update, name, term)):
+        if exclusive and ({n.id for n in _loaded_names(term)} & set(stored) or fed_back(
+                body, update, name, term, alias_roots(ctx, info.node, _scope_nodes(body)))):
             continue
         array, element = getattr(info.node, "pforge_carried", {}).get(name, (None, None))
         read = getattr(info.node, "pforge_carried_reads", {}).get(name)
@@ -382,15 +383,17 @@ def _find_scans(ctx, info, body, stored):
         info.classes[name] = SCAN
 
 
-def fed_back(body, update, name: str, term) -> bool:
+def fed_back(body, update, name: str, term, roots=None) -> bool:
     """The term of ``name``'s update reads an array (or other value) that a statement computes
     from ``name`` as read before the update (an exclusive read), directly or through other
     statements: ``a[i] = s + c[i]; s = s + a[i]`` (or ``a[i + 1]`` read as ``a[i]`` an iteration
     later). The running value then feeds its own terms, a recurrence no scan computes; the
-    dependence tests see no cycle, as ``s``'s reads are the scan's (found as helper-52's b89).
-    Reads after the update are inclusive, and a term reading what they store reads it either
-    before the store in the same iteration (``s = s + a[i]; a[i] = s``, in place) or from an
-    earlier iteration, a dependence the subscript tests see."""
+    dependence tests see no cycle, as ``s``'s reads are the scan's (b89). Reads after the update
+    are inclusive, and a term reading what they store reads it either before the store in the
+    same iteration (``s = s + a[i]; a[i] = s``, in place) or from an earlier iteration, a
+    dependence the subscript tests see. ``roots``: name -> the array it aliases (``a2 = a``
+    before the loop, :func:`alias_roots`), so that a store into ``a`` reaches reads of ``a2``."""
+    roots = roots or {}
     position = body.index(update)
     tainted, marked = {name}, set()
     changed = True
@@ -399,14 +402,29 @@ def fed_back(body, update, name: str, term) -> bool:
         for k, stmt in enumerate(body):
             if stmt is update or id(stmt) in marked:
                 continue
-            read = {n.id for n in _loaded_names(stmt)}
+            read = {roots.get(n.id, n.id) for n in _loaded_names(stmt)}
             if (k < position and name in read) or read & (tainted - {name}):
                 marked.add(id(stmt))
-                tainted |= set(_stored_names([stmt])) | {_root_name(n) for n in gast.walk(stmt)
-                                                         if isinstance(n, (gast.Subscript, gast.Attribute))
-                                                         and isinstance(n.ctx, gast.Store)}
+                stores = set(_stored_names([stmt])) | {_root_name(n) for n in gast.walk(stmt)
+                                                      if isinstance(n, (gast.Subscript, gast.Attribute))
+                                                      and isinstance(n.ctx, gast.Store)}
+                tainted |= {roots.get(n, n) for n in stores}
                 changed = True
-    return bool({n.id for n in _loaded_names(term)} & (tainted - {name, None}))
+    return bool({roots.get(n.id, n.id) for n in _loaded_names(term)} & (tainted - {name, None}))
+
+
+def alias_roots(ctx, loop, nodes) -> dict[str, str]:
+    """Name -> the array it is bound to before ``loop`` through ``b = a`` and views
+    (:func:`~pforge.transpile.analysis.aliasing._alias_source`), for the names ``nodes`` (of the
+    loop's body, in the tree) read."""
+    loop_ids = {id(n) for n in _scope_nodes([loop])}
+    roots = {}
+    for n in nodes:
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id not in roots:
+            found = _alias_source(ctx, n, loop_ids)
+            if found is not None:
+                roots[n.id] = found[0]
+    return roots
 
 
 def _root_name(node) -> str | None:

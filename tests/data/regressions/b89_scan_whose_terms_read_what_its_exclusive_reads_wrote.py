@@ -41,6 +41,24 @@ def product_of_the_previous(a, b, c):
     return a, b
 
 
+def through_an_alias(a, b, c):
+    # (`a2 = a`: the store into `a` is what the term reads through `a2`)
+    a2 = a
+    for i in range(1, len(a)):
+        a[i] = b[i - 1] + c[i]
+        b[i] = b[i - 1] + a2[i] + c[i]
+    return a, b
+
+
+def substituted_through_an_alias(a, b, c):
+    # (forward substitution must not read `a2[i]` after the store into `a[i]` as its old value)
+    a2 = a
+    for i in range(1, len(a)):
+        a[i] = b[i - 1] + c[i] + a2[i]
+        b[i] = a[i] + c[i] + a2[i]
+    return a, b
+
+
 def term_written_after_it_is_read(a, b, c):
     for i in range(1, len(a)):
         a[i] = c[i] * 2.0
@@ -51,7 +69,8 @@ def term_written_after_it_is_read(a, b, c):
 
 
 ARGS = 'np.array([1.0, 2.0, 3.0, 4.0, 5.0]), np.array([0.5, 1.0, 1.5, 2.0, 2.5]), np.array([1.0, -1.0, 2.0, 0.5, 3.0])'
-CALLS = [('same_iteration', ARGS), ('next_iteration', ARGS),
+CALLS = [('same_iteration', ARGS), ('next_iteration', ARGS), ('through_an_alias', ARGS),
+         ('substituted_through_an_alias', ARGS),
          ('through_another_array', ARGS + ', np.zeros(5)'), ('product_of_the_previous', ARGS),
          ('term_written_after_it_is_read', ARGS)]
 
