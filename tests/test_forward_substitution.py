@@ -107,6 +107,14 @@ SUBSTITUTED = [
      "a statement between that writes nothing the value reads"),
     ("a[i] = b[i - 1] + c[i]\n        c[i] = 0.0\n        b[i] = a[i] + d[i] + e[i]",
      "a statement between that writes what the value reads, run after it by loop distribution"),
+    ("t = d[i] * 2.0\n        a[i] = b[i - 1] + c[i]\n        b[i] = a[i] + d[i] + e[i]",
+     "a statement binding a name first"),
+    ("d[i] *= 2.0\n        a[i] = b[i - 1] + c[i]\n        b[i] = a[i] + d[i] + e[i]",
+     "an augmented statement first (run before the scan by loop distribution: b90)"),
+    ("a[i] = c[i] * 9.0\n        a[i] = b[i - 1] + c[i]\n        b[i] = a[i] + d[i] + e[i]",
+     "a second store of the element, whose value is the one read"),
+    ("a[i] = b[i - 1] + c[i]\n        b[i] = a[i] + d[i] + e[i]\n        a[i] = a[i] * 2.0",
+     "a store of the element after the write"),
 ]
 
 
@@ -133,6 +141,10 @@ LEFT = [
     ("a[i] = b[i - 1] + c[i]\n        a[0] = 1.0\n        b[i] = a[i] + d[i]", "a second store into a"),
     ("a[i] = b[i - 1] + c[i]\n        t = d[i] * 2.0\n        b[i] = a[i] + t + e[i]",
      "a name the body binds among the terms"),
+    ("a[i] = b[i - 1] + c[i]\n        if d[i] > 1.5:\n            a[i] = 0.0\n        b[i] = a[i] + d[i] + e[i]",
+     "a store of the element under a test between"),
+    ("a[i] = b[i - 1] + c[i]\n        a[i] += 1.0\n        b[i] = a[i] + d[i] + e[i]",
+     "an augmented store of the element between"),
     ("a[i + 1] = b[i - 1] + c[i]\n        b[i] = a[i + 1] + a[i] + d[i]", "a's element of the previous iteration"),
 ]
 
@@ -179,3 +191,19 @@ def test_a_recurrence_that_feeds_its_own_terms_keeps_its_text_and_names_the_read
     said = " ".join(r.message for r in plan.remarks)
     assert not plan.rewritten and result.code == source, result.code
     assert "b_prev" not in said and "`b[i - 1]`" in said, said
+
+
+def test_the_substituted_value_is_a_new_tree():
+    """``_forward_substituted`` returns a copy: the loop's own tree keeps its text (a refused
+    loop is printed from it, and the probe must not change what later analyses read)."""
+    import gast
+
+    from pforge.transpile.analysis.recurrences import _forward_substituted
+
+    loop = gast.parse(S323).body[1].body[0]
+    write = loop.body[1]
+    before = gast.dump(write.value)
+    reads = [n for n in gast.walk(loop.body[0]) if isinstance(n, gast.Subscript) and gast.unparse(n).strip() == "b[i - 1]"]
+    value, copies, substituted = _forward_substituted(loop.body, 1, write.value, reads, set(), {})
+    assert gast.dump(write.value) == before and substituted == ["a"]
+    assert gast.unparse(value).strip() == "b[i - 1] + c[i] * d[i] + c[i] * e[i]" and len(copies) == 1

@@ -25,7 +25,7 @@ import gast
 from pforge.transpile.analysis.chains import reassociate
 from pforge.transpile.analysis.nodes import _enclosing_scope, _scope_nodes, _statements
 from pforge.transpile.analysis.reductions import (_SCAN_CALLS, _linear_update, _reduction_update, alias_roots,
-                                                  fed_back)
+                                                  fed_back, stored_before_read)
 from pforge.transpile.spaces import constant_int, for_space
 
 
@@ -169,7 +169,7 @@ def _carried(ctx, loop, nodes, stores, write, stmt, index: str, step: int):
     if _scan(ctx, loop, write, write.value, reads, array):
         found = write.value, [], []
     else:
-        found = _forward_substituted(body, position, write.value, array, stores, reads, bound, roots)
+        found = _forward_substituted(body, position, write.value, reads, bound, roots)
         if found is None or not reassociate(ctx, loop, _probe(write, found[0], reads + found[1]), array,
                                             apply=False, also=found[2]):
             return None  # (only a chain's check covers the substituted elements: see _forward_substituted)
@@ -179,11 +179,19 @@ def _carried(ctx, loop, nodes, stores, write, stmt, index: str, step: int):
 
 
 def _fed_back(body, position: int, probe: gast.Assign, reads, roots) -> bool:
-    """The scan the carried name makes would feed its own terms
-    (:func:`~pforge.transpile.analysis.reductions.fed_back`, which refuses it): checked on the
-    body as scalar replacement would leave it, so that a refused loop keeps its text."""
+    """The scan the carried name makes would feed its own terms, or read before the update
+    what the body stores (:func:`~pforge.transpile.analysis.reductions.fed_back` and
+    :func:`~pforge.transpile.analysis.reductions.stored_before_read`, which refuse it):
+    checked on the body as scalar replacement would leave it, so that a refused loop keeps its
+    text."""
     before = [_replace_reads(copy.deepcopy(s), set(), "_pforge_probe", reads, s) for s in body[:position]]
-    return fed_back(before + [probe] + body[position + 1:], probe, "_pforge_probe", probe.value, roots)
+    write = body[position]
+    store = gast.Assign(targets=[copy.deepcopy(write.targets[0] if isinstance(write, gast.Assign) else write.target)],
+                        value=_name("_pforge_probe", gast.Load(), probe), type_comment=None)
+    changed = before + [probe, store] + body[position + 1:]
+    exclusive = any(isinstance(n, gast.Name) and n.id == "_pforge_probe" for s in before for n in gast.walk(s))
+    return fed_back(changed, probe, "_pforge_probe", probe.value, roots) or (
+        exclusive and stored_before_read(changed, probe, probe.value, roots))
 
 
 def _probe(write, value, reads) -> gast.Assign:
@@ -204,7 +212,7 @@ def _scan(ctx, loop, write, value, reads, array: str) -> bool:
         reassociate(ctx, loop, probe, array, apply=False)  # (an update chain: analysis.chains)
 
 
-def _forward_substituted(body, position: int, value, array: str, stores, reads, bound: set[str], roots):
+def _forward_substituted(body, position: int, value, reads, bound: set[str], roots):
     """``(value', the copies of reads in it, the arrays substituted)`` or None: ``value`` with each
     read of an element an earlier statement of the body wrote (``x[i] = v`` ... ``x[i]``) replaced
     by a copy of that statement's value (forward substitution: Allen and Kennedy, *Optimizing
@@ -213,29 +221,27 @@ def _forward_substituted(body, position: int, value, array: str, stores, reads, 
     ``b[i] = b[i - 1] + c[i] * d[i] + c[i] * e[i]``.
 
     A read ``x[k]`` is replaced when ``x[k] = v`` (the same index, spelled the same) is a
-    one-target statement of the body before ``position``, the body's only store into ``x`` (not
-    ``array``); the index reads no name the body binds; ``v`` reads neither ``x`` nor a name or
-    array that the statements after it, up to ``position``, store into, nor an alias of either
-    bound before the loop (``roots``: :func:`~pforge.transpile.analysis.reductions.alias_roots`). The element then holds
+    one-target statement of the body before ``position``, and no statement after it, up to
+    ``position``, stores into ``x`` (the write of ``array`` at ``position`` is that array's only
+    store); the index reads no name the body binds; ``v`` reads neither ``x`` nor a name or
+    array those statements store into, nor an alias of either bound before the loop (``roots``:
+    :func:`~pforge.transpile.analysis.reductions.alias_roots`). The element then holds
     ``v`` where ``value`` reads it, converted to ``x``'s dtype: the caller admits the result only
     as an update chain, whose run-time check (``also``: the substituted arrays) makes ``x``'s
     dtype the one every term computes in, so the conversion keeps ``v``. The loop's check that
     the arrays it writes share no memory with those it reads (the printers') keeps ``v``'s
     operands apart from ``x``."""
+    stored = [{roots.get(n, n) for n in _stores_of(stmt)} for stmt in body[:position]]
     sources = {}
     for k, stmt in enumerate(body[:position]):
         target = stmt.targets[0] if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 else None
-        if not (isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name)):
-            continue
-        x = target.value.id
-        if x == array or sum(n.value.id == x for n in stores) != 1 or \
+        if not (isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name)) or \
                 {n.id for n in gast.walk(target.slice) if isinstance(n, gast.Name)} & bound:
             continue
+        x = target.value.id
         read = {roots.get(n.id, n.id) for n in gast.walk(stmt.value) if isinstance(n, gast.Name)}
-        later = {roots.get(n, n) for n in {n.id for s in body[k + 1:position] for n in gast.walk(s)
-                                           if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-                 | {n.value.id for n in stores if any(n is m for s in body[k + 1:position] for m in gast.walk(s))}}
-        if roots.get(x, x) not in read and not read & later:
+        later = set().union(*stored[k + 1:])
+        if roots.get(x, x) not in read | later and not read & later:
             sources[x] = stmt
     ids = {id(r) for r in reads}
     new_value = copy.deepcopy(value)
@@ -257,6 +263,20 @@ def _forward_substituted(body, position: int, value, array: str, stores, reads, 
     if not substituted:
         return None
     return new_value, copies, sorted(set(substituted))
+
+
+def _stores_of(stmt) -> set[str]:
+    """The names ``stmt`` binds and the arrays it stores elements of (``a`` of ``a[i] = v``)."""
+    found = set()
+    for n in gast.walk(stmt):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+            found.add(n.id)
+        elif isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.ctx, gast.Store):
+            while isinstance(n, (gast.Subscript, gast.Attribute)):
+                n = n.value
+            if isinstance(n, gast.Name):
+                found.add(n.id)
+    return found
 
 
 def _indexed(node: gast.Subscript, index: str) -> tuple[int, tuple[str, ...]] | None:

@@ -374,8 +374,9 @@ def _find_scans(ctx, info, body, stored):
             continue
         before = {id(n) for stmt in body[:body.index(update)] for n in gast.walk(stmt)}
         exclusive = any(id(n) in before for n in reads)
-        if exclusive and ({n.id for n in _loaded_names(term)} & set(stored) or fed_back(
-                body, update, name, term, alias_roots(ctx, info.node, _scope_nodes(body)))):
+        roots = alias_roots(ctx, info.node, _scope_nodes(body)) if exclusive else {}
+        if exclusive and ({n.id for n in _loaded_names(term)} & set(stored) or fed_back(body, update, name, term, roots)
+                          or stored_before_read(body, update, term, roots)):
             continue
         array, element = getattr(info.node, "pforge_carried", {}).get(name, (None, None))
         read = getattr(info.node, "pforge_carried_reads", {}).get(name)
@@ -411,6 +412,33 @@ def fed_back(body, update, name: str, term, roots=None) -> bool:
                 tainted |= {roots.get(n, n) for n in stores}
                 changed = True
     return bool({roots.get(n.id, n.id) for n in _loaded_names(term)} & (tainted - {name, None}))
+
+
+def stored_before_read(body, update, term, roots=None) -> bool:
+    """The term of an exclusive scan's update reads an array the body stores into, other than
+    the same element stored after the update (``s = s + a[i]; a[i] = 0``, read first): the
+    printers compute the running values, which the exclusive read needs, where the body starts,
+    before ``d[i] *= 2`` (or ``d[i + 1] = c[i]`` of the iteration before) changes what the term
+    reads (b90). ``roots`` as :func:`fed_back` takes them."""
+    roots = roots or {}
+    reads: dict[str, set] = {}  # array -> the indices the term reads it at (None: otherwise)
+    subscripted = {id(n.value) for n in gast.walk(term) if isinstance(n, gast.Subscript)}
+    for n in gast.walk(term):
+        if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name):
+            reads.setdefault(roots.get(n.value.id, n.value.id), set()).add(gast.dump(n.slice))
+        elif isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and id(n) not in subscripted:
+            reads.setdefault(roots.get(n.id, n.id), set()).add(None)
+    position = body.index(update)
+    for k, stmt in enumerate(body):
+        for n in gast.walk(stmt):
+            if stmt is update or not (isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.ctx, gast.Store)):
+                continue
+            root = _root_name(n)
+            if roots.get(root, root) in reads and (
+                    k < position or not isinstance(n, gast.Subscript) or not isinstance(n.value, gast.Name)
+                    or reads[roots.get(root, root)] != {gast.dump(n.slice)}):
+                return True
+    return False
 
 
 def alias_roots(ctx, loop, nodes) -> dict[str, str]:
