@@ -161,17 +161,32 @@ def test_an_operand_that_is_x_itself_takes_tape_jacobian(tf):
     assert not np.allclose(want.numpy(), (1 - np.tanh(w.numpy() @ x.numpy() + x.numpy()) ** 2)[:, None] * w.numpy())
 
 
-def test_a_broadcast_operand_takes_tape_jacobian(tf):
-    """``w`` of one row and ``b`` of four entries: ``y`` has four, the affine map one; the rows of
-    the closed form would be one. The test compares ``y``'s length with ``w``'s rows."""
+def test_a_broadcast_operand_gives_the_rows_it_broadcasts_to(tf):
+    """``w`` of one row and ``b`` of four entries: ``y`` has four, the affine map one. The
+    derivative factors have ``y``'s four entries, so ``D[:, tf.newaxis] * w`` is four rows, each
+    ``w``'s row scaled, as the tape's are."""
     source = INNER.replace("range(w.shape[0])", "range(b.shape[0])").format(
         body=" " * 12 + "y = tf.tanh(tf.linalg.matvec(w, x) + b)")
     result = transpile_source(source, "m.py", backend="direct", shapes=RANKS)
-    assert "y.shape[0] == w.shape[0]" in result.code, result.code
+    assert "(1.0 - tf.square(y))[:, tf.newaxis] * w" in result.code, result.code
     x, w, b, c = _inputs(1, 3, tf.float64, 2)
     b = tf.constant(np.arange(4.0))
     want, got = run_module(source)["f"](x, w, b, c), run_module(result.code)["f"](x, w, b, c)
     assert got.shape == want.shape == (4, 3)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+
+
+def test_a_target_of_two_axes_takes_tape_jacobian(tf):
+    """A tape before the loop, ``y`` of shape ``[k, m]`` (``b`` of two axes): each row of ``y`` is
+    a target whose entries the gradient sums; the closed form is for vector ``y`` only, and its
+    test sends this one to ``tape.jacobian`` (summed over the row's axis)."""
+    source = OUTER.format(body=" " * 8 + "y = tf.tanh(tf.linalg.matvec(w, x) + b)")
+    result = transpile_source(source, "m.py", backend="direct", shapes={"x": 1, "w": 2, "c": 1})
+    assert "y.shape.rank == 1" in result.code, result.code
+    x, w, _, c = _inputs(3, 2, tf.float64, 4)
+    b = tf.constant(np.arange(12.0).reshape(4, 3) / 10)
+    want, got = run_module(source)["f"](x, w, b, c), run_module(result.code)["f"](x, w, b, c)
+    assert got.shape == want.shape == (4, 2)
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
 
 

@@ -1280,6 +1280,14 @@ class _Builder:
                 if self.rng.random() < 0.15:
                     body += (f"p{k}[{prev}] = {p} + 0.0",)
                 read = f"q{k}[{self.rng.choice(('i', 'i', 'i', prev))}]"
+                if self.rng.random() < 0.3:  # a term the body stores (b90): before, or for the next iteration
+                    u = f"r{k}[i]"
+                    setup += (f"r{k} = np.asarray(x, dtype=float) * 0.5",)
+                    outputs += (f"r{k}",)
+                    ahead = "i - 1" if self.descending else "i + 1"
+                    store = self.rng.choice(((f"r{k}[i] *= 2.0",), (f"r{k}[i] = {self.expr(1)}",),
+                                             ("if i + 1 < len(x):", f"    r{k}[{ahead}] = {self.expr(1)}")))
+                    body = store + body if self.rng.random() < 0.5 else body + store
                 if self.rng.random() < 0.25:  # the term reads what the exclusive read wrote (b89): no scan
                     body += (f"p{k}[i] = {p} {other} {read}",)
                 else:

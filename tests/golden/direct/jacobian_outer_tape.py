@@ -43,7 +43,7 @@ def jacobian_by_unstack(x, w, b):
         y = tf.tanh(tf.linalg.matvec(w, x) + b)
         outputs = tf.unstack(y)
     # pforge: vectorized loop (was lines 45-46: map over y, collector rows) with batched ops
-    if x.dtype.is_floating and y.shape.rank == 1 and (y.shape[0] is not None) and (y.shape[0] == w.shape[0]) and (b is not x) and (w is not x):
+    if x.dtype.is_floating and y.shape.rank == 1 and (b is not x) and (w is not x):
         dy_dx = (1.0 - tf.square(y))[:, tf.newaxis] * w
     else:
         dy_dx = tape.jacobian(y, x)
@@ -68,7 +68,7 @@ def jacobian_by_gather(x, w, b):
         y = tf.tanh(tf.linalg.matvec(w, x) + b)
         # pforge: vectorized loop (was lines 65-66: map over y, collector rows) with batched ops
         tf.debugging.assert_less_equal(w.shape[0], tf.shape(y)[0], message='index out of range of y')
-        if x.dtype.is_floating and y.shape.rank == 1 and (y.shape[0] is not None) and (y.shape[0] == w.shape[0]) and (b is not x) and (w is not x):
+        if x.dtype.is_floating and y.shape.rank == 1 and (b is not x) and (w is not x):
             dy_dx = ((1.0 - tf.square(y))[:, tf.newaxis] * w)[:w.shape[0]]
         else:
             dy_dx = tape.jacobian(y, x)[:w.shape[0]]

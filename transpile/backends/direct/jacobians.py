@@ -17,9 +17,10 @@ above it is a listed elementwise function, or ``+``, ``-``, ``*``, ``/`` with an
 does not read ``x``. Every name the closed form reads is bound once in the function (so it
 holds what the forward pass read). What the tape would see differently is checked where the
 code runs (a Python test, at trace time under ``tf.function``), and ``tape.jacobian`` runs
-otherwise: ``x`` floating (the tape watches no other dtype), ``y`` of rank 1 and of ``W``'s
-known row count (no operand broadcast it), and no other operand the same tensor as ``x`` (the
-tape follows tensors, not names).
+otherwise: ``x`` floating (the tape watches no other dtype), ``y`` of rank 1, and no other
+operand the same tensor as ``x`` (the tape follows tensors, not names). An operand that
+broadcasts ``W @ x`` to more entries (one row of ``W``, four of ``b``) needs no test: ``D`` has
+``y``'s entries, and ``D[:, None] * W`` broadcasts ``W``'s row to each.
 """
 
 from __future__ import annotations
@@ -111,9 +112,8 @@ def dense_jacobian(ctx, block: gast.With, tape: str, target: str, source: str, f
     if any(name not in once for name in read | {source, target}):
         return None
     others = sorted(_names_read(operands, bindings) - {source, tf})
-    tests = [f"{source}.dtype.is_floating", f"{target}.shape.rank == 1", f"{target}.shape[0] is not None",
-             f"{target}.shape[0] == M.shape[0]"] + [f"{o} is not {source}" for o in others]
-    return templates.expr(" and ".join(tests), M=copy.deepcopy(matrix)), jacobian
+    tests = [f"{source}.dtype.is_floating", f"{target}.shape.rank == 1"] + [f"{o} is not {source}" for o in others]
+    return templates.expr(" and ".join(tests)), jacobian
 
 
 def _bindings(block: gast.With, tape: str, source: str, loop) -> dict[str, gast.expr] | None:
