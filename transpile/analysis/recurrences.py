@@ -25,7 +25,7 @@ import gast
 from pforge.transpile.analysis.chains import reassociate
 from pforge.transpile.analysis.nodes import _enclosing_scope, _scope_nodes, _statements
 from pforge.transpile.analysis.reductions import (_SCAN_CALLS, _linear_update, _reduction_update, alias_roots,
-                                                  fed_back, stored_before_read)
+                                                  stored_before_read)
 from pforge.transpile.spaces import constant_int, for_space
 
 
@@ -173,25 +173,23 @@ def _carried(ctx, loop, nodes, stores, write, stmt, index: str, step: int):
         if found is None or not reassociate(ctx, loop, _probe(write, found[0], reads + found[1]), array,
                                             apply=False, also=found[2]):
             return None  # (only a chain's check covers the substituted elements: see _forward_substituted)
-    if _fed_back(body, position, _probe(write, found[0], reads + found[1]), reads, roots):
+    if _stored_before_read(body, position, _probe(write, found[0], reads + found[1]), reads, roots):
         return None
     return position, write, array, offset, reads, found
 
 
-def _fed_back(body, position: int, probe: gast.Assign, reads, roots) -> bool:
-    """The scan the carried name makes would feed its own terms, or read before the update
-    what the body stores (:func:`~pforge.transpile.analysis.reductions.fed_back` and
-    :func:`~pforge.transpile.analysis.reductions.stored_before_read`, which refuse it):
-    checked on the body as scalar replacement would leave it, so that a refused loop keeps its
-    text."""
+def _stored_before_read(body, position: int, probe: gast.Assign, reads, roots) -> bool:
+    """The scan the carried name makes is read before its update and its term reads what the
+    body stores (:func:`~pforge.transpile.analysis.reductions.stored_before_read`, which refuses
+    it): checked on the body as scalar replacement would leave it, so that a refused loop keeps
+    its text."""
     before = [_replace_reads(copy.deepcopy(s), set(), "_pforge_probe", reads, s) for s in body[:position]]
+    if not any(isinstance(n, gast.Name) and n.id == "_pforge_probe" for s in before for n in gast.walk(s)):
+        return False  # (no exclusive read)
     write = body[position]
     store = gast.Assign(targets=[copy.deepcopy(write.targets[0] if isinstance(write, gast.Assign) else write.target)],
                         value=_name("_pforge_probe", gast.Load(), probe), type_comment=None)
-    changed = before + [probe, store] + body[position + 1:]
-    exclusive = any(isinstance(n, gast.Name) and n.id == "_pforge_probe" for s in before for n in gast.walk(s))
-    return fed_back(changed, probe, "_pforge_probe", probe.value, roots) or (
-        exclusive and stored_before_read(changed, probe, probe.value, roots))
+    return stored_before_read(before + [probe, store] + body[position + 1:], probe, probe.value, roots)
 
 
 def _probe(write, value, reads) -> gast.Assign:

@@ -375,8 +375,7 @@ def _find_scans(ctx, info, body, stored):
         before = {id(n) for stmt in body[:body.index(update)] for n in gast.walk(stmt)}
         exclusive = any(id(n) in before for n in reads)
         roots = alias_roots(ctx, info.node, _scope_nodes(body)) if exclusive else {}
-        if exclusive and ({n.id for n in _loaded_names(term)} & set(stored) or fed_back(body, update, name, term, roots)
-                          or stored_before_read(body, update, term, roots)):
+        if exclusive and ({n.id for n in _loaded_names(term)} & set(stored) or stored_before_read(body, update, term, roots)):
             continue
         array, element = getattr(info.node, "pforge_carried", {}).get(name, (None, None))
         read = getattr(info.node, "pforge_carried_reads", {}).get(name)
@@ -384,42 +383,18 @@ def _find_scans(ctx, info, body, stored):
         info.classes[name] = SCAN
 
 
-def fed_back(body, update, name: str, term, roots=None) -> bool:
-    """The term of ``name``'s update reads an array (or other value) that a statement computes
-    from ``name`` as read before the update (an exclusive read), directly or through other
-    statements: ``a[i] = s + c[i]; s = s + a[i]`` (or ``a[i + 1]`` read as ``a[i]`` an iteration
-    later). The running value then feeds its own terms, a recurrence no scan computes; the
-    dependence tests see no cycle, as ``s``'s reads are the scan's (b89). Reads after the update
-    are inclusive, and a term reading what they store reads it either before the store in the
-    same iteration (``s = s + a[i]; a[i] = s``, in place) or from an earlier iteration, a
-    dependence the subscript tests see. ``roots``: name -> the array it aliases (``a2 = a``
-    before the loop, :func:`alias_roots`), so that a store into ``a`` reaches reads of ``a2``."""
-    roots = roots or {}
-    position = body.index(update)
-    tainted, marked = {name}, set()
-    changed = True
-    while changed:
-        changed = False
-        for k, stmt in enumerate(body):
-            if stmt is update or id(stmt) in marked:
-                continue
-            read = {roots.get(n.id, n.id) for n in _loaded_names(stmt)}
-            if (k < position and name in read) or read & (tainted - {name}):
-                marked.add(id(stmt))
-                stores = set(_stored_names([stmt])) | {_root_name(n) for n in gast.walk(stmt)
-                                                      if isinstance(n, (gast.Subscript, gast.Attribute))
-                                                      and isinstance(n.ctx, gast.Store)}
-                tainted |= {roots.get(n, n) for n in stores}
-                changed = True
-    return bool({roots.get(n.id, n.id) for n in _loaded_names(term)} & (tainted - {name, None}))
-
-
 def stored_before_read(body, update, term, roots=None) -> bool:
     """The term of an exclusive scan's update reads an array the body stores into, other than
-    the same element stored after the update (``s = s + a[i]; a[i] = 0``, read first): the
-    printers compute the running values, which the exclusive read needs, where the body starts,
-    before ``d[i] *= 2`` (or ``d[i + 1] = c[i]`` of the iteration before) changes what the term
-    reads (b90). ``roots`` as :func:`fed_back` takes them."""
+    the same element stored after the update (``s = s + a[i]; a[i] = 0``, read first).
+
+    The printers compute the running values, which the exclusive read needs, where the body
+    starts: before ``d[i] *= 2`` (or ``d[i + 1] = c[i]`` of the iteration before) changes what
+    the term reads (b90). A statement that computes the store from the running value read
+    before the update (``a[i] = s + c[i]; s = s + a[i]``) feeds the running value back into its
+    own terms, a recurrence no scan computes, which the dependence tests do not see as a cycle
+    because reads of ``s`` are the scan's (b89). Names the body binds are refused by the caller.
+    ``roots``: name -> the array it aliases (``a2 = a`` before the loop, :func:`alias_roots`),
+    so that a store into ``a`` reaches reads of ``a2``."""
     roots = roots or {}
     reads: dict[str, set] = {}  # array -> the indices the term reads it at (None: otherwise)
     subscripted = {id(n.value) for n in gast.walk(term) if isinstance(n, gast.Subscript)}
