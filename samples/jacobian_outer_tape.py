@@ -16,7 +16,8 @@ runs over ``tf.unstack(y)`` or over ``range(n)`` with ``tf.gather(y, i)``.
 
 Expected verdict: vectorizable (map, collector ``rows``). The direct backend
 writes the Jacobian of this dense layer in closed form,
-``(1.0 - tf.square(y))[:, tf.newaxis] * w``, and ``tape.jacobian(y, x)`` where
+``(1.0 - tf.square(y))[:, tf.newaxis] * w`` (an unsafe fix: a NaN stays in
+its row), and ``tape.jacobian(y, x)`` where
 a test of what the tape sees fails: all the rows in one call, whose backward
 passes TensorFlow batches with pfor. The pfor backend leaves these loops: the rows
 ``tf.vectorized_map`` would slice from a re-stacked ``y`` are not on the tape.

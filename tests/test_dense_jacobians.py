@@ -199,3 +199,40 @@ def test_the_module_s_own_name_for_tensorflow(tf):
     args = _inputs(4, 3, tf.float64, 3)
     np.testing.assert_allclose(run_module(result.code)["f"](*args).numpy(), run_module(source)["f"](*args).numpy(),
                                rtol=1e-12)
+
+
+def test_the_closed_form_is_an_unsafe_fix(tf):
+    """A NaN in one row of ``w`` reaches every row of the loop's Jacobian (its backward pass
+    multiplies the one-hot cotangent's zeros by it) and only that row of the closed form (found
+    by helper-52): an unsafe fix, named as one; without unsafe fixes ``tape.jacobian`` is written,
+    which spreads it as the loop does."""
+    source = INNER.format(body=" " * 12 + "y = tf.tanh(tf.linalg.matvec(w, x) + b)")
+    unsafe = transpile_source(source, "m.py", backend="direct", shapes=RANKS)
+    (plan,) = unsafe.plans
+    assert plan.unsafe and "closed form" in plan.unsafe and "spreads it to every row" in plan.unsafe
+    safe = transpile_source(source, "m.py", backend="direct", shapes=RANKS, unsafe=False)
+    (plan,) = safe.plans
+    assert plan.rewritten and not plan.unsafe and "is_floating" not in safe.code and "tape.jacobian(y, x)" in safe.code
+    x, w, b, c = _inputs(2, 2, tf.float32, 5)
+    w = tf.constant([[1.0, 2.0], [np.nan, 1.0]])
+    want = run_module(source)["f"](x, w, b, c).numpy()
+    assert np.isnan(want).all()
+    np.testing.assert_array_equal(run_module(safe.code)["f"](x, w, b, c).numpy(), want)
+    assert not np.isnan(run_module(unsafe.code)["f"](x, w, b, c).numpy()[0]).any()
+
+
+def test_rows_selected_in_reverse_from_a_longer_output(tf):
+    """``range(w.shape[0] - 1, -1, -1)`` selects ``y[:w.shape[0]][::-1]``; with ``b`` longer than
+    ``w``'s rows, ``y`` is longer too, and the Jacobian's rows are selected by the same
+    expression, both slices (the outer one alone gave three rows where the loop gives one: b91,
+    helper-52)."""
+    source = INNER.replace("range(w.shape[0])", "range(w.shape[0] - 1, -1, -1)").format(
+        body=" " * 12 + "y = tf.tanh(tf.linalg.matvec(w, x) + b)")
+    for unsafe in (True, False):
+        result = transpile_source(source, "m.py", backend="direct", shapes=RANKS, unsafe=unsafe)
+        assert "[:w.shape[0]][::-1]" in result.code, result.code
+        x, w, _, c = _inputs(1, 2, tf.float64, 6)
+        b = tf.constant([0.1, 0.2, 0.3], tf.float64)
+        want, got = run_module(source)["f"](x, w, b, c), run_module(result.code)["f"](x, w, b, c)
+        assert got.shape == want.shape == (1, 2)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)

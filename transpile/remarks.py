@@ -127,7 +127,8 @@ pfor paper). When the loop indices only select the entry to differentiate (`y_i 
 direct backend records the forward pass once and writes `tape.jacobian(y, x)`; where `y` is
 elementwise steps over `tf.linalg.matvec(w, x)` (a dense layer), it writes the Jacobian in
 closed form, `(1.0 - tf.square(y))[:, tf.newaxis] * w` for `tanh`, under a test that keeps
-`tape.jacobian` where the tape would see otherwise.
+`tape.jacobian` where the tape would see otherwise (an unsafe fix: a NaN in one row stays in
+that row, where the loop's backward pass spreads it to all).
 """, """
 grads = []
 for i in range(x.shape[0]):

@@ -16,7 +16,8 @@ runs over ``tf.unstack(y)`` or over ``range(n)`` with ``tf.gather(y, i)``.
 
 Expected verdict: vectorizable (map, collector ``rows``). The direct backend
 writes the Jacobian of this dense layer in closed form,
-``(1.0 - tf.square(y))[:, tf.newaxis] * w``, and ``tape.jacobian(y, x)`` where
+``(1.0 - tf.square(y))[:, tf.newaxis] * w`` (an unsafe fix: a NaN stays in
+its row), and ``tape.jacobian(y, x)`` where
 a test of what the tape sees fails: all the rows in one call, whose backward
 passes TensorFlow batches with pfor. The pfor backend leaves these loops: the rows
 ``tf.vectorized_map`` would slice from a re-stacked ``y`` are not on the tape.
@@ -42,7 +43,7 @@ def jacobian_by_unstack(x, w, b):
         tape.watch(x)
         y = tf.tanh(tf.linalg.matvec(w, x) + b)
         outputs = tf.unstack(y)
-    # pforge: vectorized loop (was lines 45-46: map over y, collector rows) with batched ops
+    # pforge: vectorized loop (was lines 46-47: map over y, collector rows) with batched ops
     if x.dtype.is_floating and y.shape.rank == 1 and (b is not x) and (w is not x):
         dy_dx = (1.0 - tf.square(y))[:, tf.newaxis] * w
     else:
@@ -66,7 +67,7 @@ def jacobian_by_gather(x, w, b):
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(x)
         y = tf.tanh(tf.linalg.matvec(w, x) + b)
-        # pforge: vectorized loop (was lines 65-66: map over y, collector rows) with batched ops
+        # pforge: vectorized loop (was lines 66-67: map over y, collector rows) with batched ops
         tf.debugging.assert_less_equal(w.shape[0], tf.shape(y)[0], message='index out of range of y')
         if x.dtype.is_floating and y.shape.rank == 1 and (b is not x) and (w is not x):
             dy_dx = ((1.0 - tf.square(y))[:, tf.newaxis] * w)[:w.shape[0]]

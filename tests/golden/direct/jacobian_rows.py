@@ -19,10 +19,11 @@ under the tape and ``tape.gradient(y_i, x)`` is appended to the collector
 Expected verdict: vectorizable (map over the output index ``i``, collector
 ``rows``). The loop index only selects the entry to differentiate, so the
 direct backend records the forward pass once and writes the Jacobian of this
-dense layer in closed form, ``(1.0 - tf.square(y))[:, tf.newaxis] * w``, with
-``tape.jacobian(y, x)`` (which batches the backward pass with pfor, the Jacobian
-application of the pfor paper) where a test of what the tape sees fails; the
-pfor backend wraps the whole body, tape included, in ``tf.vectorized_map``.
+dense layer in closed form, ``(1.0 - tf.square(y))[:, tf.newaxis] * w`` (an
+unsafe fix: a NaN stays in its row), with ``tape.jacobian(y, x)`` (which
+batches the backward pass with pfor, the Jacobian application of the pfor
+paper) where a test of what the tape sees fails; the pfor backend wraps the
+whole body, tape included, in ``tf.vectorized_map``.
 """
 
 import numpy as np
@@ -41,7 +42,7 @@ def tanh_layer_jacobian(x, w, b):
     Returns:
       float32 [out_features, in_features]; row ``i`` is ``d y[i] / d x``.
     """
-    # pforge: vectorized loop (was lines 44-49: map over y, collector rows, GradientTape rows as tape.jacobian) with batched ops
+    # pforge: vectorized loop (was lines 45-50: map over y, collector rows, GradientTape rows as tape.jacobian) with batched ops
     with tf.GradientTape() as tape:
         tape.watch(x)
         y = tf.tanh(tf.linalg.matvec(w, x) + b)

@@ -21,6 +21,11 @@ otherwise: ``x`` floating (the tape watches no other dtype), ``y`` of rank 1, an
 operand the same tensor as ``x`` (the tape follows tensors, not names). An operand that
 broadcasts ``W @ x`` to more entries (one row of ``W``, four of ``b``) needs no test: ``D`` has
 ``y``'s entries, and ``D[:, None] * W`` broadcasts ``W``'s row to each.
+
+The printer writes it as an unsafe fix only (``LoopRewrite.unsafe``): the loop's backward pass
+multiplies the zeros of each row's one-hot cotangent by every entry of ``W`` and of the
+elementwise derivatives, so a NaN or infinity in one row reaches all rows, where the closed
+form keeps it in its own.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import gast
 
 from pforge.transpile import templates
-from pforge.transpile.analysis.nodes import _binding as analysis_binding, _scope_nodes
+from pforge.transpile.analysis.nodes import _binding as analysis_binding, _scope_nodes, substituted as _substitute
 from pforge.transpile.backends.direct.core import Unsupported, Val
 from pforge.transpile.backends.direct.jacobians import dense_jacobian
 from pforge.transpile.backends.direct.shared import Ind, _components
@@ -148,7 +148,9 @@ class TapesMixin:
                                   "around the tape, in order")
             jacobian = gast.Call(func=gast.Attribute(value=templates.name(tape.name), attr="jacobian", ctx=gast.Load()),
                                  args=[templates.name(base), copy.deepcopy(node.args[1])], keywords=[])
-            rows = target.node.slice if isinstance(target.node, gast.Subscript) else None
+            # (the rows the loop selects, `y[:n]`, `y[:n][::-1]`, `g[:n, :n]`: the same expression of
+            # the Jacobian, whose first axes are `y`'s)
+            rows = target.node
             closed = self._dense_jacobian(tape.block, tape.name, base, node.args[1], source, target, len(self.levels))
             value = Val(jacobian, target.full, source.rank)
         source_name = node.args[1].id if isinstance(node.args[1], gast.Name) else node.args[1].attr
@@ -156,8 +158,8 @@ class TapesMixin:
         name = self.namer.new(f"d{base_name}_d{source_name}")
         if not target.stacked:
             self.out += templates.replace(f"{name} = V", V=value.node)
-        else:  # `y[:n]`, `g[:n, :n]`: the same rows of the Jacobian
-            self._bind_jacobian(name, jacobian, closed, rows)
+        else:
+            self._bind_jacobian(name, jacobian, closed, rows, base)
         tape.results[key] = value.with_node(templates.name(name))
         return tape.results[key]
 
@@ -172,12 +174,32 @@ class TapesMixin:
         return dense_jacobian(self.ctx, block, tape, base, source.id, self.info.function, self.info.node,
                               self.lib.alias)
 
-    def _bind_jacobian(self, name: str, jacobian, closed, rows) -> None:
-        """``name = tape.jacobian(...)[rows]``, or where the closed form applies, that form under its
-        test and the call otherwise."""
-        def sliced(node):
-            return node if rows is None else gast.Subscript(value=node, slice=copy.deepcopy(rows), ctx=gast.Load())
+    def _bind_jacobian(self, name: str, jacobian, closed, rows, base: str) -> None:
+        """``name = `` the rows of ``tape.jacobian(...)`` that ``rows``, an expression of ``base``
+        (``y[:n][::-1]``; None: all), selects from ``base``; or, where the closed form applies
+        and the user allows unsafe fixes, that form under its test and the call otherwise (an
+        unsafe fix: the loop's backward pass spreads a NaN or an infinity of one row to the
+        others, which the closed form keeps in its row)."""
+        ctx = self.ctx
 
+        class Unwrap(gast.NodeTransformer):  # `tf.convert_to_tensor(y)`: the Jacobian is a tensor already
+            def visit_Call(self, call):
+                if len(call.args) == 1 and not call.keywords and isinstance(call.args[0], gast.Name) \
+                        and call.args[0].id == base and ctx.imports.resolve(call.func) == "tensorflow.convert_to_tensor":
+                    return call.args[0]
+                return self.generic_visit(call)
+
+        rows = None if rows is None else Unwrap().visit(copy.deepcopy(rows))
+
+        def sliced(node):
+            return node if rows is None else _substitute(rows, {base: node})
+
+        if closed is not None and not self.ctx.reassociate:
+            closed = None
+        if closed is not None and self.unsafe is None:
+            self.unsafe = (f"writes the Jacobian of `{base}` in closed form (the chain rule), equal to the loop's to "
+                           "rounding where its values are finite; a NaN or infinity in the weights or the "
+                           "pre-activations stays in its own row, where the loop's backward pass spreads it to every row")
         if closed is None:
             self.out += templates.replace(f"{name} = V", V=sliced(jacobian))
             return
@@ -268,7 +290,9 @@ class TapesMixin:
         closed = self._dense_jacobian(block, tape, base.id, node.args[1], source, target, len(self.levels))
         source_name = node.args[1].id if isinstance(node.args[1], gast.Name) else node.args[1].attr
         name = self.namer.new(f"d{base.id}_d{source_name}")
-        self._bind_jacobian(name, jacobian, closed, rows)
+        selection = None if rows is None else gast.Subscript(value=templates.name(base.id), slice=copy.deepcopy(rows),
+                                                             ctx=gast.Load())
+        self._bind_jacobian(name, jacobian, closed, selection, base.id)
         self.outer_gradients[key] = Val(templates.name(name), (True,), source.rank)
         return self.outer_gradients[key]
 
