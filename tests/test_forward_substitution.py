@@ -207,3 +207,22 @@ def test_the_substituted_value_is_a_new_tree():
     value, copies, substituted = _forward_substituted(loop.body, 1, write.value, reads, set(), {})
     assert gast.dump(write.value) == before and substituted == ["a"]
     assert gast.unparse(value).strip() == "b[i - 1] + c[i] * d[i] + c[i] * e[i]" and len(copies) == 1
+
+
+@pytest.mark.parametrize("body, pattern", [
+    ("d[i] *= 2.0\n        b[i] = b[i - 1] + d[i]", "map over d, add scan b, indexed output b, indexed output d"),
+    ("a[i] = s\n        s = s + d[i]\n        d[i] = c[i]", "map over d, c, add scan s, indexed output a, indexed output d"),
+    ("c[i] = b[i - 1]\n        b[i] = b[i - 1] + b[i]", "map over b, add scan b, indexed output b, indexed output c"),
+], ids=["no exclusive read", "the same element stored after the update", "in place, read before its update"])
+def test_scans_whose_terms_read_a_stored_array_first_stay_one_loop(body, pattern):
+    """b90's rule refuses only an exclusive scan whose term reads what the body stored before it
+    reads it: a scan with no read before its update, or whose term reads the element the body
+    stores after the update (in the same iteration, read first), is one batched loop."""
+    source = ("import numpy as np\n\n\ndef f(a, b, c, d):\n    s = 0.0\n    for i in range(1, len(a)):\n"
+              f"        {body}\n    return a, b, c, d, s\n")
+    result = transpile_source(source, "m.py")
+    (plan,) = result.plans
+    assert plan.rewritten and plan.pattern == pattern, (plan.pattern, result.code)
+    args = [np.linspace(0.5, 2.5, 9) + k for k in range(4)]
+    for w, g in zip(_call(run_module(source)["f"], args), _call(run_module(result.code)["f"], args)):
+        np.testing.assert_allclose(g, w, rtol=1e-12)

@@ -186,10 +186,9 @@ def _stored_before_read(body, position: int, probe: gast.Assign, reads, roots) -
     before = [_replace_reads(copy.deepcopy(s), set(), "_pforge_probe", reads, s) for s in body[:position]]
     if not any(isinstance(n, gast.Name) and n.id == "_pforge_probe" for s in before for n in gast.walk(s)):
         return False  # (no exclusive read)
-    write = body[position]
-    store = gast.Assign(targets=[copy.deepcopy(write.targets[0] if isinstance(write, gast.Assign) else write.target)],
-                        value=_name("_pforge_probe", gast.Load(), probe), type_comment=None)
-    return stored_before_read(before + [probe, store] + body[position + 1:], probe, probe.value, roots)
+    # (the store `a[i] = a_prev` the replacement adds after the update writes the element the
+    # term may read first, `a[i]`, which the rule allows, or one it reads from no other iteration)
+    return stored_before_read(before + [probe] + body[position + 1:], probe, probe.value, roots)
 
 
 def _probe(write, value, reads) -> gast.Assign:
