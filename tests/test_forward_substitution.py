@@ -226,3 +226,16 @@ def test_scans_whose_terms_read_a_stored_array_first_stay_one_loop(body, pattern
     args = [np.linspace(0.5, 2.5, 9) + k for k in range(4)]
     for w, g in zip(_call(run_module(source)["f"], args), _call(run_module(result.code)["f"], args)):
         np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
+def test_a_recurrence_fed_through_an_alias_keeps_its_text_and_names_the_read():
+    """``a2 = a`` before the loop: the term reads through ``a2`` what the statement before the
+    update stored into ``a``; the carried-element probe follows the alias as the scan analysis
+    does, so the loop keeps its text and the remark names ``b[i - 1]``."""
+    source = ("import numpy as np\n\n\ndef f(a, b, c):\n    a2 = a\n    for i in range(1, len(a)):\n"
+              "        a[i] = b[i - 1] + c[i]\n        b[i] = b[i - 1] + a2[i] + c[i]\n    return a, b\n")
+    result = transpile_source(source, "m.py")
+    (plan,) = result.plans
+    said = " ".join(r.message for r in plan.remarks)
+    assert not plan.rewritten and result.code == source, result.code
+    assert "b_prev" not in said and "`b[i - 1]`" in said, said
