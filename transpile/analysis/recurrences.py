@@ -23,9 +23,9 @@ import copy
 import gast
 
 from pforge.transpile.analysis.chains import reassociate
-from pforge.transpile.analysis.nodes import _enclosing_scope, _scope_nodes, _statements
-from pforge.transpile.analysis.reductions import (_SCAN_CALLS, _linear_update, _reduction_update, alias_roots,
-                                                  stored_before_read)
+from pforge.transpile.analysis.nodes import _enclosing_scope, _scope_nodes, _statements, _stored_names
+from pforge.transpile.analysis.reductions import (_SCAN_CALLS, _linear_update, _reduction_update, _root_name,
+                                                  alias_roots, stored_before_read)
 from pforge.transpile.spaces import constant_int, for_space
 
 
@@ -264,16 +264,8 @@ def _forward_substituted(body, position: int, value, reads, bound: set[str], roo
 
 def _stores_of(stmt) -> set[str]:
     """The names ``stmt`` binds and the arrays it stores elements of (``a`` of ``a[i] = v``)."""
-    found = set()
-    for n in gast.walk(stmt):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
-            found.add(n.id)
-        elif isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.ctx, gast.Store):
-            while isinstance(n, (gast.Subscript, gast.Attribute)):
-                n = n.value
-            if isinstance(n, gast.Name):
-                found.add(n.id)
-    return found
+    return set(_stored_names([stmt])) | {_root_name(n) for n in gast.walk(stmt) if isinstance(
+        n, (gast.Subscript, gast.Attribute)) and isinstance(n.ctx, gast.Store)} - {None}
 
 
 def _indexed(node: gast.Subscript, index: str) -> tuple[int, tuple[str, ...]] | None:

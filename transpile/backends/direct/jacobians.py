@@ -36,17 +36,17 @@ import gast
 
 from pforge.transpile import templates
 
-#: elementwise functions and their derivative, from the output ``O`` or the input ``E``, as
+#: elementwise functions and their derivative, of the output ``OUT`` or the input ``ARG``, as
 #: TensorFlow's registered gradients compute them
 DERIVATIVES = {
-    **dict.fromkeys(("tensorflow.tanh", "tensorflow.math.tanh", "tensorflow.nn.tanh"), "1.0 - tf.square(O)"),
-    **dict.fromkeys(("tensorflow.sigmoid", "tensorflow.math.sigmoid", "tensorflow.nn.sigmoid"), "O * (1.0 - O)"),
-    **dict.fromkeys(("tensorflow.exp", "tensorflow.math.exp"), "O"),
-    "tensorflow.nn.relu": "tf.cast(O > 0, O.dtype)",  # (ReluGrad: where the output is positive)
-    **dict.fromkeys(("tensorflow.nn.softplus", "tensorflow.math.softplus"), "tf.sigmoid(E)"),
-    **dict.fromkeys(("tensorflow.square", "tensorflow.math.square"), "2.0 * E"),
-    **dict.fromkeys(("tensorflow.sin", "tensorflow.math.sin"), "tf.cos(E)"),
-    **dict.fromkeys(("tensorflow.cos", "tensorflow.math.cos"), "-tf.sin(E)"),
+    **dict.fromkeys(("tensorflow.tanh", "tensorflow.math.tanh", "tensorflow.nn.tanh"), "1.0 - tf.square(OUT)"),
+    **dict.fromkeys(("tensorflow.sigmoid", "tensorflow.math.sigmoid", "tensorflow.nn.sigmoid"), "OUT * (1.0 - OUT)"),
+    **dict.fromkeys(("tensorflow.exp", "tensorflow.math.exp"), "OUT"),
+    "tensorflow.nn.relu": "tf.cast(OUT > 0, OUT.dtype)",  # (ReluGrad: where the output is positive)
+    **dict.fromkeys(("tensorflow.nn.softplus", "tensorflow.math.softplus"), "tf.sigmoid(ARG)"),
+    **dict.fromkeys(("tensorflow.square", "tensorflow.math.square"), "2.0 * ARG"),
+    **dict.fromkeys(("tensorflow.sin", "tensorflow.math.sin"), "tf.cos(ARG)"),
+    **dict.fromkeys(("tensorflow.cos", "tensorflow.math.cos"), "-tf.sin(ARG)"),
 }
 _MATVEC = "tensorflow.linalg.matvec"
 
@@ -85,7 +85,7 @@ def dense_jacobian(ctx, block: gast.With, tape: str, target: str, source: str, f
         if callee in DERIVATIVES:
             if node.keywords or len(node.args) != 1 or isinstance(node.args[0], gast.Starred):
                 return None
-            formula = DERIVATIVES[callee].replace("O", "OUT").replace("E", "ARG").replace("tf.", f"{tf}.")
+            formula = DERIVATIVES[callee].replace("tf.", f"{tf}.")
             derivatives.append(templates.expr(formula, OUT=copy.deepcopy(output), ARG=copy.deepcopy(node.args[0])))
             node = node.args[0]
         elif isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
