@@ -170,10 +170,12 @@ def _carried(ctx, loop, nodes, stores, write, stmt, index: str, step: int):
         found = write.value, [], []
     else:
         found = _forward_substituted(body, position, write.value, reads, bound, roots)
-        if found is None or not reassociate(ctx, loop, _probe(write, found[0], reads + found[1]), array,
-                                            apply=False, also=found[2]):
-            return None  # (only a chain's check covers the substituted elements: see _forward_substituted)
-    if _stored_before_read(body, position, _probe(write, found[0], reads + found[1]), reads, roots):
+        if found is None:
+            return None
+    probe = _probe(write, found[0], reads + found[1])
+    if found[2] and not reassociate(ctx, loop, probe, array, apply=False, also=found[2]):
+        return None  # (only a chain's check covers the substituted elements: see _forward_substituted)
+    if _stored_before_read(body, position, probe, reads, roots):
         return None
     return position, write, array, offset, reads, found
 
