@@ -301,6 +301,33 @@ def _alias_source(ctx, name_node, loop_ids):
     return current.id, exact, line, current
 
 
+def _element_selection(ctx, name_node, loop_ids) -> bool:
+    """Whether each binding from ``name_node`` back to its array (:func:`_alias_source`) is a
+    subscript of integer-like indices (``x0 = x[0]``, ``w = X[i0, j0]``): one element, a copy,
+    where the indices are as many as the array's dimensions; a view of a row where they are
+    fewer (NumPy's basic indexing: https://numpy.org/doc/stable/user/basics.indexing.html).
+    A slice, ``...``, ``None`` or any other view (``x.T``, ``x.reshape(...)``) is a view
+    whatever the ranks are."""
+    current = name_node
+    for _ in range(8):
+        defs = _local_definitions(ctx, current)
+        if defs is None or len(defs) != 1 or id(defs[0].node) in loop_ids:
+            return True
+        _, value = _binding(ctx, defs[0].node)
+        base, view = _view_base(ctx, value)
+        if base is None:
+            return True
+        if view:
+            if not isinstance(value, gast.Subscript):
+                return False
+            indices = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
+            if any(isinstance(e, (gast.Slice, gast.Starred)) or isinstance(e, gast.Constant)
+                   and (e.value is None or e.value is Ellipsis) for e in indices):
+                return False
+        current = base
+    return True
+
+
 def _origin(ctx, name_node, loop_ids) -> tuple[str, int | None]:
     """Where the array a name refers to at the loop comes from: ``fresh`` (allocated by a
     known constructor or computed), ``argument``, or ``unknown``; with the binding's line.
@@ -379,6 +406,24 @@ def _merge_aliases(ctx, info, nodes, writes, reads, stored):
                 table.setdefault(root, []).extend(table.pop(name))
         traced.setdefault(root, root_node)
         first.setdefault(root, first[name])
+    # A name the body reads whole (`np.sum(w)`, `X[i] * w`) has no access in `reads`; bound to
+    # the array the loop writes (`w = X`), it is that array used whole (`_whole_array_use`).
+    # A view read whole (`w = X[0, ...]`) may be a number or a view, which the ranks tell: the
+    # direct backend checks it (`emitter._views_apart`).
+    written = set(writes) | {root for root, names in groups.items() if names & set(writes)}
+    for name in sorted(set(first) - set(writes) - set(reads) - set(stored)):
+        source = _alias_source(ctx, first[name], loop_ids)
+        if source is None or source[0] not in written:
+            continue
+        if source[1]:
+            groups.setdefault(source[0], set()).add(name)
+        elif _element_selection(ctx, first[name], loop_ids):
+            info.element_reads[name] = source[0]
+        else:
+            info.dependences.append(f"{name}: a view of `{source[0]}`")
+            info.block("PF203", f"`{name}` is a view of `{source[0]}` (bound at line {source[2]}), which "
+                       "the loop writes while it reads the view, so iterations see one another's "
+                       "writes (make a copy with `.copy()`)", first[name])
     for root, names in groups.items():
         info.aliases[root] = names
         viewing = {n for n in names & views if n != root and n in first}

@@ -228,6 +228,10 @@ class LoopInfo:
     #: names of the loop's target used after it: the loop leaves them its last iteration's
     #: index or row (:func:`classes._last_target`)
     live_targets: set[str] = field(default_factory=set)
+    #: names the body reads whole, bound before the loop to an element selection of an array
+    #: it writes (``x0 = x[0]``): a number where the indices select one element (a copy),
+    #: else a view the writes change, which only the ranks tell -> the written array's name
+    element_reads: dict[str, str] = field(default_factory=dict)
 
     @property
     def vectorizable(self) -> bool:

@@ -194,6 +194,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         drop += self.ta_drop
         replace.update(self.ta_replace)
         self._parameters_apart()
+        self._element_reads_apart()
         # the distances the analysis could only check at run time (`k >= n` for `a[i + k]`)
         self.checks += [copy.deepcopy(c) for c in self.info.runtime_checks
                         if gast.dump(c) not in {gast.dump(t) for t in self.checks}]
@@ -538,6 +539,24 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                     check = templates.expr(templates.apart(np_, w, r))
                 if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
                     self.checks.append(check)
+
+    def _element_reads_apart(self) -> None:
+        """Refuses a name the loop reads whole that was bound before it to ``x[...]`` of an
+        array ``x`` the loop writes, with integer-like indices
+        (:attr:`~pforge.transpile.analysis.facts.LoopInfo.element_reads`), unless its rank is
+        0: then the indices select one element, a copy (``x0 = x[0]`` of a vector); else it is
+        a view of a row, which the loop's writes change as it runs and the batched code reads
+        once.
+
+        Raises:
+          Unsupported: such a name's rank is not 0, or not known.
+        """
+        for level in self.info.walk():
+            for name, array in sorted(level.element_reads.items()):
+                shape = self._shape_of(name)
+                if shape is None or shape.rank != 0:
+                    raise Unsupported(f"`{name}` may be a view of `{array}`, which the loop writes while it "
+                                      f"reads `{name}` (make a copy with `.copy()`)")
 
     def _comprehension(self, col) -> LoopRewrite:
         """A NumPy list comprehension read as an array (``np.array([...])``, ``np.sum([...])``, or
