@@ -1001,6 +1001,18 @@ class _Builder:
             return self._map(k)
         m = self.rng.choice(("0", "len(x) - 1", "len(x) // 2", "len(x) - 2", "1"))
         setup = (f"o{k} = np.zeros(len(x)) + 1.0",)
+        if self.rng.random() < 0.3:
+            # the element (or the array, or a view of it) bound to a name before the loop and
+            # read whole: a copy where the indices select one number, else what the writes change
+            rows = self.rng.random() < 0.5
+            if rows:
+                setup = (f"o{k} = np.zeros((len(x), 2)) + np.arange(1.0, 3.0)",)
+            bound = self.rng.choice((f"o{k}[{m}]", f"o{k}", f"o{k}[{m}:]", f"o{k}[{m}, ...]", f"o{k}[..., 0]")
+                                    + ((f"o{k}[{m}, 1]", f"o{k}[{m}][0]", f"o{k}.T") if rows else ()))
+            use = self.rng.choice((f"w{k}", f"np.sum(w{k})", f"w{k}.max()"))
+            body = (f"o{k}[i] = o{k}[i] * 0.5 - {use} + {self.expr(1)}",)
+            return Fragment("fixed element bound to a name", EITHER, body, setup + (f"w{k} = {bound}",),
+                            outputs=(f"o{k}",))
         if self.rng.random() < 0.7:
             body = (f"o{k}[i] = o{k}[{m}] * 0.5 + {self.expr(1)}",)
         else:
