@@ -179,3 +179,55 @@ def test_a_negative_number_rebound_in_a_kept_loop_keeps_the_function_unstaged():
     x = tf.constant([1.0, 0.25, 3.0, -4.0], tf.float64)
     before, after = run_module(source), run_module(result.code)
     assert np.array_equal(before["number_then_tensor"](x).numpy(), after["number_then_tensor"](x).numpy())
+
+
+STRIDED = textwrap.dedent("""\
+    import tensorflow as tf
+
+
+    def every_other(y):
+        out = []
+        for i in range(0, 6, 2):
+            out.append(y[i] * 2.0)
+        return tf.stack(out)
+
+
+    def from_one(y):
+        out = []
+        for i in range(1, 3):
+            out.append(y[i] * 2.0)
+        return tf.stack(out)
+
+
+    def from_one_by_three(y, n):
+        out = []
+        for i in range(1, n, 3):
+            out.append(y[i] * 2.0)
+        return tf.stack(out)
+""")
+
+
+@pytest.mark.parametrize("name, args, length", [
+    ("every_other", (), 5), ("every_other", (), 6), ("every_other", (), 4),
+    ("from_one", (), 2), ("from_one", (), 3),
+    ("from_one_by_three", (8,), 7), ("from_one_by_three", (8,), 8), ("from_one_by_three", (9,), 7),
+])
+def test_a_range_past_the_end_raises_where_the_loop_raises_and_only_there(name, args, length):
+    """The loop reads its last index, ``start + (stop - start - 1) // step * step``, so a stop
+    past the end raises only where that index is: ``range(0, 6, 2)`` over 5 values reads
+    ``y[4]`` last and returns (the assertion of ``6 <= len`` raised); ``range(1, 3)`` over 2
+    reads ``y[2]`` and raises (nothing was asserted for a range from 1)."""
+    result = transpile_source(STRIDED, "m.py", backend="direct", shapes={"y": 1, "n": 0})
+    plan = next(p for p in result.plans if p.function == name)
+    assert plan.rewritten and plan.backend == "direct", plan.backend_note
+    assert "assert_less_equal" in result.code
+    before, after = run_module(STRIDED), run_module(result.code)
+    y = tf.range(float(length))
+    try:
+        want = before[name](y, *args)
+    except tf.errors.InvalidArgumentError:
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            after[name](y, *args)
+        return
+    got = after[name](y, *args)
+    assert np.array_equal(want.numpy(), got.numpy()), (want, got)

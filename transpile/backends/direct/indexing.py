@@ -926,8 +926,9 @@ class IndexingMixin:
     def _bound_check(self, ind: Ind, base_node, axis: int):
         """``stop <= np.shape(base)[axis]`` into ``self.checks``, unless the index visits every
         row of ``base`` (``range(len(x))``). In TensorFlow code, where the loop's read past the
-        end raises ``InvalidArgumentError``, ``tf.debugging.assert_less_equal`` raises it too
-        (for a range from 0, which runs whenever its bound passes the end)."""
+        end raises ``InvalidArgumentError``, ``tf.debugging.assert_less_equal`` raises it too,
+        where the range's last index passes the end (a range in steps down is not checked: the
+        rewrite may return where the loop raises, never raise where it returns)."""
         if self.strip is not None and ind.level == 1 and isinstance(ind.stop, gast.Name) and ind.stop.id == self.strip[1]:
             # a strip's rows `i_lo:i_hi` lie within the range's: what bounds it bounds them
             ind = dataclasses.replace(ind, start=None, stop=ind.widest, widest=None)
@@ -937,8 +938,6 @@ class IndexingMixin:
         if self.to_tf or not isinstance(base_node, gast.Name):
             return
         base_node = templates.name(self.snapshot_of.get(base_node.id, base_node.id))  # a copy is as long
-        if self.lib.kind == "tf" and not (ind.start is None or constant_int(ind.start) == 0):
-            return
         if axis == 0 and (ind.start is None or constant_int(ind.start) == 0) \
                 and self._same_length(ind.length_of, base_node.id):
             return
@@ -973,8 +972,24 @@ class IndexingMixin:
                 raise Unsupported(f"an inner loop's bound `{gast.unparse(ind.stop).strip()}` may pass the end of "
                                   f"`{base_node.id}`, which TensorFlow code would check even where the outer "
                                   "loop runs no iteration")
+            step = 1 if ind.step is None else constant_int(ind.step)
+            if step is None or step <= 0:
+                return  # (the rewrite may return where the loop raises, never the other way)
+            start = None if ind.start is None or constant_int(ind.start) == 0 else ind.start
+            # the loop reads `start + (stop - start - 1) // step * step` last, where it runs at
+            # all: past the end of `base` where that plus one passes `max(len, start)` (an empty
+            # range, `stop <= start`, never does)
+            first, stop = 0 if start is None else constant_int(start), constant_int(ind.stop)
+            if step != 1 and first is not None and stop is not None:
+                past = const((stop - first - 1) // step * step + first + 1)
+            else:
+                past = copy.deepcopy(ind.stop) if step == 1 else templates.expr(
+                    f"(S - B - 1) // {step} * {step} + B + 1" if start is not None else f"(S - 1) // {step} * {step} + 1",
+                    S=copy.deepcopy(ind.stop), B=copy.deepcopy(start))
+            if start is not None:
+                length = self.lib.call("maximum", length, copy.deepcopy(start))
             assertion = templates.replace(f"{self.lib.alias}.debugging.assert_less_equal(S, L, message=M)",
-                                          S=copy.deepcopy(ind.stop), L=length,
+                                          S=past, L=length,
                                           M=gast.Constant(value=f"index out of range of {base_node.id}", kind=None))
             if gast.dump(assertion[0]) not in {gast.dump(st) for st in self.out}:
                 self.out += assertion
