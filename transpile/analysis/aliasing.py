@@ -9,7 +9,7 @@ import dataclasses
 import gast
 
 from pforge.transpile.analysis.facts import PRIVATE, WholeModuleNeeded
-from pforge.transpile.analysis.nodes import _binding, _loaded_names, _private_names, _scope_nodes
+from pforge.transpile.analysis.nodes import _binding, _loaded_names, _private_names, _scope_nodes, shape_source
 
 _FRESH_CALLS = {"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "numpy.array",
                 "numpy.copy", "numpy.zeros_like", "numpy.ones_like", "numpy.empty_like",
@@ -301,31 +301,108 @@ def _alias_source(ctx, name_node, loop_ids):
     return current.id, exact, line, current
 
 
-def _element_selection(ctx, name_node, loop_ids) -> bool:
-    """Whether each binding from ``name_node`` back to its array (:func:`_alias_source`) is a
-    subscript of integer-like indices (``x0 = x[0]``, ``w = X[i0, j0]``): one element, a copy,
-    where the indices are as many as the array's dimensions; a view of a row where they are
-    fewer (NumPy's basic indexing: https://numpy.org/doc/stable/user/basics.indexing.html).
-    A slice, ``...``, ``None`` or any other view (``x.T``, ``x.reshape(...)``) is a view
-    whatever the ranks are."""
-    current = name_node
-    for _ in range(8):
-        defs = _local_definitions(ctx, current)
-        if defs is None or len(defs) != 1 or id(defs[0].node) in loop_ids:
-            return True
-        _, value = _binding(ctx, defs[0].node)
-        base, view = _view_base(ctx, value)
-        if base is None:
-            return True
-        if view:
-            if not isinstance(value, gast.Subscript):
-                return False
-            indices = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
-            if any(isinstance(e, (gast.Slice, gast.Starred)) or isinstance(e, gast.Constant)
-                   and (e.value is None or e.value is Ellipsis) for e in indices):
-                return False
-        current = base
-    return True
+def _whole_reads(ctx, info, first, loop_ids, seen, groups, written) -> None:
+    """Names the body reads whole (``np.sum(w)``, ``X[i] * w``), which have no access in the
+    dependence test's tables, and what they may share memory with (:func:`_reached`):
+
+    - the array the loop writes itself (``w = X``, or ``X`` read whole where the loop writes
+      through ``w = X[:, 0]``): grouped with it, so :func:`~.subscripts._whole_array_use` or
+      the view test above refuses the loop (PF203);
+    - a view of it whatever the ranks are (``w = X[1:]``, ``X.T``, ``X[0, ...]``): PF203;
+    - an element selection (``x0 = x[0]``): a copy where its rank is 0, a view of a row
+      otherwise, which the direct backend tells from the ranks (``element_reads``);
+    - a binding pforge cannot follow (a call's result, a global, a closure's name):
+      ``untraced_reads``, compared with each written array at run time;
+    - an argument: another name for it (``w = y``), compared at run time as the argument is.
+    """
+    for name in sorted(set(first) - seen):
+        if ctx.imports.resolve(first[name]) is not None or name not in ctx.bound_names:
+            continue  # a module, an imported function, a builtin
+        if name in written:  # the root of a written alias or view, itself read whole
+            groups.setdefault(name, set()).add(name)
+            continue
+        for kind, root, line in sorted(_reached(ctx, first[name], loop_ids, info.function)):
+            if kind == "untraced":
+                info.untraced_reads.add(name)
+            elif root not in written:
+                groups.setdefault(root, set()).add(name)  # (an argument's other name: `emitter`)
+            elif kind == "exact":
+                groups.setdefault(root, set()).add(name)
+            elif kind == "element":
+                info.element_reads[name] = root
+            else:
+                info.dependences.append(f"{name}: a view of `{root}`")
+                info.block("PF203", f"`{name}` is a view of `{root}` (bound at line {line}), which the "
+                           "loop writes while it reads the view, so iterations see one another's "
+                           "writes (make a copy with `.copy()`)", first[name])
+                return
+
+
+def _reached(ctx, name_node, loop_ids, function=None) -> set[tuple[str, str, int | None]]:
+    """Where the array a name holds at the loop may come from, over every binding that reaches
+    it (``if c: w = X`` ``else: w = Y`` reaches both), followed back through names and views:
+    ``(kind, root, line)`` for each name met, ``kind`` being
+
+    - ``exact``: the root's array itself (``w = X``, ``v = w``);
+    - ``element``: subscripts of integer-like indices only (``x0 = x[0]``): one element, a
+      copy, where they are as many as the array's dimensions, else a view of a row (NumPy's
+      basic indexing: https://numpy.org/doc/stable/user/basics.indexing.html);
+    - ``view``: a view whatever the ranks are (a slice, ``...``, ``None``, ``.T``,
+      ``.reshape(...)``, ``np.asarray``);
+    - ``untraced``: a binding pforge cannot follow (a call's result, an attribute, a global or
+      a closure's name, a ``for`` target, an augmented assignment), ``root`` the name bound.
+
+    A fresh value (a constructor's, an arithmetic result, a copy) ends a path, and so does a
+    parameter of ``function`` (the function holding the loop); an enclosing function's
+    parameter is a closure's name, ``untraced``.
+    """
+    found: set[tuple[str, str, int | None]] = set()
+    stack, visited = [(name_node, "exact")], set()
+    while stack:
+        node, kind = stack.pop()
+        if (id(node), kind) in visited:
+            continue
+        visited.add((id(node), kind))
+        defs = _local_definitions(ctx, node)
+        if defs is None or len(visited) > 32:
+            found.add(("untraced", node.id, None))
+            continue
+        for definition in defs:
+            bound = definition.node
+            if isinstance(bound, (gast.FunctionDef, gast.ClassDef)):
+                continue
+            if isinstance(ctx.parents.get(id(bound)), gast.arguments):
+                if function is None or ctx.parents.get(id(bound)) is not function.args:
+                    found.add(("untraced", node.id, None))  # an enclosing function's: a closure's name
+                continue
+            stmt, value = _binding(ctx, bound)
+            line = getattr(stmt, "lineno", None)
+            if id(bound) not in loop_ids and shape_source(ctx, bound) is not None:
+                continue  # (`n = x.shape[1]`, `n, m = x.shape`: a Python int)
+            if id(bound) in loop_ids or value is None:
+                found.add(("untraced", node.id, line))
+                continue
+            if _fresh_value(ctx, value):
+                continue
+            base, view = _view_base(ctx, value)
+            if base is None:
+                found.add(("untraced", node.id, line))
+                continue
+            if view:
+                kind = "element" if kind != "view" and _integer_subscript(value) else "view"
+            found.add((kind, base.id, line))
+            stack.append((base, kind))
+    return found
+
+
+def _integer_subscript(value) -> bool:
+    """``x[e, ...]`` whose indices are no slice, ``...``, ``None`` nor starred (integers or
+    index arrays: one element, a row, or a copy)."""
+    if not isinstance(value, gast.Subscript):
+        return False
+    indices = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
+    return not any(isinstance(e, (gast.Slice, gast.Starred)) or isinstance(e, gast.Constant)
+                   and (e.value is None or e.value is Ellipsis) for e in indices)
 
 
 def _origin(ctx, name_node, loop_ids) -> tuple[str, int | None]:
@@ -384,6 +461,7 @@ def _merge_aliases(ctx, info, nodes, writes, reads, stored):
     for node in nodes:
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and node.id not in first:
             first[node.id] = node
+    loaded = dict(first)
     groups: dict[str, set[str]] = {}
     views: set[str] = set()  # names that may be a view of another array
     traced: dict[str, gast.Name] = {}  # name -> the name whose binding says where its array is from
@@ -406,24 +484,8 @@ def _merge_aliases(ctx, info, nodes, writes, reads, stored):
                 table.setdefault(root, []).extend(table.pop(name))
         traced.setdefault(root, root_node)
         first.setdefault(root, first[name])
-    # A name the body reads whole (`np.sum(w)`, `X[i] * w`) has no access in `reads`; bound to
-    # the array the loop writes (`w = X`), it is that array used whole (`_whole_array_use`).
-    # A view read whole (`w = X[0, ...]`) may be a number or a view, which the ranks tell: the
-    # direct backend checks it (`emitter._views_apart`).
-    written = set(writes) | {root for root, names in groups.items() if names & set(writes)}
-    for name in sorted(set(first) - set(writes) - set(reads) - set(stored)):
-        source = _alias_source(ctx, first[name], loop_ids)
-        if source is None or source[0] not in written:
-            continue
-        if source[1]:
-            groups.setdefault(source[0], set()).add(name)
-        elif _element_selection(ctx, first[name], loop_ids):
-            info.element_reads[name] = source[0]
-        else:
-            info.dependences.append(f"{name}: a view of `{source[0]}`")
-            info.block("PF203", f"`{name}` is a view of `{source[0]}` (bound at line {source[2]}), which "
-                       "the loop writes while it reads the view, so iterations see one another's "
-                       "writes (make a copy with `.copy()`)", first[name])
+    _whole_reads(ctx, info, loaded, loop_ids, set(writes) | set(reads) | set(stored), groups,
+                 set(writes) | {root for root, names in groups.items() if names & set(writes)})
     for root, names in groups.items():
         info.aliases[root] = names
         viewing = {n for n in names & views if n != root and n in first}

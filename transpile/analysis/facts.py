@@ -4,6 +4,7 @@ questions (beniget's chains) for every loop of a module."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import beniget
@@ -232,6 +233,9 @@ class LoopInfo:
     #: it writes (``x0 = x[0]``): a number where the indices select one element (a copy),
     #: else a view the writes change, which only the ranks tell -> the written array's name
     element_reads: dict[str, str] = field(default_factory=dict)
+    #: names the body reads whole, bound before the loop by a binding pforge cannot follow (a
+    #: call's result, a global): compared at run time with each array the loop writes
+    untraced_reads: set[str] = field(default_factory=set)
 
     @property
     def vectorizable(self) -> bool:
@@ -334,6 +338,13 @@ class ModuleContext:
         #: what may make a floating-point error raise in the module's text (a node), None where
         #: nothing does, False before the direct backend first looks (its ``_raising_errstate``)
         self.raising_setting = False
+
+    @functools.cached_property
+    def bound_names(self) -> frozenset[str]:
+        """Names the module binds to a value anywhere: by an assignment, a ``for`` or ``with``
+        target, or as a parameter (not by a ``def``, a ``class`` or an import alone)."""
+        return frozenset(n.id for n in gast.walk(self.tree) if isinstance(n, gast.Name)
+                         and isinstance(n.ctx, (gast.Store, gast.Param)))
 
     @property
     def chains(self) -> beniget.DefUseChains:

@@ -163,7 +163,7 @@ def _check_subscripts(ctx, info, nodes, stored, targets):
             info.arrays[name] = wlist
         if _shared_row_written(info, name, wlist, shared, variant | targets):
             continue
-        whole = next((w for n in info.aliases.get(name, {name})
+        whole = next((w for n in sorted(info.aliases.get(name, set()) | {name})
                       if (w := _whole_array_use(ctx, nodes, n, info)) is not None), None)
         if whole is not None:
             info.dependences.append(f"{name}: used whole at line {whole.lineno} while elements "

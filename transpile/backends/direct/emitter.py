@@ -515,30 +515,46 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
 
     def _parameters_apart(self) -> None:
         """``not np.may_share_memory(w, r)`` for each parameter ``w`` the loop writes elements
-        of and each other parameter ``r`` it reads: two arguments may be one array, or views
-        of one (``f(x[1:], x[:-1])``), and the batched code reads all of ``r`` before it writes
-        ``w``, where the loop reads what earlier iterations wrote. NumPy's test compares the
+        of and each other parameter ``r`` it reads, by its name or another (``v = r``,
+        ``v = r[1:]``, ``r = np.asarray(r)``): two arguments may be one array, or views of
+        one (``f(x[1:], x[:-1])``), and the batched code reads all of ``r`` before it writes
+        ``w``, where the loop reads what earlier iterations wrote. Also for each name the loop
+        reads whole that a binding pforge cannot follow made (``w = helper(x)``, a global;
+        :attr:`~pforge.transpile.analysis.facts.LoopInfo.untraced_reads`), against every
+        array the loop writes, unless its rank is 0 (a number). NumPy's test compares the
         memory bounds only (it may see an overlap where none is, and run the loop)."""
         fdef = self.info.function
         if self.lib.kind != "np" or self.to_tf or fdef is None:
             return
+        from pforge.transpile.analysis.aliasing import _reached
         from pforge.transpile.rank_inference import _parameters
-        params = set(_parameters(fdef)) - _stores(fdef.body)
-        written = sorted({name for level in self.info.walk() for name in level.arrays} & params)
+        arguments = set(_parameters(fdef))
+        params = arguments - _stores(fdef.body)
+        levels = list(self.info.walk())
+        written = sorted({name for level in levels for name in level.arrays} & params)
         read = {n.id for n in gast.walk(self.info.node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)} \
-            | {name for level in self.info.walk() for name in level.helper_reads}
+            | {name for level in levels for name in level.helper_reads}
+        read |= {root for level in levels for root, names in level.aliases.items() if names & read}
+        # a parameter bound again before the loop to a view of itself (`y = np.asarray(y)`)
+        firsts = {n.id: n for n in gast.walk(self.info.node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+        loop_ids = {id(n) for n in gast.walk(self.info.node)}
+        rebound = {name for name in (arguments - params) & read - self.loop_stores if name in firsts
+                   and any(root == name for _, root, _ in _reached(self.ctx, firsts[name], loop_ids, fdef))}
+        untraced = {name for level in levels for name in level.untraced_reads} - self.loop_stores
+        pairs = [(w, r) for w in written for r in sorted(((read & params) | rebound) - {w})]
+        pairs += [(w, r) for w in sorted({name for level in levels for name in level.arrays} - self.loop_stores)
+                  for r in sorted(untraced - {w}) if (self._shape_of(r) is None or self._shape_of(r).rank != 0)]
         np_ = self.lib.alias
-        for w in written:
-            for r in sorted((read & params) - {w}):
-                shape = self._shape_of(r)
-                if shape is not None and shape.rank == 0:
-                    # a number has no memory of its own to share, but a 0-d array may be a view
-                    # of an element the loop writes (`X[0, 0, ...]`, read by later iterations)
-                    check = templates.expr(f"not (isinstance({r}, {np_}.ndarray) and {np_}.may_share_memory({w}, {r}))")
-                else:
-                    check = templates.expr(templates.apart(np_, w, r))
-                if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
-                    self.checks.append(check)
+        for w, r in pairs:
+            shape = self._shape_of(r)
+            if shape is not None and shape.rank == 0 and r in params:
+                # a number has no memory of its own to share, but a 0-d array may be a view
+                # of an element the loop writes (`X[0, 0, ...]`, read by later iterations)
+                check = templates.expr(f"not (isinstance({r}, {np_}.ndarray) and {np_}.may_share_memory({w}, {r}))")
+            else:
+                check = templates.expr(templates.apart(np_, w, r))
+            if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
+                self.checks.append(check)
 
     def _element_reads_apart(self) -> None:
         """Refuses a name the loop reads whole that was bound before it to ``x[...]`` of an
