@@ -6,7 +6,8 @@ import numpy as np
 # followed (`if c: w = X`), the root of a written alias or view read whole is the written array
 # (`w = X; w[i] = ... np.sum(X)`), a binding pforge cannot follow (a call's result, `+=`, a
 # global, a closure's name) is compared with each written array at run time, and so is an
-# argument read through another name (`w = y`) or bound again to a view of itself.
+# argument read through another name (`w = y`) or bound again to a view of itself, and the items
+# of a `*args` tuple.
 
 G = None
 
@@ -84,6 +85,12 @@ def argument_bound_again(x, y):
     return x
 
 
+def varargs(x, *ys):
+    for i in range(len(x)):
+        x[i] = x[i] + np.sum(ys[0])
+    return x
+
+
 def numbers_from_the_array(X, lr):
     n = X.shape[0]
     s = float(np.sum(X))
@@ -106,7 +113,9 @@ CALLS = [('untraced_call', 'np.arange(1.0, 7.0).reshape(3, 2)'),
          ('argument_by_another_name', '*(lambda v: (v, v))(np.array([2.0, 3.0, 5.0, 7.0]))'),
          ('argument_by_another_name', 'np.zeros(4), np.array([2.0, 3.0, 5.0, 7.0])'),
          ('argument_bound_again', '*(lambda v: (v, v))(np.array([2.0, 3.0, 5.0, 7.0]))'),
+         ('varargs', '*(lambda v: (v, v))(np.array([2.0, 3.0, 5.0, 7.0]))'),
+         ('varargs', 'np.zeros(3), np.ones(3)'),
          ('numbers_from_the_array', 'np.arange(1.0, 7.0).reshape(3, 2), 0.5')]
 
 REWRITTEN = ['untraced_call', 'augmented', 'global_read', 'closure_read.inner', 'argument_by_another_name',
-             'argument_bound_again', 'numbers_from_the_array']
+             'argument_bound_again', 'varargs', 'numbers_from_the_array']

@@ -530,6 +530,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         from pforge.transpile.rank_inference import _parameters
         arguments = set(_parameters(fdef))
         params = arguments - _stores(fdef.body)
+        if isinstance(fdef.args.vararg, gast.Name) and fdef.args.vararg.id not in _stores(fdef.body):
+            params.add(fdef.args.vararg.id)  # (`*ys`: a tuple, whose items the check compares)
         levels = list(self.info.walk())
         written = sorted({name for level in levels for name in level.arrays} & params)
         read = {n.id for n in gast.walk(self.info.node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)} \
