@@ -1010,9 +1010,18 @@ class _Builder:
             bound = self.rng.choice((f"o{k}[{m}]", f"o{k}", f"o{k}[{m}:]", f"o{k}[{m}, ...]", f"o{k}[..., 0]")
                                     + ((f"o{k}[{m}, 1]", f"o{k}[{m}][0]", f"o{k}.T") if rows else ()))
             use = self.rng.choice((f"w{k}", f"np.sum(w{k})", f"w{k}.max()"))
+            bind = (f"w{k} = {bound}",)
+            r = self.rng.random()
+            if r < 0.15:  # a binding that reaches the loop on one path of two
+                bind = (f"if len(x) > 3:", f"    w{k} = {bound}", "else:", f"    w{k} = np.ones(2)")
+            elif r < 0.3:  # a binding pforge cannot follow (the call returns its `out`)
+                bind = (f"w{k} = np.add(o{k}, 0.0, out=o{k})",)
+            elif r < 0.45:  # written through the other name, the array read whole by its own
+                body = (f"w{k}[i] = w{k}[i] * 0.5 - np.sum(o{k}) + {self.expr(1)}",)
+                return Fragment("written through a name bound to the array", EITHER, body,
+                                setup + (f"w{k} = o{k}",), outputs=(f"o{k}",))
             body = (f"o{k}[i] = o{k}[i] * 0.5 - {use} + {self.expr(1)}",)
-            return Fragment("fixed element bound to a name", EITHER, body, setup + (f"w{k} = {bound}",),
-                            outputs=(f"o{k}",))
+            return Fragment("fixed element bound to a name", EITHER, body, setup + bind, outputs=(f"o{k}",))
         if self.rng.random() < 0.7:
             body = (f"o{k}[i] = o{k}[{m}] * 0.5 + {self.expr(1)}",)
         else:
