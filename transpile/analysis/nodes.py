@@ -258,6 +258,22 @@ def number_literal(node) -> int | float | None:
     return None
 
 
+def tensor_at_entry(ctx, loop, name: str) -> str | None:
+    """``"float32"`` or ``"int32"`` where every definition of ``name`` reaching ``loop`` from
+    outside it is ``tf.constant(<literal>)`` (:func:`literal_at_entry`) of a float or an int:
+    TensorFlow's dtype for a Python number, which the loop's ``s + x[i]`` converts each term to
+    (a NumPy float64 term becomes float32); else None."""
+    if literal_at_entry(ctx, loop, name) is None:
+        return None
+    kinds = set()
+    for d in _entry_definitions(ctx, loop, name)[0]:
+        _, value = _binding(ctx, d) if isinstance(d, gast.Name) else (None, None)
+        if not (isinstance(value, gast.Call) and ctx.imports.resolve(value.func) == "tensorflow.constant"):
+            return None
+        kinds.add("float32" if isinstance(number_literal(value.args[0]), float) else "int32")
+    return kinds.pop() if len(kinds) == 1 else None
+
+
 def dead_start(ctx, loop, name: str) -> list[gast.stmt] | None:
     """The statements ``name = <literal>`` (:func:`literal_at_entry`) beside ``loop`` in its block
     that start a running value of it, where nothing but the loop reads what they bind: the statements to delete once

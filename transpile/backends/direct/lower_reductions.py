@@ -11,7 +11,7 @@ import gast
 from pforge.transpile import ranks, templates
 from pforge.transpile.analysis import reduction_term
 from pforge.transpile.analysis.aliasing import unexposed_allocation
-from pforge.transpile.analysis.nodes import (_binding, _entry_definitions, dead_start, literal_at_entry,
+from pforge.transpile.analysis.nodes import (_binding, _entry_definitions, dead_start, literal_at_entry, tensor_at_entry,
                                              literal_number_at_entry, number_literal, reversed_operand,
                                              substituted)
 from pforge.transpile.backends.direct import core
@@ -602,6 +602,10 @@ class ReductionsMixin:
         terms = lift(self.lib, term, 1).node
         backwards = reversed_operand(terms) is not None and scan.op in ("add", "mul")
         terms = self._hoist(reversed_operand(terms) if backwards else terms, f"{name}_terms")
+        dtype = tensor_at_entry(self.ctx, self.info.node, name)
+        if dtype is not None:
+            # (`s = tf.constant(0.0)`: the loop's `s + x[i]` converts a NumPy term to float32)
+            terms = self._hoist(templates.expr(f"{tf_}.cast(T, {tf_}.{dtype})", T=terms), f"{name}_terms")
         update = scan.update
         op = update.op if isinstance(update, gast.AugAssign) else getattr(update.value, "op", None)
         if scan.op == "add" and isinstance(op, gast.Sub):
