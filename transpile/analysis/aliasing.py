@@ -321,7 +321,8 @@ def _whole_reads(ctx, info, first, loop_ids, seen, groups, written) -> None:
         if name in written:  # the root of a written alias or view, itself read whole
             groups.setdefault(name, set()).add(name)
             continue
-        for kind, root, line in sorted(_reached(ctx, first[name], loop_ids, info.function)):
+        for kind, root, line in sorted(_reached(ctx, first[name], loop_ids, info.function),
+                                       key=lambda found: (found[0], found[1], found[2] or 0)):
             if kind == "untraced":
                 info.untraced_reads.add(name)
             elif root not in written:

@@ -91,6 +91,16 @@ def varargs(x, *ys):
     return x
 
 
+def inner_loop_reads_what_the_outer_updates(X):
+    # (helper-54: the bindings' lines, some None, were sorted: a TypeError in the analysis)
+    w = 0.0
+    for i in range(X.shape[0]):
+        for j in range(X.shape[1]):
+            X[i, j] += w
+        w = np.sum(X[i])
+    return X
+
+
 def numbers_from_the_array(X, lr):
     n = X.shape[0]
     s = float(np.sum(X))
@@ -115,7 +125,9 @@ CALLS = [('untraced_call', 'np.arange(1.0, 7.0).reshape(3, 2)'),
          ('argument_bound_again', '*(lambda v: (v, v))(np.array([2.0, 3.0, 5.0, 7.0]))'),
          ('varargs', '*(lambda v: (v, v))(np.array([2.0, 3.0, 5.0, 7.0]))'),
          ('varargs', 'np.zeros(3), np.ones(3)'),
+         ('inner_loop_reads_what_the_outer_updates', 'np.arange(1.0, 7.0).reshape(3, 2)'),
          ('numbers_from_the_array', 'np.arange(1.0, 7.0).reshape(3, 2), 0.5')]
 
 REWRITTEN = ['untraced_call', 'augmented', 'global_read', 'closure_read.inner', 'argument_by_another_name',
-             'argument_bound_again', 'varargs', 'numbers_from_the_array']
+             'argument_bound_again', 'varargs',
+             'inner_loop_reads_what_the_outer_updates', 'numbers_from_the_array']
