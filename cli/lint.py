@@ -26,6 +26,7 @@ from pforge.cli.files import python_files
 from pforge.cli.fix import fix_file, unified_diff, write_atomic
 from pforge.cli.config import BACKENDS
 from pforge.transpile import Remark, SourceError
+from pforge.transpile.errors import InternalError
 
 # flake8's noqa syntax: ``# noqa`` (every code) or ``# noqa: PF101, PF2`` (those prefixes).
 _NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]*(?:[,\s]+[A-Z]+[0-9]*)*))?", re.I)
@@ -233,7 +234,7 @@ def _fix(options, settings, keep, findings, errors, err) -> int:
         try:
             outcome = fix_file(path, loops, unsafe=options.unsafe_fixes, backend=settings.backend,
                                target=settings.target, shapes=dict(settings.shapes))
-        except (SourceError, ValueError) as exc:
+        except (SourceError, InternalError, ValueError) as exc:
             errors.append((path, str(exc)))
             err.print(f"error: {escape(str(exc))}")
             continue
@@ -259,7 +260,7 @@ def _fix(options, settings, keep, findings, errors, err) -> int:
             again = transpile_source(outcome.result.code, path, shapes=dict(settings.shapes) or None, **{
                 key: value for key, value in (("backend", settings.backend), ("target", settings.target))
                 if value is not None}).remarks
-        except SourceError:  # not expected: the splice keeps the text valid Python
+        except (SourceError, InternalError):  # not expected: the splice keeps the text valid Python
             again = ()
         findings[path] = keep.findings(path, again, outcome.result.code)
     if unsafe_left:

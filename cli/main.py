@@ -24,6 +24,7 @@ from pforge.cli.report import COLORS, FORMATS
 from pforge.cli.runner import SHAPES_HELP
 from pforge.cli.verify import verify
 from pforge.transpile import RULES, SourceError
+from pforge.transpile.errors import InternalError
 
 if TYPE_CHECKING:
     from pforge.transpile import TranspileResult
@@ -144,7 +145,7 @@ def transpile(
     try:
         result, encoding = _transpile_file(file, backend, shapes, probe, target, fast_math=fast_math,
                                            memory_bound=memory_bound)
-    except (SourceError, ValueError) as exc:
+    except (SourceError, InternalError, ValueError) as exc:
         _fail(str(exc))
     for plan in result.plans:
         for remark in plan.remarks:
@@ -271,7 +272,7 @@ def explain(
     try:
         result, _ = _transpile_file(path, backend, shapes, probe, vector_plans=show_plan, fast_math=fast_math,
                                     memory_bound=memory_bound)
-    except (SourceError, ValueError) as exc:
+    except (SourceError, InternalError, ValueError) as exc:
         _fail(str(exc))
     plans = [p for p in result.plans if not func or p.function == func
              or p.function.endswith(f".{func}")]

@@ -639,3 +639,49 @@ def test_version_and_rule_listing():
     assert_exit(listing, 0)
     assert [line.split()[0] for line in listing.stdout.splitlines()][:2] == ["PF101", "PF102"]
     assert len(listing.stdout.splitlines()) == 20
+
+
+DEAD_LOOPS = textwrap.dedent("""\
+    import numpy as np
+
+
+    def under_a_test(a, flag):
+        if flag:
+            for j in range(a.shape[0]):
+                w = a[j] * 2
+        return a
+
+
+    def whole_body(a):
+        for j in range(a.shape[0]):
+            w = a[j] * 2
+    """)
+
+
+def test_a_loop_whose_values_nothing_reads_leaves_a_block_that_parses(tmp_path):
+    """helper-54: the loop is the only statement of its block and its rewrite has none (``w``
+    is read nowhere): the block keeps ``pass``, where it was left empty (an IndentationError
+    written by ``--in-place`` with exit status 0)."""
+    path = write(tmp_path, "dead.py", DEAD_LOOPS)
+    result = invoke("transpile", path, "--in-place", "--backend", "direct", "--shapes", "a=1")
+    assert_exit(result, 0)
+    code = path.read_text()
+    assert code.count("# pforge: vectorized loop") == 2 and "for j in" not in code, code
+    namespace = {}
+    exec(compile(code, str(path), "exec"), namespace)
+    import numpy as np
+    a = np.arange(3.0)
+    assert namespace["under_a_test"](a, True) is a and namespace["whole_body"](a) is None
+
+
+def test_rewritten_code_that_does_not_parse_is_an_internal_error_and_writes_nothing(tmp_path, monkeypatch):
+    """The last guard of the output contract: a splice that breaks the file (a bug) writes
+    nothing and exits 2 with one line naming the file, never a traceback."""
+    from pforge.transpile import pipeline
+
+    monkeypatch.setattr(pipeline, "_splice", lambda *args, **kwargs: "def f(:\n")
+    path = write(tmp_path, "dead.py", DEAD_LOOPS)
+    result = invoke("transpile", path, "--in-place", "--backend", "direct", "--shapes", "a=1")
+    assert_exit(result, 2)
+    assert "does not parse" in result.stderr and "dead.py" in result.stderr and "This is a bug" in result.stderr
+    assert path.read_text() == DEAD_LOOPS

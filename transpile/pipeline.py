@@ -6,6 +6,7 @@ its own module (docs/architecture.md, "The pipeline").
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Container
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from pforge.transpile import staging, versioning
 from pforge.transpile.analysis import LoopInfo, ModuleContext, discover
 from pforge.transpile.analysis.discovery import CHECKED_MARKER
 from pforge.transpile.backends import pfor
+from pforge.transpile.errors import InternalError
 from pforge.transpile.frontend import SourceText, check_syntax, decode_source
 from pforge.transpile.naming import Namer, global_names
 from pforge.transpile.outline import analyses_outline, module_context
@@ -216,6 +218,13 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
         for stmt in rewrites[id(info)].stmts for n in gast.walk(stmt))
     code = _splice(text, ctx, loop_units, rewrites, tf_alias, chosen, target, unstaged,
                    import_numpy, np_alias) if rewrites else text.text
+    if rewrites:
+        try:
+            ast.parse(code)
+        except SyntaxError as exc:  # (a bug; nothing is written from it)
+            raise InternalError(f"{filename}: the rewritten code does not parse (line {exc.lineno}: {exc.msg}); "
+                                "the file is left as it is. This is a bug; please report it with the input "
+                                "file.") from None
     printed = {id(info): _vector_plan(ctx, info, shapes) for info in loop_units
                if vector_plans and info.vectorizable and info.form == "loop"}
     plans = tuple(plan_for(info, rewrites.get(id(info)), notes.get(id(info)),
@@ -421,11 +430,13 @@ def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias
             if split is not None:
                 kept = splicer.piece_lines(split[0].loop, split[0].groups[split[1]], header=split[0].header(split[1]))
             splicer.replace_statement_guarded(result.anchor or info.node, comment, _conjunction(result.guard),
-                                              unparse_lines(result.stmts), kept,
+                                              unparse_lines(result.stmts) or ["pass"], kept,
                                               unparse_lines(result.prelude), kept_as_written=split is not None)
         elif getattr(result, "anchor", None) is None:
+            # (a loop whose values nothing reads leaves no statement: `pass` keeps its block one)
+            lines = unparse_lines(result.prelude) + unparse_lines(result.stmts)
             splicer.replace_statement(info.node, unparse_lines(result.prelude) + [comment]
-                                      + unparse_lines(result.stmts))
+                                      + (unparse_lines(result.stmts) if lines else ["pass"]))
         elif result.stmts:  # a comprehension: its statement is rebuilt around the batched value
             splicer.replace_statement(result.anchor, [comment] + unparse_lines(result.stmts))
         else:  # tf.map_fn: replaced in place
