@@ -301,16 +301,28 @@ class StatementsMixin:
             self.last_statements += last if runs is RUNS else [gast.If(test=runs, body=last, orelse=[])]
 
     def _unshared(self, val: Val) -> Val:
-        """``val``, or a copy of it (``np.copy(x[:n])``) where it may be a view of an array the
-        loop writes: ``t = a[i]; a[i] = b[i]; b[i] = t`` reads ``t`` after the batched code
-        wrote ``a``, where the loop's ``t`` is the number it read before."""
+        """``val`` as the loop's value is, where it may share memory with an array the loop
+        writes: a copy (``np.copy(x[:n])``) where the loop's value is one number, which it read
+        before the write (``t = a[i]; a[i] = b[i]; b[i] = t``); the batched view itself where
+        the loop's is a row, a view that sees the writes after it (``t = A[i]; A[i] *= 2;
+        B[i] = t`` stores the doubled row; helper-54).
+
+        Raises:
+            Unsupported: a row whose batched value may not be a view of the same memory
+                (``A[idx[i]]`` becomes ``A[idx]``, a copy).
+        """
         if not val.stacked or not self._np or not may_be_view(val.node):
             return val
         written = {name for level in self.info.walk() for name in level.arrays}
         written |= {alias for name in written for alias in self.info.aliases.get(name, ())}
         if not _loads(val.node) & written:
             return val
-        return val.with_node(self.lib.call("copy", val.node))
+        if val.rank == 0:
+            return val.with_node(self.lib.call("copy", val.node))
+        if not _basic_view(val.node):
+            raise Unsupported(f"`{gast.unparse(val.node).strip()}` holds rows of an array the loop writes, which "
+                              "in the loop are views that see its later writes")
+        return val
 
     def _assign(self, stmt, later):
         if len(stmt.targets) != 1:
@@ -445,3 +457,19 @@ class StatementsMixin:
         if isinstance(target, gast.Subscript):
             return self._write(target, stmt.value, stmt.op, stmt)
         raise Unsupported(f"line {stmt.lineno}: augmented assignment to `{gast.unparse(target).strip()}`")
+
+
+def _basic_view(node) -> bool:
+    """A batched value that is a view of an array whatever its inputs are: a name under basic
+    subscripts (slices, integer constants, ``...``, ``None``) and ``.T``."""
+    while isinstance(node, (gast.Subscript, gast.Attribute)):
+        if isinstance(node, gast.Attribute):
+            if node.attr != "T":
+                return False
+        else:
+            parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+            if not all(isinstance(p, gast.Slice) or isinstance(p, gast.Constant) and (
+                    p.value is None or p.value is Ellipsis or type(p.value) is int) for p in parts):
+                return False
+        node = node.value
+    return isinstance(node, gast.Name)
