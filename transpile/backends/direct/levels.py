@@ -76,6 +76,16 @@ class LevelsMixin:
         self._end_scans(info)
         if depth == 1:
             self._end_last_values()
+        else:
+            # a name the body of the loop around reads after this one holds this loop's last
+            # value there (`w = A[i, j]` in the inner loop, `v[i] = w` after it), where the
+            # batched value holds one per inner iteration (helper-54)
+            stacked = sorted(name for name in info.live_last
+                             if name in self.env and isinstance(self.env[name], Val) and self.env[name].stacked
+                             and len(self.env[name].full) >= depth and self.env[name].full[depth - 1])
+            if stacked:
+                raise Unsupported(f"`{stacked[0]}`, bound in the inner loop at line {info.lineno}, is read after "
+                                  "it, where it holds that loop's last value")
         self.mask = saved_mask
         self.trips.setdefault(depth, level.ind)  # (for :meth:`_footprint`)
         self.levels.pop()
