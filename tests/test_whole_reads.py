@@ -67,10 +67,19 @@ def test_a_name_read_whole_is_traced_to_the_written_array(binding, statement, ou
 
 
 def test_a_closure_name_and_a_global_read_whole_are_checked():
+    """A closure's name and a global some function binds again (``global G``) may be the array
+    the loop writes; a module constant bound once to a literal (``OFFSETS``) is not."""
     source = textwrap.dedent("""\
         import numpy as np
 
         G = None
+        OFFSETS = [1.0, 2.0]
+
+
+        def set_global(value):
+            global G
+            G = value
+            return value
 
 
         def outer(X):
@@ -85,17 +94,22 @@ def test_a_closure_name_and_a_global_read_whole_are_checked():
             for i in range(Y.shape[0]):
                 Y[i] = Y[i] + np.sum(G)
             return Y
+
+
+        def with_constant(Y):
+            for i in range(Y.shape[0]):
+                Y[i] = Y[i] + np.sum(OFFSETS)
+            return Y
         """)
-    result = transpile_source(source, "m.py", backend="direct", shapes={"X": 2, "Y": 2})
-    assert {p.function for p in result.plans if p.rewritten} == {"outer.inner", "with_global"}
-    assert "may_share_memory(Y, X)" in result.code and "may_share_memory(Y, G)" in result.code
+    result = transpile_source(source, "m.py", backend="direct", shapes={"X": 2, "Y": 2, "value": 2})
+    assert {p.function for p in result.plans if p.rewritten} == {"outer.inner", "with_global", "with_constant"}
+    assert "may_share_memory(Y, X)" in result.code and "may_share_memory(Y, G)" in result.code, result.code
+    assert "may_share_memory(Y, OFFSETS)" not in result.code
     before, after = run_module(source), run_module(result.code)
     np.testing.assert_array_equal(after["outer"](np.arange(1.0, 7.0).reshape(3, 2)),
                                   before["outer"](np.arange(1.0, 7.0).reshape(3, 2)))
-    for module in (before, after):
-        module["G"] = np.ones((3, 2))
-    np.testing.assert_array_equal(after["with_global"](np.arange(6.0).reshape(3, 2)),
-                                  before["with_global"](np.arange(6.0).reshape(3, 2)))
+    np.testing.assert_array_equal(after["with_global"](after["set_global"](np.arange(6.0).reshape(3, 2))),
+                                  before["with_global"](before["set_global"](np.arange(6.0).reshape(3, 2))))
 
 
 def test_an_argument_read_through_another_name_or_bound_again_is_checked():

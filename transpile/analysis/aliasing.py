@@ -365,6 +365,8 @@ def _reached(ctx, name_node, loop_ids, function=None) -> set[tuple[str, str, int
             continue
         visited.add((id(node), kind))
         defs = _local_definitions(ctx, node)
+        if defs is None and len(visited) <= 32 and _fresh_global(ctx, node.id, function):
+            continue  # (`OFFSETS = [(-1, 0), (1, 0)]` at the module's top level, never changed)
         if defs is None or len(visited) > 32:
             found.add(("untraced", node.id, None))
             continue
@@ -394,6 +396,23 @@ def _reached(ctx, name_node, loop_ids, function=None) -> set[tuple[str, str, int
             found.add((kind, base.id, line))
             stack.append((base, kind))
     return found
+
+
+def _fresh_global(ctx, name: str, function) -> bool:
+    """Whether ``name``, read by ``function`` and bound by no function around it, is the
+    module's one binding of it to a fresh value (a literal list, a constructor's array) that
+    nothing rebinds or changes in place (:func:`~pforge.transpile.rank_inference.module_value`)."""
+    from pforge.transpile.rank_inference import module_value  # noqa: PLC0415 - (a cycle)
+
+    node = ctx.parents.get(id(function)) if function is not None else None
+    while node is not None and not isinstance(node, gast.Module):
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)) and any(
+                isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, (gast.Store, gast.Param))
+                for n in gast.walk(node)):
+            return False  # a closure's name
+        node = ctx.parents.get(id(node))
+    value = module_value(ctx, name)
+    return value is not None and _fresh_value(ctx, value)
 
 
 def _integer_subscript(value) -> bool:
