@@ -1030,6 +1030,24 @@ class _Builder:
             return Fragment("fixed element read after the write", EITHER, body, setup, outputs=(f"o{k}", f"t{k}"))
         return Fragment("fixed element", EITHER, body, setup, outputs=(f"o{k}",))
 
+    def _row_view(self, k):
+        """A row of a 2-D array bound in the body before the body writes the row: in the loop the
+        name is a view, which sees the write (b94), where one element is a copy, as is
+        ``.copy()``; or a name an inner loop binds on every iteration, read after it: the inner
+        loop's last value (b95)."""
+        if not self.np:
+            return self._map(k)
+        setup = (f"A{k} = np.outer(np.asarray(x, dtype=float), np.arange(1.0, 3.0))", f"B{k} = np.zeros((len(x), 2))")
+        if self.rng.random() < 0.6:
+            bind = self.rng.choice((f"A{k}[i]", f"A{k}[i][::-1]", f"A{k}[i, 0:1]", f"A{k}[i, 0]", f"A{k}[i].copy()",
+                                    f"A{k}[i] * 1.0"))
+            write = self.rng.choice((f"A{k}[i] = A{k}[i] * 2.0", f"A{k}[i, 0] = {self.expr(1)}", f"A{k}[i] += 1.0"))
+            body = (f"t{k} = {bind}", write, f"B{k}[i] = t{k}")
+            return Fragment("row bound, then written", EITHER, body, setup, outputs=(f"A{k}", f"B{k}"))
+        last = self.rng.choice((f"A{k}[i, j{k}] * 2.0", f"A{k}[i, j{k}] + {self.expr(1)}"))
+        body = (f"u{k} = 0.0", f"for j{k} in range(2):", f"    u{k} = {last}", f"B{k}[i] = u{k}")
+        return Fragment("inner loop's last value read after it", EITHER, body, setup, outputs=(f"B{k}",))
+
     def _crossing(self, k):
         """``o[i] = o[len(x) - 1 - i] * 0.5 + e`` (the weak-crossing SIV test, TSVC s281): the
         loop is split where the two indices cross; also through a private and with a second
@@ -1829,7 +1847,8 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("ordered-writes", 2), ("inner-comprehension", 2), ("shape-read", 2), ("grid", 2),
                ("distributed", 3), ("fixed-element", 2), ("contraction", 3),
                ("interchange", 2), ("triangle", 3), ("symmetric", 2), ("reached-invariant", 3),
-               ("distance", 2), ("kept-running", 2), ("pairwise", 3), ("pack", 2), ("crossing", 2))
+               ("distance", 2), ("kept-running", 2), ("pairwise", 3), ("pack", 2), ("crossing", 2),
+               ("row-view", 2))
 DEPENDENT = (("carried", 2), ("inner-of-carried", 1), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))
