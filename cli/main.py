@@ -74,6 +74,7 @@ def _transpile_file(path: str, backend: str = "auto", shapes: str | None = None,
 
     Raises:
         SourceError, ValueError: bad input or options (printed as one line by the caller).
+        InternalError: a bug in pforge met while transpiling (also printed as one line).
     """
     from pforge.transpile import transpile_source  # noqa: PLC0415 - check never needs these
     from pforge.transpile.ranks import parse_shapes_option, unknown_shape_names  # noqa: PLC0415
@@ -96,8 +97,15 @@ def _transpile_file(path: str, backend: str = "auto", shapes: str | None = None,
     if memory_bound is not None and not 0 <= memory_bound < 2 ** 40:
         raise ValueError(f"--memory-bound must be a number of MiB >= 0, not {memory_bound}")
     options = {} if memory_bound is None else {"memory_bound": memory_bound}
-    result = transpile_source(source.text, path, backend=backend, shapes=ranks or None, target=target,
-                              vector_plans=vector_plans, fast_math=fast_math, **options)
+    try:
+        result = transpile_source(source.text, path, backend=backend, shapes=ranks or None, target=target,
+                                  vector_plans=vector_plans, fast_math=fast_math, **options)
+    except (SourceError, InternalError, ValueError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - a bug in pforge: one line, never a traceback
+        from pforge.cli.engine import internal_error  # noqa: PLC0415
+
+        raise InternalError(internal_error(path, exc)) from exc
     return result, source.encoding
 
 

@@ -685,3 +685,25 @@ def test_rewritten_code_that_does_not_parse_is_an_internal_error_and_writes_noth
     assert_exit(result, 2)
     assert "does not parse" in result.stderr and "dead.py" in result.stderr and "This is a bug" in result.stderr
     assert path.read_text() == DEAD_LOOPS
+
+
+def test_a_global_statement_at_the_top_level_is_read_without_a_crash(tmp_path):
+    """helper-56: `global h` at a module's top level (legal, and a no-op) made beniget fail its
+    own count of the module's names: a traceback from `pforge transpile`."""
+    path = write(tmp_path, "g.py", "import numpy as np\nglobal h\nh = np.zeros(4)\nfor i in range(4):\n"
+                                   "    h[i] = i * 2.0\n")
+    assert_exit(invoke("transpile", path), 0)
+
+
+def test_a_bug_met_while_transpiling_is_one_line_and_exit_status_2(tmp_path, monkeypatch):
+    from pforge.transpile import pipeline
+
+    def broken(*args, **kwargs):
+        raise KeyError("boom")
+
+    monkeypatch.setattr(pipeline, "discover", broken)
+    path = write(tmp_path, "dead.py", DEAD_LOOPS)
+    result = invoke("transpile", path, "--in-place")
+    assert_exit(result, 2)
+    assert "internal error (KeyError" in result.stderr and "dead.py" in result.stderr
+    assert path.read_text() == DEAD_LOOPS

@@ -282,10 +282,16 @@ def _parents(tree: gast.AST) -> dict[int, gast.AST]:
 
 class _QuietDefUseChains(beniget.DefUseChains):
     """beniget's chains without its warnings, which it prints to standard output, and without
-    its crash on ``case None:``."""
+    its crashes on ``case None:`` and on a ``global`` statement at the module's top level."""
 
     def warn(self, msg, node):
         pass
+
+    def visit_Global(self, node):
+        # `global x` at a module's top level is legal and does nothing; beniget (0.5) records it
+        # as a global of the module scope and then fails its own count of the module's names
+        if len(self._globals) > 1:
+            super().visit_Global(node)
 
     def visit_MatchSingleton(self, node):
         # beniget (0.4, 0.5) visits `value` as a node, but it is the constant True, False or None.
