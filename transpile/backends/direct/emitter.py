@@ -691,6 +691,10 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         for name, found in seen.items():
             if len(found) == 1 and None not in found and counts.get(name) == 1:
                 self.locals[name] = Val(templates.name(name), (), found.pop())
+                if isinstance(self.aliases.get(name), (gast.List, gast.ListComp, gast.Tuple)):
+                    # a Python list (`rewards = [0]`, then `rewards.append(r)`): read through
+                    # asarray, never written, as a list the rank inference found (helper-56)
+                    self.inferred_locals.add(name)
         # A rank the user gives (`--shapes h=1`) to a local bound once before the loop whose
         # right-hand side did not tell it.
         # Inferred ranks cover every binding of the name (rank_inference.local_ranks).
