@@ -540,6 +540,14 @@ class LevelsMixin:
                     rank = val.rank
                 if rank is None and not (depth == 1 and isinstance(target, gast.Name)):
                     raise Unsupported(f"the rank of `{gast.unparse(seq).strip()}` is unknown")
+                if rank is None and self.lib.kind == "np" and not self.to_tf and isinstance(seq, gast.Name) \
+                        and not _evidently_array(self.ctx, self.info.function, seq):
+                    # rows of a value of no known rank, taken through `np.asarray`: only an
+                    # array's rows are what the loop iterates over (a list of tuples
+                    # `(1, 2.5)` converts to float64 rows, ragged ones raise; helper-56)
+                    check = templates.expr(f"type(S) is {self.lib.alias}.ndarray", S=seq)
+                    if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
+                        self.checks.append(check)
                 node = self._as_array(copy.deepcopy(seq))
                 kinds = {"floaty": val.floaty, "wide": val.wide}
             if rank == 0:
