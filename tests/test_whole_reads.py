@@ -160,8 +160,12 @@ def test_the_remark_says_which_binding_makes_the_name_the_written_array():
     assert any(r.code == "PF203" and "used whole" in r.message for r in plan.remarks), plan.remarks
     source = _source("w = X[1:]", "X[i] = X[i] + np.sum(w)")
     (plan,) = transpile_source(source, "m.py", backend="direct", shapes={"X": 2}).plans
-    assert any(r.code == "PF203" and "`w` is a view of `X` (bound at line 5)" in r.message for r in plan.remarks), \
-        plan.remarks
+    message = ("`w` is a view of `X` (bound at line 5), which the loop writes while it reads the view, so "
+               "iterations see one another's writes (make a copy with `.copy()`)")
+    assert any(r.code == "PF203" and r.message == message and r.lineno == 7 for r in plan.remarks), plan.remarks
+    source = _source("w = X[0]", "X[i] = X[i] - w")
+    (plan,) = transpile_source(source, "m.py", backend="direct", shapes={"X": 2}).plans
+    assert any("`w` may be a view of `X`, which the loop writes" in r.message for r in plan.remarks), plan.remarks
 
 
 def test_a_fresh_local_written_beside_an_argument_read_whole_needs_no_check():
@@ -195,3 +199,21 @@ def test_a_fresh_local_written_beside_an_argument_read_whole_needs_no_check():
     before, after = run_module(source), run_module(result.code)
     np.testing.assert_array_equal(after["outer"](np.arange(1.0, 7.0).reshape(3, 2)),
                                   before["outer"](np.arange(1.0, 7.0).reshape(3, 2)))
+
+
+def test_an_argument_read_whole_through_another_name_is_checked():
+    source = textwrap.dedent("""\
+        import numpy as np
+
+
+        def other_name(x, y):
+            w = y
+            for i in range(len(x)):
+                x[i] = x[i] + np.sum(w)
+            return x
+        """)
+    result = transpile_source(source, "m.py", backend="direct", shapes={"x": 1, "y": 1})
+    assert result.plans[0].rewritten and "may_share_memory(x, y)" in result.code, result.code
+    before, after = run_module(source), run_module(result.code)
+    v, u = np.array([2.0, 3.0, 5.0]), np.array([2.0, 3.0, 5.0])
+    np.testing.assert_array_equal(after["other_name"](v, v), before["other_name"](u, u))
