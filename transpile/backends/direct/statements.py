@@ -309,7 +309,7 @@ class StatementsMixin:
 
         Raises:
             Unsupported: a row whose batched value may not be a view of the same memory
-                (``A[idx[i]]`` becomes ``A[idx]``, a copy).
+                (``A[idx[i]]`` becomes ``A[idx]``, a copy), or a value of a rank not known.
         """
         if not val.stacked or not self._np or not may_be_view(val.node):
             return val
@@ -319,6 +319,9 @@ class StatementsMixin:
             return val
         if val.rank == 0:
             return val.with_node(self.lib.call("copy", val.node))
+        if val.rank is None:  # (a number, which needs a copy, or a row, which must not be one)
+            raise Unsupported(f"`{gast.unparse(val.node).strip()}` reads an array the loop writes, and its rank is "
+                              "not known")
         if not _basic_view(val.node):
             raise Unsupported(f"`{gast.unparse(val.node).strip()}` holds rows of an array the loop writes, which "
                               "in the loop are views that see its later writes")
