@@ -528,24 +528,24 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
             return
         from pforge.transpile.analysis.aliasing import _reached
         from pforge.transpile.rank_inference import _parameters
-        arguments = set(_parameters(fdef))
-        params = arguments - _stores(fdef.body)
-        if isinstance(fdef.args.vararg, gast.Name) and fdef.args.vararg.id not in _stores(fdef.body):
+        arguments, stored = set(_parameters(fdef)), _stores(fdef.body)
+        params = arguments - stored
+        if isinstance(fdef.args.vararg, gast.Name) and fdef.args.vararg.id not in stored:
             params.add(fdef.args.vararg.id)  # (`*ys`: a tuple, whose items the check compares)
         levels = list(self.info.walk())
-        written = sorted({name for level in levels for name in level.arrays} & params)
-        read = {n.id for n in gast.walk(self.info.node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)} \
-            | {name for level in levels for name in level.helper_reads}
+        arrays = {name for level in levels for name in level.arrays}
+        loop_nodes = list(gast.walk(self.info.node))
+        firsts = {n.id: n for n in reversed(loop_nodes) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+        read = set(firsts) | {name for level in levels for name in level.helper_reads}
         read |= {root for level in levels for root, names in level.aliases.items() if names & read}
         # a parameter bound again before the loop to a view of itself (`y = np.asarray(y)`)
-        firsts = {n.id: n for n in gast.walk(self.info.node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
-        loop_ids = {id(n) for n in gast.walk(self.info.node)}
+        loop_ids = {id(n) for n in loop_nodes}
         rebound = {name for name in (arguments - params) & read - self.loop_stores if name in firsts
                    and any(root == name for _, root, _ in _reached(self.ctx, firsts[name], loop_ids, fdef))}
         untraced = {name for level in levels for name in level.untraced_reads} - self.loop_stores
-        pairs = [(w, r) for w in written for r in sorted(((read & params) | rebound) - {w})]
-        pairs += [(w, r) for w in sorted({name for level in levels for name in level.arrays} - self.loop_stores)
-                  for r in sorted(untraced - {w}) if (self._shape_of(r) is None or self._shape_of(r).rank != 0)]
+        pairs = [(w, r) for w in sorted(arrays & params) for r in sorted(((read & params) | rebound) - {w})]
+        pairs += [(w, r) for w in sorted(arrays - self.loop_stores) for r in sorted(untraced - {w})
+                  if getattr(self._shape_of(r), "rank", None) != 0]
         np_ = self.lib.alias
         for w, r in pairs:
             shape = self._shape_of(r)
