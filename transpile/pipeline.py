@@ -434,9 +434,8 @@ def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias
                                               unparse_lines(result.prelude), kept_as_written=split is not None)
         elif getattr(result, "anchor", None) is None:
             # (a loop whose values nothing reads leaves no statement: `pass` keeps its block one)
-            lines = unparse_lines(result.prelude) + unparse_lines(result.stmts)
-            splicer.replace_statement(info.node, unparse_lines(result.prelude) + [comment]
-                                      + (unparse_lines(result.stmts) if lines else ["pass"]))
+            prelude, body = unparse_lines(result.prelude), unparse_lines(result.stmts)
+            splicer.replace_statement(info.node, prelude + [comment] + (body if prelude or body else ["pass"]))
         elif result.stmts:  # a comprehension: its statement is rebuilt around the batched value
             splicer.replace_statement(result.anchor, [comment] + unparse_lines(result.stmts))
         else:  # tf.map_fn: replaced in place

@@ -325,9 +325,7 @@ def _whole_reads(ctx, info, first, loop_ids, seen, groups, written) -> None:
                                        key=lambda found: (found[0], found[1], found[2] or 0)):
             if kind == "untraced":
                 info.untraced_reads.add(name)
-            elif root not in written:
-                groups.setdefault(root, set()).add(name)  # (an argument's other name: `emitter`)
-            elif kind == "exact":
+            elif kind == "exact" or root not in written:  # (not written: an argument's other name, `emitter`)
                 groups.setdefault(root, set()).add(name)
             elif kind == "element":
                 info.element_reads[name] = root
@@ -365,10 +363,10 @@ def _reached(ctx, name_node, loop_ids, function=None) -> set[tuple[str, str, int
             continue
         visited.add((id(node), kind))
         defs = _local_definitions(ctx, node)
-        if defs is None and len(visited) <= 32 and _fresh_global(ctx, node.id, function):
-            continue  # (`OFFSETS = [(-1, 0), (1, 0)]` at the module's top level, never changed)
-        if defs is None or len(visited) > 32:
-            found.add(("untraced", node.id, None))
+        if len(visited) > 32 or defs is None:
+            # (a module constant, `OFFSETS = [(-1, 0), (1, 0)]` never changed, is fresh)
+            if len(visited) > 32 or not _fresh_global(ctx, node.id, function):
+                found.add(("untraced", node.id, None))
             continue
         for definition in defs:
             bound = definition.node
