@@ -204,6 +204,20 @@ def test_time_interleaved_budget_each():
     assert 3 <= slow.repeats <= 5 and fast.repeats == 50
 
 
+def test_time_interleaved_varies_which_function_runs_before_which():
+    # a fixed order (or one reversed on odd rounds) never runs 0 right before 2, nor 2
+    # right after 0: a fast function that always follows a slow loop is timed cold
+    calls = []
+    fns = [lambda k=k: calls.append(k) for k in range(3)]
+    timing.time_interleaved(fns, lambda: ((), {}), repeats=30, warmup=0)
+    timed = calls[3:]  # after the first call of each
+    assert sorted(timed) == sorted(list(range(3)) * 30)
+    pairs = {(a, b) for a, b in zip(timed, timed[1:]) if a != b}
+    assert pairs == {(a, b) for a in range(3) for b in range(3) if a != b}
+    firsts = {timed[3 * r] for r in range(30)}
+    assert firsts == {0, 1, 2}
+
+
 def test_pick_device_choice(tf):
     assert timing.pick_device("cpu") == ("/CPU:0", "CPU")
     with pytest.raises(ValueError, match="unknown device 'tpu'"):
