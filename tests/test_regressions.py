@@ -48,6 +48,8 @@ def _same(want, got):
             np.testing.assert_array_equal(got, want)
         else:
             np.testing.assert_allclose(got, want, rtol=1e-12, equal_nan=True)
+    elif isinstance(want, (float, complex, np.floating, np.complexfloating)):  # as an array's values
+        np.testing.assert_allclose(got, want, rtol=1e-12, equal_nan=True)
     else:
         assert got == want or (want != want and got != got), (want, got)
 

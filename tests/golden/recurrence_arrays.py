@@ -20,7 +20,7 @@ running value: a prefix sum, a first-order linear recurrence ``a[t] = (1 + r[t])
 Expected verdict: vectorizable as scans (PF106: ``add scan totals``, ``linear scan
 balance``, ``max scan level``), lowered by the direct backend to ``np.add.accumulate`` and
 ``np.maximum.accumulate`` from the element before the first write (bit for bit the loop's
-values) and to a blocked scan for the linear recurrence (lanes of 8 steps, log2(n / 8)
+values) and to a blocked scan for the linear recurrence (lanes of 4 steps, log2(n / 4)
 rounds over the block ends; equal to rounding, an unsafe fix).
 """
 

@@ -20,7 +20,7 @@ running value: a prefix sum, a first-order linear recurrence ``a[t] = (1 + r[t])
 Expected verdict: vectorizable as scans (PF106: ``add scan totals``, ``linear scan
 balance``, ``max scan level``), lowered by the direct backend to ``np.add.accumulate`` and
 ``np.maximum.accumulate`` from the element before the first write (bit for bit the loop's
-values) and to a blocked scan for the linear recurrence (lanes of 8 steps, log2(n / 8)
+values) and to a blocked scan for the linear recurrence (lanes of 4 steps, log2(n / 4)
 rounds over the block ends; equal to rounding, an unsafe fix).
 """
 
@@ -70,24 +70,24 @@ def balance(start, rates, deposits):
         balance_prev_values = np.empty(len(balance_prev_a), np.result_type(balance_prev_a, balance_prev_first, balance_prev_b))
         balance_prev_values[:len(balance_prev_a)] = balance_prev_b
         balance_prev_values[0] = balance_prev_first
-        balance_prev_whole = len(balance_prev_values) // 8 * 8
-        balance_prev_blocks, balance_prev_scales = (balance_prev_values[:balance_prev_whole].reshape(-1, 8), np.asarray(balance_prev_a)[:balance_prev_whole].reshape(-1, 8))
+        balance_prev_whole = len(balance_prev_values) // 4 * 4
+        balance_prev_blocks, balance_prev_scales = (balance_prev_values[:balance_prev_whole].reshape(-1, 4), np.asarray(balance_prev_a)[:balance_prev_whole].reshape(-1, 4))
         balance_prev_columns, balance_prev_scale_columns = (list(balance_prev_blocks.T), list(balance_prev_scales.T))
         balance_prev_ends, balance_prev_end_scales = (balance_prev_columns[0].copy(), balance_prev_scale_columns[0].astype(balance_prev_values.dtype))
-        for balance_prev_lane in range(1, 8):
+        for balance_prev_lane in range(1, 4):
             balance_prev_ends *= balance_prev_scale_columns[balance_prev_lane]
             balance_prev_ends += balance_prev_columns[balance_prev_lane]
             balance_prev_end_scales *= balance_prev_scale_columns[balance_prev_lane]
-        balance_prev_span = 1
+        balance_prev_span, balance_prev_spare_scales = (1, np.empty_like(balance_prev_end_scales))
         while balance_prev_span < len(balance_prev_ends):
             balance_prev_later_ends = balance_prev_ends[balance_prev_span:]
             balance_prev_later_ends += balance_prev_end_scales[balance_prev_span:] * balance_prev_ends[:-balance_prev_span]
-            balance_prev_later_scales = balance_prev_end_scales[2 * balance_prev_span:]
-            balance_prev_later_scales *= balance_prev_end_scales[balance_prev_span:-balance_prev_span]
+            np.multiply(balance_prev_end_scales[2 * balance_prev_span:], balance_prev_end_scales[balance_prev_span:-balance_prev_span], out=balance_prev_spare_scales[2 * balance_prev_span:])
+            balance_prev_end_scales, balance_prev_spare_scales = (balance_prev_spare_scales, balance_prev_end_scales)
             balance_prev_span *= 2
         balance_prev_carried = balance_prev_columns[0][1:]
         balance_prev_carried += balance_prev_scale_columns[0][1:] * balance_prev_ends[:-1]
-        for balance_prev_lane in range(1, 8):
+        for balance_prev_lane in range(1, 4):
             balance_prev_columns[balance_prev_lane] += balance_prev_scale_columns[balance_prev_lane] * balance_prev_columns[balance_prev_lane - 1]
         for balance_prev_tail in range(max(balance_prev_whole, 1), len(balance_prev_values)):
             balance_prev_values[balance_prev_tail] = balance_prev_a[balance_prev_tail] * balance_prev_values[balance_prev_tail - 1] + balance_prev_b[balance_prev_tail]

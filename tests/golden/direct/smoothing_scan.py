@@ -52,10 +52,12 @@ def smooth(signal, alpha):
         ema_values = ema_values.reshape(-1, 16)
         ema_ends, ema_span, ema_scale = (ema_values @ ema_steps[:, -1], 1, ema_powers[16])
         while ema_span < len(ema_ends):
-            ema_ends[ema_span:] += ema_scale * ema_ends[:-ema_span]
+            ema_later_ends = ema_ends[ema_span:]
+            ema_later_ends += ema_scale * ema_ends[:-ema_span]
             ema_scale = ema_scale * ema_scale
             ema_span *= 2
-        ema_values[1:, 0] += ema_powers[1] * ema_ends[:-1]
+        ema_firsts = ema_values[1:, 0]
+        ema_firsts += ema_powers[1] * ema_ends[:-1]
         ema_values = (ema_values @ ema_steps).reshape(-1)
         ema_values = ema_values[:len(ema_b)]
         if not np.isfinite(ema_values).all():
@@ -98,10 +100,12 @@ def discounted_returns(rewards, gamma):
         G_values = G_values.reshape(-1, 16)
         G_ends, G_span, G_scale = (G_values @ G_steps[:, -1], 1, G_powers[16])
         while G_span < len(G_ends):
-            G_ends[G_span:] += G_scale * G_ends[:-G_span]
+            G_later_ends = G_ends[G_span:]
+            G_later_ends += G_scale * G_ends[:-G_span]
             G_scale = G_scale * G_scale
             G_span *= 2
-        G_values[1:, 0] += G_powers[1] * G_ends[:-1]
+        G_firsts = G_values[1:, 0]
+        G_firsts += G_powers[1] * G_ends[:-1]
         G_values = (G_values @ G_steps).reshape(-1)
         G_values = G_values[:len(G_b)]
         if not np.isfinite(G_values).all():
