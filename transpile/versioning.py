@@ -358,8 +358,10 @@ def _an_int(node: gast.expr) -> bool:
 
 
 def _reads_an_element(test: gast.expr) -> bool:
-    """Whether ``test`` indexes a value other than a shape (``x.shape[1]``, ``np.shape(x)[0]``)."""
-    return any(isinstance(n, gast.Subscript) and not (
+    """Whether ``test`` indexes a value other than a shape (``x.shape[1]``, ``np.shape(x)[0]``),
+    or reads an attribute the loop reads only where it runs (``type(self.q) is np.ndarray``,
+    marked ``pforge_after_trips`` by the printer)."""
+    return getattr(test, "pforge_after_trips", False) or any(isinstance(n, gast.Subscript) and not (
         isinstance(n.value, gast.Attribute) and n.value.attr == "shape"
         or isinstance(n.value, gast.Call) and getattr(n.value.func, "attr", None) == "shape")
         for n in gast.walk(test))

@@ -124,6 +124,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.mixed_arithmetic = 0  # computes with a value of two kinds: core.STRICT or LOOSE (:meth:`_default_dtypes`)
         self.unlisted: set[str] = set()  # names declared by a docstring, taken as arrays (:meth:`_declared`)
         self.unknown_kinds: set[str] = set()  # names of no known kind read through asarray (:meth:`_known_kinds`)
+        self.unknown_attributes: dict[str, gast.expr] = {}  # `self.q`, likewise, by its text
         self.unsafe: str | None = None  # why the rewrite may change results (`LoopRewrite.unsafe`)
         self.float_operands: set[str] = set()  # arrays a contraction reads (:meth:`_float_checks`)
         self.expanded = False  # a squared distance expanded (--fast-math): float outputs only
@@ -442,12 +443,27 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         reads through ``np.asarray`` (a reduction over its rows, ``s += x[i]``, batches for any
         rank): a list of Python ints would become int64 and wrap where the loop's ints grow, a
         list of Python floats sum to a NumPy float where the loop's is a Python float, and a
-        masked array lose its mask. Only a plain array computes as the loop does."""
+        masked array lose its mask. Only a plain array computes as the loop does. So too for
+        an attribute read so, checked after the loop's trip count."""
         written = {gast.unparse(c).strip() for c in self.checks}
         for name in sorted(self.unknown_kinds):
             if any(f"type({name}) is {self.lib.alias}.ndarray" in text for text in written):
                 continue  # (checked to be an array already)
             self.checks.append(templates.expr(f"type(N) is {self.lib.alias}.ndarray", N=templates.name(name)))
+        self._known_attribute_kinds()
+
+    def _known_attribute_kinds(self) -> None:
+        """``type(self.q) is np.ndarray`` for each attribute the batched code reads through
+        ``np.asarray`` (:meth:`_known_kinds`), in a list comprehension's rewrite too: a dict
+        keyed by pairs (a tabular agent's ``self.q[s, a]``) is one object to ``np.asarray``."""
+        written = {gast.unparse(c).strip() for c in self.checks}
+        for text, node in sorted(self.unknown_attributes.items()):
+            if any(f"type({text}) is {self.lib.alias}.ndarray" in line for line in written):
+                continue
+            check = templates.expr(f"type(N) is {self.lib.alias}.ndarray", N=copy.deepcopy(node))
+            # (read where the loop runs: a loop of no iteration never reads the attribute)
+            check.pforge_after_trips = True
+            self.checks.append(check)
 
     def _views_in_front(self) -> None:
         """The checks in front run before the batched code binds its views (``G_moved =
@@ -637,6 +653,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                 stmt.value.func = self.lib.fn("array")
         self._default_dtypes()
         self._no_lists()
+        self._known_attribute_kinds()
         self._float_checks()
         return LoopRewrite(self.out + [stmt], [], {}, self._pattern(), anchor=anchor, checks=list(self.checks),
                            unsafe=self.unsafe)
@@ -775,6 +792,11 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                 return node
         elif isinstance(node, gast.Call) and _evidently_array(self.ctx, self.info.function, node):
             return node
+        elif isinstance(node, gast.Attribute) and self.lib.kind == "np" and not self.to_tf and _attribute_path(node) \
+                and not self.ctx.imports.resolve(node):
+            # (`self.q[s, a]`: an attribute may hold a dict keyed by tuples, which the loop indexes
+            # and `np.asarray` makes one object)
+            self.unknown_attributes.setdefault(gast.unparse(node).strip(), copy.deepcopy(node))
         if self.lib.kind == "np":
             return self.lib.call("asarray", node)
         return self.lib.call("convert_to_tensor", node)
@@ -842,5 +864,12 @@ def _view(node) -> bool:
         if not all(isinstance(p, gast.Slice) or (isinstance(p, gast.Constant) and p.value is None)
                    or (isinstance(p, gast.Attribute) and p.attr == "newaxis") for p in parts):
             return False
+        node = node.value
+    return isinstance(node, gast.Name)
+
+
+def _attribute_path(node: gast.expr) -> bool:
+    """Whether ``node`` is an attribute of a name, or of one in turn (``self.q``, ``env.model.p``)."""
+    while isinstance(node, gast.Attribute):
         node = node.value
     return isinstance(node, gast.Name)
