@@ -343,7 +343,8 @@ return out, h
 
 @pytest.mark.parametrize("update, stacked", [("h = a[i] * h + x[i]", True), ("h = x[i] + 0.99 * h", False),
                                              ("h = c * x[i] + (1 - c) * h", False), ("h = h * a[i] - x[i]", True),
-                                             ("h = x[i] - c * h", False), ("h = x[i] - a[i] * h", True)])
+                                             ("h = x[i] - c * h", False), ("h = x[i] - a[i] * h", True),
+                                             ("h = 0.9 * h - x[i]", False)])
 @pytest.mark.parametrize("loop", ["range(len(x))", "reversed(range(len(x)))"])
 def test_a_linear_recurrence_is_a_blocked_scan_and_equals_the_loop(update, stacked, loop):
     """Discounted returns, exponential smoothing, an AR(1) with varying coefficients, each
@@ -357,6 +358,8 @@ def test_a_linear_recurrence_is_a_blocked_scan_and_equals_the_loop(update, stack
     assert plan.rewritten and "while h_span < len(h_ends):" in result.code, plan.remarks
     assert ("out=h_spare_scales[2 * h_span:]" in result.code) == stacked, result.code
     assert ("h_values @ h_steps" in result.code) != stacked, result.code
+    # one coefficient walked backwards: the offsets scanned in their own order, none reversed
+    assert ("h_values[-len(" in result.code) == (not stacked and loop.startswith("reversed")), result.code
     assert "linear recurrence `h`" in plan.unsafe
     rng = np.random.default_rng(6)
     sizes = [(n, np.float64) for n in (0, 1, 2, 3, 4, 5, 8, 9, 15, 16, 17, 31, 33, 129, 1000)] + [(7, np.float32), (40, np.float32)]
@@ -448,12 +451,14 @@ def test_a_linear_recurrence_keeps_the_loops_values_where_powers_overflow_or_mee
         assert got[1] == want[1]
 
 
-@pytest.mark.parametrize("update", ["h = 31 * h + x[i]", "h = a[i] * h + x[i]", "h = x[i] - 7 * h"])
-def test_an_integer_linear_recurrence_wraps_as_the_loop_does(update):
+@pytest.mark.parametrize("loop", ["range(len(x))", "reversed(range(len(x)))"])
+@pytest.mark.parametrize("update", ["h = 31 * h + x[i]", "h = a[i] * h + x[i]", "h = x[i] - 7 * h", "h = 3 * h - x[i]"])
+def test_an_integer_linear_recurrence_wraps_as_the_loop_does(update, loop):
     """A polynomial hash, `h = 31 * h + x[i]` in int64: the loop wraps at every step; the
     blocked scan's powers and products wrap too, and wrapping is a ring homomorphism, so every
-    value is the loop's exactly (no rounding for integers), at lengths around a block's."""
-    source = _source(f"h = 0\nout = np.zeros(len(x), np.int64)\nfor i in range(len(x)):\n    {update}\n"
+    value is the loop's exactly (no rounding for integers), at lengths around a block's, in
+    either direction."""
+    source = _source(f"h = 0\nout = np.zeros(len(x), np.int64)\nfor i in {loop}:\n    {update}\n"
                      "    out[i] = h\nreturn out, h\n", "x, a")
     result = transpile_source(source, "m.py", shapes={"x": 1, "a": 1})
     assert result.plans[0].rewritten, result.plans[0].remarks

@@ -87,33 +87,32 @@ def discounted_returns(rewards, gamma):
     returns = np.zeros(len(rewards))
     # pforge: vectorized loop (was lines 57-59: map over rewards, linear scan G, indexed output returns) with batched ops, where its run-time checks hold
     if np.asarray(rewards).dtype.kind != 'O' and not isinstance(rewards, (list, tuple)) and len(rewards) - 1 > -1:
-        G_b = rewards[::-1]
-        G_first = gamma * G + G_b[0]
-        G_values = np.zeros(-(-len(G_b) // 16) * 16, np.result_type(gamma, G_first, G_b))
-        G_values[:len(G_b)] = G_b
-        G_values[0] = G_first
+        G_first = gamma * G + rewards[-1]
+        G_values = np.zeros(-(-len(rewards) // 16) * 16, np.result_type(gamma, G_first, rewards))
+        G_values[-len(rewards):] = rewards
+        G_values[-1] = G_first
         G_powers = np.zeros(32, G_values.dtype)
         G_powers[:17] = gamma
         G_powers[0] = 1
         np.multiply.accumulate(G_powers[:17], out=G_powers[:17])
-        G_steps = G_powers[np.arange(16) - np.arange(16)[:, None]]
+        G_steps = G_powers[np.arange(16)[:, None] - np.arange(16)]
         G_values = G_values.reshape(-1, 16)
-        G_ends, G_span, G_scale = (G_values @ G_steps[:, -1], 1, G_powers[16])
+        G_ends, G_span, G_scale = (G_values @ G_steps[:, 0], 1, G_powers[16])
         while G_span < len(G_ends):
-            G_later_ends = G_ends[G_span:]
-            G_later_ends += G_scale * G_ends[:-G_span]
+            G_later_ends = G_ends[:-G_span]
+            G_later_ends += G_scale * G_ends[G_span:]
             G_scale = G_scale * G_scale
             G_span *= 2
-        G_firsts = G_values[1:, 0]
-        G_firsts += G_powers[1] * G_ends[:-1]
+        G_firsts = G_values[:-1, -1]
+        G_firsts += G_powers[1] * G_ends[1:]
         G_values = (G_values @ G_steps).reshape(-1)
-        G_values = G_values[:len(G_b)]
+        G_values = G_values[-len(rewards):]
         if not np.isfinite(G_values).all():
-            G_values[0] = G_first
-            for G_k in range(1, len(G_values)):
-                G_values[G_k] = gamma * G_values[G_k - 1] + G_b[G_k]
-        returns[::-1] = G_values
-        G = G_values[-1]
+            G_values[-1] = G_first
+            for G_k in range(len(G_values) - 2, -1, -1):
+                G_values[G_k] = gamma * G_values[G_k + 1] + rewards[G_k]
+        returns[::-1] = G_values[::-1]
+        G = G_values[0]
     else:
         for t in reversed(range(len(rewards))):
             G = rewards[t] + gamma * G

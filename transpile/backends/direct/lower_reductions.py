@@ -991,8 +991,15 @@ class ReductionsMixin:
             for check in [start_check, *self._float64_reads()]:
                 if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
                     self.checks.append(check)
-        coef, offset = (self._hoist(lift(self.lib, v, 1).node if v.stacked else v.node, f"{name}_{hint}")
-                        for v, hint in ((a, "a"), (b, "b")))
+        lifted = [lift(self.lib, v, 1).node if v.stacked else v.node for v in (a, b)]
+        # One coefficient, offsets walked last first (`for t in reversed(range(n))`: discounted
+        # returns): the scan runs in the offsets' own order, so neither they nor the values are
+        # copied reversed; the values are read reversed, in the loop's order.
+        forwards = None if a.stacked or scan.element is not None else self._unreversed(lifted[1])
+        backwards = forwards is not None
+        if backwards:
+            lifted[1] = forwards
+        coef, offset = (self._hoist(node, f"{name}_{hint}") for node, hint in zip(lifted, "ab"))
         first, values, k = (self.namer.new(f"{name}_{hint}") for hint in ("first", "values", "k"))
 
         def element(node, stacked, at):  # the coefficient or offset of one iteration, as the loop reads it
@@ -1001,7 +1008,7 @@ class ReductionsMixin:
         # a step as the loop spells it: `a * s + b`, `a * s - b` or `b - a * s`
         spelled = scan.spelling.replace("a", "A").replace("b", "B").replace("s", "S")
         step = templates.expr(spelled, A=element(coef, a.stacked, "0"), S=templates.name(name),
-                              B=element(offset, b.stacked, "0"))
+                              B=element(offset, b.stacked, "-1" if backwards else "0"))
         # The first step is the loop's own (a Python float times an int8 start is a float64);
         # from then on the running value is a NumPy number and the dtype no longer changes.
         # One coefficient per iteration: the values are the offsets, scanned in place by
@@ -1009,21 +1016,23 @@ class ReductionsMixin:
         # blocks (zeros after the last) for the Toeplitz products (:meth:`_toeplitz_scan`).
         length = templates.expr("len(N)", N=coef if a.stacked else offset)
         allocate = "empty(L" if a.stacked else f"zeros(-(-L // {TOEPLITZ_BLOCK}) * {TOEPLITZ_BLOCK}"
+        # (backwards, the zeros of the last block go first: they add nothing to the values after them)
+        laid = "[-L:]" if backwards else "[:L]"
         self.out += templates.replace(
             f"{first} = STEP\n"
             f"{values} = {np_}.{allocate}, {np_}.result_type(A, {first}, B))\n"
-            f"{values}[:L] = B\n", STEP=step, L=length, A=coef, B=offset)
+            f"{values}{laid} = B\n", STEP=step, L=length, A=coef, B=offset)
         if scan.spelling == "a * s - b":
             self.out += templates.replace(f"{np_}.negative({values}, out={values})")
-        self.out += templates.replace(f"{values}[0] = {first}")
+        self.out += templates.replace(f"{values}[{'-1' if backwards else '0'}] = {first}")
         if a.stacked:
             tail = self.namer.new(f"{name}_tail")
             self._lanes_scan(name, values, coef, negated=scan.spelling == "b - a * s", tail=tail, step=templates.expr(
                 spelled, A=element(coef, True, tail), S=templates.expr(f"{values}[{tail} - 1]"),
                 B=element(offset, b.stacked, tail)))
         else:
-            self._toeplitz_scan(name, values, coef, negated=scan.spelling == "b - a * s")
-            self.out += templates.replace(f"{values} = {values}[:L]", L=length)
+            self._toeplitz_scan(name, values, coef, negated=scan.spelling == "b - a * s", backwards=backwards)
+            self.out += templates.replace(f"{values} = {values}{laid}", L=length)
         # A power of the coefficients that overflows (|a| > 1) or underflows onto an infinite
         # offset gives inf * 0: where a value is not finite, the steps run in order, as the loop.
         # An array recurrence stores each value into `a` and reads it back, in `a`'s dtype.
@@ -1031,21 +1040,54 @@ class ReductionsMixin:
         # block, so an infinite one makes 0 * inf = nan before it too (helper-38).
         recast, restart = ("", "") if scan.element is None else (
             f" or {values}.dtype != {scan.array}.dtype", f"    {values} = {np_}.empty(len({values}), {scan.array}.dtype)\n")
-        restart += f"    {values}[0] = {first}\n"
+        restart += f"    {values}[{'-1' if backwards else '0'}] = {first}\n"
+        order, before = ("len({v}) - 2, -1, -1", "{v}[{k} + 1]") if backwards else ("1, len({v})", "{v}[{k} - 1]")
         self.out += templates.replace(
             f"if not {np_}.isfinite({values}).all(){recast}:\n{restart}"
-            f"    for {k} in range(1, len({values})):\n"
+            f"    for {k} in range({order.format(v=values)}):\n"
             f"        {values}[{k}] = STEP",
-            STEP=templates.expr(spelled, A=element(coef, a.stacked, k), S=templates.expr(f"{values}[{k} - 1]"),
+            STEP=templates.expr(spelled, A=element(coef, a.stacked, k), S=templates.expr(before.format(v=values, k=k)),
                                 B=element(offset, b.stacked, k)))
-        self.scan_steps[name] = (values, f"{values}[-1]")
+        self.scan_steps[name] = (f"{values}[::-1]", f"{values}[0]") if backwards else (values, f"{values}[-1]")
         self.scan_ranks[name] = 0
         self.nonempty = True
 
-    def _toeplitz_scan(self, name: str, values: str, coef, negated: bool) -> None:
+    def _unreversed(self, node: gast.expr) -> gast.expr | None:
+        """``node`` read forwards: ``x`` of ``x[::-1]``, ``c * x`` of ``c * x[::-1]``, where
+        ``node`` is arithmetic of views read in the opposite order and of constants and names
+        the function binds that hold one value for every iteration (an elementwise expression
+        of reversed rows is the reversed expression of the rows); else None."""
+        known = set(self.params) | set(self.locals) | set(self.free)
+        found = []
+
+        def check(n) -> bool:
+            if reversed_operand(n) is not None:
+                found.append(n)
+                return isinstance(reversed_operand(n), gast.Name) and not self._is_stacked_name(reversed_operand(n).id)
+            if isinstance(n, gast.BinOp):
+                return check(n.left) and check(n.right)
+            if isinstance(n, gast.UnaryOp):
+                return check(n.operand)
+            if isinstance(n, gast.Name):
+                return n.id in known and not self._is_stacked_name(n.id)
+            return isinstance(n, gast.Constant)
+
+        if not check(node) or not found:
+            return None
+
+        class Forwards(gast.NodeTransformer):
+            def visit_Subscript(self, n):
+                return copy.deepcopy(reversed_operand(n)) if reversed_operand(n) is not None else n
+
+        return Forwards().visit(copy.deepcopy(node))
+
+    def _toeplitz_scan(self, name: str, values: str, coef, negated: bool, backwards: bool = False) -> None:
         """Scans ``values`` (the offsets in whole blocks of ``TOEPLITZ_BLOCK``, float or int
         [blocks * B]) in place of the recurrence ``h -> a * h + b`` with one coefficient ``a``
-        (``-a`` where ``negated``), into ``values`` [blocks * B].
+        (``-a`` where ``negated``), into ``values`` [blocks * B]; ``backwards``, from the last
+        offset to the first (discounted returns, in the rewards' own order: the transposed
+        matrix, each block's first value its end, the carry into each block's last offset
+        from the block after it).
 
         Within a block, ``h_i = sum_j a ** (i - j) * b_j``: one matrix product of the blocks
         [blocks, B] by the upper-triangular Toeplitz matrix of the powers [B, B] (``powers``
@@ -1065,21 +1107,27 @@ class ReductionsMixin:
         # sum back through `x.__setitem__`, a second pass over the values
         later, firsts = self.namer.new(f"{name}_later_ends"), self.namer.new(f"{name}_firsts")
         fill = f"-{np_}.asarray(A, {values}.dtype)" if negated else "A"
+        # (backwards: the lower-triangular matrix, `powers[j - k]`; the block ends are the first
+        # column; the doubling and the carry run from the last block down)
+        lags, end, later_slice, earlier_slice, carried, carry_from = (
+            (f"{np_}.arange({size})[:, None] - {np_}.arange({size})", "0", f":-{span}", f"{span}:", "[:-1, -1]", "[1:]")
+            if backwards else
+            (f"{np_}.arange({size}) - {np_}.arange({size})[:, None]", "-1", f"{span}:", f":-{span}", "[1:, 0]", "[:-1]"))
         self.out += templates.replace(
             f"{powers} = {np_}.zeros({2 * size}, {values}.dtype)\n"
             f"{powers}[:{size + 1}] = {fill}\n"
             f"{powers}[0] = 1\n"
             f"{np_}.multiply.accumulate({powers}[:{size + 1}], out={powers}[:{size + 1}])\n"
-            f"{steps} = {powers}[{np_}.arange({size}) - {np_}.arange({size})[:, None]]\n"
+            f"{steps} = {powers}[{lags}]\n"
             f"{values} = {values}.reshape(-1, {size})\n"
-            f"{ends}, {span}, {scale} = {values} @ {steps}[:, -1], 1, {powers}[{size}]\n"
+            f"{ends}, {span}, {scale} = {values} @ {steps}[:, {end}], 1, {powers}[{size}]\n"
             f"while {span} < len({ends}):\n"
-            f"    {later} = {ends}[{span}:]\n"
-            f"    {later} += {scale} * {ends}[:-{span}]\n"
+            f"    {later} = {ends}[{later_slice}]\n"
+            f"    {later} += {scale} * {ends}[{earlier_slice}]\n"
             f"    {scale} = {scale} * {scale}\n"
             f"    {span} *= 2\n"
-            f"{firsts} = {values}[1:, 0]\n"
-            f"{firsts} += {powers}[1] * {ends}[:-1]\n"
+            f"{firsts} = {values}{carried}\n"
+            f"{firsts} += {powers}[1] * {ends}{carry_from}\n"
             f"{values} = ({values} @ {steps}).reshape(-1)", A=coef)
 
     def _lanes_scan(self, name: str, values: str, coef, negated: bool, tail: str, step) -> None:
