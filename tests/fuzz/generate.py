@@ -1824,6 +1824,40 @@ class _Builder:
         return Fragment("live invariant", VECTORIZE, (write, f"s{k} = len(x) * 2 + c"), setup + (f"s{k} = -1",),
                         outputs=result + (f"s{k}",))
 
+    def _linear(self, k):
+        """A first-order linear recurrence on its own, as ML and finance code spell it:
+        exponential smoothing, discounted returns (with a descending loop), an AR(1) with a
+        coefficient per step, an account's balance. One coefficient for every iteration (a
+        literal, an invariant, an expression of invariants) or one per iteration; offsets of
+        one row or of rows times an invariant (``c * x[i]``: read forwards when the loop
+        counts down); each of the four spellings; read in the body or only after the loop.
+        Look-alikes: the running value squared (nonlinear) or one step back too (second order)."""
+        lib, s = self.lib, f"s{k}"
+        self.reads.add("c")
+        coef = self.rng.choice(("0.5", "c", "(1.0 - c)", "0.99", "(0.5 + 0.25)",
+                                f"{lib}.tanh(x[i])", f"(0.9 + 0.1 * {lib}.sin(y[i]))"))
+        if "y[" in coef:
+            self.reads.add("y")
+        offset = self.rng.choice(("x[i]", "c * x[i]", "x[i] * 2.0 + c", "-x[i]", self.expr(1)))
+        spelled = self.rng.choice((f"{s} = {coef} * {s} + {offset}", f"{s} = {offset} + {coef} * {s}",
+                                   f"{s} = {s} * {coef} - ({offset})", f"{s} = {offset} - {coef} * {s}"))
+        init = self.rng.choice(("0.0", "1.5", "0", "c"))
+        r = self.rng.random()
+        if r < 0.1:  # nonlinear: the running value squared
+            spelled, expect, kind = f"{s} = {coef} * {s} * {s} + {offset}", REFUSE, "linear look-alike, squared"
+        elif r < 0.18:  # second order: the value before the last too
+            spelled, expect, kind = f"{s}, p{k} = {coef} * {s} + p{k} + {offset}, {s}", REFUSE, \
+                "linear look-alike, second order"
+        else:
+            expect, kind = EITHER, "linear recurrence alone"
+        setup = (f"{s} = {init}", f"p{k} = 0.0") if "p{k}".format(k=k) in spelled else (f"{s} = {init}",)
+        if self.rng.random() < 0.3:
+            return Fragment(kind, expect, (spelled,), setup, outputs=(s,))
+        out_setup, _ = self._out(k)
+        read = self.rng.choice((s, f"{s} * 2.0"))
+        return Fragment(kind, expect, (spelled, self._write(k, read)), setup + tuple(out_setup),
+                        outputs=self._result(k) + (s,))
+
     def _rows(self, k):
         if not self.np:
             return self._carried(k)
@@ -1848,7 +1882,7 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("distributed", 3), ("fixed-element", 2), ("contraction", 3),
                ("interchange", 2), ("triangle", 3), ("symmetric", 2), ("reached-invariant", 3),
                ("distance", 2), ("kept-running", 2), ("pairwise", 3), ("pack", 2), ("crossing", 2),
-               ("row-view", 2))
+               ("row-view", 2), ("linear", 3))
 DEPENDENT = (("carried", 2), ("inner-of-carried", 1), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))
