@@ -102,8 +102,8 @@ def time_interleaved(fns, make_args, repeats=20, warmup=2, budget_s=None, each=F
     after the same one. A fixed order, even one reversed on odd rounds,
     times a fast function that always follows a slow Python loop with the
     caches and branch predictors that loop left behind (a hundred NumPy
-    calls on 10,000 values measured 10 to 40 % slower there than the same
-    code timed after another fast function).
+    calls on 10,000 values measured about 10 % slower there than the same
+    code timed after another fast function, in one run).
     Arguments come fresh from ``make_args`` before each call, outside the
     clock, since functions may mutate their inputs. The first call of each
     function is timed on its own; ``warmup`` untimed rounds follow.
