@@ -181,9 +181,10 @@ that needs the rows' values (`float(x[t])`, `.numpy()`, NumPy calls) stays a loo
 A first-order linear recurrence `s = a * s + b` (exponential smoothing, discounted returns
 walked backwards, an AR(1) filter) is a scan too: the maps `s -> a * s + b` compose
 associatively, so it runs as a blocked scan (Blelloch 1990): each block of 16 values is
-scanned by one product with the Toeplitz matrix of the powers of `a` (of 8, in lanes, where
+scanned by one product with the Toeplitz matrix of the powers of `a` (of 4, in lanes, where
 `a` varies per step), the block ends by log2(n / 16) rounds of recursive doubling (Hillis and
-Steele 1986), and each block then takes in the end before it. O(n) work, O(log n) depth;
+Steele 1986), and each block then takes in the end before it (walked backwards with one
+coefficient, in the array's own order: the block after it). O(n) work, O(log n) depth;
 products of the coefficients, never a division; where a power overflows or meets an
 infinity the steps run in order. Its rounding differs from the loop's order in the last
 bits: an unsafe fix.
