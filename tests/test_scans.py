@@ -551,3 +551,26 @@ def test_other_exclusive_reads_stay_a_loop(body):
     source = _source(f"s = 0.5\nout = np.zeros(len(x))\nfor i in range(len(x)):\n    {body}\nreturn out\n")
     (plan,) = transpile_source(source, "m.py", shapes={"x": 1}).plans
     assert not plan.rewritten
+
+
+@pytest.mark.parametrize("update, says", [
+    ("s = s + x[i]", "scan `s`: `np.add.accumulate` from the start, in the loop's order: O(n) work and depth"),
+    ("s = np.maximum(s, x[i])", "scan `s`: `np.maximum.accumulate`"),
+    ("s = 0.9 * s + x[i]", "scan `s`: a first-order linear recurrence as a blocked scan"),
+])
+def test_explain_gives_each_scan_its_form_and_cost(update, says, tmp_path):
+    """`explain` names each scan's form and its cost in work and depth (Blelloch 1990): the
+    associative scan of a linear recurrence is O(n) work and O(log n) depth."""
+    from typer.testing import CliRunner
+
+    from pforge.cli.main import app
+
+    source = _source(f"s = 0.0\nout = np.zeros(len(x))\nfor i in range(len(x)):\n    {update}\n    out[i] = s\n"
+                     "return out\n")
+    path = tmp_path / "m.py"
+    path.write_text(source)
+    result = CliRunner().invoke(app, ["explain", str(path), "--shapes", "x=1"])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "rewritten by the direct backend" in text and says in text, text
+    assert ("O(log n) depth" in text) == ("linear" in says), text

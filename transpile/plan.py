@@ -203,6 +203,29 @@ def _integer_term(update) -> bool:
     return (isinstance(value, gast.Constant) and type(value.value) is int)
 
 
+def scan_costs(level: LoopInfo, library: str) -> list[str]:
+    """For ``explain``: each scan of ``level`` with the form the direct backend gives it and
+    its cost over n iterations, work and depth (the longest chain of dependent steps), after
+    Blelloch, "Prefix sums and their applications" (1990)."""
+    notes = []
+    for name, scan in sorted(level.scans.items()):
+        if library != "tensorflow" and scan.op == "linear":
+            notes.append(f"scan `{name}`: a first-order linear recurrence as a blocked scan (a Toeplitz product "
+                         "per block of 16 for one coefficient, lanes of 4 where it varies; recursive doubling "
+                         "over the block ends): O(n) work, O(log n) depth; composed in another order than the "
+                         "loop's (an unsafe fix)")
+        elif library != "tensorflow":
+            ufunc = {"add": "add", "mul": "multiply", "max": "maximum", "min": "minimum"}.get(scan.op, scan.op)
+            notes.append(f"scan `{name}`: `np.{ufunc}.accumulate` from the start, in the loop's order: O(n) "
+                         "work and depth")
+        elif scan.op in ("add", "mul"):
+            notes.append(f"scan `{name}`: `tf.math.{'cumsum' if scan.op == 'add' else 'cumprod'}`: O(n) work, "
+                         "O(log n) depth on a GPU; TensorFlow's order may differ in the last bits (an unsafe fix)")
+        else:
+            notes.append(f"scan `{name}`: `tf.scan` of the loop's own step: O(n) work and depth, inside one graph")
+    return notes
+
+
 def plan_for(info: LoopInfo, rewrite, note: str | None, backend: str, backend_note: str = "",
              held_back: bool = False, vector_plan: tuple[str, ...] = ()) -> LoopPlan:
     """Freezes the analysis of a loop unit and what the backend did into a plan."""
@@ -211,11 +234,12 @@ def plan_for(info: LoopInfo, rewrite, note: str | None, backend: str, backend_no
         depth, parent = 0, level.parent
         while parent is not None and parent is not info.parent:
             depth, parent = depth + 1, parent.parent
+        costs = scan_costs(level, info.library) if rewrite is not None and backend == "direct" else []
         levels.append(LevelPlan(level.lineno, depth,
                                 level.space.describe() if level.space else "(not modelled)",
                                 tuple(sorted(level.classes.items())), level_verdict(level),
                                 tuple(level.dependences), tuple(level.blockers),
-                                tuple(level.notes)))
+                                tuple(level.notes) + tuple(costs)))
     if info.vectorizable:
         if rewrite is None and note:
             note = with_remedy(note)  # (what would make it rewritable)
