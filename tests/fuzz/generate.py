@@ -1831,7 +1831,8 @@ class _Builder:
         literal, an invariant, an expression of invariants) or one per iteration; offsets of
         one row or of rows times an invariant (``c * x[i]``: read forwards when the loop
         counts down); each of the four spellings; read in the body or only after the loop.
-        Look-alikes: the running value squared (nonlinear) or one step back too (second order)."""
+        Look-alikes: the running value squared (nonlinear), one step back too (second order), or
+        a coefficient from a helper with a side effect (it logs each value it is given)."""
         lib, s = self.lib, f"s{k}"
         self.reads.add("c")
         coef = self.rng.choice(("0.5", "c", "(1.0 - c)", "0.99", "(0.5 + 0.25)",
@@ -1848,15 +1849,22 @@ class _Builder:
         elif r < 0.18:  # second order: the value before the last too
             spelled, expect, kind = f"{s}, p{k} = {coef} * {s} + p{k} + {offset}, {s}", REFUSE, \
                 "linear look-alike, second order"
+        elif r < 0.26:  # a data-dependent coefficient with a side effect: the log's order is observable
+            spelled, expect, kind = f"{s} = g{k}(x[i], seen{k}) * {s} + {offset}", REFUSE, \
+                "linear look-alike, coefficient with an effect"
         else:
             expect, kind = EITHER, "linear recurrence alone"
         setup = (f"{s} = {init}", f"p{k} = 0.0") if "p{k}".format(k=k) in spelled else (f"{s} = {init}",)
+        helpers, logged = (), ()
+        if "seen" in spelled:
+            helpers = (f"def g{k}(v, seen):", "    seen.append(float(v))", "    return 0.5 + 0.1 * v")
+            setup, logged = setup + (f"seen{k} = []",), (f"seen{k}",)
         if self.rng.random() < 0.3:
-            return Fragment(kind, expect, (spelled,), setup, outputs=(s,))
+            return Fragment(kind, expect, (spelled,), setup, outputs=(s,) + logged, helpers=helpers)
         out_setup, _ = self._out(k)
         read = self.rng.choice((s, f"{s} * 2.0"))
         return Fragment(kind, expect, (spelled, self._write(k, read)), setup + tuple(out_setup),
-                        outputs=self._result(k) + (s,))
+                        outputs=self._result(k) + (s,) + logged, helpers=helpers)
 
     def _rows(self, k):
         if not self.np:
