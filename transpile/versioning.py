@@ -174,7 +174,10 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
                     for o in sorted((set(found) | set(local)) - {name})]
         if partners:
             tests.append(f"(type({name}) is {np_alias}.ndarray or {' and '.join(partners)})")
-    tests += [_kind_check(np_alias, name, [rank], rank >= 2, name not in operands,
+    # (a local the batched code subscripts as an array, `v[:, np.newaxis]`, must be one)
+    subscripted = result.arrays | getattr(result, "sliced", set())
+    tests += [_kind_check(np_alias, name, [rank], rank >= 2 or name in subscripted,
+                          name not in operands and name not in subscripted,
                           python_ints=name not in converted or ("exact" if _compared_or_stored(info, name) else False),
                           lists=not (raising and name in converted) and name not in operands)
               for name, rank in sorted(local.items())]

@@ -558,6 +558,8 @@ class WritesMixin:
                 value = Val(core.insert_axes(self.lib, value, 1, elem_rank - value.rank), value.full, elem_rank)
             new = self.lib.call("moveaxis", value.node, 0, position)
         elif value.rank == elem_rank:
+            if isinstance(value.node, gast.Name):
+                self.sliced.add(value.node.id)  # (a list, of arrays too, has no `[:, np.newaxis]`)
             new = core.insert_axes(self.lib, value, position, 1)
         elif value.rank <= elem_rank - position:
             new = value.node  # broadcasts against the axes after the loop axis only
