@@ -432,3 +432,119 @@ def test_a_python_number_start_before_float64_values_runs_batched(start):
     assert strict != code
     x = np.random.default_rng(4).normal(size=9)
     np.testing.assert_array_equal(load_module("m.py", source=strict).f(x), load_module("m.py", source=source).f(x))
+
+
+#: a start that is `E` of the iteration before the first (`prev = x[-1]`): every iteration reads
+#: `E(i - step)`, the first too, with no test of the start; and look-alikes that are not
+PREVIOUS_STARTS = {
+    "circular difference": ('''
+def f(x):
+    out = np.empty(len(x))
+    prev = x[-1]
+    for i in range(len(x)):
+        out[i] = (x[i] - prev) * 0.5
+        prev = x[i]
+    return out
+''', True, ["(R(6),)", "([1.0, 2.5, 3.0],)", "([1, 2, 3],)", "(np.arange(5, dtype=np.float32),)",
+            "(np.array([1, 2, 3], dtype=np.uint8),)", "(np.array([2.0]),)", "(np.arange(6.0).reshape(3, 2),)"]),
+    "shoelace area": ('''
+def f(x, y):
+    area = 0.0
+    xp, yp = x[-1], y[-1]
+    for i in range(len(x)):
+        area += xp * y[i] - x[i] * yp
+        xp, yp = x[i], y[i]
+    return area / 2
+''', True, ["(np.array([0.0, 1, 1, 0]), np.array([0.0, 0, 1, 1]))", "([0, 1, 1, 0], [0, 0, 1, 1])",
+            "(np.arange(4, dtype=np.int8) * 40, np.arange(4, dtype=np.int8) * 40)", "(R(5), R(6, 1))",
+            "(R(6), R(5, 1))"]),
+    "a start from an offset range": ('''
+def f(x, a):
+    out = np.zeros(len(x))
+    prev = x[a - 1] * 2
+    for i in range(a, len(x)):
+        out[i] = x[i] * 2 - prev
+        prev = x[i] * 2
+    return out
+''', True, ["(R(6), 2)", "(R(6), 0)", "(np.arange(5, dtype=np.int8), 3)", "(R(4), 4)"]),
+    # an array between the start and the loop whose element the start read is written
+    "start's array written in between": ('''
+def f(x):
+    out = np.zeros(len(x))
+    prev = x[-1]
+    x[-1] = 100.0
+    for i in range(len(x)):
+        out[i] = x[i] - prev
+        prev = x[i]
+    return out
+''', False, ["(R(5),)", "(np.arange(4.0),)"]),
+    # the name the start read bound again in between
+    "start's array rebound in between": ('''
+def f(x, y):
+    out = np.zeros(len(x))
+    prev = x[-1]
+    x = y
+    for i in range(len(x)):
+        out[i] = x[i] - prev
+        prev = x[i]
+    return out
+''', False, ["(R(5), R(5, 1))"]),
+    # the first element, not the one before it
+    "another element": ('''
+def f(x):
+    out = np.zeros(len(x))
+    prev = x[0]
+    for i in range(len(x)):
+        out[i] = x[i] - prev
+        prev = x[i]
+    return out
+''', False, ["(R(5),)", "(np.arange(3, dtype=np.float32),)"]),
+    # `E` of the iteration before reads a name the loop binds (its own index, as the start)
+    "a start through a name the loop binds": ('''
+def f(x, k):
+    out = np.zeros(len(x))
+    i = k
+    prev = x[i - 1]
+    for i in range(len(x)):
+        out[i] = x[i] - prev
+        prev = x[i]
+    return out
+''', False, ["(R(5), 0)", "(R(5), 3)"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PREVIOUS_STARTS))
+def test_a_start_that_is_the_value_of_the_iteration_before_needs_no_test(name):
+    source, previous, calls = PREVIOUS_STARTS[name]
+    source = "import numpy as np\n" + source
+    result = transpile_source(source, "m.py")
+    (plan,) = result.plans
+    assert plan.rewritten, [r.message for r in plan.remarks]
+    guard = result.code.split("    if ")[1].split(":\n")[0]
+    if previous:
+        assert "np.where(i == " not in result.code and "type(prev) is type(" not in guard \
+            and "xp)" not in guard and "isinstance(prev" not in guard, result.code
+        assert "_before = np.asarray(x)[i - 1]" in result.code or "_before = x[i - 1]" in result.code, result.code
+    else:
+        assert " = np.where(i == " in result.code, result.code
+    loop, new = load_module("m.py", source=source).f, load_module("m.py", source=result.code).f
+
+    def R(n, seed=0):
+        return np.random.default_rng(seed).normal(size=n)
+
+    for call in calls:
+        with np.errstate(all="ignore"):
+            try:
+                want = ("returned", loop(*eval(call)))
+            except Exception as exc:  # noqa: BLE001 - the loop's own error, compared
+                want = ("raised", type(exc))
+            try:
+                got = ("returned", new(*eval(call)))
+            except Exception as exc:  # noqa: BLE001
+                got = ("raised", type(exc))
+        assert want[0] == got[0], (call, want, got)
+        if want[0] == "raised":
+            assert want[1] is got[1], (call, want, got)
+        else:
+            assert type(got[1]) is type(want[1]) and np.asarray(got[1]).dtype == np.asarray(want[1]).dtype, (call, want, got)
+            np.testing.assert_array_equal(got[1], want[1], err_msg=call)

@@ -107,13 +107,17 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     found = {name: f for name, f in found.items() if name in params or name in in_loop}
     # A name the batched code never reads (passed to a helper's branch the call does not take)
     # needs no check, unless its rank decided which branch that is.
-    read = {n.id for st in result.stmts for n in gast.walk(st) if isinstance(n, gast.Name)} | {
+    # (a name the batched code only binds, `prev = E`, is not read: `s += t` reads `s`)
+    read = {n.id for st in result.stmts for n in gast.walk(st) if isinstance(n, gast.Name)
+            and (not isinstance(n.ctx, gast.Store) or any(isinstance(a, gast.AugAssign) and a.target is n
+                                                         for a in gast.walk(st)))} | {
         n.id for c in result.checks for n in gast.walk(c) if isinstance(n, gast.Name)} | result.consulted
     # a list the loop only appends to (and the batched code extends) is no array to check
     extended = {name for level in info.walk() for name, col in level.collectors.items() if col.kind == "extend"}
     # a list of objects whose attributes the batched code gathered holds no numbers to check
+    flowing = _flowing_into(fdef, read - extended, info.node)
     found = {name: f for name, f in found.items()
-             if name in _flowing_into(fdef, read - extended, info.node) and name not in extended
+             if name in flowing and name not in extended
              and name not in result.objects}
     unbound = sorted(name for name in found if name not in params and name not in checked_locals)
     if unbound:
@@ -161,7 +165,8 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     # (a local every definition reaching the loop binds to a number literal, `G = 0.0`, is one,
     # and so is one bound to a number of a checked array's shape)
     local = {name: rank for name, rank in locals_for(guess.ranks).items()
-             if name in in_loop and not _evidently_array(ctx, fdef, templates.name(name)) and name not in extended
+             if name in in_loop and name in flowing and not _evidently_array(ctx, fdef, templates.name(name))
+             and name not in extended
              and not (rank == 0 and (literal_number_at_entry(ctx, info.node, name) is not None or shape_int(name)))}
     # A list of Python floats becomes a float64 array; in the loop each is a weak float, which
     # a float32 array (or scalar) keeps float32 (NEP 50): where it is a list, the other values

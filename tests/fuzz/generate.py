@@ -27,6 +27,7 @@ test and through a reference (here the loop itself), and compare every observabl
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field, replace
 
 VECTORIZE, EITHER, REFUSE = "vectorize", "either", "refuse"
@@ -143,12 +144,14 @@ class Program:
         lines.append(f"def f({', '.join(self.params)}):")
         if globals_:
             lines.append(f"    global {', '.join(globals_)}")
-        for frag in self.fragments:
-            lines += [f"    {line}" for line in frag.setup]
         back = max(f.back for f in self.fragments)
         ahead = max(f.ahead for f in self.fragments)
         length = "len(x)" if np or self.by_len else "x.shape[0]"
         stop = f"{length} - {ahead}" if ahead else length
+        # the index of the iteration before the first (a start `w = x[-1]` is `E` of it)
+        before = f"({stop})" if self.descending else str(back - 1)
+        for frag in self.fragments:
+            lines += [f"    {line}".replace("__BEFORE__", before) for line in frag.setup]
         if self.descending and self.spelled_reversed:
             lines.append(f"    for i in reversed(range({back}, {stop})):" if back else f"    for i in reversed(range({stop})):")
         elif self.descending:
@@ -1255,10 +1258,14 @@ class _Builder:
         """``w = E`` last in the body, read before it: iteration ``k`` reads ``E`` of ``k - 1``
         (the first the value before the loop). A planted look-alike reads itself nonlinearly
         (``w = sin(w) + x[i]``, a carried value) and must be refused."""
-        init = self.rng.choice(("0.0", "c", "-1", "2"))
+        init = self.rng.choice(("0.0", "c", "-1", "2", "previous", "previous"))
         if init == "c":
             self.reads.add("c")
         e = self.rng.choice(("x[i]", "x[i] * 2.0", "i", "y[i] + c", "np.tanh(x[i])", "x[i - 1]" if self.np else "x[i]"))
+        if init == "previous":
+            # `E` of the iteration before the first (`w = x[-1]`, a circular difference): every
+            # iteration reads `E(i - 1)` then, the first too
+            init = re.sub(r"\bi\b", "__BEFORE__", e)
         if "y[" in e:
             self.reads |= {"y", "c"}
         if "i - 1" in e:

@@ -3,6 +3,7 @@ the statement that binds a name or holds a node."""
 
 from __future__ import annotations
 
+import ast
 import copy
 
 import gast
@@ -294,6 +295,47 @@ def dead_start(ctx, loop, name: str) -> list[gast.stmt] | None:
             return None  # (only beside the loop: one in a branch of its own would leave `pass`)
         stmts.append(stmt)
     return stmts
+
+
+def bound_at_entry_to(ctx, loop, name: str, value: gast.expr) -> bool:
+    """Whether ``name`` holds the value of ``value`` wherever ``loop`` starts: the one definition
+    of it that reaches the loop from outside is ``name = value`` (the same code, up to the
+    spelling of a negative literal), in the loop's block before it, ``value`` reads names,
+    literals, subscripts and arithmetic only (no call, no attribute), none of them bound in
+    the loop, and the statements between bind plain names ``value`` does not read to values
+    that call nothing but ``len`` and NumPy's constructors (which write no array ``value``
+    reads). ``prev = x[-1]`` before ``for i in range(len(x)): ...; prev = x[i]`` is so bound
+    to ``x[i - 1]`` of the first iteration."""
+    allowed = (gast.Name, gast.Constant, gast.Subscript, gast.Slice, gast.Tuple, gast.BinOp, gast.UnaryOp,
+               gast.Load, gast.operator, gast.unaryop)
+    if not all(isinstance(n, allowed) for n in gast.walk(value)):
+        return False
+    read = {n.id for n in gast.walk(value) if isinstance(n, gast.Name)}
+    if read & {n.id for n in gast.walk(loop) if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))}:
+        return False
+    entry = _entry_definitions(ctx, loop, name)
+    if entry is None or len(entry[0]) != 1 or not isinstance(entry[0][0], gast.Name):
+        return False
+    stmt, bound = _binding(ctx, entry[0][0])
+    if stmt is None or len(stmt.targets) != 1 or _spelled(bound) != _spelled(value):
+        return False
+    block = _block_of(ctx, loop)
+    at = [k for k, s in enumerate(block or []) if s is stmt or s is loop]
+    if len(at) != 2 or block[at[0]] is not stmt:
+        return False
+    from pforge.transpile.analysis.aliasing import _FRESH_CALLS
+    for between in block[at[0] + 1:at[1]]:
+        if not isinstance(between, gast.Assign) or any(
+                not isinstance(t, gast.Name) or t.id in read for t in between.targets) or any(
+                isinstance(n, gast.Call) and ctx.imports.resolve(n.func) not in _FRESH_CALLS | {"builtins.len"}
+                for n in gast.walk(between.value)):
+            return False
+    return True
+
+
+def _spelled(node) -> str:
+    """``node``'s code, parsed again: ``x[-1]`` whether its index is the literal -1 or ``-(1)``."""
+    return ast.dump(ast.parse(gast.unparse(node).strip(), mode="eval"))
 
 
 def _block_of(ctx, stmt) -> list | None:

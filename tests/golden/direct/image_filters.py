@@ -74,10 +74,9 @@ def circular_difference(signal):
     out = np.empty(len(signal))
     prev = signal[-1]
     # pforge: vectorized loop (was lines 65-67: map over signal, indexed output out, wrap-around prev) with batched ops, where its run-time checks hold
-    if isinstance(prev, (int, float, complex, np.number, np.bool_, np.ndarray)) and np.ndim(prev) == 0 and np.shape(signal)[0] > 0 and not isinstance(signal, (list, tuple)) and len(signal) > 0 and (type(prev) is type(signal[0]) and (not isinstance(prev, np.ndarray) or (prev.dtype == signal[0].dtype and prev.shape == signal[0].shape)) or (((type(prev) is float or (type(prev) is int and -2 ** 53 <= prev <= 2 ** 53)) and type(signal[0]) is np.float64) and (type(signal) in (int, float, bool) or np.asarray(signal).dtype == np.float64))):
+    if not isinstance(signal, (list, tuple)) and len(signal) > 0:
         i = np.arange(len(signal))
-        reached = np.logical_not(i == 0)
-        prev_before = np.where(i == 0, prev, signal[np.where(reached, i - 1, 0)])
+        prev_before = signal[i - 1]
         out[:len(signal)] = (signal - prev_before) * 0.5
     else:
         for i in range(len(signal)):

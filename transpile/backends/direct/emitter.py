@@ -77,6 +77,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.levels: list[_Level] = []
         self.trips: dict[int, object] = {}  # depth -> the first level's index there (an Ind), for explain
         self.mask: Val | None = None
+        self.previous_starts: set[str] = set()  # wrap-around variables that start as `E` before the first iteration
         self.partial = 0  # operands after an invariant `and`/`or` operand: reached only where it lets them
         self.in_branch = False
         self.pending: dict[str, list[_Pending]] = {}

@@ -10,7 +10,7 @@ import gast
 from pforge.transpile import templates
 from pforge.transpile.analysis import LoopInfo
 from pforge.transpile.analysis.aliasing import _FRESH_CALLS, unexposed_allocation
-from pforge.transpile.analysis.nodes import _binding as analysis_binding, _shape_of_name
+from pforge.transpile.analysis.nodes import _binding as analysis_binding, _shape_of_name, bound_at_entry_to
 from pforge.transpile.backends.common import _evidently_array
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Unsupported, Val, align, const
@@ -759,12 +759,30 @@ class LevelsMixin:
         ind = level.ind
         first = copy.deepcopy(ind.start) if ind.start is not None else const(0)
         step = copy.deepcopy(ind.step) if ind.step is not None else const(1)
+        if name in self.previous_starts:  # (`prev = x[-1]`: `x[i - 1]` on every iteration, the first too)
+            return _substitute(stmt.value, {ind.name: templates.expr(f"{ind.name} - S", S=step)})
         others = {n.id for n in gast.walk(stmt.value) if isinstance(n, gast.Name) and n.id in level.info.wraparound}
         value = _substitute(stmt.value, {o: self._wrapped(level, o, level.info.wraparound[o]) for o in others})
         choice = gast.IfExp(test=templates.expr(f"{ind.name} == F", F=first), body=templates.name(name),
                             orelse=_substitute(value, {ind.name: templates.expr(f"{ind.name} - S", S=step)}))
         choice.pforge_one_type = True  # (checked in front: the start is of the type of `E`)
         return choice
+
+    def _start_is_previous(self, level, name, stmt) -> bool:
+        """Whether the wrap-around variable ``name`` (``w = E`` last in the body) starts as ``E``
+        of the iteration before the first (``prev = x[-1]`` before ``prev = x[i]`` over
+        ``range(len(x))``, a circular difference): then every iteration, the first too, reads
+        ``E(i - step)``, of one type, and no check of the start is needed. ``E`` may read no
+        other wrap-around variable."""
+        ind = level.ind
+        if any(isinstance(n, gast.Name) and n.id in level.info.wraparound for n in gast.walk(stmt.value)):
+            return False
+        first = ind.start if ind.start is not None else const(0)
+        step = ind.step if ind.step is not None else const(1)
+        f, s = constant_int(first), constant_int(step)
+        before = const(f - s) if f is not None and s is not None else \
+            templates.expr("F - S", F=copy.deepcopy(first), S=copy.deepcopy(step))
+        return bound_at_entry_to(self.ctx, level.info.node, name, _substitute(stmt.value, {ind.name: before}))
 
     def _start_wraparounds(self, level):
         """The wrap-around variables ``w`` of a level (``w = E`` last in the body,
@@ -786,6 +804,7 @@ class LevelsMixin:
             raise Unsupported(f"the wrap-around variable `{next(iter(wraps))}` (TensorFlow code, an "
                               "unusual loop, or under an `if`)")
         np_ = self.lib.alias
+        self.previous_starts |= {name for name, stmt in wraps.items() if self._start_is_previous(level, name, stmt)}
         before = templates.expr(f"{ind.name} - S", S=copy.deepcopy(ind.step) if ind.step is not None else const(1))
         # each value before the loop, of a known rank: a name bound to a value of no known rank
         # (`prev = first`) must be a number or an array of the rank `E` has, checked in front
@@ -809,7 +828,9 @@ class LevelsMixin:
                     pass
                 finally:
                     self.env = saved
-                if name in shifted and starts[name].rank is None and shifted[name].rank is not None:
+                if name in shifted and name in self.previous_starts:
+                    starts[name] = Val(templates.name(name), (), shifted[name].rank)  # (never read)
+                elif name in shifted and starts[name].rank is None and shifted[name].rank is not None:
                     self.checks.append(templates.expr(
                         f"isinstance(W, (int, float, complex, {np_}.number, {np_}.bool_, {np_}.ndarray)) "
                         f"and {np_}.ndim(W) == {shifted[name].rank}", W=templates.name(name)))
@@ -858,14 +879,16 @@ class LevelsMixin:
                 # (one flat `or`, its first operand the empty-range test `_fold_empty_ranges` drops)
                 one_type = gast.BoolOp(op=gast.Or(), values=[*one_type.values, gast.BoolOp(
                     op=gast.And(), values=[number_start, *self._float64_reads()])])
-            self.checks.append(one_type)
+            if name not in self.previous_starts:  # (else the batched code reads `E` alone)
+                self.checks.append(one_type)
             # `E` reads arrays the loop must not write (the analysis saw no name of them
             # written), nor may the start be a view of one: an alias (`y = out`) or an argument
             # passed twice would read what the loop writes
             bases = {id(n.value) for n in gast.walk(stmt.value) if isinstance(n, gast.Attribute)}
             read = sorted({n.id for n in gast.walk(stmt.value) if isinstance(n, gast.Name) and id(n) not in bases
                            and n.id != ind.name and n.id not in wraps
-                           and (self._shape_of(n.id) or Val(None, (), None)).rank != 0} | {name})
+                           and (self._shape_of(n.id) or Val(None, (), None)).rank != 0}
+                          | ({name} - self.previous_starts))
             for w in written:
                 for r in read:
                     # (an array allocated before the loop and seen by nothing else is no view of
