@@ -12,11 +12,13 @@ import pytest
 from pforge.transpile import transpile_source
 from tests.loops import run_module
 
+# (a start of its own: one that is `E` of the iteration before the first, `prev = signal[-1]`,
+# is never read, the batched code reads `signal[i - 1]` then)
 WRAP = """import numpy as np
 
 def halves(signal):
     out = np.empty(len(signal))
-    prev = signal[-1]
+    prev = signal[0]
     for i in range(len(signal)):
         out[i] = (signal[i] - prev) * 0.5
         prev = signal[i]
@@ -49,7 +51,7 @@ EXPOSED = {
 def test_an_array_shown_before_the_loop_keeps_its_memory_check(how):
     """A nested function or a call may hold it; a second binding is another array."""
     between, read = EXPOSED[how]
-    source = WRAP.replace("    prev = signal[-1]\n", between + "    prev = signal[-1]\n") \
+    source = WRAP.replace("    prev = signal[0]\n", between + "    prev = signal[0]\n") \
         .replace("out[i] = (signal[i] - prev) * 0.5", f"out[i] = ({read}[i] - prev) * 0.5") \
         .replace("import numpy as np\n", "import numpy as np\n\nkept = []\n\ndef keep(a):\n    kept.append(a)\n")
     code = transpile_source(source, "m.py").code
@@ -59,7 +61,7 @@ def test_an_array_shown_before_the_loop_keeps_its_memory_check(how):
 def test_a_view_of_the_fresh_output_bound_before_the_loop_leaves_it_a_loop():
     """`view = out[:]` read in the body: the aliasing analysis sees the view (it reads what the
     loop writes), before any check could be dropped."""
-    source = WRAP.replace("    prev = signal[-1]\n", "    view = out[:]\n    prev = signal[-1]\n") \
+    source = WRAP.replace("    prev = signal[0]\n", "    view = out[:]\n    prev = signal[0]\n") \
         .replace("out[i] = (signal[i] - prev) * 0.5", "out[i] = (view[i] - prev) * 0.5")
     result = transpile_source(source, "m.py")
     assert not result.plans[0].rewritten and result.code == source
@@ -74,7 +76,7 @@ def test_a_range_the_checks_know_runs_is_not_tested_for_emptiness_again():
     guard = next(line for line in code.splitlines() if line.strip().startswith("if "))
     assert "len(range(" not in guard
     assert guard.index("len(signal) > 0") < guard.index("type(prev) is type(signal[0])")
-    started = WRAP.replace("prev = signal[-1]", "prev = np.float64(0.0)")
+    started = WRAP.replace("prev = signal[0]", "prev = np.float64(0.0)")
     empty = np.zeros(0)  # (the guard stops at `len(signal) > 0`; `signal[0]` would raise)
     np.testing.assert_array_equal(run_module(_rewrite(started))["halves"](empty), np.zeros(0))
     for n in (1, 2, 5):

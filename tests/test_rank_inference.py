@@ -143,7 +143,7 @@ def test_suggested_ranks_are_checked_and_widened_to_those_with_the_same_code():
     assert ("    # pforge: vectorized loop (was lines 6-7: map over x, indexed output out) with "
             "batched ops, where its run-time checks hold\n"
             "    if " + FLAT_W + "np.ndim(w) <= 1 and type(x) is np.ndarray and 1 <= x.ndim <= 6 and x.shape[0] > 0:\n"
-            "        out[:x.shape[0]] = np.tanh(x * w)\n"
+            "        out[...] = np.tanh(x * w)\n"
             "    else:\n"
             "        for i in range(x.shape[0]):\n"
             "            out[i] = np.tanh(x[i] * w)\n") in result.code

@@ -128,7 +128,7 @@ def test_shapes_option_gives_a_local_its_rank(tmp_path):
     assert "if " + FLAT_W + "np.ndim(w) <= 1 and x.shape[0] > 0:" in without.output
     result = invoke("transpile", "--shapes", "x=2,f.h=1", path)
     assert_exit(result, 0)
-    assert "out[:x.shape[0]] = x * h" in result.output
+    assert "out[...] = x * h" in result.output
     code = result.output[result.output.index("import numpy"):]
     want, got = {}, {}
     exec(compile(LOCAL_RANK, "<loop>", "exec"), want)

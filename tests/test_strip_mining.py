@@ -48,7 +48,7 @@ def test_pairwise_distances_run_in_strips_of_rows_sized_by_the_bound():
     code = _rewrite(KNN)
     assert "i_strip = max(1, 262144 // max(1, m * max(np.shape(X)[-1], np.shape(Y)[-1])))" in code
     assert "for i_lo in range(0, n, i_strip):\n            i_hi = min(i_lo + i_strip, n)" in code
-    assert "D[i_lo:i_hi, :m] = np.sqrt(np.sum(np.square(X[i_lo:i_hi, np.newaxis] - Y[np.newaxis]), axis=-1))" \
+    assert "D[i_lo:i_hi, :] = np.sqrt(np.sum(np.square(X[i_lo:i_hi, np.newaxis] - Y[np.newaxis]), axis=-1))" \
         in code
     assert "in strips of rows (262,144 values at most at once)" in code  # (the marker comment says so)
 

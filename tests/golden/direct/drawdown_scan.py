@@ -53,8 +53,8 @@ def drawdown(returns, start):
         peak_steps[0] = peak
         peak_steps[1:] = peak_terms
         np.maximum.accumulate(peak_steps, out=peak_steps)
-        curve[:len(returns)] = wealth_steps[1:]
-        drawdown[:len(returns)] = (peak_steps[1:] - wealth_steps[1:]) / peak_steps[1:]
+        curve[...] = wealth_steps[1:]
+        drawdown[...] = (peak_steps[1:] - wealth_steps[1:]) / peak_steps[1:]
         wealth = wealth_steps[-1]
         peak = peak_steps[-1]
     else:

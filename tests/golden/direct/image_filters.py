@@ -77,7 +77,7 @@ def circular_difference(signal):
     if not isinstance(signal, (list, tuple)) and len(signal) > 0:
         i = np.arange(len(signal))
         prev_before = signal[i - 1]
-        out[:len(signal)] = (signal - prev_before) * 0.5
+        out[...] = (signal - prev_before) * 0.5
     else:
         for i in range(len(signal)):
             out[i] = (signal[i] - prev) * 0.5

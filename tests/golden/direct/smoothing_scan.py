@@ -64,7 +64,7 @@ def smooth(signal, alpha):
             ema_values[0] = ema_first
             for ema_k in range(1, len(ema_values)):
                 ema_values[ema_k] = ema_a * ema_values[ema_k - 1] + ema_b[ema_k]
-        out[:len(signal)] = ema_values
+        out[...] = ema_values
         ema = ema_values[-1]
     else:
         for t in range(len(signal)):

@@ -189,7 +189,7 @@ def _strip_mine(rewriter: DirectRewriter, result: LoopRewrite, rows: gast.expr, 
         i_strip = max(1, 2097152 // max(1, n_r * np.shape(X)[-1]))
         for i_lo in range(0, n_q, i_strip):
             i_hi = min(i_lo + i_strip, n_q)
-            D[i_lo:i_hi, :n_r] = np.sqrt(np.sum(np.square(X[i_lo:i_hi, np.newaxis] - Y[np.newaxis]), axis=-1))
+            D[i_lo:i_hi, :] = np.sqrt(np.sum(np.square(X[i_lo:i_hi, np.newaxis] - Y[np.newaxis]), axis=-1))
 
     Legal because the level is independent and writes elements or reduces into a running
     value, which each strip's batched statement (``s += np.sum(...)``, ``s = np.maximum(s,

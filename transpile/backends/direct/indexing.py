@@ -904,7 +904,11 @@ class IndexingMixin:
             return gast.Slice(lower=None, upper=None, step=const(-1))
         start = None if ind.start is None or constant_int(ind.start) == 0 else copy.deepcopy(ind.start)
         step = None if ind.step is None or constant_int(ind.step) == 1 else copy.deepcopy(ind.step)
-        if start is None and self._same_length(ind.length_of, base_name):
+        # (the rows of an array made as long along this axis, `np.zeros((len(x), len(y)))`: all of them)
+        made, axis = (bounded[0].id, bounded[1]) if bounded is not None and isinstance(bounded[0], gast.Name) \
+            else (base_name, 0)
+        if start is None and (self._same_length(ind.length_of, base_name)
+                              or self._made_as_long(made, ind.length_of, axis)):
             stop = None
         else:
             stop = copy.deepcopy(ind.stop)

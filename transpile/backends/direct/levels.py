@@ -494,11 +494,11 @@ class LevelsMixin:
         sa, sb = self._shape_of(a), self._shape_of(b)
         return sa is not None and sb is not None and sa.dim(0) is not None and sa.dim(0) == sb.dim(0)
 
-    def _made_as_long(self, made: str, other: str) -> bool:
+    def _made_as_long(self, made: str, other: str, axis: int = 0) -> bool:
         """``made`` is bound once, before the loop, to a new array with as many rows as
-        ``other``, a name the function never binds: ``np.zeros(len(other))`` (``empty``,
-        ``ones``, ``full``; the length also as ``other.shape[0]`` or a tuple starting with it)
-        or ``np.zeros_like(other)``."""
+        ``other`` along ``axis``, a name the function never binds: ``np.zeros(len(other))``
+        (``empty``, ``ones``, ``full``; the length also as ``other.shape[0]``, or the entry
+        ``axis`` of a tuple) or, along axis 0, ``np.zeros_like(other)``."""
         value = self.aliases.get(made) if made is not None and other is not None else None
         if not isinstance(value, gast.Call) or not value.args or self.lib.kind != "np":
             return False
@@ -507,10 +507,15 @@ class LevelsMixin:
         callee = self.ctx.imports.resolve(value.func) or ""
         first = value.args[0]
         if callee in ("numpy.zeros_like", "numpy.empty_like", "numpy.ones_like", "numpy.full_like"):
-            return isinstance(first, gast.Name) and first.id == other
+            return axis == 0 and isinstance(first, gast.Name) and first.id == other \
+                and not any(k.arg == "shape" for k in value.keywords)
         if callee in ("numpy.zeros", "numpy.empty", "numpy.ones", "numpy.full"):
-            if isinstance(first, (gast.Tuple, gast.List)) and first.elts:
-                first = first.elts[0]
+            if isinstance(first, (gast.Tuple, gast.List)):
+                if axis >= len(first.elts) or any(isinstance(e, gast.Starred) for e in first.elts):
+                    return False
+                first = first.elts[axis]
+            elif axis != 0:
+                return False
             return self._length_of(first) == other
         return False
 
