@@ -615,11 +615,13 @@ def _array_test(np_alias: str, name: str, read_only: bool, number_rows: bool = F
 #: the test that ``v`` is a number that ``np.asarray`` keeps as it is (a float64: no int, no bool)
 _NUMBER = "isinstance(v, float)"
 #: the same for a value the batched code leaves as it is: Python's ints keep their semantics
-_PYTHON_NUMBER = "isinstance(v, (int, float))"
+#: (no bool, an int subclass: as an index ``w[True]`` is a new axis of ``w``, not ``w[1]``, and
+#: ``True + True`` of a list of them converted is ``True``)
+_PYTHON_NUMBER = "(type(v) is int or isinstance(v, float))"
 #: a number a list of them converts to exactly: ints within float64's integers (``np.asarray``
 #: makes a list with an int of 2**63 or more uint64 or float64, and one mixing floats with
-#: ints beyond 2**53 rounds them)
-_EXACT_NUMBER = "(isinstance(v, float) or isinstance(v, int) and -2 ** 53 <= v <= 2 ** 53)"
+#: ints beyond 2**53 rounds them), no bool (``[True, 2]`` converts to ints)
+_EXACT_NUMBER = "(isinstance(v, float) or type(v) is int and -2 ** 53 <= v <= 2 ** 53)"
 
 
 def _numbers_out(ctx, info) -> bool:

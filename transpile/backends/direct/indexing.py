@@ -84,6 +84,8 @@ class IndexingMixin:
             return self._selection_end(node.value.id, position)
         comps = _components(node.slice)
         base = self.ev(node.value)
+        if self._in_batched_code(node) and not _is_shape(self.ctx, node.value):
+            self._integer_fixed(comps)
         if isinstance(node.value, gast.Name) and any(isinstance(c, gast.Slice) for c in comps) and \
                 self._in_batched_code(node):
             # a list's slice is a list: `*` repeats it and `+` concatenates, where the batched
@@ -570,6 +572,74 @@ class IndexingMixin:
         measured = {id(m) for n in gast.walk(index) if isinstance(n, (gast.Call, gast.Attribute)) for m in gast.walk(n)}
         for name in sorted({n.id for n in gast.walk(index) if isinstance(n, gast.Name) and id(n) not in measured}):
             self._check(templates.expr(f"{self.lib.alias}.asarray(A).dtype.kind in 'iu'", A=templates.name(name)))
+
+    def _integer_fixed(self, comps) -> None:
+        """Each index of ``comps`` that is one number the same on every iteration (``s`` of
+        ``Q[s, a]``, ``w[s]``, ``row[s]``) is an int: the batched code takes it to remove an
+        axis, where a bool (Python's, NumPy's or a 0-d bool array) indexes an array as a new
+        axis of length 1 (``w[True]`` is ``w[np.newaxis]``, ``w[False]`` empty) and, beside
+        the batched index arrays, as a mask (``Q[True, np.arange(n)]`` is ``Q[:n]``, where the
+        loop's ``Q[True, a]`` are rows of one more axis). An index the code shows is an int (a
+        literal, ``len()``, ``int()``, an int's arithmetic) needs nothing; one it shows is a
+        bool (``True``, a comparison) is refused; else each value a bool could come through
+        is checked at run time, ``np.asarray(s).dtype.kind in 'iu'`` (``s - 1`` is an int
+        whatever ``s`` is; ``s + t`` of two NumPy bools a bool).
+
+        Raises:
+            Unsupported: a bool the code shows, or a value no check in front of the loop sees
+                (bound in the loop, other than once to what such a check sees).
+        """
+        for c in comps:
+            if isinstance(c, gast.Slice) or _is_ellipsis(c) or _is_newaxis(c, self.ctx) \
+                    or isinstance(self.env.get(getattr(c, "id", None)), Ind) or constant_int(c) is not None:
+                continue
+            value = self._aside(c)
+            if value is None or value.stacked or value.rank != 0 or value.pytype == "int":
+                continue  # (a per-iteration index is `_integer_indices`' and `_boolean_index`'s)
+            if value.pytype == "bool" or isinstance(c, gast.Constant) or self._boolean_index(c):
+                raise Unsupported(f"`{gast.unparse(c).strip()}`: a bool as an index (NumPy reads it as a new "
+                                  "axis, or beside index arrays as a mask)")
+            if self._np:
+                for operand in self._bool_carriers(c):
+                    self._check(templates.expr(f"{self.lib.alias}.asarray(A).dtype.kind in 'iu'", A=operand))
+
+    def _bool_carriers(self, node, depth: int = 0) -> list:
+        """The names (and attributes of names) whose bools would make ``node`` a bool: the
+        value itself, the array an element is read from (``idx`` of ``idx[0]``), both operands
+        of an arithmetic or bitwise operator (none where one is an int or float literal), both arms
+        of a conditional expression; nothing through a call (``len(w)``, ``np.argmax(v)``) or a
+        shape. A name bound once in the loop body stands for what it is bound to."""
+        if isinstance(node, gast.Constant) or _is_shape(self.ctx, node) or isinstance(node, gast.Call):
+            return []
+        if isinstance(node, gast.Subscript):
+            if isinstance(node.value, gast.Attribute) and node.value.attr == "shape":
+                return []
+            return self._bool_carriers(node.value, depth)
+        if isinstance(node, gast.BinOp):
+            if any(isinstance(side, gast.Constant) and type(side.value) in (int, float) for side in (node.left, node.right)):
+                return []  # (`s | True` of a bool `s` is a bool)
+            return self._bool_carriers(node.left, depth) + self._bool_carriers(node.right, depth)
+        if isinstance(node, gast.UnaryOp):
+            return [] if isinstance(node.op, gast.USub) else self._bool_carriers(node.operand, depth)
+        if isinstance(node, gast.IfExp):
+            return self._bool_carriers(node.body, depth) + self._bool_carriers(node.orelse, depth)
+        root = node
+        while isinstance(root, gast.Attribute):
+            root = root.value
+        if isinstance(root, gast.Name) and isinstance(self.env.get(root.id), Ind):
+            return []
+        if isinstance(root, gast.Name) and not (root.id in self.loop_stores or self._is_stacked_name(root.id)
+                                                or root.id in self.snapshot_of):
+            if root is node or not any(isinstance(n, gast.Attribute) and isinstance(n.ctx, gast.Store)
+                                       and gast.unparse(n) == gast.unparse(node) for n in gast.walk(self.info.node)):
+                return [copy.deepcopy(node)]
+        if isinstance(node, gast.Name) and depth < 3:
+            bindings = [s for level in self.levels for s in level.info.body if isinstance(s, gast.Assign)
+                        and any(isinstance(n, gast.Name) and n.id == node.id for t in s.targets for n in gast.walk(t))]
+            if len(bindings) == 1 and len(bindings[0].targets) == 1 and isinstance(bindings[0].targets[0], gast.Name):
+                return self._bool_carriers(bindings[0].value, depth + 1)
+        raise Unsupported(f"`{gast.unparse(node).strip()}` in an index the same on every iteration: it may be a "
+                          "bool (NumPy reads it as a new axis), which no check in front of the loop sees")
 
     def _boolean_index(self, index, seen: frozenset = frozenset()) -> bool:
         """Whether the code shows ``index`` may be a bool: a comparison, ``not``, ``and``/``or``,

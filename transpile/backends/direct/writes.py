@@ -179,6 +179,7 @@ class WritesMixin:
         if isinstance(current, Val) and current.stacked:
             return self._private_write(name, current, target, value, op, stmt)
         comps = _components(target.slice)
+        self._integer_fixed(comps)
         if self._np and self._fixed_index(comps):
             # `m[i, 0] = v`: the column raises where that axis is empty (`np.zeros((n, n))` of
             # n = 0), and the loop writes it only when the levels around the write run; so the
