@@ -126,6 +126,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.unlisted: set[str] = set()  # names declared by a docstring, taken as arrays (:meth:`_declared`)
         self.unknown_kinds: set[str] = set()  # names of no known kind read through asarray (:meth:`_known_kinds`)
         self.unknown_attributes: dict[str, gast.expr] = {}  # `self.q`, likewise, by its text
+        self.unknown_roots: set[str] = set()  # `q` of `q[s]` read so, in a comprehension's rewrite too
         self.unsafe: str | None = None  # why the rewrite may change results (`LoopRewrite.unsafe`)
         self.float_operands: set[str] = set()  # arrays a contraction reads (:meth:`_float_checks`)
         self.expanded = False  # a squared distance expanded (--fast-math): float outputs only
@@ -456,8 +457,13 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
     def _known_attribute_kinds(self) -> None:
         """``type(self.q) is np.ndarray`` for each attribute the batched code reads through
         ``np.asarray`` (:meth:`_known_kinds`), in a list comprehension's rewrite too: a dict
-        keyed by pairs (a tabular agent's ``self.q[s, a]``) is one object to ``np.asarray``."""
+        keyed by pairs (a tabular agent's ``self.q[s, a]``) is one object to ``np.asarray``. So
+        too for the root of a chain read so (``q`` of ``q[s]``, :meth:`_root_kind`): a dict of dicts
+        is one object, where ``np.array`` of the loop's list takes a list of lists as it is."""
         written = {gast.unparse(c).strip() for c in self.checks}
+        for name in sorted(self.unknown_roots):
+            if not any(f"type({name}) is {self.lib.alias}.ndarray" in text for text in written):
+                self.checks.append(templates.expr(f"type(N) is {self.lib.alias}.ndarray", N=templates.name(name)))
         for text, node in sorted(self.unknown_attributes.items()):
             if any(f"type({text}) is {self.lib.alias}.ndarray" in line for line in written):
                 continue
@@ -781,6 +787,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
             if self.lib.kind == "np" and not self.to_tf and base.id not in self.env and self._shape_of(base.id) is None \
                     and not _evidently_array(self.ctx, self.info.function, base):
                 self.unknown_kinds.add(base.id)
+        elif isinstance(node, gast.Subscript) and self.lib.kind == "np" and not self.to_tf:
+            self._root_kind(node)
         if isinstance(node, gast.Name):
             shape = self._shape_of(node.id)
             if (node.id in self.params or node.id in self.locals) and self._declared(node.id):
@@ -793,14 +801,51 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                 return node
         elif isinstance(node, gast.Call) and _evidently_array(self.ctx, self.info.function, node):
             return node
-        elif isinstance(node, gast.Attribute) and self.lib.kind == "np" and not self.to_tf and _attribute_path(node) \
-                and not self.ctx.imports.resolve(node):
+        elif isinstance(node, gast.Attribute) and self.lib.kind == "np" and not self.to_tf:
             # (`self.q[s, a]`: an attribute may hold a dict keyed by tuples, which the loop indexes
             # and `np.asarray` makes one object)
-            self.unknown_attributes.setdefault(gast.unparse(node).strip(), copy.deepcopy(node))
+            self._attribute_kind(node)
         if self.lib.kind == "np":
             return self.lib.call("asarray", node)
         return self.lib.call("convert_to_tensor", node)
+
+    def _root_kind(self, node) -> None:
+        """The kind check for ``q[s]``, a subscript read through ``np.asarray`` (the rows of
+        ``q[s][a]``, ``self.q[s][a]``): its kind is that of the chain's root, checked as a name
+        or an attribute read so is (:meth:`_known_kinds`). A dict of dicts is one object to
+        ``np.asarray``, and a list of lists gives rows of Python floats that sum to a NumPy
+        float; the rows of an array compute as the loop's do. (A known Python sequence is
+        converted as one read whole is.)"""
+        root = node
+        while isinstance(root, gast.Subscript):
+            root = root.value
+        if isinstance(root, gast.Attribute):
+            self._attribute_kind(root)
+        elif isinstance(root, gast.Name) and root.id not in self.env and root.id not in self.loop_stores:
+            if (root.id in self.params or root.id in self.locals) and self._declared(root.id):
+                return
+            shape = self._shape_of(root.id)
+            if shape is None or not shape.sequence:
+                self.unknown_roots.add(root.id)
+
+    def _attribute_kind(self, node) -> None:
+        """``type(node) is np.ndarray``, after the loop's trip count (:meth:`_known_attribute_kinds`),
+        for an attribute read through ``np.asarray``: of a name (``self.q``, ``env.model.p``) or
+        of a subscript of one by values bound before the loop (``objs[s].vals``); one the check
+        in front cannot read is refused. (An attribute of a call's value is taken as the call's
+        value read whole is.)"""
+        if self.ctx.imports.resolve(node):
+            return  # (a module's attribute: `math.pi`, `np.newaxis`)
+        if not _attribute_path(node):
+            base = node
+            while isinstance(base, (gast.Attribute, gast.Subscript)):
+                base = base.value
+            if not isinstance(base, gast.Name):
+                return
+            bound = set(self.env) | self.loop_stores
+            if any(isinstance(n, gast.Call) or isinstance(n, gast.Name) and n.id in bound for n in gast.walk(node)):
+                raise Unsupported(f"`{gast.unparse(node).strip()}` is of no known kind, read as an array")
+        self.unknown_attributes.setdefault(gast.unparse(node).strip(), copy.deepcopy(node))
 
     def _used_outside(self, name):
         inside = {id(n) for n in gast.walk(self.info.node)}
