@@ -30,7 +30,7 @@ DATA = Path(__file__).parent / "data"
 
 #: the check that `w`, which the code does not show to be an array, is one or a flat list of numbers
 FLAT_W = ("(type(w) is np.ndarray or isinstance(w, (int, float, complex, np.number)) or (isinstance(w, (list, tuple)) "
-          "and all((isinstance(v, (int, float)) for v in w)))) and ")
+          "and all((type(v) is int or isinstance(v, float) for v in w)))) and ")
 
 
 FLOAT_SUM = textwrap.dedent("""\

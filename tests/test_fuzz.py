@@ -284,7 +284,7 @@ def test_a_rewrite_whose_rank_check_fails_is_not_counted_as_tested():
     frag = Fragment("map", VECTORIZE, ("o[i] = np.dot(c, c) * x[i]",), ("o = np.zeros(len(x))",),
                     outputs=("o",), reads=("x", "c"))
     judged = judge(Program(0, "numpy", (frag,)), "direct", False)
-    assert "(type(c) is np.ndarray or (isinstance(c, (list, tuple)) and all((isinstance(v, (int, float)) " \
+    assert "(type(c) is np.ndarray or (isinstance(c, (list, tuple)) and all((type(v) is int or isinstance(v, float) " \
         "for v in c)))) and np.ndim(c) == 1" in judged.code
     assert judged.outcome == GUARDED_OUT
     frag = Fragment("map", VECTORIZE, ("o[i] = x[i] * np.sum(m2[i])",), ("o = np.zeros(len(x))",),

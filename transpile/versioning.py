@@ -319,7 +319,7 @@ def guard(info, result, checks: list) -> str | None:
         _unclamp(result.stmts)
     if not tests:
         return None  # every level runs whatever the inputs
-    tests = _implied_type_tests(_arrays_apart(_conjuncts(tests)))
+    tests = _type_tests_first(_implied_type_tests(_arrays_apart(_conjuncts(tests))))
     # A check that reads an element (`abs(d[i + 1, i + 1]) + ... < 2 ** 63`) runs after the
     # tests that the loops run: where they do not, the loop reads nothing and that element may
     # not exist (an inner loop over `range(i + 1, n)` at `i = n - 1`).
@@ -445,6 +445,24 @@ def _implied_type_tests(tests: list[gast.expr]) -> list[gast.expr]:
             tests[min(k, narrower)] = tests[narrower]
         del tests[max(k, narrower)]  # (of two tests of one meaning, the later)
         k = 0
+    return tests
+
+
+def _type_tests_first(tests: list[gast.expr]) -> list[gast.expr]:
+    """The conjuncts, each type test of a name (:func:`_type_test`) moved in front of the first
+    other test that reads that name: ``n <= np.shape(x)[0]`` raises for a dict ``x`` (its shape
+    is ``()``), which ``type(x) is np.ndarray`` sends to the loop first. A type test of a name
+    never raises and changes nothing, so where it stands decides only what runs after it."""
+    tests = list(tests)
+    for test in list(tests):
+        typed = _type_test(test)
+        if typed is None:
+            continue
+        at = next(k for k, t in enumerate(tests) if t is test)
+        first = next((k for k, t in enumerate(tests[:at]) if _type_test(t) is None and any(
+            isinstance(n, gast.Name) and n.id == typed[0] for n in gast.walk(t))), None)
+        if first is not None:
+            tests.insert(first, tests.pop(at))
     return tests
 
 

@@ -660,7 +660,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                 stmt.value.func = self.lib.fn("array")
         self._default_dtypes()
         self._no_lists()
-        self._known_attribute_kinds()
+        self._known_kinds()
         self._float_checks()
         return LoopRewrite(self.out + [stmt], [], {}, self._pattern(), anchor=anchor, checks=list(self.checks),
                            unsafe=self.unsafe)
