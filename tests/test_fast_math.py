@@ -85,7 +85,7 @@ def test_close_points_lose_precision_but_never_become_nan():
 def test_a_private_difference_is_read_through_its_value_and_its_binding_dropped():
     code = _fast(PRIVATE, shapes={"a": 2, "b": 2}).code
     batched = code.split("else:")[0]
-    assert ("out[:len(b), :len(a)] = np.maximum(np.einsum('ij,ij->i', b, b)[:, np.newaxis] + "
+    assert ("out[...] = np.maximum(np.einsum('ij,ij->i', b, b)[:, np.newaxis] + "
             "np.einsum('ij,ij->i', a, a) - 2 * (b @ a.T), 0)") in batched
     assert "d = " not in batched  # the (m, n, d) differences are never built
     rng = np.random.default_rng(2)

@@ -458,6 +458,16 @@ def f(x, y):
 ''', True, ["(np.array([0.0, 1, 1, 0]), np.array([0.0, 0, 1, 1]))", "([0, 1, 1, 0], [0, 0, 1, 1])",
             "(np.arange(4, dtype=np.int8) * 40, np.arange(4, dtype=np.int8) * 40)", "(R(5), R(6, 1))",
             "(R(6), R(5, 1))"]),
+    "a start from a range of a literal start": ('''
+def f(x):
+    out = np.zeros(len(x))
+    prev = x[1] * 2
+    for i in range(2, len(x)):
+        out[i] = x[i] * 2 - prev
+        prev = x[i] * 2
+    return out
+''', True, ["(R(6),)", "(np.arange(5, dtype=np.int8),)", "(R(2),)", "([1.0, 2.0, 3.5],)"]),
+    # a start of a range that starts at a value (`a - 1` of a NumPy uint8 `a = 0` is 255)
     "a start from an offset range": ('''
 def f(x, a):
     out = np.zeros(len(x))
@@ -466,7 +476,17 @@ def f(x, a):
         out[i] = x[i] * 2 - prev
         prev = x[i] * 2
     return out
-''', True, ["(R(6), 2)", "(R(6), 0)", "(np.arange(5, dtype=np.int8), 3)", "(R(4), 4)"]),
+''', False, ["(R(6), 2)", "(R(6), 0)", "(np.arange(5, dtype=np.int8), 3)", "(R(30), np.uint8(0))"]),
+    # the statement that binds the start rebinds the array too: the start is of the old one
+    "a start beside a rebinding": ('''
+def f(x, y):
+    out = np.zeros(len(x))
+    x, prev = y, x[-1]
+    for i in range(len(x)):
+        out[i] = x[i] - prev
+        prev = x[i]
+    return out
+''', False, ["(R(4), R(4, 1))", "(R(3), R(3, 2))"]),
     # an array between the start and the loop whose element the start read is written
     "start's array written in between": ('''
 def f(x):
@@ -524,7 +544,7 @@ def test_a_start_that_is_the_value_of_the_iteration_before_needs_no_test(name):
     if previous:
         assert "np.where(i == " not in result.code and "type(prev) is type(" not in guard \
             and "xp)" not in guard and "isinstance(prev" not in guard, result.code
-        assert "_before = np.asarray(x)[i - 1]" in result.code or "_before = x[i - 1]" in result.code, result.code
+        assert "_before = " in result.code and "prev, " not in result.code, result.code
     else:
         assert " = np.where(i == " in result.code, result.code
     loop, new = load_module("m.py", source=source).f, load_module("m.py", source=result.code).f

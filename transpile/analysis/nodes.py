@@ -302,7 +302,7 @@ def bound_at_entry_to(ctx, loop, name: str, value: gast.expr) -> bool:
     of it that reaches the loop from outside is ``name = value`` (the same code, up to the
     spelling of a negative literal), in the loop's block before it, ``value`` reads names,
     literals, subscripts and arithmetic only (no call, no attribute), none of them bound in
-    the loop, and the statements between bind plain names ``value`` does not read to values
+    the loop or by that statement, and the statements between bind plain names ``value`` does not read to values
     that call nothing but ``len`` and NumPy's constructors (which write no array ``value``
     reads). ``prev = x[-1]`` before ``for i in range(len(x)): ...; prev = x[i]`` is so bound
     to ``x[i - 1]`` of the first iteration."""
@@ -319,6 +319,16 @@ def bound_at_entry_to(ctx, loop, name: str, value: gast.expr) -> bool:
     stmt, bound = _binding(ctx, entry[0][0])
     if stmt is None or len(stmt.targets) != 1 or _spelled(bound) != _spelled(value):
         return False
+    if read & {n.id for n in gast.walk(stmt.targets[0]) if isinstance(n, gast.Name)}:
+        return False  # (`x, prev = y, x[-1]`: the start is of the array bound before)
+    return quiet_between(ctx, stmt, loop, read)
+
+
+def quiet_between(ctx, stmt, loop, names: set[str]) -> bool:
+    """Whether ``stmt`` stands before ``loop`` in its block, and the statements between bind
+    plain names not in ``names`` to values that call nothing but ``len`` and NumPy's
+    constructors: nothing there rebinds, resizes or writes what ``names`` hold (``x.pop()``,
+    ``del x[-1]``, ``x[:] = x[1:]``, ``out.resize(...)``, a helper that pops)."""
     block = _block_of(ctx, loop)
     at = [k for k, s in enumerate(block or []) if s is stmt or s is loop]
     if len(at) != 2 or block[at[0]] is not stmt:
@@ -326,7 +336,7 @@ def bound_at_entry_to(ctx, loop, name: str, value: gast.expr) -> bool:
     from pforge.transpile.analysis.aliasing import _FRESH_CALLS
     for between in block[at[0] + 1:at[1]]:
         if not isinstance(between, gast.Assign) or any(
-                not isinstance(t, gast.Name) or t.id in read for t in between.targets) or any(
+                not isinstance(t, gast.Name) or t.id in names for t in between.targets) or any(
                 isinstance(n, gast.Call) and ctx.imports.resolve(n.func) not in _FRESH_CALLS | {"builtins.len"}
                 for n in gast.walk(between.value)):
             return False

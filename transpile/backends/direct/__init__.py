@@ -24,7 +24,6 @@ _FAMILIES = (elementwise, linalg, nn, reductions, shape)  # importing them regis
 from pforge.transpile.backends.common_subexpressions import bind_common_subexpressions
 from pforge.transpile.backends.direct.core import REGISTRY, InvariantTest, Lib, Unsupported
 from pforge.transpile.backends.direct.emitter import DirectRewriter
-from pforge.transpile.backends.direct.expressions import drop_implied_int64_checks
 from pforge.transpile.backends.pfor import LoopRewrite
 from pforge.transpile.naming import Namer
 
@@ -87,7 +86,6 @@ def rewrite_loop(ctx: ModuleContext, info: LoopInfo, namer: Namer, tf: str | Non
 def _rewritten(rewriter: DirectRewriter, bind_common: bool = True) -> LoopRewrite:
     taken = set(rewriter.namer.taken)
     result = rewriter.run()
-    result.checks = drop_implied_int64_checks(result.checks)
     bound = getattr(rewriter.ctx, "memory_bound", None)
     if bound and (rows := rewriter.strip_rows()) is not None:
         _strip_mine(rewriter, result, rows, taken, bound)

@@ -57,40 +57,6 @@ _RAISE_ON_VALUES = {
 
 
 
-def drop_implied_int64_checks(checks: list) -> list:
-    """``checks`` less each int64 check ``B < 2 ** 63`` (:meth:`ExpressionsMixin._int64_holds`)
-    that another one implies: its bound ``B`` is a term of a larger bound's sum (``a < 2 ** 63``
-    beside ``a + b < 2 ** 63``), or a term times a literal of at least 1. Every bound is a sum
-    or product of ``abs(...)``, ``max(abs(...), ...)`` and literals, so no term is negative and
-    a sum is no smaller than its terms; a NaN or an infinity in a term stays in the sum. A power
-    implies nothing (``x ** 2`` of a float past 1e154 raises ``OverflowError`` where ``x`` alone
-    fails its check and the loop runs), nor does ``max`` (``max(5, nan)`` is 5) or a product of
-    two bounds (either may be 0). The larger check stays where it stands; where the dropped one
-    stood before it, it now also runs where the dropped one failed, and a sum of numbers raises
-    nowhere (it reads only what the dropped one read, and more invariants the check reads
-    anyway where the dropped one holds)."""
-    def within(small, big) -> bool:
-        if gast.dump(small) == gast.dump(big):
-            return True
-        if isinstance(big, gast.BinOp) and isinstance(big.op, gast.Add):
-            return within(small, big.left) or within(small, big.right)
-        if isinstance(big, gast.BinOp) and isinstance(big.op, gast.Mult):
-            for factor, other in ((big.left, big.right), (big.right, big.left)):
-                if isinstance(factor, gast.Constant) and type(factor.value) is int and factor.value >= 1:
-                    return within(small, other)
-        return False
-
-    bounds = [c.left for c in checks if _int64_check(c)]
-    return [c for c in checks if not (_int64_check(c) and any(
-        gast.dump(b) != gast.dump(c.left) and within(c.left, b) for b in bounds))]
-
-
-def _int64_check(node) -> bool:
-    """``B < 2 ** 63``, as :meth:`ExpressionsMixin._int64_holds` writes it."""
-    return isinstance(node, gast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], gast.Lt) \
-        and gast.dump(node.comparators[0]) == gast.dump(templates.expr("2 ** 63"))
-
-
 def _lengths_only(bound) -> bool:
     """A bound that is a sum of lengths (``len(x)``, ``x.shape[0]``), literals below 2**32, and
     lengths times literals below 2**14: no length reaches 2**48 (256 TiB of bytes), so no such

@@ -10,7 +10,7 @@ import gast
 from pforge.transpile import templates
 from pforge.transpile.analysis import LoopInfo
 from pforge.transpile.analysis.aliasing import _FRESH_CALLS, unexposed_allocation
-from pforge.transpile.analysis.nodes import _binding as analysis_binding, _shape_of_name, bound_at_entry_to
+from pforge.transpile.analysis.nodes import _binding as analysis_binding, _shape_of_name, bound_at_entry_to, quiet_between
 from pforge.transpile.backends.common import _evidently_array
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Unsupported, Val, align, const
@@ -498,10 +498,14 @@ class LevelsMixin:
         """``made`` is bound once, before the loop, to a new array with as many rows as
         ``other`` along ``axis``, a name the function never binds: ``np.zeros(len(other))``
         (``empty``, ``ones``, ``full``; the length also as ``other.shape[0]``, or the entry
-        ``axis`` of a tuple) or, along axis 0, ``np.zeros_like(other)``."""
+        ``axis`` of a tuple) or, along axis 0, ``np.zeros_like(other)``; in the loop's block,
+        with nothing in between that could resize either (:func:`~pforge.transpile.analysis.nodes.quiet_between`)."""
         value = self.aliases.get(made) if made is not None and other is not None else None
         if not isinstance(value, gast.Call) or not value.args or self.lib.kind != "np":
             return False
+        made_at = self.ctx.parents.get(id(value))
+        if not isinstance(made_at, gast.Assign) or not quiet_between(self.ctx, made_at, self.info.node, {made, other}):
+            return False  # (`x.pop()` or `out.resize(...)` before the loop: lengths apart)
         if self.info.function is None or other in _stores([self.info.function]):
             return False  # `other` bound in the function could be another array than the one measured
         callee = self.ctx.imports.resolve(value.func) or ""
@@ -778,16 +782,16 @@ class LevelsMixin:
         of the iteration before the first (``prev = x[-1]`` before ``prev = x[i]`` over
         ``range(len(x))``, a circular difference): then every iteration, the first too, reads
         ``E(i - step)``, of one type, and no check of the start is needed. ``E`` may read no
-        other wrap-around variable."""
+        other wrap-around variable, and the range starts and steps by literals (the index before
+        ``range(a, n)`` is ``a - 1`` computed in ``a``'s type, which wraps for a NumPy uint8)."""
         ind = level.ind
         if any(isinstance(n, gast.Name) and n.id in level.info.wraparound for n in gast.walk(stmt.value)):
             return False
-        first = ind.start if ind.start is not None else const(0)
-        step = ind.step if ind.step is not None else const(1)
-        f, s = constant_int(first), constant_int(step)
-        before = const(f - s) if f is not None and s is not None else \
-            templates.expr("F - S", F=copy.deepcopy(first), S=copy.deepcopy(step))
-        return bound_at_entry_to(self.ctx, level.info.node, name, _substitute(stmt.value, {ind.name: before}))
+        f = constant_int(ind.start) if ind.start is not None else 0
+        s = constant_int(ind.step) if ind.step is not None else 1
+        if f is None or s is None:
+            return False  # (`x[a - 1]` of `a = np.uint8(0)` is `x[255]`, where `i - 1` of an int64 `i` is -1)
+        return bound_at_entry_to(self.ctx, level.info.node, name, _substitute(stmt.value, {ind.name: const(f - s)}))
 
     def _start_wraparounds(self, level):
         """The wrap-around variables ``w`` of a level (``w = E`` last in the body,
