@@ -900,6 +900,9 @@ class LevelsMixin:
                           | ({name} - self.previous_starts))
             for w in written:
                 for r in read:
+                    if r == w:  # (`out = x` before the loop, `out[i] = ...` and `w = x[i]`)
+                        raise Unsupported(f"the wrap-around variable `{name}` reads `{r}`, which the loop writes "
+                                          "through another name")
                     # (an array allocated before the loop and seen by nothing else is no view of
                     # a value bound before the loop: the start, or a name the loop does not bind)
                     if r != w and not ((r == name or r not in self.loop_stores) and unexposed_allocation(
