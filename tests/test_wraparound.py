@@ -509,6 +509,40 @@ def f(x, y):
         prev = x[i]
     return out
 ''', False, ["(R(5), R(5, 1))"]),
+    # a start that is `E` spelled alike, where `E` reads a name the loop binds (`s` before the
+    # loop is another value than `s` of the iteration before the first)
+    "a start through a private the loop binds": ('''
+def f(x):
+    out = np.zeros(len(x))
+    s = x[0] * 2
+    t = s
+    for i in range(len(x)):
+        s = x[i] * 2
+        out[i] = s + t
+        t = s
+    return out
+''', False, ["(R(5),)", "(np.arange(4.0),)"]),
+    # two definitions reach the loop: the start may be either
+    "a start bound twice": ('''
+def f(x, flag):
+    out = np.zeros(len(x))
+    prev = x[-1]
+    if flag:
+        prev = 0.0
+    for i in range(len(x)):
+        out[i] = x[i] - prev
+        prev = x[i]
+    return out
+''', False, ["(R(5), True)", "(R(5), False)"]),
+    # a parameter: no statement binds it
+    "a start that is a parameter": ('''
+def f(x, prev):
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        out[i] = x[i] - prev
+        prev = x[i]
+    return out
+''', False, ["(R(5), 0.5)", "(R(3), np.float64(2.0))"]),
     # the first element, not the one before it
     "another element": ('''
 def f(x):
