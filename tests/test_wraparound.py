@@ -522,6 +522,25 @@ def f(x):
         t = s
     return out
 ''', False, ["(R(5),)", "(np.arange(4.0),)"]),
+    # in steps of two: the iteration before the first is -2
+    "a start two before, in steps of two": ('''
+def f(x):
+    out = np.zeros(len(x))
+    prev = x[-2]
+    for i in range(0, len(x), 2):
+        out[i] = x[i] - prev
+        prev = x[i]
+    return out
+''', True, ["(R(6),)", "(R(7),)", "(np.arange(4, dtype=np.int8),)", "(R(2),)"]),
+    "a start one before, in steps of two": ('''
+def f(x):
+    out = np.zeros(len(x))
+    prev = x[-1]
+    for i in range(0, len(x), 2):
+        out[i] = x[i] - prev
+        prev = x[i]
+    return out
+''', False, ["(R(6),)", "(R(7),)"]),
     # two definitions reach the loop: the start may be either
     "a start bound twice": ('''
 def f(x, flag):
