@@ -302,10 +302,9 @@ def bound_at_entry_to(ctx, loop, name: str, value: gast.expr) -> bool:
     of it that reaches the loop from outside is ``name = value`` (the same code, up to the
     spelling of a negative literal), in the loop's block before it, ``value`` reads names,
     literals, subscripts and arithmetic only (no call, no attribute), none of them bound in
-    the loop or by that statement, and the statements between bind plain names ``value`` does not read to values
-    that call nothing but ``len`` and NumPy's constructors (which write no array ``value``
-    reads). ``prev = x[-1]`` before ``for i in range(len(x)): ...; prev = x[i]`` is so bound
-    to ``x[i - 1]`` of the first iteration."""
+    the loop or by that statement, and nothing in between could change them
+    (:func:`quiet_between`). ``prev = x[-1]`` before ``for i in range(len(x)): ...;
+    prev = x[i]`` is so bound to ``x[i - 1]`` of the first iteration."""
     allowed = (gast.Name, gast.Constant, gast.Subscript, gast.Slice, gast.Tuple, gast.BinOp, gast.UnaryOp,
                gast.Load, gast.operator, gast.unaryop)
     if not all(isinstance(n, allowed) for n in gast.walk(value)):

@@ -284,8 +284,8 @@ class ExpressionsMixin:
                 # (a range that depends on another loop's index, or is bound by the batched code:
                 # a ragged level's `j_stop`, which the check in front cannot read, helper-39)
                 return None
-            parts = [const(abs(k)) if (k := constant_int(e)) is not None else templates.expr("abs(E)", E=copy.deepcopy(e))
-                     for e in ends]
+            parts = [const(abs(k)) if (k := constant_int(e)) is not None
+                     else templates.expr("abs(E)", E=copy.deepcopy(e)) for e in ends]
             return parts[0] if len(parts) == 1 else gast.Call(func=templates.name("max"), args=parts, keywords=[])
         if isinstance(node, gast.Name) and node.id in self.loop_stores:
             values = [st.value for st in gast.walk(self.info.node) if isinstance(st, gast.Assign)

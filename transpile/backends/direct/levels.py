@@ -10,7 +10,8 @@ import gast
 from pforge.transpile import templates
 from pforge.transpile.analysis import LoopInfo
 from pforge.transpile.analysis.aliasing import _FRESH_CALLS, unexposed_allocation
-from pforge.transpile.analysis.nodes import _binding as analysis_binding, _shape_of_name, bound_at_entry_to, quiet_between
+from pforge.transpile.analysis.nodes import _binding as analysis_binding
+from pforge.transpile.analysis.nodes import _shape_of_name, bound_at_entry_to, quiet_between
 from pforge.transpile.backends.common import _evidently_array
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import Unsupported, Val, align, const
