@@ -126,7 +126,6 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.unlisted: set[str] = set()  # names declared by a docstring, taken as arrays (:meth:`_declared`)
         self.unknown_kinds: set[str] = set()  # names of no known kind read through asarray (:meth:`_known_kinds`)
         self.unknown_attributes: dict[str, gast.expr] = {}  # `self.q`, likewise, by its text
-        self.unknown_roots: set[str] = set()  # `q` of `q[s]` read so, in a comprehension's rewrite too
         self.unsafe: str | None = None  # why the rewrite may change results (`LoopRewrite.unsafe`)
         self.float_operands: set[str] = set()  # arrays a contraction reads (:meth:`_float_checks`)
         self.expanded = False  # a squared distance expanded (--fast-math): float outputs only
@@ -457,13 +456,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
     def _known_attribute_kinds(self) -> None:
         """``type(self.q) is np.ndarray`` for each attribute the batched code reads through
         ``np.asarray`` (:meth:`_known_kinds`), in a list comprehension's rewrite too: a dict
-        keyed by pairs (a tabular agent's ``self.q[s, a]``) is one object to ``np.asarray``. So
-        too for the root of a chain read so (``q`` of ``q[s]``, :meth:`_root_kind`): a dict of dicts
-        is one object, where ``np.array`` of the loop's list takes a list of lists as it is."""
+        keyed by pairs (a tabular agent's ``self.q[s, a]``) is one object to ``np.asarray``."""
         written = {gast.unparse(c).strip() for c in self.checks}
-        for name in sorted(self.unknown_roots):
-            if not any(f"type({name}) is {self.lib.alias}.ndarray" in text for text in written):
-                self.checks.append(templates.expr(f"type(N) is {self.lib.alias}.ndarray", N=templates.name(name)))
         for text, node in sorted(self.unknown_attributes.items()):
             if any(f"type({text}) is {self.lib.alias}.ndarray" in line for line in written):
                 continue
@@ -826,7 +820,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                 return
             shape = self._shape_of(root.id)
             if shape is None or not shape.sequence:
-                self.unknown_roots.add(root.id)
+                self.unknown_kinds.add(root.id)
 
     def _attribute_kind(self, node) -> None:
         """``type(node) is np.ndarray``, after the loop's trip count (:meth:`_known_attribute_kinds`),
