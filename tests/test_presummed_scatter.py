@@ -20,7 +20,7 @@ def f(G, X, t):
     return G
 '''
 
-INT_CHECK = "np.result_type(np.asarray(G).dtype, np.asarray(X).dtype) == np.asarray(G).dtype"
+INT_CHECK = "np.result_type(G.dtype, X.dtype) == G.dtype"
 
 
 def _run(code, *args):

@@ -115,7 +115,7 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     # a list the loop only appends to (and the batched code extends) is no array to check
     extended = {name for level in info.walk() for name, col in level.collectors.items() if col.kind == "extend"}
     # a list of objects whose attributes the batched code gathered holds no numbers to check
-    flowing = _flowing_into(fdef, read - extended, info.node)
+    flowing = _flowing_into(fdef, read - extended, info.node, ctx.imports)
     found = {name: f for name, f in found.items()
              if name in flowing and name not in extended
              and name not in result.objects}
@@ -207,16 +207,25 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
                     f"time: {assumed}; other ranks run the loop")
 
 
-def _flowing_into(fdef, names: set[str], loop) -> set[str]:
+def _flowing_into(fdef, names: set[str], loop, imports=None) -> set[str]:
     """``names`` and every name whose value can flow into one of them through the function's
     statements outside ``loop`` (whose batched code is what reads ``names``): ``h =
     np.asarray(w)`` makes ``w`` flow into ``h``. A compound statement binds through its
-    header (``for t in xs``), a nested function through anything it reads."""
+    header (``for t in xs``), a nested function through anything it reads. The items of a
+    literal shape of a new array (``k`` of ``np.zeros((n, k))``, where ``imports`` resolves
+    NumPy) do not flow: the array is made before the loop, both versions run the call, which
+    raises for any item but an integer scalar, and the array's rank is the shape's length."""
     inside = {id(n) for n in gast.walk(loop)}
     binders: dict[str, set[str]] = {}
+    shapes = {id(n) for call in gast.walk(fdef) if isinstance(call, gast.Call) and imports is not None
+              and imports.resolve(call.func) in ("numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full")
+              for shape in [*call.args[:1], *(k.value for k in call.keywords if k.arg == "shape")]
+              if isinstance(shape, (gast.Tuple, gast.List)) and not any(isinstance(e, gast.Starred) for e in shape.elts)
+              for n in gast.walk(shape)}
 
     def names_in(nodes, ctx):
-        return {n.id for node in nodes for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, ctx)}
+        return {n.id for node in nodes for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, ctx)
+                and (ctx is gast.Store or id(n) not in shapes)}
 
     for stmt in gast.walk(fdef):
         if not isinstance(stmt, gast.stmt) or stmt is fdef or id(stmt) in inside:
@@ -324,7 +333,7 @@ def guard(info, result, checks: list) -> str | None:
     # tests that the loops run: where they do not, the loop reads nothing and that element may
     # not exist (an inner loop over `range(i + 1, n)` at `i = n - 1`).
     tests = [t for t in tests if not _reads_an_element(t)] + [t for t in tests if _reads_an_element(t)]
-    tests = _fold_empty_ranges(tests)
+    tests = _known_arrays_folded(_fold_empty_ranges(tests))
     result.drop = []  # a collector's `out = []` stays for the loop; the batched code rebinds it
     result.guard = tests[0] if len(tests) == 1 else gast.BoolOp(op=gast.And(), values=tests)
     return None
@@ -354,6 +363,104 @@ def _fold_empty_ranges(tests: list[gast.expr]) -> list[gast.expr]:
                 continue
         kept.append(test)
     return kept + folded
+
+
+def _known_arrays_folded(tests: list[gast.expr]) -> list[gast.expr]:
+    """The conjuncts, each read after ``type(x) is np.ndarray`` (a conjunct of its own, so
+    ``x`` is an ndarray wherever a later one runs) spelled for that array: ``np.asarray(x)`` is
+    ``x`` itself, ``np.ndim(x)`` is ``x.ndim``, ``np.shape(x)`` is ``x.shape``; and the type
+    tests in a later ``and``/``or`` that an earlier conjunct decides, folded
+    (:func:`_decided`): ``type(x) is np.ndarray or isinstance(x, (list, tuple)) and ...`` is
+    true there and goes. Each change keeps the value and what raises: NumPy returns an ndarray
+    from ``np.asarray`` unchanged, ``np.ndim`` and ``np.shape`` read the attributes, and a
+    type test of a name never raises."""
+    kept: list[gast.expr] = []
+    arrays: dict[str, str] = {}  # a name tested to be an ndarray -> how NumPy is spelled there
+    for test in tests:
+        known = {gast.dump(t) for t in kept}
+        folded = _decided(test, known, arrays)
+        if folded is True:
+            continue
+        test = _spelled_for_arrays(test if folded is None or folded is False else folded, arrays)
+        kept.append(test)
+        typed = _type_test(test)
+        if typed is not None and typed[2] and len(typed[1]) == 1 and (kind := next(iter(typed[1]))).endswith(".ndarray"):
+            arrays[typed[0]] = kind[:-len(".ndarray")]
+    return kept
+
+
+#: types no ndarray is an instance of (spelled as the checks spell them; NumPy's after its alias)
+_NOT_ARRAYS = frozenset(("int", "float", "complex", "bool", "str", "bytes", "list", "tuple", "dict", "set"))
+_NOT_ARRAYS_NP = frozenset(("number", "bool_", "generic", "integer", "floating", "complexfloating"))
+
+
+def _decided(test: gast.expr, known: set[str], arrays: dict[str, str]):
+    """``test`` folded where an earlier conjunct decides part of it: True or False where it is
+    decided whole, a new ``and``/``or`` where some operands go, None where nothing changes.
+    Decided are: an earlier conjunct again (by its code, true), and a type test of a name in
+    ``arrays`` (an exact ndarray: ``isinstance(x, (list, tuple))`` false, ``type(x) is
+    np.ndarray`` true). An ``and`` drops its true operands and is false at a false one with
+    none before it; an ``or`` the other way round; operands that run are never dropped unless
+    decided, so what raises still raises."""
+    if gast.dump(test) in known:
+        return True
+    typed = _type_test(test)
+    if typed is not None:
+        name, kinds, exact = typed
+        np_ = arrays.get(name)
+        if np_ is None:
+            return None
+        if f"{np_}.ndarray" in kinds:
+            return True
+        if all(k in _NOT_ARRAYS or k.startswith(f"{np_}.") and k[len(np_) + 1:] in _NOT_ARRAYS_NP for k in kinds):
+            return False
+        return None
+    if not isinstance(test, gast.BoolOp):
+        return None
+    absorbing = isinstance(test.op, gast.Or)  # (the value that decides the whole)
+    values, changed = [], False
+    for value in test.values:
+        folded = _decided(value, known, arrays)
+        if folded is None:
+            values.append(value)
+        elif folded is absorbing:
+            if not values:
+                return absorbing
+            values.append(value)  # (operands before it run first: kept as it is)
+        elif folded is (not absorbing):
+            changed = True  # (true in an `and`, false in an `or`: no effect)
+        else:
+            values.append(folded)
+            changed = True
+    if not changed:
+        return None
+    if not values:
+        return not absorbing
+    return values[0] if len(values) == 1 else gast.BoolOp(op=test.op, values=values)
+
+
+def _spelled_for_arrays(test: gast.expr, arrays: dict[str, str]) -> gast.expr:
+    """``test`` with ``np.asarray(x)``, ``np.ndim(x)`` and ``np.shape(x)`` of each ``x`` in
+    ``arrays`` (a name known to be an ndarray, and NumPy's spelling there) as ``x``,
+    ``x.ndim`` and ``x.shape``; a copy where anything changes."""
+    class Respell(gast.NodeTransformer):
+        def visit_Call(self, node):
+            self.generic_visit(node)
+            func = node.func
+            if isinstance(func, gast.Attribute) and func.attr in ("asarray", "ndim", "shape") \
+                    and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], gast.Name) \
+                    and node.args[0].id in arrays and gast.unparse(func.value).strip() == arrays[node.args[0].id]:
+                name = gast.Name(id=node.args[0].id, ctx=gast.Load(), annotation=None, type_comment=None)
+                return name if func.attr == "asarray" else gast.Attribute(value=name, attr=func.attr, ctx=gast.Load())
+            return node
+
+    if not arrays:
+        return test
+    marked = getattr(test, "pforge_after_trips", False)
+    copied = Respell().visit(copy.deepcopy(test))
+    if marked:
+        copied.pforge_after_trips = True
+    return copied
 
 
 def _an_int(node: gast.expr) -> bool:

@@ -105,13 +105,22 @@ class ContractionsMixin:
         contraction reads (:attr:`float_operands`): ``einsum`` sums in its operands' dtype,
         as ``np.sum`` does for these four only; and ``y.dtype == x.dtype`` for the arrays of
         a product of three or more factors (:attr:`same_dtype`), which the loop rounds pair
-        by pair."""
+        by pair, in place of ``y``'s own ``y.dtype.char in 'fdFD'``, which it implies."""
         np_ = self.lib.alias
+        # the arrays of one dtype (one product, or products sharing an array) need one of them
+        # tested: `y.dtype == x.dtype` and `x.dtype.char in 'fdFD'` say the same of `y`
+        group = {base: {base} for base in self.float_operands}
+        for names in self.same_dtype:
+            joined = set().union(*(group[name] for name in names))
+            for name in joined:
+                group[name] = joined
+        same = {base for base in self.float_operands if base != min(group[base])}
         for base in sorted(self.float_operands):
             written = {gast.unparse(c).strip() for c in self.checks}
             if f"type({base}) is {np_}.ndarray" not in written:
                 self.checks.append(templates.expr(f"type(N) is {np_}.ndarray", N=templates.name(base)))
-            self.checks.append(templates.expr("N.dtype.char in 'fdFD'", N=templates.name(base)))
+            if base not in same:
+                self.checks.append(templates.expr("N.dtype.char in 'fdFD'", N=templates.name(base)))
         for first, *others in self.same_dtype:
             for other in others:
                 self.checks.append(templates.expr("B.dtype == A.dtype", A=templates.name(first),

@@ -524,6 +524,19 @@ class LevelsMixin:
             return self._length_of(first) == other
         return False
 
+    def _made_float(self, made: str) -> bool:
+        """``made`` is bound once, before the loop, to ``np.zeros(shape)`` (``empty``, ``ones``)
+        with no dtype, so float64, in the loop's block with nothing in between that could rebind
+        it (:func:`~pforge.transpile.analysis.nodes.quiet_between`): a check that it is a
+        float array would always pass."""
+        value = self.aliases.get(made)
+        if not isinstance(value, gast.Call) or len(value.args) != 1 or value.keywords or self.lib.kind != "np" \
+                or isinstance(value.args[0], gast.Starred) \
+                or self.ctx.imports.resolve(value.func) not in ("numpy.zeros", "numpy.empty", "numpy.ones"):
+            return False
+        made_at = self.ctx.parents.get(id(value))
+        return isinstance(made_at, gast.Assign) and quiet_between(self.ctx, made_at, self.info.node, {made})
+
     def _row_streams(self, level: _Level, space):
         depth = level.depth
         seqs = []

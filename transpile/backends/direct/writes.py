@@ -466,6 +466,8 @@ class WritesMixin:
         ``name``'s is ``name``'s (a sum that wraps, wraps as the loop's updates do)."""
         np_ = self.lib.alias
         base = next((original for (original, _), view in self.moved_views.items() if view == name), name)
+        if self._made_float(base):
+            return  # (`totals = np.zeros((k, n))` before the loop: float64)
         stored = {n.id for n in gast.walk(self.info.node) if isinstance(n, gast.Name)
                   and isinstance(n.ctx, gast.Store)}
         arrays = _int_closed_arrays(value_node, stored) if value_node is not None else None
