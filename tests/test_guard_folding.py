@@ -222,3 +222,74 @@ def test_an_item_of_a_new_arrays_shape_needs_no_check():
             except Exception as error:  # noqa: BLE001
                 outcomes.append(type(error))
         assert outcomes[0] == outcomes[1], shape
+
+
+MEASURED = textwrap.dedent("""
+    import numpy as np
+
+    def add_column(mat, colvec):
+        n_cols = mat.shape[1]
+        for col in range(n_cols):
+            mat[:, col] += colvec
+        return mat
+
+    def add_column_cut(mat, colvec):
+        n_cols = mat.shape[1]
+        mat = mat[:, :2]
+        for col in range(n_cols):
+            mat[:, col] += colvec
+        return mat
+
+    def weighted(weights, vec):
+        size = vec.shape[0]
+        grid = np.zeros(weights.shape)
+        for r in range(size):
+            for c in range(size):
+                grid[r, c] = weights[r, c] * (vec[r] - vec[c])
+        return grid
+
+    def weighted_cut(weights, vec):
+        size = vec.shape[0]
+        grid = np.zeros(weights.shape)
+        weights = weights[:1]
+        for r in range(size):
+            for c in range(size):
+                grid[r, c] = weights[r, c] * (vec[r] - vec[c])
+        return grid
+""")
+
+
+def _checks(code: str, name: str) -> str:
+    function = code.split(f"def {name}(")[1].split("\ndef ")[0]
+    return next(line for line in function.splitlines() if line.startswith("    if "))
+
+
+def test_a_bound_measured_just_before_the_loop_needs_no_check():
+    """``n_cols = mat.shape[1]`` right before the loop bounds the columns it reads of ``mat``;
+    ``grid = np.zeros(weights.shape)`` is as long as ``weights`` on every axis, so one check
+    of ``weights`` covers both. Anything in between that rebinds either keeps the check."""
+    result = transpile_source(MEASURED, "m.py", shapes={"mat": 2, "colvec": 1, "weights": 2, "vec": 1})
+    for name in ("add_column", "add_column_cut", "weighted", "weighted_cut"):
+        assert plan_of(result, name).rewritten, name
+    assert "n_cols <=" not in _checks(result.code, "add_column")
+    assert "n_cols <= np.shape(mat)[1]" in _checks(result.code, "add_column_cut")
+    assert "grid" not in _checks(result.code, "weighted")
+    assert "size <= np.shape(weights)[0]" in _checks(result.code, "weighted")
+    assert "size <= np.shape(grid)[0]" in _checks(result.code, "weighted_cut")
+    loops, rewrites = run_module(MEASURED), run_module(result.code)
+    rng = np.random.default_rng(3)
+    for name, args in [("add_column", lambda: (rng.standard_normal((3, 4)), rng.standard_normal(3))),
+                       ("add_column_cut", lambda: (rng.standard_normal((3, 4)), rng.standard_normal(3))),
+                       ("add_column_cut", lambda: (rng.standard_normal((3, 2)), rng.standard_normal(3))),
+                       ("weighted", lambda: (rng.standard_normal((4, 4)), rng.standard_normal(3))),
+                       ("weighted", lambda: (rng.standard_normal((4, 4)), rng.standard_normal(5))),
+                       ("weighted_cut", lambda: (rng.standard_normal((4, 4)), rng.standard_normal(3))),
+                       ("weighted_cut", lambda: (rng.standard_normal((4, 4)), rng.standard_normal(1)))]:
+        values = args()
+        outcomes = []
+        for module in (loops, rewrites):
+            try:
+                outcomes.append(module[name](*(v.copy() for v in values)).tolist())
+            except Exception as error:  # noqa: BLE001 - the kind of error is compared
+                outcomes.append(type(error))
+        assert outcomes[0] == outcomes[1] or np.allclose(outcomes[0], outcomes[1]), name

@@ -65,7 +65,7 @@ def row_filter(x, a):
     """
     y = np.zeros(x.shape)
     # pforge: vectorized loop (was lines 60-62: map over y, x, indexed output y, 1 inner loop) with batched ops, where its run-time checks hold
-    if x.shape[0] <= np.shape(y)[0] and not isinstance(x, (list, tuple)) and x.shape[0] > 0 and x.shape[1] > 1:
+    if not isinstance(x, (list, tuple)) and x.shape[0] > 0 and x.shape[1] > 1:
         for t in range(1, x.shape[1]):
             y[:x.shape[0], t] = np.tanh(a * y[:x.shape[0], t - 1] + x[:, t])
     else:

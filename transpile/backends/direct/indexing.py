@@ -1019,12 +1019,18 @@ class IndexingMixin:
                for n in gast.walk(ind.stop)):
             raise Unsupported("a loop bound that varies per iteration, used as a slice")
         # `n = x.shape[0]`, where `x` keeps its shape from there to the loop
+        # (or measured just before the loop: `n_cols = mat.shape[1]`, nothing in between)
         stops = [ind.stop] + ([self.aliases[ind.stop.id]] if isinstance(ind.stop, gast.Name) and ind.stop.id in self.aliases
-                              and all(self._shape_kept(n.id) for n in gast.walk(self.aliases[ind.stop.id])
-                                      if isinstance(n, gast.Name) and self.ctx.imports.resolve(n) is None)
+                              and (all(self._shape_kept(n.id) for n in gast.walk(self.aliases[ind.stop.id])
+                                       if isinstance(n, gast.Name) and self.ctx.imports.resolve(n) is None)
+                                   or self._bound_just_before(ind.stop.id))
                               else [])
         if any(_at_most(stop, dim) for stop in stops for dim in self._known_dims(base_node.id, axis)):
             return  # `range(n)` over `np.zeros(n)`, `range(x.shape[1] - 1)` over axis 1 of `x`
+        if self.lib.kind == "np" and (like := self._shaped_like(base_node.id)) is not None:
+            # `grid = np.zeros(weights.shape)` just before the loop: as long as `weights`
+            self._bound_check(ind, templates.name(like), axis)
+            return
         function = self.info.function if self.info.function is not None else self.ctx.tree
         in_source = {n.id for n in gast.walk(function) if isinstance(n, gast.Name)} | global_names(self.ctx.tree)
         if any(isinstance(n, gast.Name) and n.id not in in_source for n in gast.walk(ind.stop)):

@@ -524,6 +524,45 @@ class LevelsMixin:
             return self._length_of(first) == other
         return False
 
+    def _bound_just_before(self, name: str) -> bool:
+        """``name`` is bound once, to the value :attr:`aliases` holds, by a statement in the
+        loop's block with nothing between it and the loop that could rebind, resize or write
+        what that value reads (:func:`~pforge.transpile.analysis.nodes.quiet_between`): the
+        value's names hold at the loop what they held there (``n_cols = mat.shape[1]``)."""
+        value = self.aliases.get(name)
+        bound_at = self.ctx.parents.get(id(value)) if value is not None else None
+        if not isinstance(bound_at, gast.Assign) or len(bound_at.targets) != 1 \
+                or not isinstance(bound_at.targets[0], gast.Name) or bound_at.targets[0].id != name:
+            return False
+        read = {n.id for n in gast.walk(value) if isinstance(n, gast.Name)}
+        return quiet_between(self.ctx, bound_at, self.info.node, read | {name})
+
+    def _shaped_like(self, made: str) -> str | None:
+        """The array ``other`` whose shape ``made`` has where the loop starts: ``made`` is bound
+        once to ``np.zeros(other.shape)`` (``np.shape(other)``; ``ones``, ``empty``, ``full``)
+        or ``np.zeros_like(other)`` (no ``shape=``), in the loop's block with nothing in
+        between that could rebind or resize either
+        (:func:`~pforge.transpile.analysis.nodes.quiet_between`); else None."""
+        value = self.aliases.get(made)
+        if not isinstance(value, gast.Call) or not value.args or isinstance(value.args[0], gast.Starred):
+            return None
+        callee, first = self.ctx.imports.resolve(value.func) or "", value.args[0]
+        if callee in ("numpy.zeros_like", "numpy.ones_like", "numpy.empty_like", "numpy.full_like"):
+            other = first if not any(k.arg == "shape" for k in value.keywords) else None
+        elif callee in ("numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full") \
+                and not any(k.arg == "shape" for k in value.keywords):
+            other = first.value if isinstance(first, gast.Attribute) and first.attr == "shape" else \
+                first.args[0] if isinstance(first, gast.Call) and self.ctx.imports.resolve(first.func) == "numpy.shape" \
+                and len(first.args) == 1 and not first.keywords else None
+        else:
+            return None
+        if not isinstance(other, gast.Name) or other.id == made or self.ctx.imports.resolve(other) is not None:
+            return None
+        made_at = self.ctx.parents.get(id(value))
+        if not isinstance(made_at, gast.Assign) or not quiet_between(self.ctx, made_at, self.info.node, {made, other.id}):
+            return None
+        return other.id
+
     def _made_float(self, made: str) -> bool:
         """``made`` is bound once, before the loop, to ``np.zeros(shape)`` (``empty``, ``ones``)
         with no dtype, so float64, in the loop's block with nothing in between that could rebind
