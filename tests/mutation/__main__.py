@@ -76,6 +76,14 @@ def _workspace(work: Path, modules: list[str]) -> None:
     shutil.copytree(ROOT / "pforge", package, ignore=ignore)
     for folder, name in (("transpile", "transpile"), ("cli", "cli"), ("runtime", "runtime")):
         shutil.copytree(ROOT / folder, package / name, ignore=ignore)
+    # mutmut rewrites a file of mutants only where it is older than its source, and the copies
+    # keep the sources' times: a module an earlier run copied without mutating (it was not
+    # asked for) would never be mutated, so such a copy goes (a mutated one, with its results
+    # in ``.meta``, stays for mutmut to resume)
+    for module in modules:
+        mutated = work / "mutants" / "pforge" / "transpile" / f"{module}.py"
+        if mutated.exists() and not mutated.with_name(mutated.name + ".meta").exists():
+            mutated.unlink()
     for folder in ("tests", "samples"):
         if (work / folder).exists():
             shutil.rmtree(work / folder)
@@ -128,8 +136,9 @@ class Score:
         return len(self.killed) / counted if counted else 1.0
 
 
-def scores(work: Path, modules: list[str], pattern: str | None) -> list[Score]:
-    """Reads mutmut's per-file results (``mutants/<path>.meta``) for ``modules``."""
+def scores(work: Path, modules: list[str], patterns: list[str] | None) -> list[Score]:
+    """Reads mutmut's per-file results (``mutants/<path>.meta``) for ``modules``, of the
+    mutants whose names match one of ``patterns`` (all where None)."""
     listed = equivalents()
     out = []
     for module in modules:
@@ -139,7 +148,7 @@ def scores(work: Path, modules: list[str], pattern: str | None) -> list[Score]:
             out.append(score)
             continue
         for name, code in json.loads(meta.read_text())["exit_code_by_key"].items():
-            if pattern and not fnmatch.fnmatch(name, pattern):
+            if patterns and not any(fnmatch.fnmatch(name, p) for p in patterns):
                 continue
             if code in KILLED:
                 score.killed.append(name)
@@ -158,7 +167,8 @@ def main(argv=None) -> int:
     parser.add_argument("modules", nargs="*", help="modules under transpile/, e.g. dependence or "
                         "analysis/reductions (default: every semantic module)")
     parser.add_argument("--jobs", type=int, default=2, help="mutants run at once")
-    parser.add_argument("--only", help="run only the mutants whose names match this glob")
+    parser.add_argument("--only", action="append", help="run only the mutants whose names match this glob "
+                        "(given again: any of the globs)")
     parser.add_argument("--min-score", type=float, default=0.9)
     parser.add_argument("--work", type=Path, default=ROOT / "build" / "mutation")
     parser.add_argument("--report", action="store_true", help="print the last run's scores only")
@@ -178,8 +188,7 @@ def main(argv=None) -> int:
         env = {k: v for k, v in os.environ.items() if k != "CI" and not k.startswith("PYTEST_")} | {
             "PYTHONPATH": str(HERE / "plugins"), "PYTEST_DEBUG_TEMPROOT": str(args.work / "tmp")}
         command = [str(mutmut), "run", "--max-children", str(args.jobs)]
-        if args.only:
-            command.append(args.only)
+        command += args.only or []
         run = subprocess.run(command, cwd=args.work, env=env,
                              stdout=None if sys.stdout.isatty() else subprocess.DEVNULL)
         if run.returncode:
