@@ -80,6 +80,10 @@ def _workspace(work: Path, modules: list[str]) -> None:
     # keep the sources' times: a module an earlier run copied without mutating (it was not
     # asked for) would never be mutated, so such a copy goes (a mutated one, with its results
     # in ``.meta``, stays for mutmut to resume)
+    # and the tests that reach each function are found again: stale statistics name tests that
+    # are gone (pytest stops with a usage error) and no test for a new function (its mutants
+    # "have no tests", and would count as survivors)
+    (work / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
     for module in modules:
         mutated = work / "mutants" / "pforge" / "transpile" / f"{module}.py"
         if mutated.exists() and not mutated.with_name(mutated.name + ".meta").exists():
