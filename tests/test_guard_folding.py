@@ -293,3 +293,63 @@ def test_a_bound_measured_just_before_the_loop_needs_no_check():
             except Exception as error:  # noqa: BLE001 - the kind of error is compared
                 outcomes.append(type(error))
         assert outcomes[0] == outcomes[1] or np.allclose(outcomes[0], outcomes[1]), name
+
+
+SHADOWED = textwrap.dedent("""
+    import numpy as np
+    from numpy import zeros
+
+    def zeros(shape):  # the module's own zeros, not NumPy's: an int array, or the shape's item
+        return np.zeros(shape, dtype=np.int64) if isinstance(shape, int) else shape[1]
+
+    def scattered(t, X):
+        G = zeros(5)
+        for i in range(X.shape[0]):
+            for j in range(X.shape[1]):
+                G[t[i]] += X[i, j]
+        return G
+
+    def one_hot(positions, table):
+        enc = zeros((len(positions), table))
+        for row, pos in enumerate(positions):
+            enc[row, pos] = 1
+        return enc
+""")
+
+
+def test_a_shadowed_numpy_constructor_is_no_new_float_array():
+    """``zeros`` of ``from numpy import zeros`` that the module rebinds (``def zeros``) is
+    not NumPy's: its array may be an int one, whose scattered sum truncates term by term
+    (the dtype test stays), and an item of its "shape" may be what it returns (the item's
+    check stays: a dict ``table`` is written by the loop, where the batched code raises)."""
+    result = transpile_source(SHADOWED, "m.py")
+    loops, rewrites = run_module(SHADOWED), run_module(result.code)
+    rng = np.random.default_rng(2)
+    t, X = rng.integers(0, 5, 6), rng.integers(0, 4, (6, 3)) * 0.5
+    np.testing.assert_array_equal(rewrites["scattered"](t, X), loops["scattered"](t, X))
+    assert rewrites["scattered"](t, X).dtype == np.int64
+    positions = np.array([2, 0, 1])
+    assert rewrites["one_hot"](positions, {}) == loops["one_hot"](positions, {})
+    table = np.zeros((3, 3))
+    np.testing.assert_array_equal(rewrites["one_hot"](positions, table.copy()), loops["one_hot"](positions, table.copy()))
+
+
+def test_a_read_of_an_import_a_module_binding_shadows_resolves_to_nothing():
+    from pforge.transpile.frontend import ImportMap
+
+    module = gast.parse(textwrap.dedent("""
+        import numpy as np
+        from numpy import zeros, ones
+        def zeros(shape):
+            return shape
+        def f(n, np=None):
+            return np.zeros(n), zeros(n), ones(n)
+        def g(n):
+            return np.zeros(n), ones(n)
+    """))
+    imports = ImportMap.from_module(module)
+    f, g = (node for node in module.body if isinstance(node, gast.FunctionDef) and node.name in "fg")
+    calls = {fn.name: [gast.unparse(c.func).strip() + "=" + str(imports.resolve(c.func))
+                       for c in gast.walk(fn) if isinstance(c, gast.Call)] for fn in (f, g)}
+    assert sorted(calls["f"]) == ["np.zeros=None", "ones=numpy.ones", "zeros=None"]
+    assert sorted(calls["g"]) == ["np.zeros=numpy.zeros", "ones=numpy.ones"]

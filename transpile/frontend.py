@@ -194,11 +194,17 @@ class ImportMap:
     #: own scope or an enclosing one shadows (:func:`shadowed_builtin_reads`); where not
     #: known, every name a ``def`` or ``class`` binds anywhere shadows (:attr:`shadowed`)
     shadowed_at: set[tuple[int, int]] | None = None
+    #: the positions of reads of an imported name that a binding other than an import, in
+    #: their own scope or an enclosing one, shadows (:func:`shadowed_import_reads`): ``zeros``
+    #: of ``from numpy import zeros`` where the module also has a ``def zeros``, ``np`` where
+    #: the function has a parameter ``np``. Such a read resolves to nothing.
+    shadowed_imports_at: set[tuple[int, int]] = field(default_factory=set)
 
     @classmethod
     def from_module(cls, module: gast.Module) -> "ImportMap":
         imports = cls.from_nodes(gast.walk(module))
         imports.shadowed_at = shadowed_builtin_reads(module)
+        imports.shadowed_imports_at = shadowed_import_reads(module, set(imports.aliases))
         return imports
 
     @classmethod
@@ -228,6 +234,8 @@ class ImportMap:
         """The dotted name an expression denotes (``tf.nn.relu`` -> ``tensorflow.nn.relu``)."""
         if isinstance(node, gast.Name):
             if node.id in self.aliases:
+                if (getattr(node, "lineno", None), getattr(node, "col_offset", None)) in self.shadowed_imports_at:
+                    return None
                 return self.aliases[node.id]
             if node.id in _BUILTIN_NAMES and (node.id not in self.shadowed if self.shadowed_at is None else (
                     getattr(node, "lineno", None), getattr(node, "col_offset", None)) not in self.shadowed_at):
@@ -260,9 +268,10 @@ def _scope_nodes(root):
             stack.extend(ast.iter_child_nodes(node) if isinstance(node, ast.AST) else gast.iter_child_nodes(node))
 
 
-def _bound_in(root) -> set[str]:
+def _bound_in(root, imports: bool = True) -> set[str]:
     """The names ``root`` (a module, function or lambda; ``ast`` or gast) binds in its own
-    scope: parameters, assignment and loop targets, ``def``/``class`` names, imports."""
+    scope: parameters, assignment and loop targets, ``def``/``class`` names, imports (unless
+    not ``imports``)."""
     names: set[str] = set()
     for node in _scope_nodes(root):
         kind = type(node).__name__
@@ -272,7 +281,7 @@ def _bound_in(root) -> set[str]:
             names.add(node.arg)
         elif kind in ("FunctionDef", "AsyncFunctionDef", "ClassDef"):
             names.add(node.name)
-        elif kind == "alias":
+        elif kind == "alias" and imports:
             names.add(node.asname or node.name.split(".")[0])
         elif kind in ("MatchAs", "MatchStar") and node.name:
             names.add(node.name)
@@ -308,4 +317,26 @@ def shadowed_builtin_reads(module) -> set[tuple[int, int]]:
                 found.add((node.lineno, node.col_offset))
 
     visit(module, set())
+    return found
+
+
+def shadowed_import_reads(module, names: set[str]) -> set[tuple[int, int]]:
+    """The positions of the reads of ``names`` (the names imports bind) that a binding other
+    than an import may rebind: in the read's own function, an enclosing one or the module
+    (``def zeros(shape): ...`` or ``zeros = ...`` beside ``from numpy import zeros``, a
+    parameter ``np``). Conservative as :func:`shadowed_builtin_reads`: a binding anywhere in
+    a scope counts for every read in it. ``module``: an ``ast`` or gast module."""
+    found: set[tuple[int, int]] = set()
+
+    def visit(root, outer: set[str]) -> None:
+        bound = outer | (_bound_in(root, imports=False) & names)
+        enclosing = outer if type(root).__name__ == "ClassDef" else bound
+        for node in _scope_nodes(root):
+            if type(node).__name__ in _SCOPES or type(node).__name__ == "ClassDef":
+                visit(node, enclosing)
+            elif type(node).__name__ == "Name" and type(node.ctx).__name__ == "Load" and node.id in bound:
+                found.add((node.lineno, node.col_offset))
+
+    if names:
+        visit(module, set())
     return found

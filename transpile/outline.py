@@ -31,7 +31,8 @@ import gast
 from pforge.transpile.analysis import ModuleContext, WholeModuleNeeded
 from pforge.transpile.consumers import ARRAY_READERS, BUILTIN_READERS, CONSUMERS
 from pforge.transpile.errors import SourceError
-from pforge.transpile.frontend import ImportMap, SourceText, parse_ast, position, shadowed_builtin_reads, to_gast
+from pforge.transpile.frontend import (ImportMap, SourceText, parse_ast, position, shadowed_builtin_reads,
+                                       shadowed_import_reads, to_gast)
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -376,5 +377,6 @@ def outline(source: SourceText) -> Outline:
     functions = {n.name: n for n in ordered if isinstance(n, ast.FunctionDef) and counts[n.name] == 1}
     imports = ImportMap.from_nodes(ordered)
     imports.shadowed_at = shadowed_builtin_reads(module)
+    imports.shadowed_imports_at = shadowed_import_reads(module, set(imports.aliases))
     return Outline(source, module, bool(loops), partial_ok, imports,
                    global_names, functions, parents, holds_loop)
