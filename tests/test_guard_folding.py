@@ -302,6 +302,22 @@ MEASURED = textwrap.dedent("""
                 grid[r, c] = weights[r, c] * (vec[r] - vec[c])
         return grid
 
+    def weighted_like(weights, vec):
+        size = vec.shape[0]
+        grid = np.ones_like(weights)
+        for r in range(size):
+            for c in range(size):
+                grid[r, c] = weights[r, c] * (vec[r] - vec[c])
+        return grid
+
+    def weighted_reshaped(weights, vec):
+        size = vec.shape[0]
+        grid = np.zeros_like(weights, shape=(3, 3))
+        for r in range(size):
+            for c in range(size):
+                grid[r, c] = weights[r, c] * (vec[r] - vec[c])
+        return grid
+
     def weighted_cut(weights, vec):
         size = vec.shape[0]
         grid = np.zeros(weights.shape)
@@ -323,8 +339,10 @@ def test_a_bound_measured_just_before_the_loop_needs_no_check():
     ``grid = np.zeros(weights.shape)`` is as long as ``weights`` on every axis, so one check
     of ``weights`` covers both. Anything in between that rebinds either keeps the check."""
     result = transpile_source(MEASURED, "m.py", shapes={"mat": 2, "colvec": 1, "weights": 2, "vec": 1})
-    for name in ("add_column", "add_column_cut", "weighted", "weighted_cut"):
+    for name in ("add_column", "add_column_cut", "weighted", "weighted_like", "weighted_reshaped", "weighted_cut"):
         assert plan_of(result, name).rewritten, name
+    assert "grid" not in _checks(result.code, "weighted_like")
+    assert "size <= np.shape(grid)[0]" in _checks(result.code, "weighted_reshaped")
     assert "n_cols <=" not in _checks(result.code, "add_column")
     assert "n_cols <= np.shape(mat)[1]" in _checks(result.code, "add_column_cut")
     assert "grid" not in _checks(result.code, "weighted")
@@ -337,6 +355,10 @@ def test_a_bound_measured_just_before_the_loop_needs_no_check():
                        ("add_column_cut", lambda: (rng.standard_normal((3, 2)), rng.standard_normal(3))),
                        ("weighted", lambda: (rng.standard_normal((4, 4)), rng.standard_normal(3))),
                        ("weighted", lambda: (rng.standard_normal((4, 4)), rng.standard_normal(5))),
+                       ("weighted_like", lambda: (rng.standard_normal((4, 4)), rng.standard_normal(3))),
+                       ("weighted_like", lambda: (rng.standard_normal((4, 4)), rng.standard_normal(5))),
+                       ("weighted_reshaped", lambda: (rng.standard_normal((4, 4)), rng.standard_normal(3))),
+                       ("weighted_reshaped", lambda: (rng.standard_normal((4, 4)), rng.standard_normal(4))),
                        ("weighted_cut", lambda: (rng.standard_normal((4, 4)), rng.standard_normal(3))),
                        ("weighted_cut", lambda: (rng.standard_normal((4, 4)), rng.standard_normal(1)))]:
         values = args()

@@ -525,17 +525,13 @@ class LevelsMixin:
         return False
 
     def _bound_just_before(self, name: str) -> bool:
-        """``name`` is bound once, to the value :attr:`aliases` holds, by a statement in the
+        """``name`` (a key of :attr:`aliases`) is bound once, to the value held there, by a statement in the
         loop's block with nothing between it and the loop that could rebind, resize or write
         what that value reads (:func:`~pforge.transpile.analysis.nodes.quiet_between`): the
         value's names hold at the loop what they held there (``n_cols = mat.shape[1]``)."""
-        value = self.aliases.get(name)
-        bound_at = self.ctx.parents.get(id(value)) if value is not None else None
-        if not isinstance(bound_at, gast.Assign) or len(bound_at.targets) != 1 \
-                or not isinstance(bound_at.targets[0], gast.Name) or bound_at.targets[0].id != name:
-            return False
+        value = self.aliases[name]  # (the value of `name = value`, its one binding)
         read = {n.id for n in gast.walk(value) if isinstance(n, gast.Name)}
-        return quiet_between(self.ctx, bound_at, self.info.node, read | {name})
+        return quiet_between(self.ctx, self.ctx.parents.get(id(value)), self.info.node, read | {name})
 
     def _shaped_like(self, made: str) -> str | None:
         """The array ``other`` whose shape ``made`` has where the loop starts: ``made`` is bound
