@@ -22,6 +22,12 @@ from pforge.transpile.backends.pfor import _stores
 from pforge.transpile.spaces import constant_int
 
 
+#: NumPy's constructors of a new array of a given shape, and of another array's shape
+#: (:meth:`LevelsMixin._made_as_long`, :meth:`LevelsMixin._shaped_like`)
+_MADE_OF_SHAPE = ("numpy.zeros", "numpy.empty", "numpy.ones", "numpy.full")
+_MADE_LIKE = ("numpy.zeros_like", "numpy.empty_like", "numpy.ones_like", "numpy.full_like")
+
+
 class LevelsMixin:
     """The levels of the nest, their indices and derived induction variables."""
 
@@ -511,10 +517,10 @@ class LevelsMixin:
             return False  # `other` bound in the function could be another array than the one measured
         callee = self.ctx.imports.resolve(value.func) or ""
         first = value.args[0]
-        if callee in ("numpy.zeros_like", "numpy.empty_like", "numpy.ones_like", "numpy.full_like"):
+        if callee in _MADE_LIKE:
             return axis == 0 and isinstance(first, gast.Name) and first.id == other \
                 and not any(k.arg == "shape" for k in value.keywords)
-        if callee in ("numpy.zeros", "numpy.empty", "numpy.ones", "numpy.full"):
+        if callee in _MADE_OF_SHAPE:
             if isinstance(first, (gast.Tuple, gast.List)):
                 if axis >= len(first.elts) or any(isinstance(e, gast.Starred) for e in first.elts):
                     return False
@@ -543,9 +549,9 @@ class LevelsMixin:
         if not isinstance(value, gast.Call) or not value.args or isinstance(value.args[0], gast.Starred):
             return None
         callee, first = self.ctx.imports.resolve(value.func) or "", value.args[0]
-        if callee in ("numpy.zeros_like", "numpy.ones_like", "numpy.empty_like", "numpy.full_like"):
+        if callee in _MADE_LIKE:
             other = first if not any(k.arg == "shape" for k in value.keywords) else None
-        elif callee in ("numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full") \
+        elif callee in _MADE_OF_SHAPE \
                 and not any(k.arg == "shape" for k in value.keywords):
             other = first.value if isinstance(first, gast.Attribute) and first.attr == "shape" else \
                 first.args[0] if isinstance(first, gast.Call) and self.ctx.imports.resolve(first.func) == "numpy.shape" \
