@@ -52,7 +52,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("loop, body, name, says, kind", CASES, ids=[f"{c[0][6:20]}-{c[1]}" for c in CASES])
+@pytest.mark.parametrize("loop, body, name, says, kind", CASES, ids=[f"{c[0][6:20]}-{c[1]}".replace("\n", "; ") for c in CASES])
 def test_the_last_value_after_the_loop(loop, body, name, says, kind):
     source = _source(f"out = np.zeros(len(x))\n{loop}\n" + textwrap.indent(body, "    ") + f"\nreturn out, {name}\n")
     result = transpile_source(source, "m.py")

@@ -5,6 +5,7 @@ test or be listed as equivalent. ``make mutate`` runs every semantic module (see
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -39,3 +40,21 @@ def test_dependence_pair_mutants_are_killed():
     assert run.returncode == 0, run.stdout + run.stderr
     table = run.stdout.splitlines()
     assert table[1].split()[0] == "dependence" and int(table[1].split()[2]) >= 40, run.stdout
+
+
+def test_a_listed_mutant_that_a_test_kills_is_reported_stale(tmp_path, monkeypatch):
+    """mutmut numbers mutants in order, so an entry of ``equivalent.txt`` may come to name
+    another mutant; one that a test kills is reported, never silently counted."""
+    from tests.mutation import __main__ as mutation
+
+    meta = tmp_path / "mutants" / "pforge" / "transpile" / "dependence.py.meta"
+    meta.parent.mkdir(parents=True)
+    killed, survived = next(iter(mutation.KILLED)), next(iter(mutation.SURVIVED))
+    meta.write_text(json.dumps({"exit_code_by_key": {"m.x_f__mutmut_1": killed, "m.x_f__mutmut_2": survived,
+                                                     "m.x_f__mutmut_3": killed}}))
+    monkeypatch.setattr(mutation, "equivalents", lambda: {"m.x_f__mutmut_1": "a listed reason",
+                                                          "m.x_f__mutmut_2": "another listed reason"})
+    (score,) = mutation.scores(tmp_path, ["dependence"], None)
+    assert score.stale == ["m.x_f__mutmut_1"]
+    assert score.equivalent == ["m.x_f__mutmut_2"]
+    assert score.killed == ["m.x_f__mutmut_1", "m.x_f__mutmut_3"] and score.score == 1.0

@@ -51,7 +51,7 @@ def _source(binding: str, statement: str) -> str:
             + statement + "\n    return X\n")
 
 
-@pytest.mark.parametrize("binding, statement, outcome", CASES, ids=[f"{b} | {s}" for b, s, _ in CASES])
+@pytest.mark.parametrize("binding, statement, outcome", CASES, ids=[f"{b} | {s}".replace("\n", "; ") for b, s, _ in CASES])
 def test_a_name_read_whole_is_traced_to_the_written_array(binding, statement, outcome):
     source = _source(binding, statement)
     result = transpile_source(source, "m.py", backend="direct", shapes={"X": 2})

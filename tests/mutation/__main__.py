@@ -15,7 +15,8 @@ repository); the rest of the suite is what kills mutants. A full run of one 300-
 takes about an hour on two cores; ``--only PATTERN`` runs the mutants whose names match.
 
 Prints one line per module (mutants, killed, equivalent, survived, score) and every survivor
-not listed as equivalent; exit status 1 when a module scores below ``--min-score``.
+not listed as equivalent; exit status 1 when a module scores below ``--min-score`` or a mutant
+listed as equivalent was killed (a stale entry: its number now names another mutant).
 """
 
 from __future__ import annotations
@@ -133,6 +134,9 @@ class Score:
     equivalent: list[str] = field(default_factory=list)
     survived: list[str] = field(default_factory=list)
     other: list[str] = field(default_factory=list)  # not run, no tests, timeout
+    #: listed as equivalent, yet a test killed them: mutmut numbers a function's mutants in
+    #: order, so a change to the function renumbers them and the entry now names another one
+    stale: list[str] = field(default_factory=list)
 
     @property
     def score(self) -> float:
@@ -156,6 +160,8 @@ def scores(work: Path, modules: list[str], patterns: list[str] | None) -> list[S
                 continue
             if code in KILLED:
                 score.killed.append(name)
+                if name in listed:
+                    score.stale.append(name)
             elif name in listed:
                 score.equivalent.append(name)
             elif code in SURVIVED:
@@ -207,9 +213,13 @@ def main(argv=None) -> int:
     for s in results:
         for name in s.survived + s.other:
             print(f"survived: {name}")
-    if any(s.survived or s.other for s in results):
+    for s in results:
+        for name in s.stale:
+            print(f"stale: {name} is listed as equivalent, but a test killed it (its number now "
+                  "names another mutant: check the entries of its function)")
+    if any(s.survived or s.other or s.stale for s in results):
         print(f"(cd {args.work} && {mutmut} show NAME) prints a mutant's diff")
-    return int(any(s.score < args.min_score for s in results))
+    return int(any(s.score < args.min_score or s.stale for s in results))
 
 
 if __name__ == "__main__":
