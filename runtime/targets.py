@@ -14,6 +14,7 @@ from pforge.runtime import inputs as _inputs
 from pforge.runtime.loader import RuntimeLoadError, load_module
 from pforge.runtime.timing import pick_device, timed_call
 from pforge.transpile.analysis.discovery import CHECKED_MARKER
+from pforge.transpile.frontend import source_lines
 
 
 class TargetError(ValueError):
@@ -217,12 +218,18 @@ def instrument_rank_checks(code):
     Returns:
       The instrumented text (the same lines, plus the recorder at the end).
     """
-    lines = code.splitlines()
-    for k, line in enumerate(lines[:-1]):
-        if line.lstrip().startswith("# pforge:") and RANK_CHECKED in line:
-            test = lines[k + 1]
-            indent = test[:len(test) - len(test.lstrip())]
-            lines[k + 1] = f"{indent}if _pforge_check({test.strip()[3:-1]}):"
+    lines = source_lines(code)
+    marked = {k + 2 for k, line in enumerate(lines)  # (1-based: the line after the comment)
+              if line.lstrip().startswith("# pforge:") and RANK_CHECKED in line}
+    tests = [node.test for node in ast.walk(ast.parse(code))
+             if isinstance(node, ast.If) and node.lineno in marked]
+    # (by position in the text: a long test is wrapped over several lines; right to left, so
+    # an edit keeps the columns before it)
+    for test in sorted(tests, key=lambda t: (t.lineno, t.col_offset), reverse=True):
+        for row, col, text in ((test.end_lineno, test.end_col_offset, ")"),
+                               (test.lineno, test.col_offset, "_pforge_check(")):
+            line = lines[row - 1].encode("utf-8")
+            lines[row - 1] = (line[:col] + text.encode("utf-8") + line[col:]).decode("utf-8")
     return "\n".join(lines) + _RECORD
 
 

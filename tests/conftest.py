@@ -83,6 +83,28 @@ def _own_cache(tmp_path_factory):
         os.environ["PFORGE_CACHE_DIR"] = previous
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _generated_code_as_unparsed(request):
+    """Tests that read the text of generated code spell what they expect as ``ast.unparse``
+    writes it: one line per statement, its quotes. So, unless its module is marked
+    ``file_style`` (``pytestmark``), a test gets generated code in that form (``Style()``: no
+    quote and no line length), not in the style of its source (``pforge.transpile.style``).
+    The file's style is what users get, and is tested where marked: ``test_style.py``, the
+    golden files and the samples (``test_samples.py``), the shared cases, ``verify``'s rank
+    checks; and the fuzzer (``python -m tests.fuzz``) runs styled code on every program it
+    makes. (Module-scoped, so that it comes before a module's own fixtures that transpile.)"""
+    if request.node.get_closest_marker("file_style") is not None:
+        yield
+        return
+    from pforge.transpile import splice
+    from pforge.transpile.style import Style
+
+    patch = pytest.MonkeyPatch()
+    patch.setattr(splice, "file_style", lambda text: Style())
+    yield
+    patch.undo()
+
+
 @pytest.fixture
 def tf():
     return pytest.importorskip("tensorflow")

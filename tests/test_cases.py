@@ -15,6 +15,9 @@ from conftest import assert_same_numbers, shared_cases
 from pforge.runtime.targets import instrument_rank_checks
 from pforge.transpile import transpile_source
 
+#: generated code in the file's style, as users get it (tests/conftest.py)
+pytestmark = pytest.mark.file_style
+
 #: every test here needs ../shared/cases: skipped without it (saying so), failed in CI
 CASE_FILES = shared_cases(module=True)
 

@@ -8,6 +8,9 @@ from conftest import sample_files
 from pforge.transpile import transpile_source
 from update_golden import FOLDERS, generated
 
+#: generated code in the file's style, as users get it (tests/conftest.py)
+pytestmark = pytest.mark.file_style
+
 SAMPLES = sample_files()
 IDS = [p.stem for p in SAMPLES]
 

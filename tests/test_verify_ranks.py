@@ -20,6 +20,9 @@ from pforge.runtime import targets
 
 from conftest import ROOT, assert_exit, invoke, write
 
+#: generated code in the file's style, as users get it (tests/conftest.py)
+pytestmark = pytest.mark.file_style
+
 SAMPLE = ROOT / "tests" / "data" / "numpy_rows.py"
 #: The sample's functions whose loop `transpile --probe` rewrites.
 REWRITTEN = ("scale_rows", "row_norms", "pairwise_dots", "weighted_total")

@@ -20,6 +20,14 @@ from pforge.transpile.errors import SourceError
 MAX_SOURCE_BYTES = 4 * 1024 * 1024
 
 
+def source_lines(text: str, keepends: bool = False) -> list[str]:
+    """The lines of source ``text`` as Python numbers them (``ast`` line numbers index this
+    list from 1): split at ``\\n``, ``\\r\\n`` and ``\\r`` only, where ``str.splitlines`` also
+    splits at a form feed, ``\\x1c``-``\\x1e``, ``\\x85``, ``\\u2028`` and ``\\u2029``."""
+    lines = io.StringIO(text, newline="").readlines()
+    return lines if keepends else [line.rstrip("\r\n") for line in lines]
+
+
 @dataclass(frozen=True)
 class SourceText:
     """A decoded source file.

@@ -32,7 +32,7 @@ from pforge.transpile.analysis import ModuleContext, WholeModuleNeeded
 from pforge.transpile.consumers import ARRAY_READERS, BUILTIN_READERS, CONSUMERS
 from pforge.transpile.errors import SourceError
 from pforge.transpile.frontend import (ImportMap, SourceText, parse_ast, position, shadowed_builtin_reads,
-                                       shadowed_import_reads, to_gast)
+                                       shadowed_import_reads, source_lines, to_gast)
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -331,7 +331,7 @@ def outline(source: SourceText) -> Outline:
         SourceError: a syntax error, or input too deeply nested to parse.
     """
     module = parse_ast(source)
-    lines = source.text.splitlines()
+    lines = source_lines(source.text)
     parents: dict[int, ast.AST] = {}
     ordered: list[ast.AST] = []
     loops: list[ast.AST] = []

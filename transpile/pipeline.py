@@ -412,6 +412,8 @@ def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias
         if split is not None:
             span = split[0].lines(split[1])
             mark = len(splicer.edits)
+        # (a piece of a distributed loop goes under that loop's run-time check, when it has one)
+        splicer.nested = int(split is not None and np_alias is not None and bool(split[0].guard(np_alias)))
         marker = _MARKER[chosen.get(id(info), ("pfor", ""))[0]]
         comment = f"# pforge: vectorized loop (was {span}: {result.pattern}) {marker}"
         init = getattr(info.node, "pforge_comprehension", None)

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 import gast
 
 from pforge.transpile.errors import InternalError
-from pforge.transpile.frontend import SourceText
+from pforge.transpile.frontend import SourceText, source_lines
+from pforge.transpile.style import Style, file_style, requoted
 
 
 @dataclass(frozen=True)
@@ -26,18 +27,26 @@ class Edit:
 class Splicer:
     """Maps AST positions to text offsets and applies non-overlapping edits.
 
+    Generated code is written in the file's style (:mod:`pforge.transpile.style`: its quotes,
+    and its line length, long statements wrapped); the file's own lines are kept as written.
+
     Args:
         source: the decoded source; AST columns are UTF-8 byte offsets and are converted.
+        style: the style of generated code; by default the file's own (``file_style``).
     """
 
-    def __init__(self, source: SourceText):
+    def __init__(self, source: SourceText, style: Style | None = None):
         self.source = source
-        self.lines = source.text.splitlines(keepends=True)
+        self.lines = source_lines(source.text, keepends=True)
         self.starts = [0]
         for line in self.lines:
             self.starts.append(self.starts[-1] + len(line))
         self.edits: list[Edit] = []
         self.indent_unit = _indent_unit(self.lines)
+        self.style = file_style(source.text) if style is None else style
+        #: levels of indentation the text of the next edits will get later (a piece of a
+        #: distributed loop goes under that loop's run-time check), for the line length
+        self.nested = 0
 
     def offset(self, lineno: int, col_bytes: int) -> int:
         line = self.lines[lineno - 1]
@@ -59,6 +68,7 @@ class Splicer:
     def replace_statement(self, stmt: gast.stmt, code_lines: list[str]) -> None:
         """Replaces whole lines ``stmt.lineno..end_lineno`` by ``code_lines`` at its indentation."""
         indent = self.indentation(stmt.lineno)
+        code_lines = self.style.lines(code_lines, self._width(indent))
         text = self.source.newline.join(indent + self._reindent(line) if line else ""
                                         for line in code_lines)
         self.edits.append(Edit(self.line_start(stmt.lineno), self.line_end(stmt.end_lineno), text))
@@ -73,14 +83,18 @@ class Splicer:
         indent = self.indentation(stmt.lineno)
         unit = self.indent_unit
         nl = self.source.newline
-        body = [indent + unit + self._reindent(line) if line else "" for line in code_lines] or [indent + unit + "pass"]
+        deeper = self._width(indent + unit)
+        body = [indent + unit + self._reindent(line) if line else ""
+                for line in self.style.lines(code_lines, deeper)] or [indent + unit + "pass"]
         if kept_lines is not None:  # (lines of the file itself keep its indentation: `kept_as_written`)
+            if not kept_as_written:  # (generated: a loop pforge put in another form first)
+                kept_lines = self.style.lines(kept_lines, deeper)
             kept = [indent + unit + (line if kept_as_written else self._reindent(line)) if line else ""
                     for line in kept_lines]
         else:
             kept = self._deeper(stmt.lineno, stmt.end_lineno)
-        text = nl.join([*(indent + self._reindent(line) for line in prelude), indent + comment, f"{indent}if {test}:",
-                        *body, f"{indent}else:", *kept])
+        text = nl.join([*(indent + self._reindent(line) for line in self.style.lines(list(prelude), self._width(indent))),
+                        indent + comment, *self._header(indent, test), *body, f"{indent}else:", *kept])
         self.edits.append(Edit(self.line_start(stmt.lineno), self.line_end(stmt.end_lineno), text))
 
     def piece_lines(self, loop: gast.For, stmts: list[gast.stmt], edits: list[Edit] = (),
@@ -140,7 +154,7 @@ class Splicer:
                 indent + line if line else "" for line in self.piece_lines(
                     loop, stmts, inside, headers[k] if headers is not None else None)]
         if test:
-            lines = [f"{indent}if {test}:", *(self.indent_unit + line if line else "" for line in lines),
+            lines = [*self._header(indent, test), *(self.indent_unit + line if line else "" for line in lines),
                      f"{indent}else:", *self._deeper(loop.lineno, loop.end_lineno)]
         self.edits.append(Edit(start, end, nl.join([indent + comment, *lines])))
 
@@ -156,6 +170,9 @@ class Splicer:
         return True
 
     def replace_expression(self, node: gast.expr, text: str) -> None:
+        """Replaces the expression ``node`` by generated ``text`` (its strings in the file's quotes)."""
+        if self.style.quote:
+            text = requoted(text, self.style.quote)
         self.edits.append(Edit(self.offset(node.lineno, node.col_offset),
                                self.offset(node.end_lineno, node.end_col_offset), text))
 
@@ -174,12 +191,25 @@ class Splicer:
             text = text[: edit.start] + edit.new + text[edit.end:]
         return text
 
+    def _header(self, indent: str, test: str) -> list[str]:
+        """The lines of ``if test:`` at ``indent``, in the file's style (wrapped when long)."""
+        return [indent + self._reindent(line) for line in self.style.header("if", test, self._width(indent))]
+
+    def _width(self, indent: str) -> int:
+        """The columns generated code at ``indent`` will start at in the file."""
+        return _width(indent) + self.nested * _width(self.indent_unit)
+
     def _reindent(self, line: str) -> str:
         if self.indent_unit == "    ":
             return line
         stripped = line.lstrip(" ")
         levels = (len(line) - len(stripped)) // 4
         return self.indent_unit * levels + stripped
+
+
+def _width(indent: str) -> int:
+    """The columns ``indent`` takes (a tab as 4, as most editors show it)."""
+    return len(indent.expandtabs(4))
 
 
 def _indent_unit(lines: list[str]) -> str:

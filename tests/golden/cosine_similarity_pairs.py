@@ -35,7 +35,10 @@ def paired_cosine_similarity(x, y):
     def _paired_cosine_similarity_body(elems):
         a, b = elems
         return tf.reduce_sum(tf.math.l2_normalize(a) * tf.math.l2_normalize(b))
-    sims = tf.vectorized_map(_paired_cosine_similarity_body, (tf.convert_to_tensor(x), tf.convert_to_tensor(y)))
+    sims = tf.vectorized_map(
+        _paired_cosine_similarity_body,
+        (tf.convert_to_tensor(x), tf.convert_to_tensor(y)),
+    )
     return sims
 
 

@@ -37,7 +37,10 @@ def per_example_cross_entropy(logits, labels):
         i, row = elems
         log_probs = tf.nn.log_softmax(row)
         return -tf.reduce_sum(tf.gather(labels, i) * log_probs)
-    losses = tf.vectorized_map(_per_example_cross_entropy_body, (tf.range(tf.shape(logits)[0]), tf.convert_to_tensor(logits)))
+    losses = tf.vectorized_map(
+        _per_example_cross_entropy_body,
+        (tf.range(tf.shape(logits)[0]), tf.convert_to_tensor(logits)),
+    )
     return losses
 
 

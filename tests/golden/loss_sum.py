@@ -38,7 +38,9 @@ def squared_error_total(pred, target):
     def _squared_error_total_body(elems):
         pred_i, target_i = elems
         return tf.reduce_sum(tf.square(pred_i - target_i))
-    total_terms = tf.vectorized_map(_squared_error_total_body, (pred[:n], tf.convert_to_tensor(target)[:n]))
+    total_terms = tf.vectorized_map(
+        _squared_error_total_body, (pred[:n], tf.convert_to_tensor(target)[:n])
+    )
     total = total + tf.reduce_sum(total_terms, axis=0)
     return total
 

@@ -48,8 +48,13 @@ def microbatch_clipped_mean_grad(x, y, w, n_micro: int, clip_norm):
     n_micro_max = tf.maximum(n_micro, 0)
     size_max = tf.maximum(size, 0)
     n_micro_stop = n_micro_max * size_max
-    x_blocks = tf.reshape(x[:n_micro_stop], tf.concat([[n_micro_max, size_max], tf.shape(x)[1:]], 0))
-    y_blocks = tf.reshape(tf.convert_to_tensor(y)[:n_micro_stop], tf.concat([[n_micro_max, size_max], tf.shape(y)[1:]], 0))
+    x_blocks = tf.reshape(
+        x[:n_micro_stop], tf.concat([[n_micro_max, size_max], tf.shape(x)[1:]], 0)
+    )
+    y_blocks = tf.reshape(
+        tf.convert_to_tensor(y)[:n_micro_stop],
+        tf.concat([[n_micro_max, size_max], tf.shape(y)[1:]], 0),
+    )
     def _microbatch_clipped_mean_grad_body(elems):
         x_m, y_m = elems
         xb = x_m

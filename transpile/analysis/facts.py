@@ -12,7 +12,7 @@ import gast
 
 from pforge.transpile import dependence, effects
 from pforge.transpile.analysis.nodes import _binding
-from pforge.transpile.frontend import ImportMap, SourceText, position
+from pforge.transpile.frontend import ImportMap, SourceText, position, source_lines
 from pforge.transpile.remarks import Remark
 from pforge.transpile.spaces import Space
 
@@ -327,7 +327,7 @@ class ModuleContext:
         #: Functions whose name is defined by exactly one ``def`` in the module.
         self.functions = functions
         self.effects = effects.EffectAnalyzer(self.imports, self.functions, self.local_definition)
-        self.lines = source.text.splitlines()
+        self.lines = source_lines(source.text)
         self._chains: beniget.DefUseChains | None = None
         self._use_def: dict | None = None
         #: Whether a backend may compute a sum in another order than the loop (an unsafe fix,

@@ -39,15 +39,25 @@ def drawdown(returns, start):
     curve = np.zeros(len(returns))
     drawdown = np.zeros(len(returns))
     # pforge: vectorized loop (was lines 41-45: map over returns, mul scan wealth, max scan peak, indexed output curve, indexed output drawdown) with batched ops, where its run-time checks hold
-    if isinstance(wealth, (int, float, np.number, np.bool_, np.ndarray)) and np.ndim(wealth) == 0 and isinstance(peak, (int, float, np.number, np.bool_, np.ndarray)) and not isinstance(returns, (list, tuple)) and len(returns) > 0:
+    if (
+        isinstance(wealth, (int, float, np.number, np.bool_, np.ndarray))
+        and np.ndim(wealth) == 0
+        and isinstance(peak, (int, float, np.number, np.bool_, np.ndarray))
+        and not isinstance(returns, (list, tuple))
+        and len(returns) > 0
+    ):
         wealth_terms = 1.0 + returns
-        wealth_steps = np.empty(len(wealth_terms) + 1, np.result_type(wealth, wealth_terms))
+        wealth_steps = np.empty(
+            len(wealth_terms) + 1, np.result_type(wealth, wealth_terms)
+        )
         wealth_steps[0] = wealth
         wealth_steps[1:] = wealth_terms
         np.multiply.accumulate(wealth_steps, out=wealth_steps)
-        if wealth_steps.dtype.kind == 'c':
+        if wealth_steps.dtype.kind == "c":
             for wealth_k in range(len(wealth_terms)):
-                wealth_steps[wealth_k + 1] = wealth_steps[wealth_k] * wealth_terms[wealth_k]
+                wealth_steps[wealth_k + 1] = (
+                    wealth_steps[wealth_k] * wealth_terms[wealth_k]
+                )
         peak_terms = wealth_steps[1:]
         peak_steps = np.empty(len(peak_terms) + 1, np.result_type(peak, peak_terms))
         peak_steps[0] = peak

@@ -45,15 +45,39 @@ def sepia(picture, factor):
         return min(value, 255)
 
     # pforge: vectorized loop (was lines 47-50: map over picture, indexed output picture, 1 inner loop) with batched ops, where its run-time checks hold
-    if n_rows <= np.shape(picture)[0] and n_cols <= np.shape(picture)[1] and not (isinstance(factor, np.ndarray) and np.may_share_memory(picture, factor)) and not isinstance(picture, (list, tuple)) and n_rows > 0 and n_cols > 0:
+    if (
+        n_rows <= np.shape(picture)[0]
+        and n_cols <= np.shape(picture)[1]
+        and not (isinstance(factor, np.ndarray) and np.may_share_memory(picture, factor))
+        and not isinstance(picture, (list, tuple))
+        and n_rows > 0
+        and n_cols > 0
+    ):
         if np.shape(picture[:n_rows, :n_cols])[2] != 3:
-            raise TypeError('grey_of() takes 3 positional arguments for the items of one row')
-        whole = 0.2126 * picture[:n_rows, :n_cols, 2] + 0.587 * picture[:n_rows, :n_cols, 1] + 0.114 * picture[:n_rows, :n_cols, 0]
-        grey = whole.astype(int) if not np.any(np.abs(whole) >= 2.0 ** 63) else np.vectorize(int, otypes=[object])(np.where(np.isfinite(whole), whole, 0))
+            raise TypeError("grey_of() takes 3 positional arguments for the items of one row")
+        whole = (
+            0.2126 * picture[:n_rows, :n_cols, 2]
+            + 0.587 * picture[:n_rows, :n_cols, 1]
+            + 0.114 * picture[:n_rows, :n_cols, 0]
+        )
+        grey = (
+            whole.astype(int)
+            if not np.any(np.abs(whole) >= 2.0**63)
+            else np.vectorize(int, otypes=[object])(np.where(np.isfinite(whole), whole, 0))
+        )
         grey_term = grey.astype(np.result_type(2 * factor, 0)) + 2 * factor
         grey_term_1 = grey.astype(np.result_type(factor, 0)) + factor
         constant = np.asarray(255, dtype=np.uint8)
-        picture[:n_rows, :n_cols] = np.stack(np.broadcast_arrays(np.where(255 < grey, 255, grey), np.where(constant < grey_term_1, constant, grey_term_1), np.where(constant < grey_term, constant, grey_term)), axis=2, dtype=picture.dtype, casting='unsafe')
+        picture[:n_rows, :n_cols] = np.stack(
+            np.broadcast_arrays(
+                np.where(255 < grey, 255, grey),
+                np.where(constant < grey_term_1, constant, grey_term_1),
+                np.where(constant < grey_term, constant, grey_term),
+            ),
+            axis=2,
+            dtype=picture.dtype,
+            casting="unsafe",
+        )
     else:
         for i in range(n_rows):
             for j in range(n_cols):

@@ -46,7 +46,9 @@ def tanh_layer_jacobian(x, w, b):
     with tf.GradientTape() as tape:
         tape.watch(x)
         y = tf.tanh(tf.linalg.matvec(w, x) + b)
-        tf.debugging.assert_less_equal(w.shape[0], tf.shape(y)[0], message='index out of range of y')
+        tf.debugging.assert_less_equal(
+            w.shape[0], tf.shape(y)[0], message="index out of range of y"
+        )
     if x.dtype.is_floating and y.shape.rank == 1 and (b is not x) and (w is not x):
         dy_dx = ((1.0 - tf.square(y))[:, tf.newaxis] * w)[:w.shape[0]]
     else:

@@ -33,11 +33,18 @@ def distances(X, X_ref):
     n_r = X_ref.shape[0]
     D = np.zeros((n_q, n_r))
     # pforge: vectorized loop (was lines 35-37: map over X, indexed output D, 1 inner loop, in strips of rows (262,144 values at most at once)) with batched ops, where its run-time checks hold
-    if not isinstance(X, (list, tuple)) and not isinstance(X_ref, (list, tuple)) and n_q > 0 and n_r > 0:
+    if (
+        not isinstance(X, (list, tuple))
+        and not isinstance(X_ref, (list, tuple))
+        and n_q > 0
+        and n_r > 0
+    ):
         i_strip = max(1, 262144 // max(1, n_r * max(np.shape(X)[-1], np.shape(X_ref)[-1])))
         for i_lo in range(0, n_q, i_strip):
             i_hi = min(i_lo + i_strip, n_q)
-            D[i_lo:i_hi, :] = np.sqrt(np.sum(np.square(X[i_lo:i_hi, np.newaxis] - X_ref[np.newaxis]), axis=-1))
+            D[i_lo:i_hi, :] = np.sqrt(
+                np.sum(np.square(X[i_lo:i_hi, np.newaxis] - X_ref[np.newaxis]), axis=-1)
+            )
     else:
         for i in range(n_q):
             for j in range(n_r):

@@ -52,7 +52,9 @@ def clipped_per_example_grads(x, labels, w, b, clip_norm):
             loss = tf.nn.softmax_cross_entropy_with_logits(labels=labels_i, logits=logits)
         grad = tape.gradient(loss, w)
         return tf.clip_by_norm(grad, clip_norm)
-    grads = tf.vectorized_map(_clipped_per_example_grads_body, (x, tf.convert_to_tensor(labels)[:x.shape[0]]))
+    grads = tf.vectorized_map(
+        _clipped_per_example_grads_body, (x, tf.convert_to_tensor(labels)[: x.shape[0]])
+    )
     return grads
 
 
@@ -89,7 +91,9 @@ def per_example_grads_of_variables(x, labels, variables):
             logits = tf.linalg.matvec(variables[0], x_i, transpose_a=True) + variables[1]
             loss = tf.nn.softmax_cross_entropy_with_logits(labels=labels_i, logits=logits)
         return tape.gradient(loss, variables)
-    per_example = tf.vectorized_map(_per_example_grads_of_variables_body, (x, tf.convert_to_tensor(labels)[:x.shape[0]]))
+    per_example = tf.vectorized_map(
+        _per_example_grads_of_variables_body, (x, tf.convert_to_tensor(labels)[: x.shape[0]])
+    )
     return (list(per_example) if isinstance(per_example, (list, tuple)) else tf.unstack(per_example, axis=1))
 
 

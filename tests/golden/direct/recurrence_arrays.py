@@ -37,7 +37,7 @@ def cumulative_in_place(totals):
       ``totals``.
     """
     # pforge: vectorized loop (was lines 39-40: map over totals, add scan totals, indexed output totals) with batched ops, where its run-time checks hold
-    if type(totals) is np.ndarray and totals.dtype.kind in 'biufc' and len(totals) > 1:
+    if type(totals) is np.ndarray and totals.dtype.kind in "biufc" and len(totals) > 1:
         totals_prev_steps = totals[0:len(totals)]
         np.add.accumulate(totals_prev_steps, out=totals_prev_steps)
         totals[1:len(totals)] = totals_prev_steps[1:]
@@ -61,19 +61,40 @@ def balance(start, rates, deposits):
     balance = np.zeros(len(rates) + 1)
     balance[0] = start
     # pforge: vectorized loop (was lines 57-58: map over rates, deposits, linear scan balance, indexed output balance) with batched ops, where its run-time checks hold
-    if type(balance) is np.ndarray and balance.dtype.kind in 'biufc' and len(balance) - 1 <= np.shape(rates)[0] and len(balance) - 1 <= np.shape(deposits)[0] and np.asarray(rates).dtype.kind != 'O' and np.asarray(deposits).dtype.kind != 'O' and not isinstance(deposits, (list, tuple)) and not isinstance(rates, (list, tuple)) and len(balance) > 1:
+    if (
+        type(balance) is np.ndarray
+        and balance.dtype.kind in "biufc"
+        and len(balance) - 1 <= np.shape(rates)[0]
+        and len(balance) - 1 <= np.shape(deposits)[0]
+        and np.asarray(rates).dtype.kind != "O"
+        and np.asarray(deposits).dtype.kind != "O"
+        and not isinstance(deposits, (list, tuple))
+        and not isinstance(rates, (list, tuple))
+        and len(balance) > 1
+    ):
         balance_prev = balance[0]
         balance_stop = len(balance) - 1
         balance_prev_a = 1.0 + rates[:balance_stop]
         balance_prev_b = deposits[:balance_stop]
         balance_prev_first = balance_prev_a[0] * balance_prev + balance_prev_b[0]
-        balance_prev_values = np.empty(len(balance_prev_a), np.result_type(balance_prev_a, balance_prev_first, balance_prev_b))
+        balance_prev_values = np.empty(
+            len(balance_prev_a), np.result_type(balance_prev_a, balance_prev_first, balance_prev_b)
+        )
         balance_prev_values[:len(balance_prev_a)] = balance_prev_b
         balance_prev_values[0] = balance_prev_first
         balance_prev_whole = len(balance_prev_values) // 4 * 4
-        balance_prev_blocks, balance_prev_scales = (balance_prev_values[:balance_prev_whole].reshape(-1, 4), np.asarray(balance_prev_a)[:balance_prev_whole].reshape(-1, 4))
-        balance_prev_columns, balance_prev_scale_columns = (list(balance_prev_blocks.T), list(balance_prev_scales.T))
-        balance_prev_ends, balance_prev_end_scales = (balance_prev_columns[0].copy(), balance_prev_scale_columns[0].astype(balance_prev_values.dtype))
+        balance_prev_blocks, balance_prev_scales = (
+            balance_prev_values[:balance_prev_whole].reshape(-1, 4),
+            np.asarray(balance_prev_a)[:balance_prev_whole].reshape(-1, 4),
+        )
+        balance_prev_columns, balance_prev_scale_columns = (
+            list(balance_prev_blocks.T),
+            list(balance_prev_scales.T),
+        )
+        balance_prev_ends, balance_prev_end_scales = (
+            balance_prev_columns[0].copy(),
+            balance_prev_scale_columns[0].astype(balance_prev_values.dtype),
+        )
         for balance_prev_lane in range(1, 4):
             balance_prev_ends *= balance_prev_scale_columns[balance_prev_lane]
             balance_prev_ends += balance_prev_columns[balance_prev_lane]
@@ -81,21 +102,43 @@ def balance(start, rates, deposits):
         balance_prev_span, balance_prev_spare_scales = (1, np.empty_like(balance_prev_end_scales))
         while balance_prev_span < len(balance_prev_ends):
             balance_prev_later_ends = balance_prev_ends[balance_prev_span:]
-            balance_prev_later_ends += balance_prev_end_scales[balance_prev_span:] * balance_prev_ends[:-balance_prev_span]
-            np.multiply(balance_prev_end_scales[2 * balance_prev_span:], balance_prev_end_scales[balance_prev_span:-balance_prev_span], out=balance_prev_spare_scales[2 * balance_prev_span:])
-            balance_prev_end_scales, balance_prev_spare_scales = (balance_prev_spare_scales, balance_prev_end_scales)
+            balance_prev_later_ends += (
+                balance_prev_end_scales[balance_prev_span:]
+                * balance_prev_ends[:-balance_prev_span]
+            )
+            np.multiply(
+                balance_prev_end_scales[2 * balance_prev_span :],
+                balance_prev_end_scales[balance_prev_span:-balance_prev_span],
+                out=balance_prev_spare_scales[2 * balance_prev_span :],
+            )
+            balance_prev_end_scales, balance_prev_spare_scales = (
+                balance_prev_spare_scales,
+                balance_prev_end_scales,
+            )
             balance_prev_span *= 2
         balance_prev_carried = balance_prev_columns[0][1:]
         balance_prev_carried += balance_prev_scale_columns[0][1:] * balance_prev_ends[:-1]
         for balance_prev_lane in range(1, 4):
-            balance_prev_columns[balance_prev_lane] += balance_prev_scale_columns[balance_prev_lane] * balance_prev_columns[balance_prev_lane - 1]
+            balance_prev_columns[balance_prev_lane] += (
+                balance_prev_scale_columns[balance_prev_lane]
+                * balance_prev_columns[balance_prev_lane - 1]
+            )
         for balance_prev_tail in range(max(balance_prev_whole, 1), len(balance_prev_values)):
-            balance_prev_values[balance_prev_tail] = balance_prev_a[balance_prev_tail] * balance_prev_values[balance_prev_tail - 1] + balance_prev_b[balance_prev_tail]
-        if not np.isfinite(balance_prev_values).all() or balance_prev_values.dtype != balance.dtype:
+            balance_prev_values[balance_prev_tail] = (
+                balance_prev_a[balance_prev_tail] * balance_prev_values[balance_prev_tail - 1]
+                + balance_prev_b[balance_prev_tail]
+            )
+        if (
+            not np.isfinite(balance_prev_values).all()
+            or balance_prev_values.dtype != balance.dtype
+        ):
             balance_prev_values = np.empty(len(balance_prev_values), balance.dtype)
             balance_prev_values[0] = balance_prev_first
             for balance_prev_k in range(1, len(balance_prev_values)):
-                balance_prev_values[balance_prev_k] = balance_prev_a[balance_prev_k] * balance_prev_values[balance_prev_k - 1] + balance_prev_b[balance_prev_k]
+                balance_prev_values[balance_prev_k] = (
+                    balance_prev_a[balance_prev_k] * balance_prev_values[balance_prev_k - 1]
+                    + balance_prev_b[balance_prev_k]
+                )
         balance[1:len(balance)] = balance_prev_values
     else:
         for t in range(1, len(balance)):
@@ -114,7 +157,7 @@ def high_water(levels):
     """
     level = levels.copy()
     # pforge: vectorized loop (was lines 72-73: map over level, max scan level, indexed output level) with batched ops, where its run-time checks hold
-    if type(level) is np.ndarray and level.dtype.kind in 'biufc' and len(level) > 1:
+    if type(level) is np.ndarray and level.dtype.kind in "biufc" and len(level) > 1:
         level_prev_steps = level[0:len(level)]
         np.maximum.accumulate(level_prev_steps, out=level_prev_steps)
         level[1:len(level)] = level_prev_steps[1:]

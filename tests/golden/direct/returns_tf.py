@@ -57,7 +57,12 @@ def discounted_returns(rewards, gamma):
       float32 [steps], ``sum(gamma ** k * rewards[t + k] for k >= 0)`` at each step ``t``.
     """
     # pforge: vectorized loop (was lines 62-64: map over rewards, collector returns, linear scan g) with batched ops
-    returns = tf.scan(lambda h, g_step: gamma * h + g_step, rewards, initializer=tf.convert_to_tensor(0.0, rewards.dtype), reverse=True)
+    returns = tf.scan(
+        lambda h, g_step: gamma * h + g_step,
+        rewards,
+        initializer=tf.convert_to_tensor(0.0, rewards.dtype),
+        reverse=True,
+    )
     return returns
 
 
@@ -75,7 +80,12 @@ def masked_returns(rewards, masks, gamma):
       float32 [steps], the discounted sum of the rewards from ``t`` to the end of its episode.
     """
     # pforge: vectorized loop (was lines 82-84: map over masks, rewards, collector returns, linear scan g) with batched ops
-    returns = tf.scan(lambda h, g_step: g_step[0] + gamma * h * g_step[1], (rewards, masks), initializer=tf.convert_to_tensor(0.0, rewards.dtype), reverse=True)
+    returns = tf.scan(
+        lambda h, g_step: g_step[0] + gamma * h * g_step[1],
+        (rewards, masks),
+        initializer=tf.convert_to_tensor(0.0, rewards.dtype),
+        reverse=True,
+    )
     return returns
 
 

@@ -37,7 +37,13 @@ def smooth(signal, alpha):
     ema = signal[0]
     out = np.zeros(len(signal))
     # pforge: vectorized loop (was lines 39-41: map over signal, linear scan ema, indexed output out) with batched ops, where its run-time checks hold
-    if isinstance(ema, (int, float, np.number, np.bool_, np.ndarray)) and np.ndim(ema) == 0 and np.asarray(signal).dtype.kind != 'O' and not isinstance(signal, (list, tuple)) and len(signal) > 0:
+    if (
+        isinstance(ema, (int, float, np.number, np.bool_, np.ndarray))
+        and np.ndim(ema) == 0
+        and np.asarray(signal).dtype.kind != "O"
+        and not isinstance(signal, (list, tuple))
+        and len(signal) > 0
+    ):
         ema_a = 1 - alpha
         ema_b = alpha * signal
         ema_first = ema_a * ema + ema_b[0]
@@ -86,7 +92,11 @@ def discounted_returns(rewards, gamma):
     G = 0.0
     returns = np.zeros(len(rewards))
     # pforge: vectorized loop (was lines 57-59: map over rewards, linear scan G, indexed output returns) with batched ops, where its run-time checks hold
-    if np.asarray(rewards).dtype.kind != 'O' and not isinstance(rewards, (list, tuple)) and len(rewards) - 1 > -1:
+    if (
+        np.asarray(rewards).dtype.kind != "O"
+        and not isinstance(rewards, (list, tuple))
+        and len(rewards) - 1 > -1
+    ):
         G_first = gamma * G + rewards[-1]
         G_values = np.zeros(-(-len(rewards) // 16) * 16, np.result_type(gamma, G_first, rewards))
         G_values[-len(rewards):] = rewards

@@ -1,0 +1,220 @@
+"""Generated code in the file's style: its quotes and its line length (``transpile/style.py``).
+
+Each end-to-end test first asserts that the loop was rewritten, then that the rewrite keeps
+the file's style, then that it still computes what the loop computes."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import numpy as np
+import pytest
+
+from pforge.transpile import transpile_source
+from pforge.transpile.style import LIMITS, Style, file_style, requoted
+from tests.conftest import assert_same_numbers
+
+#: generated code in the file's style, as users get it (tests/conftest.py)
+pytestmark = pytest.mark.file_style
+
+
+def _code(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+# -- what file_style reads --------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, quote", [
+    ('a = "x"\nb = "y"\nc = \'z\'\n', '"'),
+    ("a = 'x'\nb = 'y'\nc = \"z\"\n", "'"),
+    ('a = "x"\nb = \'y\'\n', None),                      # a tie says nothing
+    ('"""A docstring."""\nx = 1\n', None),              # docstrings do not count
+    ("a = \"it's\"\nb = \"it's\"\nc = 'z'\n", "'"),      # a body with a quote had no choice
+    ('a = "\\n"\nb = "\\t"\nc = \'z\'\n', "'"),          # nor does one with a backslash
+    ('a = b"x"\nb = r"y"\nc = \'z\'\n', '"'),            # prefixes are read through
+    ("x = 1\n", None),
+])
+def test_the_quote_most_literals_use(text, quote):
+    assert file_style(text).quote == quote
+
+
+@pytest.mark.parametrize("longest, limit", [
+    (10, 79), (79, 79), (80, 88), (88, 88), (89, 99), (100, 100), (101, 119), (120, 120),
+    (121, None),
+])
+def test_the_smallest_usual_limit_every_line_fits(longest, limit):
+    text = "x = 1\n" + "y = " + "1" * (longest - 4) + "\n"
+    assert file_style(text).line_length == limit
+
+
+def test_comment_lines_do_not_set_the_limit():
+    text = "x = 1\n# " + "c" * 200 + "\n    # " + "d" * 150 + "\n"
+    assert file_style(text).line_length == LIMITS[0]
+
+
+def test_source_that_does_not_tokenize_has_the_default_style():
+    assert file_style("x = " + "'" * 3 + "\n") == Style()
+
+
+# -- requoting -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("code, want", [
+    ("x.dtype.kind in 'biufc'", 'x.dtype.kind in "biufc"'),
+    ("f(a='x', b=b'y', c=r'z')", 'f(a="x", b=b"y", c=r"z")'),
+    ("s = 'it\"s'", "s = 'it\"s'"),                 # a quote inside: kept
+    ("s = 'a\\nb'", "s = 'a\\nb'"),                 # a backslash: kept
+    ("s = f'{x}'", "s = f'{x}'"),                   # an f-string: kept
+    ("s = '''x'''", "s = '''x'''"),                 # triple-quoted: kept
+    ("s = ''", 's = ""'),
+    ("# 'a comment'\ns = 'x'", "# 'a comment'\ns = \"x\""),
+])
+def test_requoting_keeps_every_value(code, want):
+    got = requoted(code, '"')
+    assert got == want
+    assert ast.dump(ast.parse(got)) == ast.dump(ast.parse(code))
+
+
+def test_requoting_code_that_does_not_tokenize_returns_it():
+    assert requoted("s = 'x", '"') == "s = 'x"
+
+
+# -- wrapping --------------------------------------------------------------------------------
+
+LONG = ("total = np.sum(np.square(first_array_of_points - second_array_of_points), axis=-1)"
+        " + offsets_of_rows")
+
+
+def test_a_long_statement_is_wrapped_to_the_limit_less_its_indentation():
+    style = Style(None, 79)
+    lines = style.lines(["x = 1", LONG, "y = x ** 2"], indent=8)
+    assert lines[0] == "x = 1" and lines[-1] == "y = x ** 2"  # (lines that fit stay as written)
+    assert len(lines) > 3
+    assert all(8 + len(line) <= 79 for line in lines), lines
+    assert ast.dump(ast.parse("\n".join(lines))) == ast.dump(ast.parse(f"x = 1\n{LONG}\ny = x ** 2"))
+
+
+def test_lines_that_fit_are_never_reformatted():
+    lines = ["y = x ** 2", "z = a[i + 1:]", "w = {'a': 1}"]
+    assert Style(None, 79).lines(lines) == lines
+
+
+def test_comments_between_statements_stay():
+    lines = Style(None, 60).lines(["# pforge: a marker comment longer than sixty characters, kept", LONG])
+    assert lines[0].startswith("# pforge: a marker")
+    assert all(len(line) <= 60 for line in lines[1:])
+
+
+def test_a_long_if_header_is_wrapped_as_black_wraps_it():
+    test = " and ".join(f"type(x{k}) is np.ndarray" for k in range(6))
+    header = Style('"', 79).header("if", test, indent=4)
+    assert header[0] == "if (" and header[-1] == "):"
+    assert all(4 + len(line) <= 79 for line in header)
+    assert Style('"', 79).header("if", "x > 0") == ["if x > 0:"]
+
+
+def test_no_limit_means_no_wrapping():
+    assert Style(None, None).lines([LONG]) == [LONG]
+
+
+def test_nested_defs_get_no_blank_lines():
+    body = ["def _body(a_row_of_the_input, another_row_of_the_input):",
+            f"    return {LONG[8:]}", "out = _body(x, y)"]
+    lines = Style(None, 60).lines(body)
+    assert all(line.strip() for line in lines)
+    assert ast.dump(ast.parse("\n".join(lines))) == ast.dump(ast.parse("\n".join(body)))
+
+
+# -- end to end: a rewrite in the file's style -----------------------------------------------
+
+BLACK_FILE = _code('''
+    import numpy as np
+
+
+    def scaled_counts(weights, kinds, scale, off):
+        """Sums of weights by kind."""
+        label = "weights"
+        out = np.zeros(weights.shape[0])
+        for i in range(weights.shape[0]):
+            out[i] = np.sum(np.square(weights[i] - scale[i])) * off[i] + np.max(kinds[i])
+        return out, label
+''')
+
+
+def test_a_rewrite_takes_the_files_quotes_and_line_length():
+    result = transpile_source(BLACK_FILE, "m.py", backend="direct")
+    assert "# pforge: vectorized loop" in result.code
+    style = file_style(BLACK_FILE)
+    assert style == Style('"', 88)
+    lines = result.code.splitlines()
+    # (the loop as written under `else:` is the user's text, one level deeper: kept as it is)
+    code_lines = [line for line in lines[:lines.index("    else:")] if not line.lstrip().startswith("#")]
+    assert all(len(line) <= 88 for line in code_lines), result.code
+    assert "'" not in "".join(line for line in code_lines if '"""' not in line), result.code
+    assert any(line.strip() == "if (" for line in code_lines), result.code  # (a wrapped guard)
+    assert transpile_source(result.code, "m.py", backend="direct").code == result.code  # idempotent
+    rng = np.random.default_rng(0)
+    args = (rng.standard_normal((5, 3)), rng.integers(0, 4, (5, 2)), rng.standard_normal((5, 3)),
+            rng.standard_normal(5))
+    want, got = {}, {}
+    exec(compile(BLACK_FILE, "m.py", "exec"), want)
+    exec(compile(result.code, "m.py", "exec"), got)
+    assert_same_numbers(want["scaled_counts"](*args), got["scaled_counts"](*args))
+
+
+def test_a_file_with_lines_over_120_keeps_long_generated_lines():
+    wide = BLACK_FILE.replace('"""Sums of weights by kind."""', '"""Sums of weights by kind."""\n    x = '
+                              + "1" * 130)
+    result = transpile_source(wide, "m.py", backend="direct")
+    assert "# pforge: vectorized loop" in result.code
+    assert not any(line.strip() == "if (" for line in result.code.splitlines()), result.code
+
+
+def test_a_file_indented_by_two_spaces_keeps_its_unit_in_wrapped_lines():
+    two = "".join(" " * ((len(line) - len(line.lstrip(" "))) // 2) + line.lstrip(" ")
+                  for line in BLACK_FILE.splitlines(keepends=True))
+    result = transpile_source(two, "m.py", backend="direct")
+    assert "# pforge: vectorized loop" in result.code
+    wrapped = result.code.splitlines()
+    start = next(k for k, line in enumerate(wrapped) if line.strip() == "if (")
+    assert wrapped[start + 1].startswith(wrapped[start][:-4] + "  ") and \
+        not wrapped[start + 1].startswith(wrapped[start][:-4] + "    "), result.code
+    compile(result.code, "m.py", "exec")
+
+
+def test_a_piece_of_a_distributed_loop_is_wrapped_for_the_check_it_goes_under():
+    source = _code("""
+        import numpy as np
+
+
+        def two_writes(a, b):
+            for i in range(len(a) - 1):
+                a[i] = b[i] * 2
+                b[i] = a[i + 1] + 1
+                a[i] = a[i] + b[i]
+            return a, b
+    """)
+    result = transpile_source(source, "m.py")
+    assert "# pforge: loop distributed" in result.code and "where its run-time checks hold" in result.code
+    assert [line for line in result.code.splitlines()
+            if len(line) > 79 and not line.lstrip().startswith("#")] == [], result.code
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal(7), rng.standard_normal(7)
+    want, got = {}, {}
+    exec(compile(source, "m.py", "exec"), want)
+    exec(compile(result.code, "m.py", "exec"), got)
+    assert_same_numbers(want["two_writes"](a.copy(), b.copy()), got["two_writes"](a.copy(), b.copy()))
+
+
+@pytest.mark.parametrize("separator", ["\x0c", "\x1c", "\u2028"])
+def test_a_line_break_python_does_not_count_keeps_the_lines_in_place(separator):
+    # (str.splitlines splits there and ast does not: every line after it was off by one)
+    source = ("import numpy as np\n# a note" + separator + "on two lines\n\ndef f(x, w):\n    out = np.zeros(x.shape[0])\n"
+              "    for i in range(x.shape[0]):\n        out[i] = np.sum(x[i] * w) + 1.0\n    return out\n")
+    result = transpile_source(source, "m.py")
+    assert "# pforge: vectorized loop" in result.code
+    assert result.code.startswith("import numpy as np\n# a note" + separator + "on two lines\n\ndef f(x, w):\n")
+    x, w = np.arange(6.0).reshape(3, 2), np.array([0.5, -1.0])
+    got = {}
+    exec(compile(result.code, "m.py", "exec"), got)
+    assert_same_numbers(np.array([np.sum(row * w) + 1.0 for row in x]), got["f"](x, w))
