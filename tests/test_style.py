@@ -218,3 +218,26 @@ def test_a_line_break_python_does_not_count_keeps_the_lines_in_place(separator):
     got = {}
     exec(compile(result.code, "m.py", "exec"), got)
     assert_same_numbers(np.array([np.sum(row * w) + 1.0 for row in x]), got["f"](x, w))
+
+
+TERNARY = "(list(per_example) if isinstance(per_example, (list, tuple)) else tf.unstack(per_example, axis=1))"
+
+
+def test_an_expression_put_in_a_users_statement_is_wrapped_inside_its_parentheses():
+    style = Style(None, 79)
+    assert style.expression(TERNARY, 11, 4, 0) != [TERNARY]
+    lines = style.expression(TERNARY, 11, 4, 0)
+    assert lines[0] == "(" and lines[-1] == ")" and len(lines) > 3
+    assert all(4 + len(line) <= 79 for line in lines[1:])
+    # (in any context: `x * (a if b else c)` keeps its parentheses, so its meaning)
+    text = "y = x * " + "\n".join(lines) + " + 1"
+    assert ast.dump(ast.parse(text)) == ast.dump(ast.parse(f"y = x * {TERNARY} + 1"))
+
+
+@pytest.mark.parametrize("style, text, column", [
+    (Style(None, 120), TERNARY, 11),              # the line fits
+    (Style(None, None), TERNARY, 11),             # no limit
+    (Style(None, 79), TERNARY[1:-1], 11),         # not parenthesized: nothing to wrap inside
+])
+def test_an_expression_that_fits_or_has_no_parentheses_stays_on_its_line(style, text, column):
+    assert style.expression(text, column, 4, 0) == [text]

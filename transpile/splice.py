@@ -170,11 +170,19 @@ class Splicer:
         return True
 
     def replace_expression(self, node: gast.expr, text: str) -> None:
-        """Replaces the expression ``node`` by generated ``text`` (its strings in the file's quotes)."""
+        """Replaces the expression ``node`` by generated ``text``, in the file's style: its
+        strings in the file's quotes, and wrapped inside its parentheses where its line would be
+        over the file's line length (:meth:`Style.expression`)."""
         if self.style.quote:
             text = requoted(text, self.style.quote)
-        self.edits.append(Edit(self.offset(node.lineno, node.col_offset),
-                               self.offset(node.end_lineno, node.end_col_offset), text))
+        start, end = self.offset(node.lineno, node.col_offset), self.offset(node.end_lineno, node.end_col_offset)
+        if node.lineno == node.end_lineno:
+            before = self.source.text[self.line_start(node.lineno):start]
+            indent = self.indentation(node.lineno)
+            lines = self.style.expression(text, self._width(before), self._width(indent),
+                                          self.line_end(node.lineno) - end)
+            text = self.source.newline.join([lines[0], *(indent + self._reindent(line) for line in lines[1:])])
+        self.edits.append(Edit(start, end, text))
 
     def insert_line_before(self, lineno: int, text: str) -> None:
         start = self.line_start(lineno)

@@ -17,6 +17,9 @@ over the limit is wrapped by black (https://github.com/psf/black), the formatter
 these files were written for, at the limit less the indentation the statement will have; a
 statement black cannot format, or whose wrapped form parses to another tree, is kept as it
 was. Lines that fit are never reformatted, so code that fits stays as ``ast.unparse`` wrote it.
+A generated expression put inside the user's own statement (``tf.stack(outs)`` replaced) is
+wrapped only inside its own parentheses (:meth:`Style.expression`); the rest of that statement,
+like the loop kept under ``else:``, is the user's text and stays as written.
 """
 
 from __future__ import annotations
@@ -68,6 +71,23 @@ class Style:
         a place ``indent`` columns deep; the body's lines are the caller's."""
         lines = self.lines([f"{keyword} {test}:", "    pass"], indent)
         return lines[:-1] if lines and lines[-1].strip() == "pass" else [f"{keyword} {test}:"]
+
+
+    def expression(self, text: str, column: int, indent: int, rest: int) -> list[str]:
+        """The lines of ``text``, a parenthesized generated expression put in place of another
+        inside the user's statement: at ``column`` of a line of a statement ``indent`` columns
+        deep, with ``rest`` characters after it on that line. Where that line would be over
+        the limit, the expression is wrapped inside its own parentheses, as black wraps the
+        right side of an assignment: ``(`` ends the first line, its parts follow one level
+        deeper than the statement (lines relative to that indentation), ``)`` starts the last.
+        Otherwise, or where black would drop the parentheses, it is ``[text]``."""
+        if self.line_length is None or column + len(text) + rest <= self.line_length \
+                or not (text.startswith("(") and text.endswith(")")):
+            return [text]
+        lines = self.lines([f"_ = {text}"], indent)
+        if len(lines) < 3 or lines[0] != "_ = (" or lines[-1] != ")":
+            return [text]
+        return ["(", *lines[1:]]
 
 
 def file_style(text: str) -> Style:

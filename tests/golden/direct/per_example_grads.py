@@ -94,7 +94,11 @@ def per_example_grads_of_variables(x, labels, variables):
     per_example = tf.vectorized_map(
         _per_example_grads_of_variables_body, (x, tf.convert_to_tensor(labels)[: x.shape[0]])
     )
-    return (list(per_example) if isinstance(per_example, (list, tuple)) else tf.unstack(per_example, axis=1))
+    return (
+        list(per_example)
+        if isinstance(per_example, (list, tuple))
+        else tf.unstack(per_example, axis=1)
+    )
 
 
 def reference_per_example_grads_of_variables(x, labels, variables):
