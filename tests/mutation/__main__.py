@@ -79,16 +79,18 @@ def _workspace(work: Path, modules: list[str]) -> None:
         shutil.copytree(ROOT / folder, package / name, ignore=ignore)
     # mutmut rewrites a file of mutants only where it is older than its source, and the copies
     # keep the sources' times: a module an earlier run copied without mutating (it was not
-    # asked for) would never be mutated, so such a copy goes (a mutated one, with its results
-    # in ``.meta``, stays for mutmut to resume)
+    # asked for) would never be mutated, so such a copy goes, with any results of a run before
+    # that (a mutated one, with its results in ``.meta``, stays for mutmut to resume)
     # and the tests that reach each function are found again: stale statistics name tests that
     # are gone (pytest stops with a usage error) and no test for a new function (its mutants
     # "have no tests", and would count as survivors)
     (work / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
     for module in modules:
         mutated = work / "mutants" / "pforge" / "transpile" / f"{module}.py"
-        if mutated.exists() and not mutated.with_name(mutated.name + ".meta").exists():
+        meta = mutated.with_name(mutated.name + ".meta")
+        if mutated.exists() and (not meta.exists() or "__mutmut_" not in mutated.read_text(encoding="utf-8")):
             mutated.unlink()
+            meta.unlink(missing_ok=True)
     for folder in ("tests", "samples"):
         if (work / folder).exists():
             shutil.rmtree(work / folder)
@@ -108,7 +110,7 @@ use_git_change_detection = false
 
 [tool.pytest.ini_options]
 testpaths = ["tests"]
-markers = ["tf: runs TensorFlow", "gpu: needs a GPU"]
+markers = ["tf: runs TensorFlow", "gpu: needs a GPU", "file_style: generated code in its file's style"]
 """)
 
 
