@@ -278,6 +278,33 @@ def test_an_item_of_a_new_arrays_shape_needs_no_check():
         assert outcomes[0] == outcomes[1], shape
 
 
+@pytest.mark.parametrize("made", ["np.ones((len(positions), n_classes), dtype=int)",
+                                  "np.empty((len(positions), n_classes), dtype=int)",
+                                  "np.full((len(positions), n_classes), 0, dtype=int)",
+                                  "np.zeros(shape=(len(positions), n_classes), dtype=int)"])
+def test_an_item_of_the_literal_shape_of_any_constructor_needs_no_check(made):
+    """As above, for each constructor whose shape is a literal (mutants of ``_flowing_into``
+    that drop one of them from the list survived with only ``np.zeros`` tested)."""
+    source = ONE_HOT.replace("np.zeros((len(positions), n_classes), dtype=int)", made)
+    result = transpile_source(source, "m.py")
+    one_hot = result.code.split("def one_hot(")[1].split("\ndef ")[0]
+    assert plan_of(result, "one_hot").rewritten
+    checks = next(line for line in one_hot.splitlines() if line.startswith("    if "))
+    assert "positions" in checks and "n_classes" not in checks
+    if "empty" in made:
+        return  # (the entries the loop leaves are whatever memory held: nothing to compare)
+    loops, rewrites = run_module(source), run_module(result.code)
+    positions = np.array([2, 0, 1, 2])
+    for n_classes in (3, np.int64(3), np.array(3), 2.0, "3", -1):
+        outcomes = []
+        for module in (loops, rewrites):
+            try:
+                outcomes.append(module["one_hot"](positions, n_classes).tolist())
+            except Exception as error:  # noqa: BLE001 - the kind of error is compared
+                outcomes.append(type(error))
+        assert outcomes[0] == outcomes[1], n_classes
+
+
 MEASURED = textwrap.dedent("""
     import numpy as np
 
