@@ -17,6 +17,18 @@ from pforge.transpile import transpile_source
 from pforge.transpile import versioning
 from tests.loops import plan_of, run_module
 
+
+def _outcomes(modules, name, *args):
+    """What ``name`` of each module gives for ``args`` (copies of the arrays): its result as a
+    list, or the type of the error it raises, so the loop and the rewrite can be compared."""
+    out = []
+    for module in modules:
+        try:
+            out.append(module[name](*(a.copy() if isinstance(a, np.ndarray) else a for a in args)).tolist())
+        except Exception as error:  # noqa: BLE001 - the kind of error is compared
+            out.append(type(error))
+    return out
+
 #: a list of a kind check of ``x`` as the printer writes it for an unknown kind of rank 1 to 6
 KIND_OF_X = ("(isinstance(x, (list, tuple)) and all((type(v) is int or isinstance(v, float) for v in x)) or "
              "((type(x) is np.ndarray or (isinstance(x, (list, tuple)) and all((type(v) is np.ndarray for v in x)) "
@@ -261,20 +273,10 @@ def test_an_item_of_a_new_arrays_shape_needs_no_check():
     loops, rewrites = run_module(ONE_HOT), run_module(result.code)
     positions = np.array([2, 0, 1, 2])
     for n_classes in (3, np.int64(3), np.array(3), np.uint8(4), True, 2.0, np.array([3]), "3", -1):
-        outcomes = []
-        for module in (loops, rewrites):
-            try:
-                outcomes.append(module["one_hot"](positions, n_classes).tolist())
-            except Exception as error:  # noqa: BLE001 - the kind of error is compared
-                outcomes.append(type(error))
+        outcomes = _outcomes((loops, rewrites), "one_hot", positions, n_classes)
         assert outcomes[0] == outcomes[1], n_classes
     for shape in ((4, 3), [4, 3], (4, 3, 2)):
-        outcomes = []
-        for module in (loops, rewrites):
-            try:
-                outcomes.append(module["one_hot_shape"](positions, shape).tolist())
-            except Exception as error:  # noqa: BLE001
-                outcomes.append(type(error))
+        outcomes = _outcomes((loops, rewrites), "one_hot_shape", positions, shape)
         assert outcomes[0] == outcomes[1], shape
 
 
@@ -296,12 +298,7 @@ def test_an_item_of_the_literal_shape_of_any_constructor_needs_no_check(made):
     loops, rewrites = run_module(source), run_module(result.code)
     positions = np.array([2, 0, 1, 2])
     for n_classes in (3, np.int64(3), np.array(3), 2.0, "3", -1):
-        outcomes = []
-        for module in (loops, rewrites):
-            try:
-                outcomes.append(module["one_hot"](positions, n_classes).tolist())
-            except Exception as error:  # noqa: BLE001 - the kind of error is compared
-                outcomes.append(type(error))
+        outcomes = _outcomes((loops, rewrites), "one_hot", positions, n_classes)
         assert outcomes[0] == outcomes[1], n_classes
 
 
@@ -388,13 +385,7 @@ def test_a_bound_measured_just_before_the_loop_needs_no_check():
                        ("weighted_reshaped", lambda: (rng.standard_normal((4, 4)), rng.standard_normal(4))),
                        ("weighted_cut", lambda: (rng.standard_normal((4, 4)), rng.standard_normal(3))),
                        ("weighted_cut", lambda: (rng.standard_normal((4, 4)), rng.standard_normal(1)))]:
-        values = args()
-        outcomes = []
-        for module in (loops, rewrites):
-            try:
-                outcomes.append(module[name](*(v.copy() for v in values)).tolist())
-            except Exception as error:  # noqa: BLE001 - the kind of error is compared
-                outcomes.append(type(error))
+        outcomes = _outcomes((loops, rewrites), name, *args())
         assert outcomes[0] == outcomes[1] or np.allclose(outcomes[0], outcomes[1]), name
 
 
