@@ -179,8 +179,8 @@ class Splicer:
         if node.lineno == node.end_lineno:
             before = self.source.text[self.line_start(node.lineno):start]
             indent = self.indentation(node.lineno)
-            lines = self.style.expression(text, self._width(before), self._width(indent),
-                                          self.line_end(node.lineno) - end)
+            # (an expression outside any loop: `nested`, which is for a loop's pieces, does not apply)
+            lines = self.style.expression(text, _width(before), _width(indent), self.line_end(node.lineno) - end)
             text = self.source.newline.join([lines[0], *(indent + self._reindent(line) for line in lines[1:])])
         self.edits.append(Edit(start, end, text))
 
