@@ -302,6 +302,32 @@ def test_an_item_of_the_literal_shape_of_any_constructor_needs_no_check(made):
         assert outcomes[0] == outcomes[1], n_classes
 
 
+@pytest.mark.parametrize("made", ["np.full((len(x), 2), [a, b])", "np.full((len(x), 2), fill_value=[a, b])"])
+def test_names_in_a_fill_value_flow_into_the_new_array(made):
+    """Only the shape's items are exempt: ``a`` and ``b`` in a fill value decide what ``enc``
+    holds, so their checks stay (mutants of ``_flowing_into`` that read a second positional
+    argument, or any keyword, as a shape survived)."""
+    source = textwrap.dedent(f"""
+        import numpy as np
+
+        def f(x, a, b):
+            enc = {made}
+            out = np.zeros(len(x))
+            for row in range(len(x)):
+                out[row] = enc[row, 0] * x[row]
+            return out
+    """)
+    result = transpile_source(source, "m.py")
+    assert plan_of(result, "f").rewritten
+    guard = result.code.split("    if ")[1].split(":\n")[0]
+    assert "np.ndim(a) == 0" in guard, guard
+    loops, rewrites = run_module(source), run_module(result.code)
+    x = np.array([1.0, -2.0, 3.5])
+    for a in (2.0, 3, np.float32(0.5), np.array(1.5)):
+        outcomes = _outcomes((loops, rewrites), "f", x, a, 1.0)
+        assert outcomes[0] == outcomes[1], a
+
+
 MEASURED = textwrap.dedent("""
     import numpy as np
 
