@@ -930,6 +930,50 @@ class _Builder:
         return Fragment("contraction, nest", VECTORIZE, body, (f"q{k} = np.zeros((len(x), len(x)))",),
                         outputs=(f"q{k}",))
 
+    def _masked_sum(self, k):
+        """A group sum in a nest: ``if idx[j] == i: q[i] += m2[j]`` (a row update, ``-=`` too),
+        the same into a running row (``s = s + m2[j]``, then ``q[i] = s``), or the rows a test
+        selects (``m2[x > x[i]].sum(axis=0)``, ``np.compress(..., axis=0).mean(axis=0)``). The
+        direct backend contracts the test with the rows (``np.einsum``, the one-hot product)
+        where the rows are finite floats, checked in front: ``w`` holds an infinity on some
+        draws, where the loop must run (``0 * inf`` is nan). Look-alikes the contraction must
+        leave: computed terms (``2.0 * m2[j]``), terms of one loop's axis only (``y[j]``)."""
+        if not self.np:
+            return self._map(k)
+        self.reads.update({"x", "m2"})
+        rows = self.rng.choice(("m2", "m2", "w"))
+        setup = (f"w{k} = np.where(np.abs(m2) > 2.0, np.inf, m2)",) if rows == "w" else ()
+        rows = f"w{k}" if rows == "w" else rows
+        form = self.rng.choice(("update", "update", "running", "select"))
+        if form == "select":
+            test = self.rng.choice(("x > x[i]", "idx == i % 3", "(x < x[i]) & (x > x[i] - 1.0)"))
+            if "idx" in test:
+                self.reads.add("idx")
+            how = self.rng.choice(("sum", "mean"))
+            chosen = self.rng.choice((f"{rows}[{test}]", f"np.compress({test}, {rows}, axis=0)"))
+            # (the mean of no row is nan in the loop and the rewrite alike)
+            body = (f"sel{k} = {chosen}", f"q{k}[i] = sel{k}.{how}(axis=0) if len(sel{k}) > 0 else 0.0")
+            if self.rng.random() < 0.5:
+                body = (f"sel{k} = {chosen}", f"q{k}[i] = np.{how}(sel{k}, axis=0)")
+            return Fragment(f"masked sum, selected rows {how}", VECTORIZE, body,
+                            setup + (f"q{k} = np.zeros((len(x), {rows}.shape[1]))",), outputs=(f"q{k}",))
+        test = self.rng.choice(("idx[j] == i", "x[j] > x[i]", "idx[j] % 3 == i % 3", "x[j] < x[i] and x[j] > -1.0"))
+        if "idx" in test:
+            self.reads.add("idx")
+        term = self.rng.choice((f"{rows}[j]", f"{rows}[j]", f"-{rows}[j]", f"2.0 * {rows}[j]", "y[j]"))
+        if term == "y[j]":
+            self.reads.add("y")
+        width = "" if term == "y[j]" else f", {rows}.shape[1]"
+        op = self.rng.choice(("+", "-"))
+        if form == "running":
+            start = "0.0" if term == "y[j]" else f"np.zeros({rows}.shape[1])"
+            body = (f"s{k} = {start}", "for j in range(len(x)):", f"    if {test}:",
+                    f"        s{k} = s{k} {op} {term}", f"q{k}[i] = s{k}")
+        else:
+            body = ("for j in range(len(x)):", f"    if {test}:", f"        q{k}[i] {op}= {term}")
+        return Fragment(f"masked sum, {form}", VECTORIZE, body, setup + (f"q{k} = np.zeros((len(x){width}))",),
+                        outputs=(f"q{k}",))
+
     def _interchange(self, k):
         """A nest whose inner loop stays a loop (``q[i, j]`` reads ``q[i, j - 1]``, or ``j``
         indexes a whole row), reading the row the next outer iteration writes: the batched
@@ -1897,7 +1941,7 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("distributed", 3), ("fixed-element", 2), ("contraction", 3),
                ("interchange", 2), ("triangle", 3), ("symmetric", 2), ("reached-invariant", 3),
                ("distance", 2), ("kept-running", 2), ("pairwise", 3), ("pack", 2), ("crossing", 2),
-               ("row-view", 2), ("linear", 3))
+               ("row-view", 2), ("linear", 3), ("masked-sum", 3))
 DEPENDENT = (("carried", 2), ("inner-of-carried", 1), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))

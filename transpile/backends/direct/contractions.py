@@ -20,6 +20,11 @@ float32 ``x * y`` before a float64 ``z`` joins, so the arrays of three or more f
 hold one dtype (checked too). Two operands are contracted with ``optimize=True``, which
 hands them to BLAS through ``np.tensordot`` (as fast as ``a @ b.T``, and unlike ``@`` it
 broadcasts a summed axis of length 1, as the loop's ``*`` does).
+
+A masked sum is a contraction too: ``if tags[c] == g: totals[g, r] += mat[r, c]`` sums the
+product of the test, as 0 or 1, with the terms, the one-hot matrix product of group sums
+(:meth:`ContractionsMixin._masked_contraction`, and for the rows a test selects,
+:meth:`ContractionsMixin._selected_rows_contraction`), where the terms are finite.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ import gast
 
 from pforge.transpile import templates
 from pforge.transpile.spaces import constant_int
-from pforge.transpile.backends.direct.core import Val, lift
+from pforge.transpile.backends.direct.core import Val, const, insert_axes, lift
 from pforge.transpile.backends.direct.dtypes import _array_read
 
 #: Letters of the loop axes, outermost first: more than a nest can have (Python's parser allows
@@ -49,6 +54,10 @@ TF_NORMS = ("tensorflow.norm", "tensorflow.linalg.norm")
 #: Why a rewrite with the expanded squared distance is an unsafe fix.
 EXPANDED = ("expands the squared distance `sum({expr})` as |a|**2 + |b|**2 - 2 a.b (a matrix product, no "
             "intermediate of the differences); it loses precision where points are close relative to their norms")
+#: Why a rewrite with a masked contraction is an unsafe fix.
+MASKED = ("sums the terms `{expr}` that pass the test as a product with the 0/1 test, with np.einsum, in another "
+          "order than the loop; floating-point results may differ in the last bits, and by more where large "
+          "terms cancel")
 #: Why a rewrite with a contraction is an unsafe fix.
 UNSAFE = ("sums the products of `{expr}` with np.einsum, in another order than np.sum; "
           "floating-point results may differ in the last bits, and by more where large terms cancel")
@@ -61,13 +70,14 @@ def factors(node) -> list:
     return [node]
 
 
-def squeezed(node, keep: list[bool]):
+def squeezed(node, keep: list[bool], newaxes: bool = False):
     """``node`` without the size-1 loop axes ``keep`` marks False, where ``node`` spells them as
     ``newaxis`` in an index of slices and ``newaxis`` only (``ys[None, :, None]`` with ``keep``
     ``[False, True, False]`` is ``ys``, ``g[None, :n]`` with ``[False, True]`` is ``g[:n]``);
-    None when it does not spell them so. A sign in front is kept (``-ys[None]`` is ``-ys``)."""
+    None when it does not spell them so. A sign in front is kept (``-ys[None]`` is ``-ys``).
+    With ``newaxes``, a ``newaxis`` where ``keep`` is True stays (else None)."""
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
-        operand = squeezed(node.operand, keep)
+        operand = squeezed(node.operand, keep, newaxes)
         return None if operand is None else gast.UnaryOp(op=copy.deepcopy(node.op), operand=operand)
     if not isinstance(node, gast.Subscript):
         return None
@@ -78,7 +88,7 @@ def squeezed(node, keep: list[bool]):
     if any(not k and not _newaxis(p) for k, p in zip(keep, parts)):
         return None
     left = [p for k, p in zip(keep + [True] * (len(parts) - len(keep)), parts) if k]
-    if any(_newaxis(p) for p in left):
+    if not newaxes and any(_newaxis(p) for p in left):
         return None
     while left and _colon(left[-1]):
         left.pop()
@@ -86,6 +96,30 @@ def squeezed(node, keep: list[bool]):
         return copy.deepcopy(node.value)
     index = left[0] if len(left) == 1 else gast.Tuple(elts=left, ctx=gast.Load())
     return gast.Subscript(value=copy.deepcopy(node.value), slice=copy.deepcopy(index), ctx=gast.Load())
+
+
+def squeezed_mask(node, keep: list[bool]):
+    """:func:`squeezed` of a test: a comparison (``a[None, :] == g[:, None]``), a ``not`` or
+    an ``and``/``or`` of such, each operand squeezed, or a constant; None where an operand does
+    not spell the axes ``keep`` drops as ``newaxis`` (a name may be a stacked value)."""
+    if isinstance(node, gast.Constant):
+        return copy.deepcopy(node)
+    if isinstance(node, gast.Compare):
+        parts = [squeezed_mask(n, keep) for n in [node.left, *node.comparators]]
+        if any(p is None for p in parts):
+            return None
+        return gast.Compare(left=parts[0], ops=copy.deepcopy(node.ops), comparators=parts[1:])
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.Not, gast.Invert)):
+        operand = squeezed_mask(node.operand, keep)
+        return None if operand is None else gast.UnaryOp(op=copy.deepcopy(node.op), operand=operand)
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.BitAnd, gast.BitOr)):
+        left, right = squeezed_mask(node.left, keep), squeezed_mask(node.right, keep)
+        if left is None or right is None:
+            return None
+        return gast.BinOp(left=left, op=copy.deepcopy(node.op), right=right)
+    # an operand may lack an axis the test has (`tags[None, None, :n]` beside `g[:, None, None]`
+    # in a test of axes 0 and 2): it keeps its `newaxis` there, and broadcasts as before
+    return squeezed(node, keep, newaxes=True)
 
 
 def _colon(part) -> bool:
@@ -125,6 +159,15 @@ class ContractionsMixin:
             for other in others:
                 self.checks.append(templates.expr("B.dtype == A.dtype", A=templates.name(first),
                                                   B=templates.name(other)))
+        for base in sorted(self.finite_operands):
+            # every value finite: an infinity or a nan anywhere makes the sum inf or nan. (A sum
+            # of finite values that overflows fails it too, and the loop runs: right, if slow.)
+            # `np.isfinite(x).all()` would hold a bool per value, an eighth of `x` again, where
+            # the contraction needs no more than its result. Last: each array is known to be a
+            # float or complex array by now, where `np.sum` of objects would call their `+`.
+            check = templates.expr(f"{np_}.isfinite({np_}.sum(N))", N=templates.name(base))
+            if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
+                self.checks.append(check)
         if self.expanded:
             # an expanded distance is exact only to rounding, which an int array's truncation
             # turns into a unit (`2.9999999999999996` stored as 2 where the loop's 3.0 is 3:
@@ -204,6 +247,121 @@ class ContractionsMixin:
         extra = {"optimize": True} if len(operands) == 2 else {}
         call = self.lib.call("einsum", gast.Constant(value=spec, kind=None), *operands, **extra)
         return value.with_node(call, fused=None)
+
+    def _masked_contraction(self, mask: Val, term: Val, term_node, summed: list[int]) -> gast.Call | None:
+        """The sum along the loop axes ``summed`` of the terms ``term`` that pass the
+        test ``mask`` (``if tags[c] == g: totals[g, r] += mat[r, c]``), as ``np.einsum`` of
+        the test and the terms, or None where the idiom does not apply or would not save
+        memory.
+
+        Batched, the masked sum is ``np.sum(np.where(m, t, False), axis=...)``, whose
+        ``where`` has every axis of the test and of the terms (``[g, r, c]`` values above),
+        where the loop needs one term at a time. Where the test and the terms each lack an axis
+        the other has, the sum is a contraction of the test, as 0 or 1, with the terms:
+        ``np.einsum("ac,bc->ab", tags[np.newaxis, :n] == g[:, np.newaxis], mat[:, :n])``,
+        the one-hot matrix product an expert writes for group sums (``onehot @ mat.T``),
+        with no intermediate larger than its operands, through BLAS (``optimize=True`` hands
+        two operands to ``np.tensordot``).
+
+        ``0 * t`` is ``t``'s zero only where ``t`` is finite (``0 * inf`` is nan, where the
+        loop skips the term), so the terms must be elements of an array the loop does not
+        write, as they are (``x[i]``, ``-x[i]``): the check in front tests that the array is a
+        float or complex array (:meth:`_float_checks`) with every value finite (its sum is).
+        The caller
+        gives the contraction NumPy's result type of the running value and the terms as its
+        ``dtype``, the dtype the loop accumulates in. The sum is taken in another order than
+        the loop's (an unsafe fix, so only where the module may reassociate).
+
+        Args:
+            mask: the test, batched, a bool per iteration (rank 0).
+            term: the terms, batched and lifted to the depth of the deepest loop.
+            term_node: the term as the loop body spells it.
+            summed: the loop axes the sum runs along (the level of a reduction and deeper, or
+                the loops an element's index does not depend on).
+        Returns:
+            The ``np.einsum`` call, with no ``dtype`` yet; its result has the other loop axes,
+            in order, and the term's own axes: the axes of ``np.sum(where, axis=summed)``.
+        """
+        if not self._np or not self.ctx.reassociate or mask.python or mask.rank != 0 or term.python:
+            return None
+        if term.rank is None or term.rank > len(ITEM_LETTERS):
+            return None
+        seen, base = self._seen(term_node), _array_read(term_node)
+        if seen is None or seen.python or base is None or base in self.loop_stores:
+            return None
+        depth = term.depth
+        mask = lift(self.lib, mask, depth)
+        mask_axes = {a for a, full in enumerate(mask.full) if full}
+        term_axes = {a for a, full in enumerate(term.full) if full}
+        # both operands smaller than the `where` of the two: an axis of the test the terms
+        # lack, and an axis (or the terms' own axes) the test lacks
+        if not mask_axes - term_axes or not (term_axes - mask_axes or term.rank):
+            return None
+        if not all(a in mask_axes | term_axes for a in range(depth)):
+            return None  # (an axis of size 1 in both: the einsum would drop it)
+        items = ITEM_LETTERS[len(ITEM_LETTERS) - term.rank:] if term.rank else ""
+        specs, operands = [], []
+        for v, rank in ((mask, 0), (term, term.rank)):
+            operand = None if all(v.full) else squeezed_mask(v.node, list(v.full)) if v is mask else \
+                squeezed(v.node, list(v.full))
+            loops = [LOOP_LETTERS[a] for a in range(depth) if v.full[a]] if operand is not None \
+                else [LOOP_LETTERS[a] for a in range(depth)]
+            specs.append("".join(loops) + (items if rank else ""))
+            operands.append(operand if operand is not None else copy.deepcopy(v.node))
+        kept = "".join(LOOP_LETTERS[a] for a in range(depth) if a not in summed)
+        spec = ",".join(specs) + "->" + kept + items
+        self.float_operands.add(base)
+        self.finite_operands.add(base)
+        if self.unsafe is None:
+            self.unsafe = MASKED.format(expr=gast.unparse(term_node).strip())
+        return self.lib.call("einsum", gast.Constant(value=spec, kind=None), *operands, optimize=True)
+
+    def _selected_rows_contraction(self, mask: Val, data: Val, data_name: str, along: int,
+                                   how: str) -> gast.expr | None:
+        """The sum or mean of the rows of ``data`` that a per-iteration test selects
+        (``np.compress(labels == c, points, axis=0).mean(axis=0)``, case 015's centroids), as a
+        contraction of the test, as 0 or 1, with the data: ``np.einsum("ak,kl->al", labels ==
+        c[:, np.newaxis], points, optimize=True)``, divided by the count of selected rows for a
+        mean. It is the one-hot matrix product an expert writes (``onehot.T @ points /
+        onehot.sum(0)``); the masked ``np.mean(np.where(m, data, 0), where=m)`` it replaces
+        builds every row for every iteration.
+
+        As in :meth:`_masked_contraction`, the data must be a float or complex array of finite
+        values (checked in front); the sum is taken in its dtype, as ``np.sum`` and ``np.mean``
+        of such rows take it, in another order (an unsafe fix). A mean of no row is ``0 / 0``,
+        nan, as ``np.mean`` of none.
+
+        Args:
+            mask: the test, batched: a bool per row of ``data`` along ``along`` (rank 1).
+            data: the invariant array the rows are selected from, named ``data_name``.
+            along: the axis of ``data`` the test selects along.
+            how: ``"sum"`` or ``"mean"``.
+        Returns:
+            The batched sum or mean (the loop axes, then ``data``'s other axes), or None where
+            the idiom does not apply.
+        """
+        if not self._np or not self.ctx.reassociate or mask.rank != 1 or data.rank is None \
+                or not 1 <= data.rank <= len(ITEM_LETTERS) or how not in ("sum", "mean"):
+            return None
+        depth = mask.depth
+        items = ITEM_LETTERS[:data.rank]
+        if how == "mean":  # (read twice: for the sum and the count)
+            mask = mask.with_node(self._hoist(mask.node, "selected"))
+        # (the test keeps its size-1 loop axes: einsum broadcasts them, and the result keeps them)
+        spec = f"{LOOP_LETTERS[:depth]}{items[along]},{items}->{LOOP_LETTERS[:depth]}{items.replace(items[along], '')}"
+        total = self.lib.call("einsum", gast.Constant(value=spec, kind=None), copy.deepcopy(mask.node),
+                              templates.name(data_name), optimize=True)
+        self.float_operands.add(data_name)
+        self.finite_operands.add(data_name)
+        if self.unsafe is None:
+            self.unsafe = MASKED.format(expr=f"rows of {data_name}")
+        if how == "sum":
+            return total
+        # the count in the data's dtype: a float32 mean stays float32, as np.mean's does
+        count = self.lib.call("sum", copy.deepcopy(mask.node), axis=const(-1),
+                              dtype=templates.expr("D.dtype", D=templates.name(data_name)))
+        count = insert_axes(self.lib, Val(count, mask.full, 0), depth, data.rank - 1)
+        return gast.BinOp(left=total, op=gast.Div(), right=count)
 
     def _expanded_distance(self, node: gast.Call, name: str, value: Val) -> Val | None:
         """``np.sum((a[i] - b[j]) ** 2)`` (or ``np.square(d)``, ``d * d`` of ``d = a[i] - b[j]``;

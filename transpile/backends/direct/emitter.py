@@ -128,6 +128,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.unknown_attributes: dict[str, gast.expr] = {}  # `self.q`, likewise, by its text
         self.unsafe: str | None = None  # why the rewrite may change results (`LoopRewrite.unsafe`)
         self.float_operands: set[str] = set()  # arrays a contraction reads (:meth:`_float_checks`)
+        self.finite_operands: set[str] = set()  # arrays of a masked contraction's terms: finite
         self.expanded = False  # a squared distance expanded (--fast-math): float outputs only
         self.python_sums: set[str] = set()  # inner sums of Python numbers, a Python number each (:meth:`_reduce`)
         self.same_dtype: list[tuple[str, ...]] = []  # arrays of one product, of one dtype (same)

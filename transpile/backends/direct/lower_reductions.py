@@ -74,6 +74,12 @@ class ReductionsMixin:
         if not term.stacked and self.mask is None:
             raise Unsupported(f"`{red.name}`: a reduction term that does not depend on the loop")
         term = lift(self.lib, term, depth)
+        first_assign = red.name in getattr(self.levels[k].info.node, "pforge_first_assign", ())
+        contraction = None
+        if self.mask is not None and red.op == "add" and not python_term and not term.mixed and not first_assign \
+                and (k == 0 or isinstance(self.env.get(red.name), Val)):
+            # (before the `where`: the terms as they are, and the test as it is)
+            contraction = self._masked_contraction(self.mask, term, term_node, list(range(k, depth)))
         if self.mask is not None:
             if red.op in ("add", "mul") and self.lib.kind == "np" and not self.to_tf and not python_term:
                 # `False`/`True`, not `0`/`1`: beside bool terms a Python int makes int64 ones,
@@ -101,7 +107,6 @@ class ReductionsMixin:
             term = Val(self.lib.call("maximum" if red.op == "max" else "minimum", t.node, s.node), full, rank)
         fn = _REDUCE_FN[self.lib.kind][red.op]
         fused = term.fused
-        first_assign = red.name in getattr(self.levels[k].info.node, "pforge_first_assign", ())
         if first_assign:
             # `if i == 0: s = t else: s += t`: the terms alone, where the loop runs at all. `s`
             # starts as the first term itself: an array row taken as it is (`s = x[i]`) would be
@@ -123,7 +128,13 @@ class ReductionsMixin:
             fused = None
             term = term.with_node(self._hoist(term.node, f"{red.name}_terms"))
         fused_reduced = None
-        if fused is not None and fused[0] == fn and k == 0:
+        if contraction is not None:
+            # the loop's accumulator, as below: NumPy's result type of the running value and the terms
+            reduced = contraction
+            running = templates.name(red.name) if k == 0 else copy.deepcopy(self.env[red.name].node)
+            reduced.keywords.append(gast.keyword(arg="dtype", value=templates.expr(
+                f"{self.lib.alias}.result_type(S, T)", S=running, T=copy.deepcopy(contraction.args[-1]))))
+        elif fused is not None and fused[0] == fn and k == 0:
             reduced = fused_reduced = fused[1]
         else:
             reduced = self.lib.call(fn, term.node, axis=const(axes[0] if len(axes) == 1 else axes))
@@ -218,7 +229,7 @@ class ReductionsMixin:
             # number per outer iteration): float64 and int64 only
             self._wide_reads(self.levels[k].info.node)
         if self.lib.kind == "np" and not self.to_tf and red.op in ("add", "mul") and not python_term \
-                and reduced is not fused_reduced:
+                and reduced is not fused_reduced and reduced is not contraction:
             # As at the top level: the inner loop accumulates in the dtype of `s + t` (int8 terms
             # added to 0 wrap, ints added to 0.0 are floats), where np.sum's own accumulator is
             # int64 for small integers and the terms' dtype for floats.
@@ -1671,6 +1682,10 @@ class ReductionsMixin:
             total = lib.call(how, lib.call("where", wide, data.node, 0), axis=copy.deepcopy(axes))
             total.keywords.append(gast.keyword(arg="where", value=copy.deepcopy(wide)))
             return Val(total, mask.full, 0)
+        if isinstance(data.node, gast.Name) and mask.rank == 1:
+            contracted = self._selected_rows_contraction(mask, data, data.node.id, along, how)
+            if contracted is not None:
+                return Val(contracted, mask.full, data.rank - 1)
         wide = core.insert_axes(lib, mask, depth, along)  # the mask's axis where `along` is
         wide = core.insert_axes(lib, Val(wide), depth + along + 1, data.rank - along - 1)
         total = lib.call(how, lib.call("where", wide, data.node, 0), axis=depth + along)

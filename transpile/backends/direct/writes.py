@@ -221,6 +221,7 @@ class WritesMixin:
         value = lift(self.lib, value, depth) if value.stacked else value
         red = AUG_OPS.get(type(op)) if op else None  # `-=` adds the negated value
         selected = None  # (mask, value) of a scattered update under a test
+        masked = None  # (mask, value) of an update under a test, before the `where`
         if op is not None and red is None:
             raise Unsupported(f"line {stmt.lineno}: augmented `{type(op).__name__}` write")
         # `t1[j] = 1` under a test of row i: every write stores one constant (the analysis'
@@ -291,6 +292,7 @@ class WritesMixin:
             else:
                 if OPERATORS[red].identity is None:
                     raise Unsupported("a conditional augmented write")
+                masked = (mask, value)  # (the test and the terms, for a masked contraction)
                 (m, v, z), vfull, rank = align(self.lib, [mask, value, Val(templates.expr(OPERATORS[red].identity_text), (), 0, True)],
                                                "a conditional write")
                 if fancy and elem_rank == 0 and not any(isinstance(c, gast.Slice) for c in comps):
@@ -336,7 +338,19 @@ class WritesMixin:
                 kept = [a for a in missing if a not in dropped]
                 reduced = value.node
                 dtype = {}
-                if self.lib.kind == "np" and not self.to_tf and not value.python:
+                contraction = None
+                if masked is not None and red == "add" and not fancy and not masked[1].python \
+                        and not masked[1].mixed:
+                    contraction = self._masked_contraction(*masked, value_node, missing)
+                if contraction is not None:
+                    # summed in the dtype of `A + t`, as below, with no `where` of every axis
+                    self._presum_check(name, value_node)
+                    contraction.keywords.append(gast.keyword(arg="dtype", value=templates.expr(
+                        f"{self.lib.alias}.result_type(A, T)", A=templates.name(name),
+                        T=copy.deepcopy(contraction.args[-1]))))
+                    reduced = contraction
+                    dropped = kept = []
+                elif self.lib.kind == "np" and not self.to_tf and not value.python:
                     # summed as the loop adds each term into the element: in the dtype of
                     # `A + t` (int64 terms added first would wrap, float32 ones round)
                     self._presum_check(name, value_node)

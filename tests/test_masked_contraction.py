@@ -1,0 +1,202 @@
+"""Masked sums as contractions: ``if tags[c] == g: totals[g, r] += mat[r, c]`` batched as
+``np.einsum("ac,bc->ab", tags == g, mat)`` (the one-hot matrix product), not as
+``np.sum(np.where(test, terms, 0))`` over every axis of the test and the terms. Each rewrite
+must be the einsum (asserted first), and compute what the loop computes on inputs that pass
+the checks in front and on inputs that fail them (infinities, NaNs, ints, lists)."""
+
+from __future__ import annotations
+
+import textwrap
+import warnings
+
+import numpy as np
+import pytest
+
+from pforge.transpile import transpile_source
+from tests.loops import run_module
+
+GROUP_SUMS = """
+import numpy as np
+
+def group_sums(tags, mat, n_groups):
+    n = mat.shape[0]
+    totals = np.zeros((n_groups, n))
+    for grp in range(n_groups):
+        for row in range(n):
+            for col in range(mat.shape[1]):
+                if tags[col] == grp:
+                    totals[grp, row] {op}= mat[row, col]
+    return totals
+"""
+
+ROW_SUMS = """
+import numpy as np
+
+def row_sums(points, labels, k):
+    out = np.zeros((k, points.shape[1]))
+    for g in range(k):
+        s = np.zeros(points.shape[1])
+        for i in range(points.shape[0]):
+            if labels[i] == g:
+                s = s + points[i]
+        out[g] = s
+    return out
+"""
+
+BOTH_TESTS = """
+import numpy as np
+
+def weighted_groups(tags, w, mat, n_groups):
+    totals = np.zeros((n_groups, mat.shape[0]))
+    for grp in range(n_groups):
+        for row in range(mat.shape[0]):
+            for col in range(mat.shape[1]):
+                if tags[col] == grp and w[col] > 0:
+                    totals[grp, row] += mat[row, col]
+    return totals
+"""
+
+SCALED_TERMS = """
+import numpy as np
+
+def scaled(tags, mat, n_groups):
+    totals = np.zeros((n_groups, mat.shape[0]))
+    for grp in range(n_groups):
+        for row in range(mat.shape[0]):
+            for col in range(mat.shape[1]):
+                if tags[col] == grp:
+                    totals[grp, row] += 2.0 * mat[row, col]
+    return totals
+"""
+
+
+def _rewrite(source: str) -> str:
+    result = transpile_source(textwrap.dedent(source), "masked.py", backend="direct")
+    assert result.code != result.source, "the loop was not rewritten"
+    return result.code
+
+
+def _same(loop, rewrite, name, *args) -> None:
+    """``name`` of the loop and of the rewrite give the same values (to the last bits a
+    reassociated sum may change) or raise the same error, on copies of ``args``."""
+    outs = []
+    for module in (loop, rewrite):
+        try:
+            outs.append(module[name](*(a.copy() if isinstance(a, np.ndarray) else a for a in args)))
+        except Exception as error:  # noqa: BLE001 - the kind of error is compared
+            outs.append(type(error))
+    if isinstance(outs[0], type) or isinstance(outs[1], type):
+        assert outs[0] == outs[1]
+        return
+    assert outs[0].shape == outs[1].shape and outs[0].dtype == outs[1].dtype
+    np.testing.assert_allclose(outs[1], outs[0], rtol=1e-6 if outs[0].dtype == np.float32 else 1e-12,
+                               atol=1e-12, equal_nan=True)
+
+
+def _inputs(rng, n_groups, rows, cols, tagged=None):
+    """Arrays of ``rows`` x ``cols`` values of each kind, and ``tagged`` tags (one per
+    column by default) of each kind."""
+    tagged = cols if tagged is None else tagged
+    mats = {
+        "float64": rng.standard_normal((rows, cols)),
+        "float32": rng.standard_normal((rows, cols)).astype(np.float32),
+        "complex": rng.standard_normal((rows, cols)) + 1j * rng.standard_normal((rows, cols)),
+        "ints": rng.integers(-5, 5, (rows, cols)),
+    }
+    with_inf = rng.standard_normal((rows, cols))
+    with_inf[0, -1] = np.inf
+    with_nan = rng.standard_normal((rows, cols))
+    with_nan[-1, 0] = np.nan
+    # (finite values whose sum overflows fail the check too: the loop runs)
+    mats.update({"inf": with_inf, "nan": with_nan, "huge": np.full((rows, cols), 1e308)})
+    tags = {
+        "ints": rng.integers(0, n_groups, tagged),
+        "floats": rng.integers(0, n_groups, tagged).astype(float) + np.where(rng.random(tagged) < 0.2, 0.5, 0.0),
+        "out of range": rng.integers(-2, n_groups + 2, tagged),
+        "list": [int(t) for t in rng.integers(0, n_groups, tagged)],
+    }
+    return mats, tags
+
+
+@pytest.mark.parametrize("op", ["+", "-"])
+def test_group_sums_are_a_one_hot_product(op):
+    source = GROUP_SUMS.format(op=op)
+    code = _rewrite(source)
+    assert 'np.einsum("ac,bc->ab"' in code or "np.einsum('ac,bc->ab'" in code, code
+    assert "np.where" not in code and "np.isfinite(np.sum(mat))" in code
+    loop, rewrite = run_module(textwrap.dedent(source)), run_module(code)
+    rng = np.random.default_rng(0)
+    for n_groups, cols in ((1, 1), (3, 7), (5, 12)):
+        mats, tags = _inputs(rng, n_groups, cols, cols)
+        for mat in mats.values():
+            for tag in tags.values():
+                _same(loop, rewrite, "group_sums", tag, mat, n_groups)
+    # no group, and a tag array shorter than a row (the loop raises IndexError)
+    _same(loop, rewrite, "group_sums", np.zeros(3), np.ones((3, 3)), 0)
+    _same(loop, rewrite, "group_sums", np.zeros(2), np.ones((3, 3)), 2)
+
+
+def test_rows_summed_by_group_are_a_one_hot_product():
+    code = _rewrite(ROW_SUMS)
+    assert "np.einsum" in code and "np.where" not in code, code
+    loop, rewrite = run_module(textwrap.dedent(ROW_SUMS)), run_module(code)
+    rng = np.random.default_rng(1)
+    for k, n, d in ((1, 1, 1), (3, 10, 4), (4, 9, 2)):
+        mats, tags = _inputs(rng, k, n, d, tagged=n)
+        for points in mats.values():
+            for labels in tags.values():
+                _same(loop, rewrite, "row_sums", points, labels, k)
+
+
+def test_a_conjunction_of_tests_is_one_mask_of_the_contraction():
+    code = _rewrite(BOTH_TESTS)
+    assert "np.einsum" in code and "np.where" not in code, code
+    loop, rewrite = run_module(textwrap.dedent(BOTH_TESTS)), run_module(code)
+    rng = np.random.default_rng(2)
+    for n_groups, rows, cols in ((2, 3, 5), (4, 6, 11)):
+        mats, tags = _inputs(rng, n_groups, rows, cols)
+        w = rng.standard_normal(cols)
+        for mat in mats.values():
+            for tag in tags.values():
+                _same(loop, rewrite, "weighted_groups", tag, w, mat, n_groups)
+
+
+def test_terms_computed_in_the_loop_keep_the_where():
+    # `2.0 * mat[r, c]` may overflow to inf where `mat` is finite: 0 * inf is nan, where the
+    # loop skips the term, so only elements read as they are are contracted
+    code = _rewrite(SCALED_TERMS)
+    assert "np.einsum" not in code and "np.where" in code, code
+    loop, rewrite = run_module(textwrap.dedent(SCALED_TERMS)), run_module(code)
+    mat = np.array([[1e308, 1.0], [2.0, 3.0]])
+    _same(loop, rewrite, "scaled", np.array([0, 1]), mat, 2)
+
+
+SELECTED_ROWS = """
+import numpy as np
+
+def centres(points, labels, k):
+    out = []
+    for c in range(k):
+        members = {select}
+        out.append(members.{how}(axis=0))
+    return np.stack(out)
+"""
+
+
+@pytest.mark.parametrize("select", ["np.compress(labels == c, points, axis=0)", "points[labels == c]"])
+@pytest.mark.parametrize("how", ["mean", "sum"])
+def test_rows_selected_per_iteration_are_a_one_hot_product(select, how):
+    source = SELECTED_ROWS.format(select=select, how=how)
+    code = _rewrite(source)
+    assert "np.einsum" in code and "np.where" not in code and "np.isfinite(np.sum(points))" in code, code
+    assert ("/ np.sum(selected, axis=-1, dtype=points.dtype)" in code) == (how == "mean"), code
+    loop, rewrite = run_module(textwrap.dedent(source)), run_module(code)
+    rng = np.random.default_rng(3)
+    for k, n, d in ((1, 1, 1), (3, 10, 4), (5, 8, 2)):
+        mats, tags = _inputs(rng, k, n, d, tagged=n)
+        mats["rank 3"] = rng.standard_normal((n, d, 2))
+        for points in mats.values():
+            for labels in tags.values():
+                with np.errstate(all="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # (the mean of an empty group warns, and is nan)
+                    _same(loop, rewrite, "centres", points, labels, k)
