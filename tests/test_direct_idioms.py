@@ -5,6 +5,7 @@ and boolean selections read by a count, sum or mean."""
 from __future__ import annotations
 
 import textwrap
+import warnings
 
 import numpy as np
 import pytest
@@ -1265,3 +1266,97 @@ def test_a_column_update_of_a_parameter_runs_the_loop_where_it_shares_memory():
                                   _run(source, shared.copy(), shared.copy().T, y[:3] % 3))
     aliased, again = shared.copy(), shared.copy()
     np.testing.assert_array_equal(_run(result.code, aliased, aliased.T, y[:3] % 3), _run(source, again, again.T, y[:3] % 3))
+
+
+CLAMPS = """
+import numpy as np
+
+def clamp(x):
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        v = float(x[i])
+        out[i] = {call}
+    return out
+"""
+
+
+@pytest.mark.parametrize("call, batched", [
+    ("min(v * 2.0, 1.5)", "np.minimum(v * 2.0, 1.5)"),
+    ("max(v, -0.5)", "np.maximum(v, -0.5)"),
+    # (a number first, or 0: `where` keeps Python's order, NaN and signed zeros)
+    ("min(1.5, v)", "np.where(v < 1.5,"),
+    ("max(v, 0.0)", "np.where(0.0 > v,"),
+])
+def test_min_and_max_with_a_nonzero_number_second_are_np_minimum_and_maximum(call, batched):
+    """Python's ``min(a, b)`` is ``b if b < a else a``: with ``b`` a number other than 0, a NaN
+    ``a`` is kept, as np.minimum keeps it, and no zeros of two signs meet."""
+    source = CLAMPS.format(call=call)
+    result = transpile_source(source, "m.py", shapes={"x": 1})
+    assert batched in result.code, result.code
+    loop, rewrite = {}, {}
+    exec(source, loop)
+    exec(result.code, rewrite)
+    x = np.array([np.nan, -0.0, 0.0, 0.25, 0.75, -0.25, -1.0, np.inf, -np.inf, 3.0])
+    want, got = loop["clamp"](x), rewrite["clamp"](x)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    assert (np.signbit(got) == np.signbit(want)).all()
+
+
+def test_min_of_an_array_element_and_a_number_keeps_each_kind():
+    # `min(x[i], 255)` is a NumPy value on some iterations and a Python int on others: the
+    # loop stores each as it is (a uint64 element exactly), which the `where`'s arms keep
+    source = ("import numpy as np\n\ndef f(x):\n    out = np.zeros(len(x), dtype=x.dtype)\n"
+              "    for i in range(len(x)):\n        out[i] = max(x[i] * 2, -1)\n    return out\n")
+    result = transpile_source(source, "m.py", shapes={"x": 1})
+    assert "np.where" in result.code and "np.maximum" not in result.code, result.code
+    loop, rewrite = {}, {}
+    exec(source, loop)
+    exec(result.code, rewrite)
+    x = np.array([2 ** 62 + 1, 5, 2 ** 63 - 1], dtype=np.uint64)
+    np.testing.assert_array_equal(rewrite["f"](x), loop["f"](x))
+
+
+@pytest.mark.parametrize("store", ["out = np.zeros(len(x), dtype=x.dtype)", "out = np.zeros(len(x))",
+                                   "out = np.zeros(len(x), dtype=np.int64)", "collect"])
+@pytest.mark.parametrize("call", ["min", "max"])
+def test_python_min_and_max_give_each_iteration_its_own_kind(call, store):
+    """``max(x[i], -2.5)`` is ``x[i]`` itself (an int of an int array) where it wins, and the
+    Python float where it loses: the loop stores or collects each as it is (``np.array`` of
+    ints only holds ints), so the rewrite is right only where the arrays hold float64 (checked
+    in front), or keeps each arm's kind. Before, an int ``x`` passed the check: float64."""
+    rewritten = 0
+    for const in ("255", "300", "-1", "1.5", "-2.5", "1e300", "2 ** 63", "127", "True"):
+        if store == "collect":
+            source = (f"import numpy as np\n\ndef f(x):\n    out = []\n    for i in range(len(x)):\n"
+                      f"        out.append({call}(x[i], {const}))\n    return np.array(out)\n")
+        else:
+            source = (f"import numpy as np\n\ndef f(x):\n    {store}\n    for i in range(len(x)):\n"
+                      f"        out[i] = {call}(x[i] * 2, {const})\n    return out\n")
+        result = transpile_source(source, "m.py", shapes={"x": 1})
+        if result.code == source:
+            continue
+        rewritten += 1
+        loop, rewrite = {}, {}
+        exec(source, loop)
+        exec(result.code, rewrite)
+        rng = np.random.default_rng(0)
+        for dtype in ("uint8", "int8", "int16", "int64", "uint64", "float16", "float32", "float64", "bool"):
+            values = rng.standard_normal(6) * 200
+            if dtype.startswith("float"):
+                values[:2] = [np.nan, -0.0]
+            x = values > 0 if dtype == "bool" else values.astype(dtype)
+            outcomes = []
+            for module in (loop, rewrite):
+                try:
+                    with np.errstate(all="ignore"), warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        got = module["f"](x.copy())
+                    outcomes.append((got.dtype, got.tolist()))
+                except (ValueError, OverflowError) as error:
+                    outcomes.append(type(error))
+            if isinstance(outcomes[0], type) and not isinstance(outcomes[1], type):
+                continue  # (the loop raises, storing a NaN or -1 into ints: the rewrite may return)
+            assert outcomes[1][0] == outcomes[0][0], (source, dtype, outcomes)
+            np.testing.assert_array_equal(np.array(outcomes[1][1]), np.array(outcomes[0][1]), err_msg=source + dtype)
+    assert rewritten >= 3

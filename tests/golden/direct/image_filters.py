@@ -70,7 +70,7 @@ def sepia(picture, factor):
         constant = np.asarray(255, dtype=np.uint8)
         picture[:n_rows, :n_cols] = np.stack(
             np.broadcast_arrays(
-                np.where(255 < grey, 255, grey),
+                np.minimum(grey, 255),
                 np.where(constant < grey_term_1, constant, grey_term_1),
                 np.where(constant < grey_term, constant, grey_term),
             ),

@@ -98,6 +98,12 @@ class DtypesMixin:
             if name in FLOAT_VALUED:  # (of an int8 or a bool, float16)
                 level = LOOSE if self._python_real(first) else floaty(first)
                 return level, level
+            if name in ("builtins.min", "builtins.max"):
+                # Python's min and max return one operand as it is, not promoted with the other
+                # (`max(x[i], -2.5)` of an int array is an int wherever `x[i]` wins): a float64
+                # value on every iteration only where each operand is
+                both = min((wide(a) for a in args), default=0)
+                return min([both] + [floaty(a) for a in args]), both
             if name in _FLOAT_KEEPING or method in _FLOAT_KEEPING_METHODS:
                 values = [first, *args[1:]][(name == "numpy.where"):]  # (`where`'s test is no value of it)
                 both = min((wide(a) for a in values), default=0)

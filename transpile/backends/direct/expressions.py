@@ -1177,6 +1177,14 @@ class ExpressionsMixin:
             a, b = self._strong_arm(a, b), self._strong_arm(b, a)  # `max(x[i], 300)` of uint8 `x`
             # Python's max(a, b) is `b if b > a else a`: with a NaN the comparison is false and
             # `a` is kept, where np.maximum would give NaN. `where` keeps Python's meaning.
+            if self._np and _nonzero_number(node.args[1]) and not core.mixes(vals[1], vals[0]):
+                # ...except where `b` is a number other than 0 (`min(v, 255)`): a NaN `a` is kept
+                # by both, and no pair of zeros of two signs can meet. np.minimum and np.maximum
+                # are the `clip` an expert writes, one pass with no mask. (Not where `a` is a
+                # NumPy value and `b` a Python number: the loop stores or collects each
+                # iteration's own kind, which the `where`'s arms keep, :meth:`_cast_arms`.)
+                fn = "maximum" if short == "max" else "minimum"
+                return self._merged(self.lib.call(fn, a.node, b.node), full, rank, vals[1], vals[0])
             test = gast.Compare(left=copy.deepcopy(b.node), ops=[gast.Gt() if short == "max" else gast.Lt()],
                                 comparators=[copy.deepcopy(a.node)])
             return self._merged(self.lib.call("where", test, b.node, a.node), full, rank, vals[1], vals[0])
@@ -1361,6 +1369,14 @@ def _smallest_int(value: int) -> str | None:
         if -2 ** (bits - 1) <= value < 0:
             return f"int{bits}"
     return None
+
+
+def _nonzero_number(node) -> bool:
+    """Whether ``node`` is an int or float literal other than 0 (``255``, ``-1.5``), perhaps
+    negated: never NaN, and never a zero of either sign."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        node = node.operand
+    return isinstance(node, gast.Constant) and type(node.value) in (int, float) and node.value != 0
 
 
 def _half_holds(value: float) -> bool:
