@@ -837,6 +837,13 @@ class _Builder:
                                     f"abs({arm} if {self.test()} else {default})"))
             return Fragment("mixed arithmetic summed", VECTORIZE, (f"s{k} += {term}",), reads + (f"s{k} = {start}",),
                             outputs=(f"s{k}",), reads=frozenset({"idx"}))
+        if self.rng.random() < 0.25:
+            # collected as they are: `np.array` of the loop's list holds ints where every
+            # iteration's `max(v[i], -0.5)` is an int of `v` (one float among them: floats)
+            value = self.rng.choice((f"max({arm}, {default})", f"min({arm}, {default})",
+                                     f"{arm} if {self.test()} else {default}"))
+            return Fragment("mixed values collected", VECTORIZE, (f"c{k}.append({value})",),
+                            reads + (f"c{k} = []",), outputs=(f"np.array(c{k})",), reads=frozenset({"idx"}))
         setup, _ = self._out(k)
         return Fragment("mixed arithmetic", VECTORIZE, (self._write(k, value),),
                         (f"v{k} = (np.asarray(x) * 7).astype({dtype})",
