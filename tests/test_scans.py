@@ -359,7 +359,12 @@ def test_a_linear_recurrence_is_a_blocked_scan_and_equals_the_loop(update, stack
     assert ("out=h_spare_scales[2 * h_span:]" in result.code) == stacked, result.code
     assert ("h_values @ h_steps" in result.code) != stacked, result.code
     # one coefficient walked backwards: the offsets scanned in their own order, none reversed
-    assert ("h_values[-len(" in result.code) == (not stacked and loop.startswith("reversed")), result.code
+    assert any(f"h_values[-{n}:]" in result.code for n in ("h_n", "len(x)")) == \
+        (not stacked and loop.startswith("reversed")), result.code
+    # offsets the rewrite computed are dropped before the product, and computed again only
+    # where the steps run in order (offsets read as they are, `x`, are never copied)
+    computed = not stacked and "c * x[i]" in update
+    assert ("del h_b" in result.code) == computed and ("    h_b = " in result.code.split("isfinite")[-1]) == computed
     assert "linear recurrence `h`" in plan.unsafe
     rng = np.random.default_rng(6)
     sizes = [(n, np.float64) for n in (0, 1, 2, 3, 4, 5, 8, 9, 15, 16, 17, 31, 33, 129, 1000)] + [(7, np.float32), (40, np.float32)]
@@ -435,14 +440,17 @@ def test_a_start_numpy_would_not_compute_with_runs_the_loop(start):
     assert [type(v) for v in got[0]] == [type(v) for v in want[0]] and got[0] == want[0]
 
 
-def test_a_linear_recurrence_keeps_the_loops_values_where_powers_overflow_or_meet_infinity():
+@pytest.mark.parametrize("offset", ["x[i]", "2.0 * x[i]"])
+def test_a_linear_recurrence_keeps_the_loops_values_where_powers_overflow_or_meet_infinity(offset):
     """|a| > 1 composed in a tree overflows a power the loop never forms (2 ** 1024 * 0), and a
     power that underflows to 0 meets an infinite offset (0 * inf): where a value is not
-    finite the steps run in order, and the values are the loop's."""
-    source = _source("h = 0.0\nout = np.zeros(len(x))\nfor i in reversed(range(len(x))):\n    h = x[i] + c * h\n"
+    finite the steps run in order, and the values are the loop's. Offsets the rewrite computes
+    (``2.0 * x[i]``) were dropped before the scan: they are computed again there."""
+    source = _source(f"h = 0.0\nout = np.zeros(len(x))\nfor i in reversed(range(len(x))):\n    h = {offset} + c * h\n"
                      "    out[i] = h\nreturn out, h\n", "x, c")
     result = transpile_source(source, "m.py", shapes={"x": 1, "c": 0})
     assert result.plans[0].rewritten and "np.isfinite(h_values).all()" in result.code, result.code
+    assert ("del h_b" in result.code) == (offset != "x[i]"), result.code
     spike, flood = np.zeros(2000), np.zeros(3000)
     spike[0], flood[-1] = 1.0, np.inf
     for x, c in ((spike, 2.0), (flood, 0.5)):

@@ -46,10 +46,12 @@ def smooth(signal, alpha):
     ):
         ema_a = 1 - alpha
         ema_b = alpha * signal
+        ema_n = len(ema_b)
         ema_first = ema_a * ema + ema_b[0]
-        ema_values = np.zeros(-(-len(ema_b) // 16) * 16, np.result_type(ema_a, ema_first, ema_b))
-        ema_values[:len(ema_b)] = ema_b
+        ema_values = np.zeros(-(-ema_n // 16) * 16, np.result_type(ema_a, ema_first, ema_b))
+        ema_values[:ema_n] = ema_b
         ema_values[0] = ema_first
+        del ema_b
         ema_powers = np.zeros(32, ema_values.dtype)
         ema_powers[:17] = ema_a
         ema_powers[0] = 1
@@ -65,9 +67,10 @@ def smooth(signal, alpha):
         ema_firsts = ema_values[1:, 0]
         ema_firsts += ema_powers[1] * ema_ends[:-1]
         ema_values = (ema_values @ ema_steps).reshape(-1)
-        ema_values = ema_values[:len(ema_b)]
+        ema_values = ema_values[:ema_n]
         if not np.isfinite(ema_values).all():
             ema_values[0] = ema_first
+            ema_b = alpha * signal
             for ema_k in range(1, len(ema_values)):
                 ema_values[ema_k] = ema_a * ema_values[ema_k - 1] + ema_b[ema_k]
         out[...] = ema_values
