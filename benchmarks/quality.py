@@ -12,7 +12,10 @@ PATH is a file or a directory of files (default ``samples/``) in either input co
 - **tokens**: Python tokens of the rewritten function over those of the reference. Both are
   counted from ``ast.unparse`` of the function without its docstring, so comments, blank
   lines and line wrapping do not count, and both are spelled the same way. A rewrite
-  versioned behind run-time checks counts its fallback loop too: a reviewer reads it.
+  versioned behind run-time checks counts its fallback loop too: a reviewer reads it. The
+  **arm** column counts the batched code alone: the function with each versioned ``if`` (the
+  statement under a ``# pforge:`` marker) replaced by its first branch, as it would read if
+  the facts the checks test were proven, so the idioms and the checks can be told apart.
 - **time**: median seconds per call of the loop, the rewrite and the reference, timed
   interleaved on fresh inputs (``pforge.runtime.timing.time_interleaved``), and the rewrite's
   median over the reference's. For TensorFlow code the reference runs under ``tf.function``,
@@ -67,6 +70,8 @@ class Row:
       size: the builder's scaled parameters (``steps=20000``), or ``as given``.
       rewritten: whether the transpiler changed the function.
       tokens: ``(rewrite, reference)`` token counts.
+      arm_tokens: the rewrite's tokens with each versioned ``if`` replaced by its batched
+        branch (:func:`batched_arm`).
       seconds: ``(loop, rewrite, reference)`` median seconds per call.
       peak: ``(loop, rewrite, reference)`` peak bytes allocated by one call beyond its
         inputs, or ``None`` each for TensorFlow code.
@@ -83,11 +88,17 @@ class Row:
     peak: tuple[int | None, int | None, int | None]
     error: float
     ok: bool
+    arm_tokens: int = 0
 
     @property
     def token_ratio(self) -> float:
         """Rewrite tokens over reference tokens."""
         return self.tokens[0] / self.tokens[1]
+
+    @property
+    def arm_ratio(self) -> float:
+        """Tokens of the rewrite's batched code (:func:`batched_arm`) over reference tokens."""
+        return self.arm_tokens / self.tokens[1]
 
 
 def code_tokens(function_source: str) -> int:
@@ -107,6 +118,28 @@ def code_tokens(function_source: str) -> int:
         fn.body = fn.body[1:] or [ast.Pass()]
     text = ast.unparse(fn)
     return sum(1 for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type not in _LAYOUT)
+
+
+def batched_arm(function_source: str) -> str:
+    """``function_source`` with each versioned ``if`` (the statement right after a line with a
+    ``# pforge:`` marker) replaced by its first branch: the batched code, without the checks
+    in front and the loop kept for inputs they refuse.
+
+    Raises:
+      SyntaxError: the source is not a function definition.
+    """
+    tree = ast.parse(function_source)
+    lines = function_source.splitlines()
+    markers = {k + 2 for k, line in enumerate(lines)
+               if line.lstrip().startswith(("# pforge: vectorized loop", "# pforge: index set split",
+                                            "# pforge: loop distributed"))}
+
+    class Arm(ast.NodeTransformer):
+        def visit_If(self, node):
+            self.generic_visit(node)
+            return node.body if node.lineno in markers else node
+
+    return ast.unparse(Arm().visit(tree))
 
 
 def function_source(text: str, name: str) -> str:
@@ -182,6 +215,7 @@ def measure(path, func, *, scale=1, repeats=15, seed=0, fast_math=False):
     rewritten_src = function_source(result.code, func)
     rewritten = rewritten_src != function_source(text, func)
     tokens = (code_tokens(rewritten_src), code_tokens(function_source(text, ref_name)))
+    arm_tokens = code_tokens(batched_arm(rewritten_src))
     loop, reference = targets.resolve(original, func, path), getattr(original, ref_name)
     with targets.on_device("cpu", numpy=numpy) as (_, has_tf):
         if has_tf and not numpy:
@@ -199,7 +233,7 @@ def measure(path, func, *, scale=1, repeats=15, seed=0, fast_math=False):
         peaks = (tuple(None for _ in fns) if has_tf
                  else tuple(_peak(f, make_args) for f in fns))
     return Row(f"{os.path.basename(path)}::{func}", size, rewritten, tokens,
-               tuple(t.median_s for t in timings), peaks, match.max_abs_err, match.ok)
+               tuple(t.median_s for t in timings), peaks, match.max_abs_err, match.ok, arm_tokens)
 
 
 def _files(paths):
@@ -224,14 +258,14 @@ def _times(a, b):
 
 def table(rows):
     """The report's lines for ``rows`` (see the module docstring)."""
-    head = (f"{'function':52} {'size':>14} {'tok':>5} {'ref':>5} {'tok×':>5} "
+    head = (f"{'function':52} {'size':>14} {'tok':>5} {'ref':>5} {'tok×':>5} {'arm×':>5} "
             f"{'loop ms':>9} {'rewr ms':>9} {'ref ms':>9} {'t×ref':>6} "
             f"{'loop MB':>8} {'rewr MB':>8} {'ref MB':>8} {'m×ref':>6} {'m×loop':>6}  result")
     lines = [head]
     for r in rows:
         (tl, tr, tf), (ml, mr, mf) = r.seconds, r.peak
         lines.append(
-            f"{r.name:52} {r.size:>14} {r.tokens[0]:>5} {r.tokens[1]:>5} {r.token_ratio:>5.2f} "
+            f"{r.name:52} {r.size:>14} {r.tokens[0]:>5} {r.tokens[1]:>5} {r.token_ratio:>5.2f} {r.arm_ratio:>5.2f} "
             f"{_ms(tl):>9} {_ms(tr):>9} {_ms(tf):>9} {tr / tf:>6.2f} "
             f"{_mb(ml):>8} {_mb(mr):>8} {_mb(mf):>8} {_times(mr, mf):>6} {_times(mr, ml):>6}  "
             + ("ok" if r.ok else f"MISMATCH (error {r.error:.1e})")
@@ -240,6 +274,10 @@ def table(rows):
     if done:
         geo = math.exp(sum(math.log(r.token_ratio) for r in done) / len(done))
         worst = max(done, key=lambda r: r.token_ratio)
+        arm = math.exp(sum(math.log(r.arm_ratio) for r in done) / len(done))
+        worst_arm = max(done, key=lambda r: r.arm_ratio)
+        lines.append(f"batched code alone (arm×): geometric mean {arm:.2f}, worst {worst_arm.arm_ratio:.2f} "
+                     f"({worst_arm.name})")
         lines.append(f"tokens of rewrite / tokens of reference over {len(done)} rewritten: "
                      f"geometric mean {geo:.2f}, worst {worst.token_ratio:.2f} ({worst.name})")
     left = [r.name for r in rows if not r.rewritten]

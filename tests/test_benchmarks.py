@@ -45,6 +45,19 @@ def test_tokens_leave_out_the_docstring_comments_and_layout():
     assert quality.code_tokens("def f(x):\n    return x + 1 + 1\n") == 12
 
 
+def test_the_batched_arm_is_the_function_without_its_checks_and_fallback_loop():
+    quality = _quality()
+    versioned = ("def f(x):\n    out = x * 0\n    # pforge: vectorized loop (was lines 3-4)\n"
+                 "    if type(x) is np.ndarray and x.ndim == 1:\n        out[...] = x * 2\n    else:\n"
+                 "        for i in range(len(x)):\n            out[i] = x[i] * 2\n    if x is None:\n"
+                 "        out = 0\n    return out\n")
+    arm = quality.batched_arm(versioned)
+    assert "ndim" not in arm and "for i" not in arm and "out[...] = x * 2" in arm
+    assert "if x is None:" in arm  # (the user's own `if` stays)
+    assert quality.code_tokens(arm) == quality.code_tokens(
+        "def f(x):\n    out = x * 0\n    out[...] = x * 2\n    if x is None:\n        out = 0\n    return out\n")
+
+
 def test_the_quality_benchmark_measures_a_rewrite_against_its_reference(capsys):
     """On the recurrence sample at 1/100 of its size: every function is rewritten, equal to its
     loop, and each row has its tokens, times and peak memory."""
@@ -59,6 +72,9 @@ def test_the_quality_benchmark_measures_a_rewrite_against_its_reference(capsys):
     assert lines[-1].startswith("tokens of rewrite / tokens of reference over 2 rewritten: geometric mean ")
     ratio = (rows[0].token_ratio * rows[1].token_ratio) ** 0.5
     assert f"geometric mean {ratio:.2f}" in lines[-1]
+    assert all(0 < row.arm_tokens < row.tokens[0] for row in rows), rows  # (both are versioned)
+    arm = (rows[0].arm_ratio * rows[1].arm_ratio) ** 0.5
+    assert lines[-2].startswith(f"batched code alone (arm×): geometric mean {arm:.2f}")
 
 
 def test_the_strip_benchmark_times_every_bound_against_the_reference(capsys):
