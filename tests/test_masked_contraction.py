@@ -200,3 +200,80 @@ def test_rows_selected_per_iteration_are_a_one_hot_product(select, how):
                 with np.errstate(all="ignore"), warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # (the mean of an empty group warns, and is nan)
                     _same(loop, rewrite, "centres", points, labels, k)
+
+
+# A summed loop axis that only one operand has: `np.einsum(..., optimize=True)` (NumPy 2's
+# `bmm_einsum`) sums it out of that operand alone, in its own dtype, before `dtype` applies.
+# A test's axis summed so is an `or`, not a count; float32 terms' axis is summed in float32.
+COUNTED_TWICE = """
+import numpy as np
+
+def at_least(X, labels, k):
+    s = np.zeros(X.shape[1])
+    for g in range(k):
+        for i in range(X.shape[0]):
+            if labels[i] >= g:
+                s = s + X[i]
+    return s
+"""
+
+COUNTED_TWICE_WRITE = """
+import numpy as np
+
+def at_least(mat, tags, k):
+    totals = np.zeros(mat.shape[0])
+    for r in range(mat.shape[0]):
+        for g in range(k):
+            for c in range(mat.shape[1]):
+                if tags[c] >= g:
+                    totals[r] += mat[r, c]
+    return totals
+"""
+
+TEST_OF_THE_GROUP = """
+import numpy as np
+
+def kept(w, mat, n_groups):
+    totals = np.zeros((n_groups, mat.shape[0]))
+    for grp in range(n_groups):
+        for row in range(mat.shape[0]):
+            for col in range(mat.shape[1]):
+                if w[grp] > 0:
+                    totals[grp, row] += mat[row, col]
+    return totals
+"""
+
+ROWS_OF_A_GROUP = """
+import numpy as np
+
+def row_groups(tags, mat, n_groups):
+    totals = np.zeros(n_groups)
+    for grp in range(n_groups):
+        for row in range(mat.shape[0]):
+            for col in range(mat.shape[1]):
+                if tags[row] == grp:
+                    totals[grp] += mat[row, col]
+    return totals
+"""
+
+
+@pytest.mark.parametrize("source, name", [(COUNTED_TWICE, "at_least"), (COUNTED_TWICE_WRITE, "at_least")])
+def test_a_test_summed_along_an_axis_the_terms_lack_counts_each_pass(source, name):
+    # labels [5, 5] pass `>= g` for g in 0, 1, 2: each row is added three times, where the
+    # einsum's `or` of the test along `g` added it once
+    code = transpile_source(textwrap.dedent(source), "masked.py", backend="direct").code
+    loop, rewrite = run_module(textwrap.dedent(source)), run_module(code)
+    _same(loop, rewrite, name, np.ones((2, 3)), np.array([5, 5, 5]), 3)
+    _same(loop, rewrite, name, np.ones((3, 3)), np.array([0, 1, 2]), 3)
+
+
+@pytest.mark.parametrize("source, name, first", [(TEST_OF_THE_GROUP, "kept", np.array([1.0])),
+                                                 (ROWS_OF_A_GROUP, "row_groups", np.array([0, 0]))])
+def test_terms_summed_along_an_axis_the_test_lacks_keep_the_totals_dtype(source, name, first):
+    # float32 terms into float64 totals: the loop sums 1e8 + 1 - 1e8 in float64 (1.0); the
+    # einsum summed the terms' own axis in float32 first (0.0)
+    code = transpile_source(textwrap.dedent(source), "masked.py", backend="direct").code
+    loop, rewrite = run_module(textwrap.dedent(source)), run_module(code)
+    mat = np.array([[1e8, 1.0, -1e8], [1e8, 1.0, -1e8]], dtype=np.float32)
+    _same(loop, rewrite, name, first, mat, 1)
+    assert np.all(rewrite[name](first, mat, 1) != 0.0)

@@ -299,6 +299,13 @@ class ContractionsMixin:
             return None
         if not all(a in mask_axes | term_axes for a in range(depth)):
             return None  # (an axis of size 1 in both: the einsum would drop it)
+        if any(a not in mask_axes or a not in term_axes for a in summed):
+            # a summed axis of one operand only: `einsum(..., optimize=True)` (NumPy 2's
+            # `bmm_einsum`) sums it out of that operand alone first, in the operand's own dtype,
+            # before `dtype` applies: a bool test's axis is an `or` (`labels[i] >= g` summed
+            # over `g` counts each row once, where the loop adds it once per `g`), and float32
+            # terms' axis is summed in float32 (into float64 totals the loop sums in float64)
+            return None
         items = ITEM_LETTERS[len(ITEM_LETTERS) - term.rank:] if term.rank else ""
         specs, operands = [], []
         for v, rank in ((mask, 0), (term, term.rank)):
