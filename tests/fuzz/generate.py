@@ -972,6 +972,14 @@ class _Builder:
             self.reads.add("y")
         width = "" if term == "y[j]" else f", {rows}.shape[1]"
         op = self.rng.choice(("+", "-"))
+        if self.rng.random() < 0.25:
+            # a loop the terms do not vary along, summed too (`idx[j] >= g` passes for several
+            # `g`: each pass adds the row again, where an `or` of the test would add it once)
+            self.reads.add("idx")
+            body = ("for j in range(len(x)):", "    for g in range(3):", f"        if {self.rng.choice(('idx[j] >= g + i % 3', 'idx[j] != g - i', 'x[j] > g - x[i]'))}:",
+                    f"            q{k}[i] {op}= {term}")
+            return Fragment("masked sum, a loop the terms lack", VECTORIZE, body,
+                            setup + (f"q{k} = np.zeros((len(x){width}))",), outputs=(f"q{k}",))
         if form == "running":
             start = "0.0" if term == "y[j]" else f"np.zeros({rows}.shape[1])"
             body = (f"s{k} = {start}", "for j in range(len(x)):", f"    if {test}:",
