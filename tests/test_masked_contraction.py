@@ -277,3 +277,110 @@ def test_terms_summed_along_an_axis_the_test_lacks_keep_the_totals_dtype(source,
     mat = np.array([[1e8, 1.0, -1e8], [1e8, 1.0, -1e8]], dtype=np.float32)
     _same(loop, rewrite, name, first, mat, 1)
     assert np.all(rewrite[name](first, mat, 1) != 0.0)
+
+
+def _group_sums(test: str, term: str = "mat[row, col]") -> str:
+    return textwrap.dedent(GROUP_SUMS.format(op="+")).replace("if tags[col] == grp:", f"if {test}:").replace(
+        "mat[row, col]", term)
+
+
+@pytest.mark.parametrize("test, mask", [
+    ("tags[col] == grp", "np.asarray(tags)[np.newaxis, :mat.shape[1]] == grp[:, np.newaxis]"),
+    # the batched `and`, `or` and `not` are NumPy's logical functions: squeezed operand by
+    # operand (a `-1` beside them is a number)
+    ("tags[col] == grp and tags[col] > -1", "np.logical_and(tags_part == grp[:, np.newaxis], tags_part > -1)"),
+    ("not tags[col] != grp", "np.logical_not(np.asarray(tags)[np.newaxis, :mat.shape[1]] != grp[:, np.newaxis])"),
+    ("tags[col] == grp or tags[col] == grp + 1", "np.logical_or(tags_part == grp[:, np.newaxis], "
+                                                "tags_part == (grp + 1)[:, np.newaxis])"),
+])
+def test_the_test_is_squeezed_to_its_own_axes(test, mask):
+    """Each operand of the test keeps only the loop axes it varies along, so the einsum reads
+    a `[groups, n]` test beside `[rows, n]` terms (no size-1 axes for it to broadcast); every
+    form sums through BLAS (`optimize=True`) in the running value's dtype."""
+    source = _group_sums(test)
+    code = _rewrite(source)
+    # (`mat.shape[1]` bound once where it is read often enough)
+    # (`mat.shape[1]` bound once where it is read often enough, and the test's operand read
+    # twice: `tags_part = np.asarray(tags)[np.newaxis, :mat.shape[1]]`, with its two axes)
+    assert f"np.einsum('ac,bc->ab', {mask}" in code.replace("mat_dim1 = mat.shape[1]", "").replace(
+        "mat_dim1", "mat.shape[1]"), code
+    assert "tags_part" not in code or "tags_part = np.asarray(tags)[np.newaxis, :" in code, code
+    assert "mat_part, optimize=True, dtype=np.result_type(totals, mat_part))" in code, code
+    loop, rewrite = run_module(source), run_module(code)
+    rng = np.random.default_rng(4)
+    mats, tags = _inputs(rng, 3, 5, 7)
+    for tag in tags.values():
+        _same(loop, rewrite, "group_sums", tag, mats["float64"], 3)
+
+
+def test_a_test_of_an_outer_loop_is_lifted_to_the_terms_depth():
+    # `if w[grp] > 0:` around the inner loops: the test has the group axis only
+    source = textwrap.dedent("""
+        import numpy as np
+
+        def outer_test(w, mat, tags, n_groups):
+            totals = np.zeros((n_groups, mat.shape[0]))
+            for grp in range(n_groups):
+                if w[grp] > 0:
+                    for row in range(mat.shape[0]):
+                        for col in range(mat.shape[1]):
+                            if tags[col] == grp:
+                                totals[grp, row] += mat[row, col]
+            return totals
+        """)
+    code = _rewrite(source)
+    assert "np.einsum('ac,bc->ab', np.logical_and(" in code, code
+    loop, rewrite = run_module(source), run_module(code)
+    rng = np.random.default_rng(5)
+    mats, tags = _inputs(rng, 4, 3, 6)
+    for w in (rng.standard_normal(4), np.ones(4), -np.ones(4)):
+        for tag in tags.values():
+            _same(loop, rewrite, "outer_test", w, mats["float64"], tag, 4)
+
+
+def test_a_test_with_no_axis_the_terms_lack_keeps_the_where():
+    # `if mat[0, col] > 0` varies along `col` only, which the terms have too: the `where` is no
+    # larger than the terms, and the contraction would save nothing
+    code = _rewrite(_group_sums("tags[col] > 0 and grp < 100").replace("totals = np.zeros((n_groups, n))",
+                                                                     "totals = np.zeros((n_groups, n))"))
+    assert "np.einsum" in code  # (the group axis: contracted)
+    code = _rewrite(textwrap.dedent("""
+        import numpy as np
+
+        def no_group(tags, mat):
+            totals = np.zeros(mat.shape[0])
+            for row in range(mat.shape[0]):
+                for col in range(mat.shape[1]):
+                    if tags[col] > 0:
+                        totals[row] += mat[row, col]
+            return totals
+        """))
+    assert "np.einsum" not in code and "np.where" in code, code
+
+
+def test_only_numpy_code_that_may_be_reassociated_is_contracted():
+    source = _group_sums("tags[col] == grp")
+    kept = transpile_source(source, "m.py", backend="direct", unsafe=False).code
+    assert "np.einsum" not in kept, kept
+    moved = transpile_source(source, "m.py", target="tensorflow").code
+    assert "einsum" not in moved, moved
+
+
+def test_the_plan_says_the_selected_rows_are_summed_in_another_order():
+    # (a masked reduction's plan says the sum is reassociated already: "reassociates the sum")
+    result = transpile_source(textwrap.dedent(SELECTED_ROWS.format(select="points[labels == c]", how="sum")), "m.py")
+    assert "sums the terms `rows of points` that pass the test" in result.plans[0].unsafe, result.plans[0].unsafe
+
+
+@pytest.mark.parametrize("how", ["sum", "mean"])
+def test_rows_of_four_axes_are_contracted(how):
+    source = textwrap.dedent(SELECTED_ROWS.format(select="points[labels == c]", how=how))
+    result = transpile_source(source, "m.py", shapes={"points": 4, "labels": 1, "k": 0})
+    assert "np.einsum('ak,klmn->alm" in result.code.replace("'ak,klmn->almn'", "'ak,klmn->alm") \
+        or "np.einsum('ak,klmn->almn'" in result.code, result.code
+    loop, rewrite = run_module(source), run_module(result.code)
+    rng = np.random.default_rng(8)
+    points = rng.standard_normal((7, 2, 3, 2))
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _same(loop, rewrite, "centres", points, rng.integers(0, 3, 7), 3)

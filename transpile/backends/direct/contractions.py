@@ -98,25 +98,30 @@ def squeezed(node, keep: list[bool], newaxes: bool = False):
     return gast.Subscript(value=copy.deepcopy(node.value), slice=copy.deepcopy(index), ctx=gast.Load())
 
 
-def squeezed_mask(node, keep: list[bool]):
-    """:func:`squeezed` of a test: a comparison (``a[None, :] == g[:, None]``), a ``not`` or
-    an ``and``/``or`` of such, each operand squeezed, or a constant; None where an operand does
-    not spell the axes ``keep`` drops as ``newaxis`` (a name may be a stacked value)."""
-    if isinstance(node, gast.Constant):
-        return copy.deepcopy(node)
+#: NumPy's logical functions, which the batched form of ``and``, ``or`` and ``not`` calls
+LOGICAL = frozenset({"logical_and", "logical_or", "logical_xor", "logical_not"})
+
+
+def squeezed_mask(node, keep: list[bool], numpy: str):
+    """:func:`squeezed` of a test: a comparison (``a[None, :] == g[:, None]``), or a call of
+    NumPy's (named ``numpy``) ``logical_and``, ``logical_or``, ``logical_xor`` or
+    ``logical_not`` on such (the batched ``and``, ``or`` and ``not``), each operand squeezed,
+    or a number; None where an operand does not spell the axes ``keep`` drops as ``newaxis``
+    (a name may be a stacked value). (A test the user spells with ``&`` or ``~`` is not
+    batched: on Python bools they are ints.)"""
+    if isinstance(node, gast.Constant) or isinstance(node, gast.UnaryOp) and isinstance(node.operand, gast.Constant):
+        return copy.deepcopy(node)  # (`-1`)
     if isinstance(node, gast.Compare):
-        parts = [squeezed_mask(n, keep) for n in [node.left, *node.comparators]]
+        parts = [squeezed_mask(n, keep, numpy) for n in [node.left, *node.comparators]]
         if any(p is None for p in parts):
             return None
         return gast.Compare(left=parts[0], ops=copy.deepcopy(node.ops), comparators=parts[1:])
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.Not, gast.Invert)):
-        operand = squeezed_mask(node.operand, keep)
-        return None if operand is None else gast.UnaryOp(op=copy.deepcopy(node.op), operand=operand)
-    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.BitAnd, gast.BitOr)):
-        left, right = squeezed_mask(node.left, keep), squeezed_mask(node.right, keep)
-        if left is None or right is None:
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and node.func.attr in LOGICAL \
+            and isinstance(node.func.value, gast.Name) and node.func.value.id == numpy and not node.keywords:
+        args = [squeezed_mask(a, keep, numpy) for a in node.args]
+        if not args or any(a is None for a in args):
             return None
-        return gast.BinOp(left=left, op=copy.deepcopy(node.op), right=right)
+        return gast.Call(func=copy.deepcopy(node.func), args=args, keywords=[])
     # an operand may lack an axis the test has (`tags[None, None, :n]` beside `g[:, None, None]`
     # in a test of axes 0 and 2): it keeps its `newaxis` there, and broadcasts as before
     return squeezed(node, keep, newaxes=True)
@@ -309,7 +314,7 @@ class ContractionsMixin:
         items = ITEM_LETTERS[len(ITEM_LETTERS) - term.rank:] if term.rank else ""
         specs, operands = [], []
         for v, rank in ((mask, 0), (term, term.rank)):
-            operand = None if all(v.full) else squeezed_mask(v.node, list(v.full)) if v is mask else \
+            operand = None if all(v.full) else squeezed_mask(v.node, list(v.full), self.lib.alias) if v is mask else \
                 squeezed(v.node, list(v.full))
             loops = [LOOP_LETTERS[a] for a in range(depth) if v.full[a]] if operand is not None \
                 else [LOOP_LETTERS[a] for a in range(depth)]
