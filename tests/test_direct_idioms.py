@@ -1360,3 +1360,41 @@ def test_python_min_and_max_give_each_iteration_its_own_kind(call, store):
             assert outcomes[1][0] == outcomes[0][0], (source, dtype, outcomes)
             np.testing.assert_array_equal(np.array(outcomes[1][1]), np.array(outcomes[0][1]), err_msg=source + dtype)
     assert rewritten >= 3
+
+
+@pytest.mark.parametrize("const", ["2 ** 70", "1180591620717411303424", "-1180591620717411303424",
+                                   "9223372036854775808", "-9223372036854775809", "18446744073709551615"])
+@pytest.mark.parametrize("operand", ["i", "int(x[i])", "i - 5"])
+@pytest.mark.parametrize("call", ["min", "max"])
+def test_min_and_max_with_an_int_past_int64_are_not_np_minimum_and_maximum(call, operand, const):
+    """``min(i, 2 ** 70)`` is ``i``: NumPy 2 raises OverflowError for ``np.minimum`` of an
+    int64 ``i`` and a Python int int64 does not hold, so only an int64 number is taken to
+    np.minimum and np.maximum (the loop stores the result into floats)."""
+    source = (f"import numpy as np\n\ndef f(x):\n    out = np.zeros(len(x))\n    for i in range(len(x)):\n"
+              f"        out[i] = {call}({operand}, {const})\n    return out\n")
+    result = transpile_source(source, "m.py", shapes={"x": 1})
+    assert f"np.{call}imum" not in result.code, result.code
+    loop, rewrite = {}, {}
+    exec(source, loop)
+    exec(result.code, rewrite)
+    for x in (np.array([1.5, -2.0, 7.0]), np.arange(5), np.zeros(0)):
+        want = loop["f"](x.copy())
+        try:
+            got = rewrite["f"](x.copy())
+        except OverflowError:
+            continue  # (the `where` of such an int raises too, before this change: not this test's)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def test_min_and_max_with_an_int64_number_are_np_minimum_and_maximum():
+    """The largest and smallest int64 literals are still np.minimum and np.maximum."""
+    for const, call in (("9223372036854775807", "min"), ("-9223372036854775808", "max")):
+        source = (f"import numpy as np\n\ndef f(x):\n    out = np.zeros(len(x), dtype=np.int64)\n"
+                  f"    for i in range(len(x)):\n        out[i] = {call}(i, {const})\n    return out\n")
+        result = transpile_source(source, "m.py", shapes={"x": 1})
+        assert f"np.{call}imum(i, {const})" in result.code, result.code
+        loop, rewrite = {}, {}
+        exec(source, loop)
+        exec(result.code, rewrite)
+        np.testing.assert_array_equal(rewrite["f"](np.zeros(4)), loop["f"](np.zeros(4)))

@@ -1373,10 +1373,16 @@ def _smallest_int(value: int) -> str | None:
 
 def _nonzero_number(node) -> bool:
     """Whether ``node`` is an int or float literal other than 0 (``255``, ``-1.5``), perhaps
-    negated: never NaN, and never a zero of either sign."""
+    negated: never NaN, and never a zero of either sign. An int must be one int64 holds: the
+    Python ints beside it are batched as int64, and NumPy 2 raises OverflowError for a Python
+    int its dtype does not hold (``np.minimum(i, 2 ** 70)``, where the loop's ``min`` is ``i``)."""
+    sign = 1
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        sign = -1 if isinstance(node.op, gast.USub) else 1
         node = node.operand
-    return isinstance(node, gast.Constant) and type(node.value) in (int, float) and node.value != 0
+    if not (isinstance(node, gast.Constant) and type(node.value) in (int, float) and node.value != 0):
+        return False
+    return type(node.value) is float or -2 ** 63 <= sign * node.value < 2 ** 63
 
 
 def _half_holds(value: float) -> bool:
