@@ -292,6 +292,11 @@ def _group_sums(test: str, term: str = "mat[row, col]") -> str:
     ("not tags[col] != grp", "np.logical_not(np.asarray(tags)[np.newaxis, :mat.shape[1]] != grp[:, np.newaxis])"),
     ("tags[col] == grp or tags[col] == grp + 1", "np.logical_or(tags_part == grp[:, np.newaxis], "
                                                 "tags_part == (grp + 1)[:, np.newaxis])"),
+    # nested: a `not` inside an `and`, a `not` compared, a sign on each side
+    ("not tags[col] != grp and tags[col] > -1", "np.logical_and(np.logical_not(tags_part != grp[:, np.newaxis]), "
+                                               "tags_part > -1)"),
+    ("(tags[col] == grp) == (not tags[col] < 0)", "(tags_part == grp[:, np.newaxis]) == np.logical_not(tags_part < 0)"),
+    ("-tags[col] == -grp", "-np.asarray(tags)[np.newaxis, :mat.shape[1]] == (-grp)[:, np.newaxis]"),
 ])
 def test_the_test_is_squeezed_to_its_own_axes(test, mask):
     """Each operand of the test keeps only the loop axes it varies along, so the einsum reads
@@ -358,12 +363,31 @@ def test_a_test_with_no_axis_the_terms_lack_keeps_the_where():
     assert "np.einsum" not in code and "np.where" in code, code
 
 
+COLLECTED_ROW_SUMS = """
+import numpy as np
+
+def row_sums(points, labels, k):
+    out = []
+    for g in range(k):
+        s = np.zeros(points.shape[1])
+        for i in range(points.shape[0]):
+            if labels[i] == g:
+                s = s + points[i]
+        out.append(s)
+    return np.stack(out)
+"""
+
+
 def test_only_numpy_code_that_may_be_reassociated_is_contracted():
     source = _group_sums("tags[col] == grp")
     kept = transpile_source(source, "m.py", backend="direct", unsafe=False).code
     assert "np.einsum" not in kept, kept
-    moved = transpile_source(source, "m.py", target="tensorflow").code
-    assert "einsum" not in moved, moved
+    # NumPy code moved to TensorFlow (`--target tensorflow`): tf.experimental.numpy's einsum
+    # takes no `optimize` or `dtype`, and nothing is checked in front; the `where` stays
+    shapes = {"points": 2, "labels": 1, "k": 0}
+    assert "np.einsum('ab,bn->an'" in transpile_source(COLLECTED_ROW_SUMS, "m.py", shapes=shapes).code
+    moved = transpile_source(COLLECTED_ROW_SUMS, "m.py", target="tensorflow", shapes=shapes)
+    assert moved.code != moved.source and "einsum" not in moved.code, moved.code
 
 
 def test_the_plan_says_the_selected_rows_are_summed_in_another_order():
@@ -384,3 +408,16 @@ def test_rows_of_four_axes_are_contracted(how):
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _same(loop, rewrite, "centres", points, rng.integers(0, 3, 7), 3)
+
+
+def test_a_test_with_an_operand_that_cannot_be_squeezed_broadcasts_whole():
+    # `mat[0, col]` under the test is read where it is reached (a guarded read): that operand
+    # keeps every loop axis, and so does the test; einsum broadcasts its size-1 axes
+    source = _group_sums("tags[col] == grp and mat[0, col] > -5")
+    code = _rewrite(source)
+    assert "np.einsum('abc,bc->ab', np.logical_and(" in code, code
+    loop, rewrite = run_module(source), run_module(code)
+    rng = np.random.default_rng(9)
+    mats, tags = _inputs(rng, 3, 4, 6)
+    for tag in tags.values():
+        _same(loop, rewrite, "group_sums", tag, mats["float64"] * 4, 3)
