@@ -421,3 +421,13 @@ def test_a_test_with_an_operand_that_cannot_be_squeezed_broadcasts_whole():
     mats, tags = _inputs(rng, 3, 4, 6)
     for tag in tags.values():
         _same(loop, rewrite, "group_sums", tag, mats["float64"] * 4, 3)
+
+
+def test_rows_of_five_axes_keep_the_where():
+    # (four letters name the data's axes: rows of five axes stay `np.mean(np.where(...))`)
+    source = textwrap.dedent(SELECTED_ROWS.format(select="points[labels == c]", how="sum"))
+    result = transpile_source(source, "m.py", shapes={"points": 5, "labels": 1, "k": 0})
+    assert result.code != source and "np.einsum" not in result.code, result.code
+    loop, rewrite = run_module(source), run_module(result.code)
+    rng = np.random.default_rng(10)
+    _same(loop, rewrite, "centres", rng.standard_normal((5, 2, 1, 2, 2)), rng.integers(0, 2, 5), 2)
