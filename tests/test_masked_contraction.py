@@ -43,31 +43,25 @@ def row_sums(points, labels, k):
     return out
 """
 
-BOTH_TESTS = """
-import numpy as np
+def _grouped(name: str, params: str, test: str, term: str = "mat[row, col]") -> str:
+    """A group sum over rows and columns: ``totals[grp, row] += term`` where ``test`` holds."""
+    return textwrap.dedent(f"""
+        import numpy as np
 
-def weighted_groups(tags, w, mat, n_groups):
-    totals = np.zeros((n_groups, mat.shape[0]))
-    for grp in range(n_groups):
-        for row in range(mat.shape[0]):
-            for col in range(mat.shape[1]):
-                if tags[col] == grp and w[col] > 0:
-                    totals[grp, row] += mat[row, col]
-    return totals
-"""
+        def {name}({params}):
+            totals = np.zeros((n_groups, mat.shape[0]))
+            for grp in range(n_groups):
+                for row in range(mat.shape[0]):
+                    for col in range(mat.shape[1]):
+                        if {test}:
+                            totals[grp, row] += {term}
+            return totals
+        """)
 
-SCALED_TERMS = """
-import numpy as np
 
-def scaled(tags, mat, n_groups):
-    totals = np.zeros((n_groups, mat.shape[0]))
-    for grp in range(n_groups):
-        for row in range(mat.shape[0]):
-            for col in range(mat.shape[1]):
-                if tags[col] == grp:
-                    totals[grp, row] += 2.0 * mat[row, col]
-    return totals
-"""
+BOTH_TESTS = _grouped("weighted_groups", "tags, w, mat, n_groups", "tags[col] == grp and w[col] > 0")
+
+SCALED_TERMS = _grouped("scaled", "tags, mat, n_groups", "tags[col] == grp", "2.0 * mat[row, col]")
 
 
 def _rewrite(source: str) -> str:
@@ -230,18 +224,7 @@ def at_least(mat, tags, k):
     return totals
 """
 
-TEST_OF_THE_GROUP = """
-import numpy as np
-
-def kept(w, mat, n_groups):
-    totals = np.zeros((n_groups, mat.shape[0]))
-    for grp in range(n_groups):
-        for row in range(mat.shape[0]):
-            for col in range(mat.shape[1]):
-                if w[grp] > 0:
-                    totals[grp, row] += mat[row, col]
-    return totals
-"""
+TEST_OF_THE_GROUP = _grouped("kept", "w, mat, n_groups", "w[grp] > 0")
 
 ROWS_OF_A_GROUP = """
 import numpy as np
