@@ -272,9 +272,8 @@ class ContractionsMixin:
         loop skips the term), so the terms must be elements of an array the loop does not
         write, as they are (``x[i]``, ``-x[i]``): the check in front tests that the array is a
         float or complex array (:meth:`_float_checks`) with every value finite (its sum is).
-        The caller
-        gives the contraction NumPy's result type of the running value and the terms as its
-        ``dtype``, the dtype the loop accumulates in. The sum is taken in another order than
+        The caller gives the contraction NumPy's result type of the running value and the
+        terms as its ``dtype``, the dtype the loop accumulates in. The sum is taken in another order than
         the loop's (an unsafe fix, so only where the module may reassociate).
 
         Args:
