@@ -253,7 +253,8 @@ class ContractionsMixin:
         call = self.lib.call("einsum", gast.Constant(value=spec, kind=None), *operands, **extra)
         return value.with_node(call, fused=None)
 
-    def _masked_contraction(self, mask: Val, term: Val, term_node, summed: list[int]) -> gast.Call | None:
+    def _masked_contraction(self, mask: Val, term: Val, term_node, summed: list[int],
+                            running: gast.expr) -> gast.Call | None:
         """The sum along the loop axes ``summed`` of the terms ``term`` that pass the
         test ``mask`` (``if tags[c] == g: totals[g, r] += mat[r, c]``), as ``np.einsum`` of
         the test and the terms, or None where the idiom does not apply or would not save
@@ -272,8 +273,8 @@ class ContractionsMixin:
         loop skips the term), so the terms must be elements of an array the loop does not
         write, as they are (``x[i]``, ``-x[i]``): the check in front tests that the array is a
         float or complex array (:meth:`_float_checks`) with every value finite (its sum is).
-        The caller gives the contraction NumPy's result type of the running value and the
-        terms as its ``dtype``, the dtype the loop accumulates in. The sum is taken in another order than
+        The contraction takes NumPy's result type of the running value and the terms as its
+        ``dtype``, the dtype the loop accumulates in. The sum is taken in another order than
         the loop's (an unsafe fix, so only where the module may reassociate).
 
         Args:
@@ -282,8 +283,9 @@ class ContractionsMixin:
             term_node: the term as the loop body spells it.
             summed: the loop axes the sum runs along (the level of a reduction and deeper, or
                 the loops an element's index does not depend on).
+            running: the value the terms are added to (``s``, or the array ``totals``).
         Returns:
-            The ``np.einsum`` call, with no ``dtype`` yet; its result has the other loop axes,
+            The ``np.einsum`` call; its result has the other loop axes,
             in order, and the term's own axes: the axes of ``np.sum(where, axis=summed)``.
         """
         if not self._np or not self.ctx.reassociate or mask.python or mask.rank != 0 or term.python:
@@ -325,7 +327,8 @@ class ContractionsMixin:
         self.finite_operands.add(base)
         if self.unsafe is None:
             self.unsafe = MASKED.format(expr=gast.unparse(term_node).strip())
-        return self.lib.call("einsum", gast.Constant(value=spec, kind=None), *operands, optimize=True)
+        dtype = templates.expr(f"{self.lib.alias}.result_type(S, T)", S=running, T=copy.deepcopy(operands[-1]))
+        return self.lib.call("einsum", gast.Constant(value=spec, kind=None), *operands, optimize=True, dtype=dtype)
 
     def _selected_rows_contraction(self, mask: Val, data: Val, data_name: str, along: int,
                                    how: str) -> gast.expr | None:

@@ -79,7 +79,8 @@ class ReductionsMixin:
         if self.mask is not None and red.op == "add" and not python_term and not term.mixed and not first_assign \
                 and (k == 0 or isinstance(self.env.get(red.name), Val)):
             # (before the `where`: the terms as they are, and the test as it is)
-            contraction = self._masked_contraction(self.mask, term, term_node, list(range(k, depth)))
+            running = templates.name(red.name) if k == 0 else copy.deepcopy(self.env[red.name].node)
+            contraction = self._masked_contraction(self.mask, term, term_node, list(range(k, depth)), running)
         if self.mask is not None:
             if red.op in ("add", "mul") and self.lib.kind == "np" and not self.to_tf and not python_term:
                 # `False`/`True`, not `0`/`1`: beside bool terms a Python int makes int64 ones,
@@ -129,11 +130,7 @@ class ReductionsMixin:
             term = term.with_node(self._hoist(term.node, f"{red.name}_terms"))
         fused_reduced = None
         if contraction is not None:
-            # the loop's accumulator, as below: NumPy's result type of the running value and the terms
             reduced = contraction
-            running = templates.name(red.name) if k == 0 else copy.deepcopy(self.env[red.name].node)
-            reduced.keywords.append(gast.keyword(arg="dtype", value=templates.expr(
-                f"{self.lib.alias}.result_type(S, T)", S=running, T=copy.deepcopy(contraction.args[-1]))))
         elif fused is not None and fused[0] == fn and k == 0:
             reduced = fused_reduced = fused[1]
         else:

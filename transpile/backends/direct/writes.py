@@ -341,13 +341,10 @@ class WritesMixin:
                 contraction = None
                 if masked is not None and red == "add" and not fancy and not masked[1].python \
                         and not masked[1].mixed:
-                    contraction = self._masked_contraction(*masked, value_node, missing)
+                    contraction = self._masked_contraction(*masked, value_node, missing, templates.name(name))
                 if contraction is not None:
                     # summed in the dtype of `A + t`, as below, with no `where` of every axis
                     self._presum_check(name, value_node)
-                    contraction.keywords.append(gast.keyword(arg="dtype", value=templates.expr(
-                        f"{self.lib.alias}.result_type(A, T)", A=templates.name(name),
-                        T=copy.deepcopy(contraction.args[-1]))))
                     reduced = contraction
                     dropped = kept = []
                 elif self.lib.kind == "np" and not self.to_tf and not value.python:
