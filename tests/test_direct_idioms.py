@@ -1398,3 +1398,42 @@ def test_min_and_max_with_an_int64_number_are_np_minimum_and_maximum():
         exec(source, loop)
         exec(result.code, rewrite)
         np.testing.assert_array_equal(rewrite["f"](np.zeros(4)), loop["f"](np.zeros(4)))
+
+
+COUNT_BY = '''
+import numpy as np
+
+def f(labels, counts):
+    for i in range(len(labels)):
+        counts[labels[i]] += {step}
+    return counts
+'''
+
+
+@pytest.mark.parametrize("step", ["1", "300", "-1", "True", "2 ** 40", "i", "2.5", "-1.5"])
+def test_a_scattered_python_number_is_added_as_the_loop_adds_it(step):
+    """`counts[labels[i]] += 1` is `np.add.at(counts, labels, np.asarray(1, np.result_type(counts,
+    0)))`: the int made in the dtype the loop's `counts[k] + 1` computes in (a bare `1` would be
+    an int64 array to `np.add.at`, and uint64 counts would add through float64; bool counts
+    add in int64, so `-1` twice is False again). Made in it, not cast to it: one the dtype
+    cannot hold raises OverflowError as the loop does (uint8 and 300, uint64 and -1), where a
+    cast wrapped it. A float is added in float64 and truncated into int counts, as the loop's
+    `counts[k] + 2.5` is stored."""
+    source = COUNT_BY.format(step=step)
+    code = transpile_source(source, "m.py").code
+    zero = "0.0" if "." in step else "False" if step == "True" else "0"
+    assert f"np.add.at(counts, np.asarray(labels), np.asarray({step}, np.result_type(counts, {zero})))" in code, code
+    for dtype in (np.uint8, np.int8, np.uint64, np.int64, np.float16, np.complex64, np.bool_, object):
+        for labels in ([0, 0, 2], np.array([1, 1, 1, 0]), np.array([2, 0], np.uint8), [-1, 0, -1]):
+            outcomes = []
+            for program in (source, code):
+                counts = np.full(3, 2 ** 63 + 1, dtype) if dtype is np.uint64 else np.full(3, -3, dtype) \
+                    if dtype in (np.int8, np.int64) else np.zeros(3, dtype)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    try:
+                        got = _run(program, labels, counts)
+                        outcomes.append((got.dtype.str, got.tolist()))
+                    except Exception as error:  # noqa: BLE001 - the kind of error is compared
+                        outcomes.append(type(error))
+            assert outcomes[0] == outcomes[1], (dtype, labels)

@@ -311,7 +311,9 @@ class WritesMixin:
         if op is None and self.mask is None and getattr(value.node, "pforge_merge", False):
             value = value.with_node(self._cast_arms(value.node, name))
         if value.stacked:
-            if value.rank is None or (elem_rank is None and value.rank != 0):
+            if value.rank is None or elem_rank is None:
+                # (a number per iteration too: into rows, the batched numbers need an axis per
+                # axis of a row, or they line up with the rows' last axis, not with the rows)
                 raise Unsupported(f"line {stmt.lineno}: the rank of the written element is unknown")
             value = lift(self.lib, value, depth)
             if elem_rank is not None and value.rank > elem_rank:
@@ -387,8 +389,10 @@ class WritesMixin:
                 # the loop's `out[k] += 1` does (uint64 `out` would add through float64)
                 if value.pytype not in ("int", "float", "bool"):
                     raise Unsupported(f"line {stmt.lineno}: a scattered update by a Python number of unknown type")
+                # (made in that dtype, not cast to it: an int the dtype cannot hold raises
+                # OverflowError, as the loop's `out[k] + 300` of uint8 `out` does, not wraps)
                 zero = {"int": "0", "float": "0.0", "bool": "False"}[value.pytype]
-                right = templates.expr(f"{self.lib.alias}.asarray(V).astype({self.lib.alias}.result_type(A, {zero}))",
+                right = templates.expr(f"{self.lib.alias}.asarray(V, {self.lib.alias}.result_type(A, {zero}))",
                                        V=right, A=templates.name(name))
             self.out += templates.replace(f"{self.lib.alias}.{ufunc}.at(A, I, V)", A=templates.name(name), I=idx, V=right)
             return
@@ -451,8 +455,10 @@ class WritesMixin:
     def _no_bool_indices(self, idx) -> None:
         """``np.asarray(k).dtype != np.bool_`` for each array the scatter's indices ``idx``
         read: the loop's ``out[np.True_] += w`` adds ``w`` to every element (a bool scalar index
-        is a new axis of length 1), where ``np.add.at`` takes bools as a mask. Indices computed
-        in the batched code from comparisons keep the loop."""
+        is a new axis of length 1), where ``np.add.at`` takes bools as a mask; for an array
+        whose elements are the indices, ``np.asarray(k).dtype.kind in 'iu'`` (no bools, and no
+        object array either). Indices computed in the batched code from comparisons keep the
+        loop."""
         if any(isinstance(n, (gast.Compare, gast.BoolOp)) for n in gast.walk(idx)):
             raise Unsupported("a scattered update at indices that are comparisons (bools index as a mask "
                               "batched, as a new axis in the loop)")
@@ -461,8 +467,19 @@ class WritesMixin:
         # loop whose body this is: fuzz seed 8292928 read `i` in the checks, unbound there)
         bound |= {lv.ind.name for lv in self.levels if getattr(lv, "ind", None) is not None}
         np_ = self.lib.alias
+        # an array whose elements are the indices themselves (`np.asarray(labels)`, `t[:n]`) is
+        # one of ints: an object array of ints indexes one element at a time in the loop, and
+        # not at all as `np.add.at`'s indices (IndexError); a float one raises in both
+        direct = set()
+        for part in (idx.elts if isinstance(idx, gast.Tuple) else [idx]):
+            while isinstance(part, gast.Subscript) or isinstance(part, gast.Call) and len(part.args) == 1 \
+                    and not part.keywords and self.ctx.imports.resolve(part.func) == "numpy.asarray":
+                part = part.value if isinstance(part, gast.Subscript) else part.args[0]
+            if isinstance(part, gast.Name):
+                direct.add(part.id)
         for name in sorted(_loads(idx) - bound - {np_}):
-            check = templates.expr(f"{np_}.asarray(N).dtype != {np_}.bool_", N=templates.name(name))
+            check = templates.expr(f"{np_}.asarray(N).dtype.kind in 'iu'" if name in direct else
+                                   f"{np_}.asarray(N).dtype != {np_}.bool_", N=templates.name(name))
             if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
                 self.checks.append(check)
 
