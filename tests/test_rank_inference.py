@@ -819,3 +819,122 @@ def test_a_parameter_rebound_by_a_helper_only_the_data_decide_is_checked_where_t
                 _run(result.code, spl.copy())
             continue
         np.testing.assert_array_equal(_run(result.code, spl.copy()), want)
+
+
+HISTOGRAM = textwrap.dedent("""\
+    import numpy as np
+
+
+    def f(labels, k):
+        counts = np.zeros(k, dtype=np.int64)
+        for i in range(len(labels)):
+            counts[labels[i]] += 1
+        return counts
+    """)
+
+
+def _outcome(code, *args):
+    """What ``f`` of ``code`` returns for copies of ``args`` (as a list, with its dtype), or the
+    type of the error it raises; and, for instrumented code, whether its checks held."""
+    namespace: dict = {}
+    exec(compile(code, "<code>", "exec"), namespace)
+    try:
+        got = namespace["f"](*(a.copy() if isinstance(a, (np.ndarray, list)) else a for a in args))
+        got = (got.dtype.str, got.tolist())
+    except Exception as error:  # noqa: BLE001 - the kind of error is compared
+        got = type(error)
+    return got, namespace.get("_PFORGE_CHECKS_HELD")
+
+
+def test_a_shape_argument_whose_every_rank_gives_one_rewrite_is_not_checked():
+    """`counts = np.zeros(k)` is made before the loop, and `np.add.at(counts, labels, ...)` is
+    the batched code for `counts` of any rank: nothing in front checks `k` or `counts` (before,
+    `k` was checked to be a number or an array of rank 1 to 6, and a tuple of ints ran the
+    loop)."""
+    result = transpile_source(HISTOGRAM, "m.py")
+    assert result.plans[0].rewritten and "np.add.at(" in result.code
+    test = result.code.split("    if ", 1)[1].split(":\n", 1)[0]
+    assert "labels" in test and "k" not in {n.id for n in gast.walk(gast.parse(test)) if isinstance(n, gast.Name)}
+    checked = instrument_rank_checks(result.code)
+    for k in (4, (4,), (4, 2), np.int64(4), np.array(4), (5, 0), 4.0, None, [4]):
+        labels = np.array([0, 3, 3, 1])
+        want, _ = _outcome(HISTOGRAM, labels, k)
+        got, held = _outcome(checked, labels, k)
+        assert got == want, k
+        assert held == ([] if isinstance(want, type) else [True]), k  # ([]: `np.zeros` raised first)
+
+
+def test_a_list_only_indexed_with_may_hold_python_ints():
+    """`labels` is read only as an index (`counts[labels[i]]`): a list of Python ints converts
+    to the same indices, so the check takes it (before, only a list of floats, which cannot
+    index, passed); floats, bools and ints beyond float64's integers run the loop, which raises
+    or indexes as it does."""
+    result = transpile_source(HISTOGRAM, "m.py")
+    checked = instrument_rank_checks(result.code)
+    for labels, batched in [([0, 3, 3, 1], True), ((2, 2), True), ([0, -1, -4], True), ([0, 9], True),
+                            ([0.0, 1.0], False), ([0, 1.5], False), ([True, 1], False), ([1, 2 ** 60], False),
+                            ([np.int64(1), 2], False), (np.array([0, 3]), True), ([], False)]:
+        want, _ = _outcome(HISTOGRAM, labels, 5)
+        got, held = _outcome(checked, labels, 5)
+        assert got == want and held == [batched], labels
+
+
+SCATTERED_ROWS = textwrap.dedent("""\
+    import numpy as np
+
+
+    def f(labels, w, k):
+        totals = np.zeros(k)
+        for i in range(len(labels)):
+            totals[labels[i]] += w[i]
+        return totals
+    """)
+
+
+def test_a_shape_argument_that_decides_a_rank_is_checked_on_the_array_made():
+    """`totals[labels[i]] += w[i]` adds one number per iteration, which is batched only into
+    `totals` of one axis: the check in front is `totals.ndim == 1`, on the array made from `k`,
+    so a shape spelled `(5,)`, `[5]` or `np.array([5])` batches as `5` does, and `(5, 2)` runs
+    the loop (which adds each number to a row)."""
+    result = transpile_source(SCATTERED_ROWS, "m.py")
+    assert result.plans[0].rewritten and "totals.ndim == 1" in result.code
+    assert "`totals` 1-D (made in the shape `k`)" in result.plans[0].backend_note
+    checked = instrument_rank_checks(result.code)
+    labels, w = np.array([0, 4, 4, 1]), np.array([0.5, 1.5, 2.5, 3.5])
+    for k, batched in [(5, True), ((5,), True), ([5], True), (np.array([5]), True), ((5, 2), False),
+                       (np.array([5, 2]), False), ((5, 2, 1), False)]:
+        want, _ = _outcome(SCATTERED_ROWS, labels, w, k)
+        got, held = _outcome(checked, labels, w, k)
+        assert got == want and held == [batched], k
+
+
+THREE_VALUES = textwrap.dedent("""\
+    import numpy as np
+
+
+    def f(x, y, z):
+        out = np.zeros(len(x))
+        for i in range(len(x)):
+            out[i] = x[i] * y[i] + z[i]
+        return out
+    """)
+
+
+def test_lists_of_floats_meet_the_other_values_in_float64_in_one_test():
+    """`x`, `y` and `z` may each be a list of floats, which converts to float64 where the loop
+    computes with weak Python floats: where any is a list, every value must compute in
+    float64. One test says it for all three (each array, or all of them float64), not one
+    per list naming the two others (quadratic in the lists)."""
+    result = transpile_source(THREE_VALUES, "m.py")
+    assert result.plans[0].rewritten
+    test = next(gast.unparse(n.test) for n in gast.walk(gast.parse(result.code)) if isinstance(n, gast.If))
+    assert test.count("np.result_type(np.asarray(") == 3, test  # (one per list; it was one per pair)
+    checked = instrument_rank_checks(result.code)
+    f32, f64 = np.array([0.1, 0.2, 0.3], np.float32), np.array([0.5, 1.5, 2.5])
+    as_list = [0.7, 1.1, 1.3]
+    for x, y, z, batched in [(f64, f64, f64, True), (f32, f32, f32, True), (as_list, f64, f64, True),
+                             (as_list, as_list, as_list, True), (as_list, f32, f64, False),
+                             (f32, f64, as_list, False), ([1, 2, 3], f64, as_list, False), (f64, as_list, f64, True)]:
+        want, _ = _outcome(THREE_VALUES, x, y, z)
+        got, held = _outcome(checked, x, y, z)
+        assert got == want and held == [batched], (x, y, z)

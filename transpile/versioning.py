@@ -119,6 +119,22 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     found = {name: f for name, f in found.items()
              if name in flowing and name not in extended
              and name not in result.objects}
+    # A parameter that is only the shape of arrays made before the loop (`counts = np.zeros(k)`)
+    # decides nothing but their ranks: those are checked where the loop starts, on the arrays
+    # themselves (`counts.ndim == 1`, whatever spelled the shape), or not at all where every
+    # rank of the shape gives this rewrite (:func:`_shape_only`).
+    from pforge.transpile.rank_inference import _MAX_RANK
+    made_checks: dict[str, list[str]] = {}
+    for name in sorted(found):
+        made = _shape_only(ctx, fdef, name) if name in params and name not in in_loop | read else None
+        if not made or not all(m in checked_locals and _bound_once(fdef, m) and m in read
+                               and not _bound_from(fdef, m, info.node) for m in made):
+            continue  # (each array read by the batched code itself, and bound to no other name)
+        if set(range(_MAX_RANK + 1)) <= found[name]:
+            made_checks[name] = []
+        elif found[name] == {0}:  # (a scalar shape: arrays of one axis)
+            made_checks[name] = [f"{m}.ndim == 1" for m in made]
+    found = {name: f for name, f in found.items() if name not in made_checks}
     unbound = sorted(name for name in found if name not in params and name not in checked_locals)
     if unbound:
         return None, (f"`{unbound[0]}`, whose rank the code only suggests, may not be bound where "
@@ -142,6 +158,8 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     # A negative Python float's fractional power is complex where float64 gives nan: where the
     # loop takes such a power of a number, a list the batched code converts runs the loop.
     raising = getattr(result, "scalar_raising", False) or _numbers_out(ctx, info)
+    # (a list only indexed with: its numbers meet no others, :func:`_indices_only`)
+    indices = {name for name in found if name not in written and _indices_only(info, name)}
     # A list of lists of Python numbers the loop writes element by element (a Game of Life
     # board): batched on an array copy, written back row by row (:func:`_grid_kind`).
     grids = {name: kind for name in sorted(written & params) if sorted(found.get(name, ())) == [2]
@@ -152,7 +170,8 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
              if name in evident and name not in arrays else
              _kind_check(np_alias, name, sorted(f), name in arrays, name not in written | sliced,
                          sorted(f) == [2] and _elements_only(info, name),
-                         python_ints=name not in converted or ("exact" if _compared_or_stored(info, name) else False),
+                         python_ints=name not in converted or ("index" if name in indices else "exact"
+                                                               if _compared_or_stored(info, name) else False),
                          lists=not (raising and name in converted))
              for name, f in sorted(found.items())]
     def shape_int(name):
@@ -169,18 +188,31 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
              and name not in extended
              and not (rank == 0 and (literal_number_at_entry(ctx, info.node, name) is not None or shape_int(name)))}
     # A list of Python floats becomes a float64 array; in the loop each is a weak float, which
-    # a float32 array (or scalar) keeps float32 (NEP 50): where it is a list, the other values
-    # must compute in float64 with either.
+    # a float32 array (or scalar) keeps float32 (NEP 50): where one is a list, the other values
+    # must compute in float64 with it. One test for them all, as long as the values: every
+    # such name an array, or every value (those lists too, which convert to float64 or int64;
+    # of one list, the others) computing in float64. It holds only where each list's own test
+    # would (the other values in float64 where it is a list), and runs the loop only where a
+    # list of float32 arrays meets another list.
+    # (an index list's numbers meet no others: it has no partners and is none)
     lists = sorted(name for name, f in found.items() if name in converted and not (name in evident and name not in arrays)
-                   and not raising and _lists_of_numbers(sorted(f), name in arrays, name not in written | sliced))
-    for name in lists:
-        partners = [f"{np_alias}.asarray({o}).dtype.kind in 'biuf' and "
-                    f"{np_alias}.result_type({np_alias}.asarray({o}), 0.0) == {np_alias}.float64"
-                    for o in sorted((set(found) | set(local)) - {name})]
-        if partners:
-            tests.append(f"(type({name}) is {np_alias}.ndarray or {' and '.join(partners)})")
+                   and not raising and _lists_of_numbers(sorted(f), name in arrays, name not in written | sliced)
+                   and name not in indices)
+    # (the arrays the function makes before the loop and the loop reads are values too:
+    # `out = np.ones(k, np.float32)` then `out[i] += w[i]` adds a weak float in float32)
+    made_arrays = {name for name in in_loop & checked_locals if name not in found and name not in local
+                   and name not in extended and name not in result.objects
+                   and name not in (info.space.target_names() if info.space is not None else ())
+                   and _evidently_array(ctx, fdef, templates.name(name)) and not _made_wide(ctx, fdef, name)}
+    values = sorted((set(found) | set(local) | made_arrays) - indices - set(lists[:len(lists) == 1]))  # (one list: the others)
+    if lists and values:
+        floats = " and ".join(f"{np_alias}.asarray({o}).dtype.kind in 'biuf' and "
+                              f"{np_alias}.result_type({np_alias}.asarray({o}), 0.0) == {np_alias}.float64"
+                              for o in values)
+        tests.append(f"({' and '.join(f'type({name}) is {np_alias}.ndarray' for name in lists)} or {floats})")
     # (a local the batched code subscripts as an array, `v[:, np.newaxis]`, must be one)
     subscripted = result.arrays | getattr(result, "sliced", set())
+    tests += [test for name in sorted(made_checks) for test in made_checks[name]]
     tests += [_kind_check(np_alias, name, [rank], rank >= 2 or name in subscripted,
                           name not in operands and name not in subscripted,
                           python_ints=name not in converted or ("exact" if _compared_or_stored(info, name) else False),
@@ -202,6 +234,9 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
         return result, f"every op has a batching rule; ranks from the code: {told}" + CHECKS_NOTE * bool(result.checks)
     assumed = ", ".join(f"`{name}` {_ranks_words(sorted(found))}"
                         f"{f' ({guess.evidence[name]})' if name in guess.evidence else ''}"
+                        if name not in made_checks else
+                        f"`{'`, `'.join(_shape_only(ctx, fdef, name))}` "
+                        f"{'1-D' if made_checks[name] else 'of any rank'} (made in the shape `{name}`)"
                         for name, found in sorted(accepted.items()))
     return result, (f"every op has a batching rule for the ranks the code suggests, checked at run "
                     f"time: {assumed}; other ranks run the loop")
@@ -250,6 +285,74 @@ def _flowing_into(fdef, names: set[str], loop, imports=None) -> set[str]:
                 found.add(source)
                 todo.append(source)
     return found
+
+
+def _shape_only(ctx, fdef, name: str) -> list[str] | None:
+    """The locals made from the parameter ``name`` where it is only ever the shape of a new
+    array bound to one name (``counts = np.zeros(k)``, ``np.empty(shape=k)``; ``ones``,
+    ``full``) and never rebound: those arrays are all the function makes of it, and their
+    ranks all a rewrite can depend on. None for any other use."""
+    made: list[str] = []
+    for node in gast.walk(fdef):
+        if not (isinstance(node, gast.Name) and node.id == name) or isinstance(node.ctx, gast.Param):
+            continue
+        call = ctx.parents.get(id(node))
+        if not (isinstance(node.ctx, gast.Load) and isinstance(call, gast.Call)
+                and ctx.imports.resolve(call.func) in ("numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full")
+                and (call.args[:1] == [node] or any(k.arg == "shape" and k.value is node for k in call.keywords))):
+            return None
+        bound = ctx.parents.get(id(call))
+        if not (isinstance(bound, gast.Assign) and bound.value is call and len(bound.targets) == 1
+                and isinstance(bound.targets[0], gast.Name)):
+            return None
+        made.append(bound.targets[0].id)
+    return sorted(set(made)) or None
+
+
+#: dtypes whose values compute in float64 with a weak Python float (NEP 50): every int and
+#: bool, and float64 itself
+_WIDE_DTYPES = {f"numpy.{t}" for t in ("float64", "double", "bool_", "int8", "int16", "int32", "int64", "intp",
+                                         "uint8", "uint16", "uint32", "uint64", "uintp")} | {
+    "builtins.int", "builtins.float", "builtins.bool"}
+
+
+def _made_wide(ctx, fdef, name: str) -> bool:
+    """``name`` is bound once, to ``np.zeros``, ``ones`` or ``empty`` of a shape with no dtype
+    (float64) or one of :data:`_WIDE_DTYPES`: a Python float meets its values in float64, as
+    the batched code's float64 array does, so it needs no test that it does."""
+    from pforge.transpile.backends.direct.levels import _bound_once
+    binds = [n for n in gast.walk(fdef) if isinstance(n, gast.Assign) and len(n.targets) == 1
+             and isinstance(n.targets[0], gast.Name) and n.targets[0].id == name]
+    if len(binds) != 1 or not _bound_once(fdef, name) or not isinstance(call := binds[0].value, gast.Call) \
+            or ctx.imports.resolve(call.func) not in ("numpy.zeros", "numpy.ones", "numpy.empty") or len(call.args) > 1:
+        return False
+    dtype = next((k.value for k in call.keywords if k.arg == "dtype"), None)
+    if any(k.arg not in ("dtype", "shape") for k in call.keywords):
+        return False
+    return dtype is None or (ctx.imports.resolve(dtype) or (f"builtins.{dtype.id}" if isinstance(dtype, gast.Name)
+                                                           else None)) in _WIDE_DTYPES
+
+
+def _bound_from(fdef, name: str, loop) -> bool:
+    """Whether a statement of ``fdef`` outside ``loop`` binds another name from a value that
+    reads ``name`` (``out = acc``, ``view = acc[1:]``, ``n = len(acc)``): a name that may
+    alias it, or whose value its shape decides."""
+    inside = {id(n) for n in gast.walk(loop)}
+    for stmt in gast.walk(fdef):
+        if not isinstance(stmt, gast.stmt) or stmt is fdef or id(stmt) in inside:
+            continue
+        if isinstance(stmt, (gast.If, gast.While, gast.Try, gast.Match)):
+            continue  # (their blocks' statements are walked on their own)
+        parts = [stmt.target, stmt.iter] if isinstance(stmt, (gast.For, gast.AsyncFor)) else \
+            stmt.items if isinstance(stmt, (gast.With, gast.AsyncWith)) else [stmt]
+        names = [n for part in parts for n in gast.walk(part) if isinstance(n, gast.Name)]
+        if any(n.id == name and isinstance(n.ctx, gast.Load) for n in names) and any(
+                n.id != name and isinstance(n.ctx, gast.Store) for n in names):
+            return True
+        if isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef)) and any(
+                n.id == name for n in names):
+            return True  # (a nested function reading it)
+    return False
 
 
 def _checkable_locals(info) -> set[str]:
@@ -747,6 +850,9 @@ _PYTHON_NUMBER = "(type(v) is int or isinstance(v, float))"
 #: makes a list with an int of 2**63 or more uint64 or float64, and one mixing floats with
 #: ints beyond 2**53 rounds them), no bool (``[True, 2]`` converts to ints)
 _EXACT_NUMBER = "(isinstance(v, float) or type(v) is int and -2 ** 53 <= v <= 2 ** 53)"
+#: a number a list of indices converts to exactly: an int (no bool, ``w[True]`` is a new axis),
+#: within float64's integers like :data:`_EXACT_NUMBER` (``np.asarray([-1, 2 ** 63])`` is float64)
+_INDEX_NUMBER = "type(v) is int and -2 ** 53 <= v <= 2 ** 53"
 
 
 def _numbers_out(ctx, info) -> bool:
@@ -791,17 +897,19 @@ def _kind_check(np_alias: str, name: str, found: list[int], array: bool, read_on
     convert the value, so Python computes with it as in the loop) also of Python ints; with
     ``python_ints="exact"`` (the batched code converts a list only compared or stored) of
     Python ints that a float64 holds exactly, in a flat list or, with ``number_rows``, in
-    lists of lists. Without ``lists``, no list of numbers."""
+    lists of lists; with ``python_ints="index"`` (a list only indexed with,
+    :func:`_indices_only`) of those ints alone. Without ``lists``, no list of numbers."""
     if not lists:
         number_rows = False
-    rows = _EXACT_NUMBER if python_ints == "exact" else _NUMBER  # (a list of lists is converted)
+    exact = {"exact": _EXACT_NUMBER, "index": _INDEX_NUMBER}.get(python_ints)
+    rows = exact or _NUMBER  # (a list of lists is converted)
     if array and found[0] == 0 and len(found) > 1:
         # a number, or an array of one of the other ranks (a list of rows is no array here)
         return (f"({_number_test(np_alias, name)} and {_rank_check(np_alias, name, [0])} or "
                 f"{_rank_check(np_alias, name, found[1:], True, read_only, number_rows, rows)})")
     if array and read_only and found[0] == 1 and len(found) > 1 and lists:
         # a flat list of numbers (rank 1 only), or an array of any of the ranks
-        number = _EXACT_NUMBER if python_ints == "exact" else _PYTHON_NUMBER if python_ints else _NUMBER
+        number = exact or (_PYTHON_NUMBER if python_ints else _NUMBER)
         return (f"(isinstance({name}, (list, tuple)) and all({number} for v in {name}) or "
                 f"{_rank_check(np_alias, name, found, True, read_only, number_rows, rows)})")
     if array:
@@ -811,7 +919,7 @@ def _kind_check(np_alias: str, name: str, found: list[int], array: bool, read_on
     scalar = f" or isinstance({name}, (int, float, complex, {np_alias}.number))" if found[0] == 0 else ""
     if not lists:
         return f"(type({name}) is {np_alias}.ndarray{scalar}) and {_rank_check(np_alias, name, found)}"
-    number = _EXACT_NUMBER if python_ints == "exact" else _PYTHON_NUMBER if python_ints else _NUMBER
+    number = exact or (_PYTHON_NUMBER if python_ints else _NUMBER)
     flat = (f"(type({name}) is {np_alias}.ndarray{scalar} or isinstance({name}, (list, tuple)) and "
             f"all({number} for v in {name}))")
     return f"{flat} and {_rank_check(np_alias, name, found)}"
@@ -871,6 +979,36 @@ def _compared_or_stored(info, name: str) -> bool:
         stored = isinstance(use, gast.Assign) and use.value is sub and len(use.targets) == 1 and \
             isinstance(use.targets[0], gast.Subscript)
         if not (compared or stored):
+            return False
+        found = True
+    return found
+
+
+def _indices_only(info, name: str) -> bool:
+    """Every read of ``name`` in the loop is one element used as an index into another value
+    (``counts[labels[i]]``, ``grid[rows[i], cols[i]]``), or its length: its numbers then meet
+    no other number in arithmetic, so a list of Python ints indexes as its ``np.asarray`` does
+    (an index out of range, or a float, raises IndexError either way)."""
+    loop = info.node
+    parents = {id(c): p for p in gast.walk(loop) for c in gast.iter_child_nodes(p)}
+    found = False
+    for node in gast.walk(loop):
+        if not (isinstance(node, gast.Name) and node.id == name):
+            continue
+        sub = parents.get(id(node))
+        if isinstance(sub, gast.Call) and isinstance(sub.func, gast.Name) and sub.func.id == "len" \
+                and sub.args == [node] or isinstance(sub, gast.Attribute) and sub.attr == "shape":
+            continue  # (measured: `range(len(labels))`)
+        if not (isinstance(node.ctx, gast.Load) and isinstance(sub, gast.Subscript) and sub.value is node
+                and isinstance(sub.ctx, gast.Load) and not isinstance(sub.slice, (gast.Slice, gast.Tuple))):
+            return False
+        use = parents.get(id(sub))
+        if isinstance(use, gast.Tuple) and sub in use.elts:
+            use = parents.get(id(use)) if isinstance(parents.get(id(use)), gast.Subscript) \
+                and parents.get(id(use)).slice is use else None
+        elif not (isinstance(use, gast.Subscript) and use.slice is sub):
+            return False
+        if use is None:
             return False
         found = True
     return found

@@ -38,6 +38,7 @@ _STRICTNESS = {VECTORIZE: 0, EITHER: 1, REFUSE: 2}
 INPUTS = {
     "x": (1, "float"), "y": (1, "float"), "d": (1, "float"), "idx": (1, "index"),
     "m2": (2, "float"), "c": (0, "scalar"), "box": (None, "object"), "g": (2, "grid"),
+    "shp": (None, "shape"),
 }
 
 
@@ -257,6 +258,9 @@ class _Builder:
         if self.np:
             if self.rng.random() < 0.25:  # sized by a shape the code does not show the length of
                 return (f"o{k} = np.zeros(np.shape(x))",), f"o{k}"
+            if self.rng.random() < 0.12:  # by a shape argument: `n`, `(n,)`, `[n]`, or rows `(n, 2)`
+                self.reads.add("shp")
+                return (f"o{k} = np.zeros(shp)",), f"o{k}"
             return (f"o{k} = np.zeros(len(x))",), f"o{k}"
         return (f"o{k} = []",), f"o{k}"
 
@@ -615,8 +619,10 @@ class _Builder:
             return self._gather(k)
         v = self.expr(1)
         if self.rng.random() < 0.5:
-            return Fragment("scatter-add +=", VECTORIZE, (f"h{k}[idx[i]] += {v}",), (f"h{k} = np.zeros(len(x) + 1)",),
-                            outputs=(f"h{k}",), reads=frozenset({"idx"}))
+            # (or as many as the shape argument says, `n` or rows `(n, 2)`: `idx` is within `n`)
+            made = "np.zeros(shp)" if self.rng.random() < 0.25 else "np.zeros(len(x) + 1)"
+            return Fragment("scatter-add +=", VECTORIZE, (f"h{k}[idx[i]] += {v}",), (f"h{k} = {made}",),
+                            outputs=(f"h{k}",), reads=frozenset({"idx", "shp"} if "shp" in made else {"idx"}))
         return Fragment("scatter-add h = h + v", EITHER, (f"h{k}[idx[i]] = h{k}[idx[i]] + {v}",),
                         (f"h{k} = np.zeros(len(x) + 1)",), outputs=(f"h{k}",), reads=frozenset({"idx"}))
 

@@ -73,13 +73,16 @@ def _inputs(program: Program, rng: np.random.Generator, n: int, as_lists: bool):
             value = rng.integers(-n, n, n) if n else np.zeros(0, dtype=np.int64)  # negative: Python wraps
         elif kind == "grid":  # three columns of small ints or of floats
             value = rng.integers(-1, 3, (n, 3)) if rng.random() < 0.5 else np.round(rng.standard_normal((n, 3)), 3)
+        elif kind == "shape":  # the length of `x`, spelled as a user may, or rows of two
+            value = [n, (n,), [n], np.array([n]), np.int64(n), (n, 2), np.array([n, 2])][int(rng.integers(7))]
         elif kind == "scalar":
             value = float(np.round(rng.standard_normal(), 3))
         else:
             value = types.SimpleNamespace(total=0.0)
         args[name] = value
     if as_lists:
-        for name in ("x", "y", "g"):
+        # (an index list too: one only indexed with converts to the same indices)
+        for name in ("x", "y", "g", "idx"):
             if name in args:
                 args[name] = args[name].tolist()
     return args
