@@ -17,6 +17,7 @@ import tomllib
 from dataclasses import dataclass, replace
 
 from pforge.transpile import RULES
+from pforge.transpile.pipeline import LINE_LENGTH_MAX
 
 #: Folders never walked unless ``exclude`` is set (like ruff's default ``exclude``); ``.*/``
 #: skips every hidden folder (``.git``, ``.venv``, ``.tox``, ...).
@@ -52,6 +53,9 @@ class Settings:
         ignore_always: code prefixes ignored whatever is selected (``--ignore`` on the command
             line: a later layer than the file's ``select``, as in ruff, so ``--ignore ALL``
             silences everything).
+        line_length: the longest line the code ``--fix`` writes may have (characters):
+            ``[tool.pforge] line-length`` or ``--line-length``; None: the formatter's
+            (:func:`formatter_line_length`), else the file's own.
     """
 
     root: str
@@ -65,6 +69,7 @@ class Settings:
     target: str = "auto"
     shapes: tuple[tuple[str, int], ...] = ()
     ignore_always: tuple[str, ...] = ()
+    line_length: int | None = None
 
     def selects(self, code: str) -> bool:
         """True when ``code`` is reported: its longest matching prefix is in ``select``."""
@@ -138,7 +143,9 @@ def _read_toml(path: str) -> dict:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
-_KEYS = ("select", "ignore", "exclude", "extend-exclude", "per-file-ignores", "backend", "target", "shapes")
+_KEYS = ("select", "ignore", "exclude", "extend-exclude", "per-file-ignores", "backend", "target", "shapes",
+         "line-length")
+
 
 
 def _validate(table: object, root: str, path: str) -> Settings:
@@ -172,6 +179,8 @@ def _validate(table: object, root: str, path: str) -> Settings:
             raise ConfigError(f"{where} shapes: expected a table of NAME = RANK (a name such as x or "
                               f"f.x, a rank 0 or more), got {value!r}")
         changes["shapes"] = tuple(value.items())
+    if "line-length" in table:
+        changes["line_length"] = line_length(table["line-length"], f"{where} line-length")
     for key, allowed in (("backend", BACKENDS), ("target", TARGETS)):
         if key in table:
             value = table[key]
@@ -180,6 +189,59 @@ def _validate(table: object, root: str, path: str) -> Settings:
                                   f"got {value!r}")
             changes[key] = value
     return replace(settings, **changes)
+
+
+def line_length(value: object, where: str) -> int:
+    """Validates a line length: a whole number from 1 to :data:`LINE_LENGTH_MAX`.
+
+    Raises:
+        ConfigError: anything else, naming ``where`` (a file and key, or an option).
+    """
+    if type(value) is not int or not 1 <= value <= LINE_LENGTH_MAX:
+        raise ConfigError(f"{where}: expected a whole number from 1 to {LINE_LENGTH_MAX}, got {value!r}")
+    return value
+
+
+#: where a formatter's line length is set, in the order ruff reads its files in one folder,
+#: and in one ``pyproject.toml`` pforge's own setting first, then ruff's, then black's
+_FORMATTER_FILES = (".ruff.toml", "ruff.toml", "pyproject.toml")
+_PYPROJECT_TABLES = ("pforge", "ruff", "black")
+
+
+def formatter_line_length(path: str) -> int | None:
+    """The line length the project of ``path`` formats its code to, or None where it sets none.
+
+    From the folder of ``path`` up to the repository root (the first folder holding ``.git``
+    or ``.hg``), the nearest folder whose ``.ruff.toml`` or ``ruff.toml`` sets ``line-length``,
+    or whose ``pyproject.toml`` sets it in ``[tool.pforge]``, ``[tool.ruff]`` or
+    ``[tool.black]``, gives it: the file ruff (https://docs.astral.sh/ruff/configuration/) or
+    black (``black/files.py: find_pyproject_toml``) would read, so the code pforge writes is
+    the code the formatter leaves as it is.
+
+    Raises:
+        ConfigError: such a file is not valid TOML, or its ``line-length`` is not a whole number
+            from 1 to :data:`LINE_LENGTH_MAX` (naming file and table).
+    """
+    folder = os.path.dirname(os.path.abspath(path))
+    while True:
+        for name in _FORMATTER_FILES:
+            candidate = os.path.join(folder, name)
+            if not os.path.isfile(candidate):
+                continue
+            data = _read_toml(candidate)
+            if name != "pyproject.toml":
+                if "line-length" in data:
+                    return line_length(data["line-length"], f"{candidate}: line-length")
+                continue
+            tools = data.get("tool", {})
+            for tool in _PYPROJECT_TABLES:
+                table = tools.get(tool) if isinstance(tools, dict) else None
+                if isinstance(table, dict) and "line-length" in table:
+                    return line_length(table["line-length"], f"{candidate}: [tool.{tool}] line-length")
+        parent = os.path.dirname(folder)
+        if parent == folder or any(os.path.exists(os.path.join(folder, m)) for m in (".git", ".hg")):
+            return None
+        folder = parent
 
 
 def _strings(value: object, where: str) -> list[str]:

@@ -110,7 +110,8 @@ class FixOutcome:
 
 
 def fix_file(path: str, loops: Container[int], *, unsafe: bool, backend: str | None,
-             target: str | None = None, shapes: dict | None = None) -> FixOutcome:
+             target: str | None = None, shapes: dict | None = None,
+             line_length: int | None = None) -> FixOutcome:
     """Rewrites the loops of ``path`` that start on ``loops`` lines, in memory (nothing written).
 
     Args:
@@ -119,6 +120,8 @@ def fix_file(path: str, loops: Container[int], *, unsafe: bool, backend: str | N
         unsafe: also apply rewrites that may change results (``LoopPlan.unsafe``).
         backend, target: passed to ``transpile_source``; None for its defaults.
         shapes: ranks for the rewrite (``[tool.pforge] shapes`` or ``--shapes``).
+        line_length: the longest generated line (``--line-length``, or the configuration's);
+            None: the file's own.
     Raises:
         SourceError: the file cannot be read or parsed.
     """
@@ -127,6 +130,7 @@ def fix_file(path: str, loops: Container[int], *, unsafe: bool, backend: str | N
 
     source = read_source(path)
     options = {key: value for key, value in (("backend", backend), ("target", target)) if value is not None}
-    result = transpile_source(source.text, path, unsafe=unsafe, loops=loops, shapes=shapes or None, **options)
+    result = transpile_source(source.text, path, unsafe=unsafe, loops=loops, shapes=shapes or None,
+                              line_length=line_length, **options)
     held = tuple((p.lineno, p.unsafe or "") for p in result.plans if p.held_back and p.lineno in loops)
     return FixOutcome(path, result, source.encoding, 0 if unsafe else len(held), () if unsafe else held)

@@ -20,7 +20,8 @@ import pathspec
 from rich.markup import escape
 
 from pforge.cli import report
-from pforge.cli.config import ConfigError, Settings, load_settings, parse_codes
+from pforge.cli.config import (ConfigError, Settings, formatter_line_length, line_length, load_settings,
+                               parse_codes)
 from pforge.cli.engine import check_files, default_cache_dir
 from pforge.cli.files import python_files
 from pforge.cli.fix import fix_file, unified_diff, write_atomic
@@ -57,6 +58,7 @@ class CheckOptions:
     no_cache: bool = False
     jobs: int | None = None
     shapes: str | None = None
+    line_length: int | None = None
 
 
 class _Filter:
@@ -213,6 +215,8 @@ def _settings(options: CheckOptions) -> Settings:
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
         settings = replace(settings, shapes=tuple({**dict(settings.shapes), **given}.items()))
+    if options.line_length is not None:
+        settings = replace(settings, line_length=line_length(options.line_length, "--line-length"))
     if settings.backend is not None and settings.backend not in BACKENDS:
         raise ConfigError(f"{settings.config_file}: [tool.pforge] backend: {settings.backend!r} is "
                           f"not available in this version of pforge (available: "
@@ -232,9 +236,11 @@ def _fix(options, settings, keep, findings, errors, err) -> int:
         if not loops:
             continue
         try:
+            length = settings.line_length if settings.line_length is not None or options.isolated \
+                else formatter_line_length(path)
             outcome = fix_file(path, loops, unsafe=options.unsafe_fixes, backend=settings.backend,
-                               target=settings.target, shapes=dict(settings.shapes))
-        except (SourceError, InternalError, ValueError) as exc:
+                               target=settings.target, shapes=dict(settings.shapes), line_length=length)
+        except (SourceError, InternalError, ValueError, ConfigError) as exc:
             errors.append((path, str(exc)))
             err.print(f"error: {escape(str(exc))}")
             continue

@@ -18,6 +18,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from pforge.cli.bench import bench
+from pforge.cli.config import ConfigError, formatter_line_length
+from pforge.cli.config import line_length as valid_line_length
 from pforge.cli.fix import unified_diff, write_atomic
 from pforge.cli.lint import CheckOptions, run_check
 from pforge.cli.report import COLORS, FORMATS
@@ -68,9 +70,11 @@ def _fail(message: str) -> None:
 
 def _transpile_file(path: str, backend: str = "auto", shapes: str | None = None, probe: bool = False,
                     target: str = "auto", vector_plans: bool = False,
-                    fast_math: bool = False, memory_bound: float | None = None) -> tuple["TranspileResult", str]:
+                    fast_math: bool = False, memory_bound: float | None = None,
+                    line_length: int | None = None) -> tuple["TranspileResult", str]:
     """Reads and transpiles one file; ``shapes`` is the ``--shapes`` text, ``probe`` runs the file,
-    ``memory_bound`` is ``--memory-bound`` in MiB (None: the default; 0: no strip-mining).
+    ``memory_bound`` is ``--memory-bound`` in MiB (None: the default; 0: no strip-mining),
+    ``line_length`` the longest generated line (None: the file's own).
 
     Raises:
         SourceError, ValueError: bad input or options (printed as one line by the caller).
@@ -99,7 +103,8 @@ def _transpile_file(path: str, backend: str = "auto", shapes: str | None = None,
     options = {} if memory_bound is None else {"memory_bound": memory_bound}
     try:
         result = transpile_source(source.text, path, backend=backend, shapes=ranks or None, target=target,
-                                  vector_plans=vector_plans, fast_math=fast_math, **options)
+                                  vector_plans=vector_plans, fast_math=fast_math, line_length=line_length,
+                                  **options)
     except (SourceError, InternalError, ValueError):
         raise
     except Exception as exc:  # noqa: BLE001 - a bug in pforge: one line, never a traceback
@@ -114,6 +119,9 @@ _BACKEND_HELP = ("Code generator: auto (direct when every op has a batching rule
                  "(tf.vectorized_map).")
 _SHAPES_HELP = SHAPES_HELP
 _PROBE_HELP = "Learn ranks by running the file's example_inputs() (or make_inputs()); this runs the file."
+_LINE_LENGTH_HELP = ("Longest line of the generated code; longer statements are wrapped as black "
+                     "wraps them. [default: line-length of [tool.pforge], ruff or black in the "
+                     "nearest configuration, else the smallest usual limit the file's lines fit in]")
 _MEMORY_HELP = ("MiB of float64 values a NumPy rewrite may hold in its largest batched value where that "
                 "value outgrows every array the loop reads or writes (pairwise differences): the "
                 "outermost loop then runs in strips of rows within it. 0: never strip-mine. "
@@ -142,6 +150,8 @@ def transpile(
                                             "which loses precision where points are close.")] = False,
     memory_bound: Annotated[float | None, typer.Option("--memory-bound", metavar="MIB", help=_MEMORY_HELP,
                                                        show_default=False)] = None,
+    line_length: Annotated[int | None, typer.Option("--line-length", metavar="N", help=_LINE_LENGTH_HELP,
+                                                    show_default=False)] = None,
 ):
     """Rewrites every independent loop of FILE into vectorized TensorFlow code.
 
@@ -151,9 +161,11 @@ def transpile(
     if sum(bool(x) for x in (output, in_place, diff)) > 1:
         _fail("use only one of -o/--output, --in-place and --diff")
     try:
+        length = formatter_line_length(file) if line_length is None else valid_line_length(line_length,
+                                                                                             "--line-length")
         result, encoding = _transpile_file(file, backend, shapes, probe, target, fast_math=fast_math,
-                                           memory_bound=memory_bound)
-    except (SourceError, InternalError, ValueError) as exc:
+                                           memory_bound=memory_bound, line_length=length)
+    except (SourceError, InternalError, ValueError, ConfigError) as exc:
         _fail(str(exc))
     for plan in result.plans:
         for remark in plan.remarks:
@@ -229,11 +241,14 @@ def check(
                                                "--fix and --diff, as transpile --shapes takes "
                                                "them (x=2,f.w=1); added to the configuration's "
                                                "shapes.")] = None,
+    line_length: Annotated[int | None, typer.Option("--line-length", metavar="N", help="Longest line "
+                                                    "of the code --fix and --diff write (overrides "
+                                                    "the configuration).", show_default=False)] = None,
 ):
     """Flags loops that can be vectorized (PF1xx), one line each, like a linter.
 
     Configuration comes from [tool.pforge] in the nearest pyproject.toml (select, ignore,
-    exclude, extend-exclude, per-file-ignores, backend, target, shapes). A "# noqa: PF101" comment on
+    exclude, extend-exclude, per-file-ignores, backend, target, shapes, line-length). A "# noqa: PF101" comment on
     the loop line suppresses a finding; "# pforge: noqa" on its own line, a whole file.
     Exit status: 0 when nothing is flagged, 1 when some loop is (with --diff: when there is
     something to change), 2 when a file could not be read or parsed (the other files are
@@ -247,7 +262,7 @@ def check(
         _fail("use only one of --fix and --diff")
     raise typer.Exit(code=run_check(CheckOptions(
         tuple(paths), refused, output_format, output_file, color, fix, unsafe_fixes, diff,
-        exit_zero, config, isolated, select, ignore, force_exclude, no_cache, jobs, shapes)))
+        exit_zero, config, isolated, select, ignore, force_exclude, no_cache, jobs, shapes, line_length)))
 
 
 @app.command()

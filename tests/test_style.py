@@ -241,3 +241,108 @@ def test_an_expression_put_in_a_users_statement_is_wrapped_inside_its_parenthese
 ])
 def test_an_expression_that_fits_or_has_no_parentheses_stays_on_its_line(style, text, column):
     assert style.expression(text, column, 4, 0) == [text]
+
+
+def _generated(code: str) -> list[str]:
+    """The lines of the batched code of ``code``'s first rewritten loop: from the marker
+    comment to the ``else:`` over the loop as written (the user's own lines are kept)."""
+    lines = code.splitlines()
+    start = next(k for k, line in enumerate(lines) if line.lstrip().startswith("# pforge: vectorized loop"))
+    end = next(k for k in range(start, len(lines)) if lines[k].strip() == "else:")
+    return lines[start + 1:end]
+
+
+@pytest.mark.parametrize("limit", [60, 100, 120])
+def test_a_given_line_length_wins_over_the_files(limit):
+    """`line_length` is the formatter's limit, taken over the one the file's lines suggest
+    (88 here): every generated line fits in it, and a statement that fits is one line."""
+    result = transpile_source(BLACK_FILE, "m.py", backend="direct", line_length=limit)
+    generated = _generated(result.code)
+    assert generated and all(len(line) <= limit for line in generated), result.code
+    assert any(len(line) > 88 for line in generated) == (limit > 88), result.code
+    own = _generated(transpile_source(BLACK_FILE, "m.py", backend="direct").code)  # (at 88)
+    assert len(generated) > len(own) if limit < 88 else len(generated) < len(own), result.code
+    assert transpile_source(result.code, "m.py", backend="direct", line_length=limit).code == result.code
+
+
+@pytest.mark.parametrize("bad", [0, -1, 321, 1.5, "88", True])
+def test_a_line_length_that_is_no_whole_number_from_1_to_320_is_refused(bad):
+    with pytest.raises(ValueError, match="line_length must be a whole number from 1 to 320"):
+        transpile_source(BLACK_FILE, "m.py", line_length=bad)
+
+
+# -- the formatter's configured line length, through the command line --------------------------
+
+def _project(tmp_path, files: dict[str, str]):
+    """A repository (``.git``) holding ``m.py`` (``BLACK_FILE``, whose own lines fit in 88) in
+    ``pkg/`` and ``files`` (configuration), so the walk up stops at its root."""
+    from tests.conftest import write
+
+    (tmp_path / ".git").mkdir()
+    for name, text in files.items():
+        write(tmp_path, name, text)
+    return write(tmp_path, "pkg/m.py", BLACK_FILE)
+
+
+@pytest.mark.parametrize("files, limit", [
+    ({}, None),
+    ({"pyproject.toml": "[tool.black]\nline-length = 120\n"}, 120),
+    ({"pyproject.toml": "[tool.black]\nline-length = 120\n[tool.ruff]\nline-length = 60\n"}, 60),
+    ({"pyproject.toml": "[tool.pforge]\nline-length = 100\n[tool.ruff]\nline-length = 60\n"}, 100),
+    ({"pyproject.toml": "[tool.black]\nline-length = 120\n", "pkg/ruff.toml": "line-length = 70\n"}, 70),
+    ({"pkg/.ruff.toml": "line-length = 66\n", "pkg/ruff.toml": "line-length = 70\n"}, 66),
+    ({"pkg/pyproject.toml": "[tool.isort]\nprofile = 'black'\n", "pyproject.toml": "[tool.black]\nline-length = 120\n"}, 120),
+])
+def test_transpile_takes_the_formatters_line_length(tmp_path, files, limit):
+    """The nearest folder that sets a line length (ruff's files first, then pyproject.toml's
+    [tool.pforge], [tool.ruff], [tool.black]) gives it; with none, the file's own (88)."""
+    from tests.conftest import assert_exit, invoke
+
+    path = _project(tmp_path, files)
+    result = invoke("transpile", path)
+    assert_exit(result, 0)
+    assert result.stdout == transpile_source(BLACK_FILE, str(path), line_length=limit).code
+    assert all(len(line) <= (limit or 88) for line in _generated(result.stdout))
+
+
+def test_the_line_length_option_wins_over_the_configuration(tmp_path):
+    from tests.conftest import assert_exit, invoke
+
+    path = _project(tmp_path, {"pyproject.toml": "[tool.black]\nline-length = 120\n"})
+    result = invoke("transpile", path, "--line-length", "60")
+    assert_exit(result, 0)
+    assert result.stdout == transpile_source(BLACK_FILE, str(path), line_length=60).code
+
+
+@pytest.mark.parametrize("files, args, message", [
+    ({"pyproject.toml": "[tool.black]\nline-length = 'x'\n"}, (),
+     "pyproject.toml: [tool.black] line-length: expected a whole number from 1 to 320, got 'x'"),
+    ({"pkg/ruff.toml": "line-length = 0\n"}, (), "ruff.toml: line-length: expected a whole number"),
+    ({"pyproject.toml": "[tool.black\n"}, (), "pyproject.toml: not valid TOML"),
+    ({}, ("--line-length", "400"), "--line-length: expected a whole number from 1 to 320, got 400"),
+])
+def test_a_bad_line_length_is_one_message_and_exit_2(tmp_path, files, args, message):
+    from tests.conftest import assert_exit, invoke
+
+    path = _project(tmp_path, files)
+    result = invoke("transpile", path, "-i", *args)
+    assert_exit(result, 2)
+    assert message in result.stderr and result.stderr.count("\n") == 1, result.stderr
+    assert path.read_text() == BLACK_FILE  # (nothing written)
+
+
+def test_check_fix_writes_at_the_configured_line_length(tmp_path):
+    """`check --fix` writes its rewrites at `[tool.pforge] line-length` (or the formatter's),
+    `--line-length` over it; `--isolated` reads no configuration: the file's own."""
+    from tests.conftest import assert_exit, invoke
+
+    for config, args, limit in [("[tool.pforge]\nline-length = 60\n", (), 60),
+                                ("[tool.pforge]\nline-length = 60\n", ("--line-length", "120"), 120),
+                                ("[tool.ruff]\nline-length = 100\n", (), 100),
+                                ("[tool.pforge]\nline-length = 60\n", ("--isolated",), None)]:
+        folder = tmp_path / str(len(list(tmp_path.iterdir())))
+        folder.mkdir()
+        path = _project(folder, {"pyproject.toml": config})
+        result = invoke("check", path, "--fix", "--select", "PF1", *args)
+        assert_exit(result, 0)
+        assert path.read_text() == transpile_source(BLACK_FILE, str(path), line_length=limit).code, (config, args)

@@ -93,6 +93,9 @@ _ATOMS = (gast.Name, gast.Call, gast.Attribute, gast.Subscript, gast.Constant, g
 #: that a strip's values are reused while they are there
 MEMORY_BOUND_MIB = 2.0
 
+#: the longest ``line_length`` :func:`transpile_source` takes (black takes any; ruff 320)
+LINE_LENGTH_MAX = 320
+
 
 @analyses_outline
 def transpile_source(source: str | bytes, filename: str = "<string>", *, backend: str = "auto",
@@ -100,7 +103,8 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
                      target: str = "auto", unsafe: bool = True,
                      loops: Container[int] | None = None, vector_plans: bool = False,
                      distribute: bool = True, fast_math: bool = False,
-                     memory_bound: float | None = MEMORY_BOUND_MIB) -> TranspileResult:
+                     memory_bound: float | None = MEMORY_BOUND_MIB,
+                     line_length: int | None = None) -> TranspileResult:
     """Rewrites every loop pforge proves independent into vectorized TensorFlow code.
 
     Args:
@@ -131,16 +135,24 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
             many iterations at once may hold, where it grows faster than the loop's own arrays
             (``X[i] - Y[j]`` batched is ``n × m × dim`` values): the outermost level then runs
             in strips of rows that keep it within the bound (strip-mining). None or 0: never.
+        line_length: the longest line generated code may have (characters): a statement
+            with a longer line is wrapped by black at that length, as a formatter configured
+            with it would (``--line-length``, ``line-length`` of ``[tool.black]`` or
+            ``[tool.ruff]``). None: the file's own, the smallest usual limit its lines fit
+            in (:func:`~pforge.transpile.style.file_style`).
     Returns:
         The new text and one plan per loop unit. Deterministic; idempotent.
     Raises:
         SourceError: the input cannot be decoded or parsed.
-        ValueError: an unknown backend, or a ``memory_bound`` below 0 (or not a number).
+        ValueError: an unknown backend, a ``memory_bound`` below 0 (or not a number), or a
+            ``line_length`` that is not a whole number from 1 to :data:`LINE_LENGTH_MAX`.
     """
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}")
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}; expected one of {', '.join(TARGETS)}")
+    if line_length is not None and not (type(line_length) is int and 1 <= line_length <= LINE_LENGTH_MAX):
+        raise ValueError(f"line_length must be a whole number from 1 to {LINE_LENGTH_MAX}, not {line_length!r}")
     text = decode_source(source, filename)
     if not _may_hold_loop(text.text):
         check_syntax(text)  # still report bad input; ast alone is ~3x cheaper than gast
@@ -217,7 +229,7 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
         isinstance(n, gast.Name) and n.id == "np" for info in loop_units if id(info) in rewrites
         for stmt in rewrites[id(info)].stmts for n in gast.walk(stmt))
     code = _splice(text, ctx, loop_units, rewrites, tf_alias, chosen, target, unstaged,
-                   import_numpy, np_alias) if rewrites else text.text
+                   import_numpy, np_alias, line_length) if rewrites else text.text
     if rewrites:
         try:
             ast.parse(code)
@@ -389,8 +401,8 @@ def _drop_unstageable(ctx, loop_units, rewrites, notes, chosen) -> set[int]:
 
 
 def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias, chosen, target="auto",
-            unstaged=frozenset(), import_numpy=False, np_alias=None) -> str:
-    splicer = Splicer(text)
+            unstaged=frozenset(), import_numpy=False, np_alias=None, line_length=None) -> str:
+    splicer = Splicer(text, line_length=line_length)
     pieces: dict[int, dict[int, str]] = {}  # a distributed loop's rewritten pieces: k -> text
     nodes: dict[int, gast.AST] = {}
     if import_numpy:

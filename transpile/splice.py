@@ -6,7 +6,7 @@ whole module, so comments, blank lines and formatting elsewhere stay exactly as 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import gast
 
@@ -33,9 +33,11 @@ class Splicer:
     Args:
         source: the decoded source; AST columns are UTF-8 byte offsets and are converted.
         style: the style of generated code; by default the file's own (``file_style``).
+        line_length: the longest generated line, over the style's own (a formatter's
+            configured one); None: the style's.
     """
 
-    def __init__(self, source: SourceText, style: Style | None = None):
+    def __init__(self, source: SourceText, style: Style | None = None, line_length: int | None = None):
         self.source = source
         self.lines = source_lines(source.text, keepends=True)
         self.starts = [0]
@@ -44,6 +46,8 @@ class Splicer:
         self.edits: list[Edit] = []
         self.indent_unit = _indent_unit(self.lines)
         self.style = file_style(source.text) if style is None else style
+        if line_length is not None:
+            self.style = replace(self.style, line_length=line_length)
         #: levels of indentation the text of the next edits will get later (a piece of a
         #: distributed loop goes under that loop's run-time check), for the line length
         self.nested = 0
