@@ -938,3 +938,44 @@ def test_lists_of_floats_meet_the_other_values_in_float64_in_one_test():
         want, _ = _outcome(THREE_VALUES, x, y, z)
         got, held = _outcome(checked, x, y, z)
         assert got == want and held == [batched], (x, y, z)
+
+
+ALIASED_SHAPE = textwrap.dedent("""\
+    import numpy as np
+
+
+    def f(x, k, flag):
+        acc = np.zeros(k)
+        BEFORE
+        for i in range(len(x)):
+            acc[i] = x[i]
+        return acc, AFTER
+    """)
+
+
+@pytest.mark.parametrize("before, after, moved", [
+    ("acc[0] = 5.0", "0", True),  # (a write into it binds no name)
+    ("out = acc", "out", False),
+    ("n = len(acc)", "n", False),
+    ("if flag:\n        out = acc[1:]\n    else:\n        out = acc", "out", False),
+    ("for out in [acc]:\n        pass", "out", False),
+    ("with np.errstate(all='ignore') as out:\n        out = acc", "out", False),
+    ("def g():\n        return acc", "g()", False),
+])
+def test_a_shape_check_moves_onto_the_array_made_only_where_no_other_name_is_bound_from_it(before, after, moved):
+    """The rank of `acc = np.zeros(k)` is checked on `acc` (`acc.ndim == 1`) in place of `k`
+    only where no statement binds another name from `acc`: an alias, a view, its length, a
+    function reading it. Elsewhere `k` keeps its own check. Either way the rewrite returns
+    what the loop returns for shapes of one and two axes."""
+    source = ALIASED_SHAPE.replace("BEFORE", before).replace("AFTER", after)
+    result = transpile_source(source, "m.py")
+    assert result.plans[-1].rewritten, result.plans[-1].remarks
+    test = next(gast.unparse(n.test) for n in gast.walk(gast.parse(result.code))
+                if isinstance(n, gast.If) and "ndim" in gast.unparse(n.test))
+    assert ("acc.ndim == 1" in test) == moved and ("np.ndim(k)" in test) != moved, test
+    checked = instrument_rank_checks(result.code)
+    for k in (3, (3,), (3, 2), np.array([3, 2])):
+        for flag in (True, False):
+            want = _run(source, [1.0, 2.0], k, flag, name="f")
+            got = _run(checked, [1.0, 2.0], k, flag, name="f")
+            np.testing.assert_array_equal(got[0], want[0])
