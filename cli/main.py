@@ -322,6 +322,8 @@ def explain(
             out.print(f"  backend: {plan.backend}, because {escape(plan.backend_note)}")
         if plan.rewritten and plan.footprint:
             out.print(f"  memory: {escape(plan.footprint)}")
+        for choice in plan.choices if plan.rewritten else ():
+            out.print(f"  choice: {escape(choice)}")
         table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
         for column in ("line", "level", "iteration space", "names", "verdict"):
             table.add_column(column)

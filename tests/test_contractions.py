@@ -48,6 +48,19 @@ def test_the_triple_product_is_one_einsum_equal_to_the_loop():
     _same(TRIPLE, result.code, "triple", rng.random((3, 1)), rng.random((4, 7)), rng.random((2, 7)))
 
 
+def test_the_plan_weighs_the_contraction_against_the_broadcast_product():
+    """The plan (`pforge explain`) says what each form holds at once and the multiply-adds
+    they take, in the source's sizes: the einsum holds its result, the broadcast product an
+    axis more (the one summed), with as many multiply-adds. Without unsafe fixes there is no
+    contraction, and nothing weighed."""
+    trips = "`xs.shape[0]` × `ys.shape[0]` × `zs.shape[0]`"
+    assert _rewrite(TRIPLE).plans[0].choices == (
+        f"`np.sum(xs[a] * ys[b] * zs[c])` as np.einsum('an,bn,cn->abc'): holds its result, {trips} values, "
+        f"where the broadcast product would hold {trips} × `xs.shape[-1]`; {trips} × `xs.shape[-1]` "
+        "multiply-adds either way, summing over `xs.shape[-1]`",)
+    assert transpile_source(TRIPLE, "m.py", shapes=SHAPES, unsafe=False).plans[0].choices == ()
+
+
 def test_the_contraction_is_an_unsafe_fix_and_the_safe_rewrite_keeps_the_sum():
     """einsum adds the products in another order than np.sum's pairwise sum: the last bits
     may differ, so the plan says so, and without unsafe fixes the sum stays as written."""

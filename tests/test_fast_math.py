@@ -7,6 +7,8 @@ dtypes, lists) or where the user did not ask to trade precision."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from typer.testing import CliRunner
@@ -271,3 +273,28 @@ def test_the_expansion_is_written_into_float_arrays_only():
     want, got = _run(source, code, "distances", X, Y)
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(want, [[3, 0]])
+
+
+def test_explain_weighs_the_identity_against_the_broadcast_differences(tmp_path):
+    """`pforge explain` names both forms of the pairwise distances with what each holds at
+    once and the multiply-adds they take, in the source's sizes, and which one is taken: the
+    differences by default, the identity under --fast-math (JSON carries the same lines)."""
+    source = tmp_path / "knn.py"
+    source.write_text(KNN)
+    sizes = "`n_q` × `n_r` × `X.shape[-1]`"
+    plain = CliRunner().invoke(app, ["explain", str(source)])
+    assert plain.exit_code == 0, plain.output
+    choice = next(line for line in plain.output.splitlines() if line.startswith("  choice: "))
+    assert choice == (f"  choice: `np.sum(np.square(X[i] - X_ref[j]))`: the broadcast differences hold {sizes} "
+                      "values (in strips where that passes the memory bound); the identity |a|² + |b|² - 2 a·b "
+                      f"holds `n_q` × `n_r` and runs the {sizes} multiply-adds through BLAS, but loses precision "
+                      "where points are close: taken with --fast-math"), plain.output
+    fast = CliRunner().invoke(app, ["explain", str(source), "--fast-math", "--format", "json"])
+    assert fast.exit_code == 0, fast.output
+    choices, = [p["choices"] for p in json.loads(fast.output) if p["rewritten"]]
+    assert choices == [f"`np.sum(np.square(X[i] - X_ref[j]))`: the identity |a|² + |b|² - 2 a·b holds `n_q` × "
+                       f"`n_r` and runs the {sizes} multiply-adds through BLAS, where the broadcast differences "
+                       f"hold {sizes} values (in strips where that passes the memory bound); taken under "
+                       "--fast-math (it loses precision where points are close)"]
+    unsafe = CliRunner().invoke(app, ["explain", str(source), "--format", "json"])
+    assert [p["choices"] for p in json.loads(unsafe.output) if p["rewritten"]] == [[choice[len("  choice: "):]]]

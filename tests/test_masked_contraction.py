@@ -414,3 +414,19 @@ def test_rows_of_five_axes_keep_the_where():
     loop, rewrite = run_module(source), run_module(result.code)
     rng = np.random.default_rng(10)
     _same(loop, rewrite, "centres", rng.standard_normal((5, 2, 1, 2, 2)), rng.integers(0, 2, 5), 2)
+
+
+def test_the_plan_weighs_the_one_hot_product_against_the_where():
+    """`pforge explain` says what the contraction holds at once (the test and the result)
+    against the `where` of the test and the terms, in the source's sizes."""
+    group = transpile_source(textwrap.dedent(GROUP_SUMS.format(op="+")), "m.py", backend="direct").plans[0]
+    assert group.rewritten and group.choices == (
+        "`mat[row, col]` summed where the test holds, as np.einsum('ac,bc->ab') of the test (0 or 1) and the "
+        "terms: holds the test, `n_groups` × `mat.shape[1]` values, and the result, where the `where` of the "
+        "two would hold `n_groups` × `n` × `mat.shape[1]`",)
+    rows = transpile_source(textwrap.dedent(SELECTED_ROWS.format(select="points[labels == c]", how="mean")),
+                            "m.py", backend="direct").plans[0]
+    assert rows.rewritten and rows.choices == (
+        "the mean of the rows of `points` the test selects, as np.einsum('ak,kl->al') of the test (0 or 1) and "
+        "`points`: holds the test, `k` × `points.shape[0]` values, and the result, where the `where` of the two "
+        "would hold `k` × `points.shape[0]` × `points.shape[1]`",)

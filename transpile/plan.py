@@ -66,6 +66,9 @@ class LoopPlan:
         footprint: for a rewrite, the largest per-iteration value the batched code holds for
             many iterations at once and for how many (``pforge explain`` prints it: memory
             is that count times one value's size, where the loop holds one), or "".
+        choices: for a rewrite, each idiom's forms weighed and what each costs (values held
+            at once, multiply-adds; sizes as the source spells them), and which was taken
+            and why, one line each (``pforge explain`` prints them).
     """
 
     lineno: int
@@ -84,6 +87,7 @@ class LoopPlan:
     held_back: bool = False
     vector_plan: tuple[str, ...] = ()
     footprint: str = ""
+    choices: tuple[str, ...] = ()
 
 
 def level_verdict(info: LoopInfo) -> str:
@@ -256,4 +260,5 @@ def plan_for(info: LoopInfo, rewrite, note: str | None, backend: str, backend_no
                     rewrite.pattern if rewrite else _outputs(info), tuple(remarks), tuple(levels),
                     (unsafe_reason(info) or getattr(rewrite, "unsafe", None)) if info.vectorizable else None,
                     backend_note if rewrite is not None else "", held_back, vector_plan,
-                    getattr(rewrite, "footprint", "") if rewrite is not None else "")
+                    getattr(rewrite, "footprint", "") if rewrite is not None else "",
+                    tuple(getattr(rewrite, "choices", ())) if rewrite is not None else ())

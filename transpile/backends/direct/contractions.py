@@ -251,6 +251,11 @@ class ContractionsMixin:
         # take through pairs materialises `a * b`)
         extra = {"optimize": True} if len(operands) == 2 else {}
         call = self.lib.call("einsum", gast.Constant(value=spec, kind=None), *operands, **extra)
+        sizes = {LOOP_LETTERS[k]: self._trip_text(k + 1) or f"(loop {k + 1})" for k in range(value.depth)}
+        for q, letter in enumerate(items):  # (an item axis: the array's axis a factor reads it from)
+            base = next(b for v, b in zip(seen, bases) if v.rank >= rank - q)
+            sizes[letter] = f"{base}.shape[{q - rank}]"
+        self.choices.append(_contraction_costs(gast.unparse(node).strip(), spec, sizes))
         return value.with_node(call, fused=None)
 
     def _masked_contraction(self, mask: Val, term: Val, term_node, summed: list[int],
@@ -328,6 +333,14 @@ class ContractionsMixin:
         if self.unsafe is None:
             self.unsafe = MASKED.format(expr=gast.unparse(term_node).strip())
         dtype = templates.expr(f"{self.lib.alias}.result_type(S, T)", S=running, T=copy.deepcopy(operands[-1]))
+        sizes = {LOOP_LETTERS[a]: self._trip_text(a + 1) or f"(loop {a + 1})" for a in range(depth)}
+        sizes.update({letter: f"{base}.shape[{q - term.rank}]" for q, letter in enumerate(items)})
+        test = specs[0]
+        self.choices.append(
+            f"`{gast.unparse(term_node).strip()}` summed where the test holds, as np.einsum('{spec}') of the "
+            f"test (0 or 1) and the terms: holds the test, {_product([sizes[a] for a in test])} values, and the "
+            f"result, where the `where` of the two would hold "
+            f"{_product([sizes[a] for a in [*LOOP_LETTERS[:depth], *items]])}")
         return self.lib.call("einsum", gast.Constant(value=spec, kind=None), *operands, optimize=True, dtype=dtype)
 
     def _selected_rows_contraction(self, mask: Val, data: Val, data_name: str, along: int,
@@ -369,6 +382,13 @@ class ContractionsMixin:
         self.finite_operands.add(data_name)
         if self.unsafe is None:
             self.unsafe = MASKED.format(expr=f"rows of {data_name}")
+        sizes = {LOOP_LETTERS[a]: self._trip_text(a + 1) or f"(loop {a + 1})" for a in range(depth)}
+        sizes.update({letter: f"{data_name}.shape[{q}]" for q, letter in enumerate(items)})
+        self.choices.append(
+            f"the {how} of the rows of `{data_name}` the test selects, as np.einsum('{spec}') of the test (0 or 1) "
+            f"and `{data_name}`: holds the test, {_product([sizes[a] for a in LOOP_LETTERS[:depth] + items[along]])} "
+            f"values, and the result, where the `where` of the two would hold "
+            f"{_product([sizes[a] for a in LOOP_LETTERS[:depth] + items])}")
         if how == "sum":
             return total
         # the count in the data's dtype: a float32 mean stays float32, as np.mean's does
@@ -400,7 +420,7 @@ class ContractionsMixin:
         Returns:
             The batched sum, or None where the idiom does not apply.
         """
-        if not self.ctx.fast_math or value.depth != 2:
+        if value.depth != 2:
             return None
         summed = [node.func.value, *node.args] if name == "method.sum" else node.args
         if len(summed) != 1 or not all(value.full) or value.rank != 0 or any(
@@ -425,6 +445,12 @@ class ContractionsMixin:
         operands = [squeezed(v.node, list(v.full)) for v in seen]
         if any(op is None for op in operands):
             return None
+        outer, inner = (0, 1) if seen[0].full[0] else (1, 0)
+        self.choices.append(_distance_costs(gast.unparse(node).strip(), self._trip_text(1) or "n",
+                                            self._trip_text(2) or "m", f"{bases[outer]}.shape[-1]",
+                                            self.ctx.fast_math))
+        if not self.ctx.fast_math:
+            return None
         tf = self.lib.kind == "tf"
         if tf:
             # no check runs in front of TensorFlow code: the rows must be declared of one
@@ -435,7 +461,6 @@ class ContractionsMixin:
                 return None
         norms = [self.lib.call("einsum", gast.Constant(value="ij,ij->i", kind=None), op, copy.deepcopy(op))
                  for op in operands]
-        outer, inner = (0, 1) if seen[0].full[0] else (1, 0)
         norms[outer] = gast.Subscript(value=norms[outer], slice=gast.Tuple(
             elts=[gast.Slice(lower=None, upper=None, step=None), self.lib.newaxis], ctx=gast.Load()), ctx=gast.Load())
         product = self.lib.call("matmul", copy.deepcopy(operands[outer]), copy.deepcopy(operands[inner]),
@@ -464,6 +489,39 @@ class ContractionsMixin:
         if len(bound) != 1 or len(bound[0].targets) != 1 or not isinstance(bound[0].targets[0], gast.Name):
             return None
         return bound[0].value
+
+
+def _product(sizes: list[str]) -> str:
+    return " × ".join(f"`{size}`" for size in sizes) or "1"
+
+
+def _contraction_costs(written: str, spec: str, sizes: dict[str, str]) -> str:
+    """The line ``pforge explain`` prints for a sum of products rewritten as ``np.einsum(spec)``:
+    the values each form holds at once and the multiply-adds both take, from the axes of
+    ``spec`` and the size of each (``sizes``: letter -> source text). The broadcast product
+    the loop's sum would be batched as holds every axis; the contraction only its result's."""
+    inputs, output = spec.split("->")
+    summed = [letter for letter in dict.fromkeys("".join(inputs.split(","))) if letter not in output]
+    every = [*output, *summed]
+    return (f"`{written}` as np.einsum('{spec}'): holds its result, {_product([sizes[a] for a in output])} "
+            f"values, where the broadcast product would hold {_product([sizes[a] for a in every])}; "
+            f"{_product([sizes[a] for a in every])} multiply-adds either way, summing over "
+            f"{_product([sizes[a] for a in summed])}")
+
+
+def _distance_costs(written: str, n: str, m: str, d: str, taken: bool) -> str:
+    """The line ``pforge explain`` prints for pairwise squared distances (``n`` by ``m`` pairs
+    of rows of ``d``, as the source spells each size): what the broadcast differences and the
+    matrix-product identity each hold at once, and which is taken and why."""
+    work = _product([n, m, d])
+    broadcast = f"the broadcast differences hold {work} values (in strips where that passes the memory bound)"
+    identity = (f"the identity |a|² + |b|² - 2 a·b holds {_product([n, m])} and runs the {work} "
+                "multiply-adds through BLAS")
+    if taken:
+        return f"`{written}`: {identity}, where {broadcast}; taken under --fast-math (it loses precision " \
+               "where points are close)"
+    return f"`{written}`: {broadcast}; {identity}, but loses precision where points are close: " \
+           "taken with --fast-math"
 
 
 def _squared(ctx, node) -> gast.expr | None:

@@ -130,6 +130,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.float_operands: set[str] = set()  # arrays a contraction reads (:meth:`_float_checks`)
         self.finite_operands: set[str] = set()  # arrays of a masked contraction's terms: finite
         self.expanded = False  # a squared distance expanded (--fast-math): float outputs only
+        #: the forms weighed for an idiom and what each costs, one line each (``pforge explain``)
+        self.choices: list[str] = []
         self.python_sums: set[str] = set()  # inner sums of Python numbers, a Python number each (:meth:`_reduce`)
         self.same_dtype: list[tuple[str, ...]] = []  # arrays of one product, of one dtype (same)
         self.prelude: list[gast.stmt] = []  # before the checks (`LoopRewrite.prelude`)
@@ -215,7 +217,22 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         result.objects = self._object_lists()  # (no numbers to check, see versioning)
         result.unsafe = self.unsafe
         result.footprint = self._footprint()
+        result.choices = tuple(dict.fromkeys(self.choices))
         return result
+
+    def _trip_text(self, depth: int) -> str | None:
+        """The trip count of loop level ``depth`` as the source spells it (``n_q``,
+        ``len(range(1, n))``), or None where the level is not a range."""
+        ind = self.trips.get(depth)
+        if ind is None and depth <= len(self.levels):  # (a level being batched: its own index)
+            ind = getattr(self.levels[depth - 1], "ind", None)
+        if not isinstance(ind, Ind):
+            return None
+        stop = gast.unparse(ind.stop).strip()
+        if (ind.start is None or constant_int(ind.start) == 0) and ind.step is None:
+            return stop
+        return f"len(range({gast.unparse(ind.start).strip() if ind.start is not None else '0'}, {stop}" + (
+            f", {gast.unparse(ind.step).strip()}" if ind.step is not None else "") + "))"
 
     def _largest(self):
         """The per-iteration value of the highest rank (then the most loop axes) that the
@@ -347,15 +364,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
             return ""
         val = largest[1]
         rank = val.rank
-        trips = []
-        for depth, full in enumerate(val.full, 1):
-            ind = self.trips.get(depth)
-            if not full or not isinstance(ind, Ind):
-                continue
-            stop = gast.unparse(ind.stop).strip()
-            simple = (ind.start is None or constant_int(ind.start) == 0) and ind.step is None
-            trips.append(stop if simple else f"len(range({gast.unparse(ind.start).strip()}, {stop}"
-                         + (f", {gast.unparse(ind.step).strip()}" if ind.step is not None else "") + "))")
+        trips = [trip for depth, full in enumerate(val.full, 1) if full and isinstance(self.trips.get(depth), Ind)
+                 and (trip := self._trip_text(depth)) is not None]
         text = gast.unparse(val.node).strip()
         text = text if len(text) <= 90 else text[:87] + "..."
         return (f"`{text}`: {' × '.join(trips)} values of rank {rank} at once, where the loop holds one "
