@@ -342,25 +342,31 @@ def test_rows_whose_terms_would_widen_them_step_in_the_arrays_dtype():
 
 
 IN_PLACE = {
-    "sum": ("a[i] = a[i - 1] + a[i]", "np.add.accumulate(a_prev_steps, out=a_prev_steps)"),
-    "sum, the other way": ("a[i] = a[i] + a[i - 1]", "np.add.accumulate(a_prev_steps, out=a_prev_steps)"),
-    "difference": ("a[i] = a[i - 1] - a[i]", "np.subtract.accumulate(a_prev_steps, out=a_prev_steps)"),
-    "maximum": ("a[i] = np.maximum(a[i - 1], a[i])", "np.maximum.accumulate(a_prev_steps, out=a_prev_steps)"),
-    "minimum": ("a[i] = np.minimum(a[i - 1], a[i])", "np.minimum.accumulate(a_prev_steps, out=a_prev_steps)"),
+    "sum": ("a[i] = a[i - 1] + a[i]", "np.add.accumulate(S, out=S)"),
+    "sum, the other way": ("a[i] = a[i] + a[i - 1]", "np.add.accumulate(S, out=S)"),
+    "difference": ("a[i] = a[i - 1] - a[i]", "np.subtract.accumulate(S, out=S)"),
+    "maximum": ("a[i] = np.maximum(a[i - 1], a[i])", "np.maximum.accumulate(S, out=S)"),
+    "minimum": ("a[i] = np.minimum(a[i - 1], a[i])", "np.minimum.accumulate(S, out=S)"),
 }
 
 
+@pytest.mark.parametrize("stop", ["len(a)", "a.shape[0]", "len(a) - 1"])
 @pytest.mark.parametrize("start", [1, 2])
 @pytest.mark.parametrize("form", sorted(IN_PLACE))
-def test_an_array_that_is_its_own_term_accumulates_in_place(form, start):
+def test_an_array_that_is_its_own_term_accumulates_in_place(form, start, stop):
     """`a[i] = a[i - 1] ⊕ a[i]` from a literal start: the accumulate runs over `a[start - 1:n]`
     into it, as `np.add.accumulate(a, out=a)` is written by hand: no copy of the values, no
     dtype test (nothing but `a`'s own elements enters), and the loop's values bit for bit in
-    every dtype (int8 wraps, float16 rounds at each step)."""
+    every dtype (int8 wraps, float16 rounds at each step). Over all of `a` (from 1 to its
+    length), it is that line alone: the array by its name, and no store of the values back
+    into the rows they are already in."""
     update, call = IN_PLACE[form]
-    result, loop, new = _rewrite(f"for i in range({start}, len(a)):\n    {update}\nreturn a\n", "a")
+    result, loop, new = _rewrite(f"for i in range({start}, {stop}):\n    {update}\nreturn a\n", "a")
     batched = result.code.split("else:")[0]
-    assert f"a_prev_steps = a[{start - 1}:len(a)]\n        {call}" in batched, batched
+    if start == 1 and stop != "len(a) - 1":
+        assert batched.endswith(f":\n        {call.replace('S', 'a')}\n    "), batched
+    else:
+        assert f"a_prev_steps = a[{start - 1}:{stop}]\n        {call.replace('S', 'a_prev_steps')}" in batched, batched
     assert "np.empty" not in batched and "a_prev = a[" not in batched
     for dtype in DTYPES[:-1] + [np.bool_] * (form in ("maximum", "minimum")):
         values = (np.random.default_rng(7).standard_normal(11) * 60).astype(dtype)

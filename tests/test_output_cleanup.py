@@ -190,3 +190,26 @@ def test_a_sum_of_squares_checks_each_term_before_the_sum():
                  ((3, 0), (1e200, 1.0), 1.0), ((0, 3), (2, 2), 1), ((0, 2), (2 ** 63, np.int64(5)), 1)]:
         want, got = loop["sphere"](*args), module["sphere"](*args)
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("stmt, dropped", [
+    ("x[1:len(x)] = x[1:]", True),
+    ("x[0:x.shape[0]] = x[:]", True),
+    ("x[:] = x[0:len(x):1]", True),
+    ("x[k:n] = x[k:n]", True),
+    ("x[1:] = y[1:]", False),  # (another array)
+    ("x[1:n] = x[1:]", False),  # (other rows, unless n is its length)
+    ("x[1:len(y)] = x[1:]", False),
+    ("x[0:] = x[1:]", False),
+    ("x[::2] = x[::2]", False),  # (a step: left as it is)
+    ("x[i] = x[i]", False),  # (no slice)
+    ("x[1:, 0] = x[1:, 0]", False),
+    ("x[1:], y[1:] = x[1:], y[1:]", False),
+    ("x[1:] += x[1:]", False),
+])
+def test_a_store_of_rows_into_the_same_rows_goes(stmt, dropped):
+    """`x[1:len(x)] = x[1:]` changes nothing (an accumulate into `x` itself leaves it, the
+    loop's store of each value into its element): the pass drops it, and only it."""
+    from pforge.transpile.backends.direct import _self_copy
+
+    assert _self_copy(gast.parse(stmt).body[0]) is dropped

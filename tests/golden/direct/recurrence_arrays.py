@@ -38,9 +38,7 @@ def cumulative_in_place(totals):
     """
     # pforge: vectorized loop (was lines 39-40: map over totals, add scan totals, indexed output totals) with batched ops, where its run-time checks hold
     if type(totals) is np.ndarray and totals.dtype.kind in "biufc" and len(totals) > 1:
-        totals_prev_steps = totals[0:len(totals)]
-        np.add.accumulate(totals_prev_steps, out=totals_prev_steps)
-        totals[1:len(totals)] = totals_prev_steps[1:]
+        np.add.accumulate(totals, out=totals)
     else:
         for i in range(1, len(totals)):
             totals[i] = totals[i - 1] + totals[i]
@@ -158,9 +156,7 @@ def high_water(levels):
     level = levels.copy()
     # pforge: vectorized loop (was lines 72-73: map over level, max scan level, indexed output level) with batched ops, where its run-time checks hold
     if type(level) is np.ndarray and level.dtype.kind in "biufc" and len(level) > 1:
-        level_prev_steps = level[0:len(level)]
-        np.maximum.accumulate(level_prev_steps, out=level_prev_steps)
-        level[1:len(level)] = level_prev_steps[1:]
+        np.maximum.accumulate(level, out=level)
     else:
         for i in range(1, len(level)):
             level[i] = np.maximum(level[i - 1], level[i])

@@ -24,6 +24,7 @@ _FAMILIES = (elementwise, linalg, nn, reductions, shape)  # importing them regis
 from pforge.transpile.backends.common_subexpressions import bind_common_subexpressions
 from pforge.transpile.backends.direct.core import REGISTRY, InvariantTest, Lib, Unsupported
 from pforge.transpile.backends.direct.emitter import DirectRewriter
+from pforge.transpile.backends.direct.shared import same_rows
 from pforge.transpile.backends.pfor import LoopRewrite
 from pforge.transpile.naming import Namer
 
@@ -91,6 +92,7 @@ def _rewritten(rewriter: DirectRewriter, bind_common: bool = True) -> LoopRewrit
         _strip_mine(rewriter, result, rows, taken, bound)
     fresh = set(rewriter.namer.taken) - taken
     _coalesce(result, fresh)
+    result.stmts[:] = [st for st in result.stmts if not _self_copy(st)]
     _drop_dead_privates(rewriter.info, result)
     _drop_dead_starts(rewriter, result)
     if bind_common:
@@ -140,6 +142,13 @@ def _coalesce(result: LoopRewrite, fresh: set[str]) -> None:
                     del stmts[copy_at]
                     continue
         k += 1
+
+
+def _self_copy(stmt: gast.stmt) -> bool:
+    """``x[1:len(x)] = x[1:]``: a store of rows of an array into the same rows
+    (:func:`~.shared.same_rows`), as an accumulate into its own array leaves the loop's write
+    back of its values; it changes nothing, and goes."""
+    return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and same_rows(stmt.targets[0], stmt.value)
 
 
 def _drop_dead_privates(info: LoopInfo, result: LoopRewrite) -> None:

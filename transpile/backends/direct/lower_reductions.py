@@ -18,7 +18,7 @@ from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import NOT_INT, Unsupported, Val, align, const, lift
 from pforge.transpile.backends.direct.indexing import _is_ellipsis
 from pforge.transpile.backends.common import _evidently_array
-from pforge.transpile.backends.direct.shared import _REDUCE_FN, Ind, _is_boolean, _loads
+from pforge.transpile.backends.direct.shared import _REDUCE_FN, Ind, _is_boolean, _loads, whole_rows
 from pforge.transpile.backends.pfor import _stores
 from pforge.transpile.operators import OPERATORS
 from pforge.transpile.spaces import constant_int
@@ -425,8 +425,13 @@ class ReductionsMixin:
             # (`a_prev = a[s - 1]` goes: the steps start from that element itself)
             self.out = [s for s in self.out if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
                                                     and s.targets[0].id == name)]
-            steps = self.namer.new(f"{name}_steps")
-            self.out += templates.replace(f"{steps} = W\n{np_}.{ufunc}.accumulate({steps}, out={steps})", W=within)
+            if whole_rows(within):  # (the scan covers all of `a`: accumulated into itself, by its name)
+                steps = within.value.id
+                self.out += templates.replace(f"{np_}.{ufunc}.accumulate(A, out=A)", A=templates.name(steps))
+            else:
+                steps = self.namer.new(f"{name}_steps")
+                self.out += templates.replace(f"{steps} = W\n{np_}.{ufunc}.accumulate({steps}, out={steps})",
+                                              W=within)
             self.scan_steps[name] = (f"{steps}[1:]", f"{steps}[-1]")
             self.scan_ranks[name] = 0
             self.nonempty = True

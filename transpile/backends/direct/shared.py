@@ -118,3 +118,33 @@ def _new_array(ctx, value) -> bool:
     """``np.zeros(...)`` and the like: a new NumPy array, whose shape ``+=`` keeps."""
     return isinstance(value, gast.Call) and ctx.imports.resolve(value.func) in NEW_ARRAYS
 
+
+
+def _bound_spelled(bound, array: str, end: bool) -> str | None:
+    """A slice bound of ``array``'s first axis, normalized: ``"0"`` for None or ``0`` at the
+    start, ``"end"`` for None, ``len(array)`` or ``array.shape[0]`` at the end, else its text."""
+    if bound is None:
+        return "end" if end else "0"
+    text = gast.unparse(bound).strip()
+    if end and text in (f"len({array})", f"{array}.shape[0]"):
+        return "end"
+    return text
+
+
+def same_rows(a, b) -> bool:
+    """``a`` and ``b`` are the same rows of one array by name, spelled alike or not:
+    ``x[1:len(x)]`` and ``x[1:]``, ``x[0:x.shape[0]]`` and ``x[:]`` (one slice of the first
+    axis, step 1): a store of one into the other changes nothing."""
+    if not all(isinstance(s, gast.Subscript) and isinstance(s.value, gast.Name) and isinstance(s.slice, gast.Slice)
+               and (s.slice.step is None or gast.unparse(s.slice.step).strip() == "1") for s in (a, b)) \
+            or a.value.id != b.value.id:
+        return False
+    name = a.value.id
+    return all(_bound_spelled(getattr(a.slice, part), name, part == "upper")
+               == _bound_spelled(getattr(b.slice, part), name, part == "upper") for part in ("lower", "upper"))
+
+
+def whole_rows(node) -> bool:
+    """``node`` is all of an array by name: ``x[0:len(x)]``, ``x[:]`` (:func:`same_rows`)."""
+    return isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) and same_rows(
+        node, gast.Subscript(value=node.value, slice=gast.Slice(lower=None, upper=None, step=None), ctx=gast.Load()))
