@@ -979,3 +979,36 @@ def test_a_shape_check_moves_onto_the_array_made_only_where_no_other_name_is_bou
             want = _run(source, [1.0, 2.0], k, flag, name="f")
             got = _run(checked, [1.0, 2.0], k, flag, name="f")
             np.testing.assert_array_equal(got[0], want[0])
+
+
+MADE_LIKE = textwrap.dedent("""\
+    import numpy as np
+
+
+    def f(W, w):
+        G = np.zeros_like(W)
+        REBIND
+        for i in range(len(w)):
+            G[i] += w[i] * 0.5 + W[i]
+        return G
+    """)
+
+
+@pytest.mark.parametrize("rebind", ["", "W = W.astype(np.float64)"])
+def test_an_array_made_like_a_tested_value_is_tested_with_it(rebind):
+    """`G = np.zeros_like(W)` has `W`'s dtype: where a list of floats `w` meets it, the test
+    that `W` computes in float64 covers `G` (no test of its own), unless `W` is bound again
+    between (then `G` is tested itself). A float32 `W` runs the loop, which adds each weak
+    float in float32."""
+    source = MADE_LIKE.replace("REBIND", rebind)
+    result = transpile_source(source, "m.py")
+    assert result.plans[0].rewritten
+    test = next(gast.unparse(n.test) for n in gast.walk(gast.parse(result.code)) if isinstance(n, gast.If))
+    assert ("np.result_type(np.asarray(G), 0.0)" in test) == bool(rebind), test
+    checked = instrument_rank_checks(result.code)
+    for W, w, batched in [(np.zeros(2, np.float32), [0.2697867137638703, 0.1], False),
+                          (np.zeros(2), [0.2697867137638703, 0.1], True),
+                          (np.zeros(2, np.float32), np.array([0.2697867137638703, 0.1]), True)]:
+        want, _ = _outcome(source, W, w)
+        got, held = _outcome(checked, W, w)
+        assert got == want and held == [batched], (W.dtype, w)

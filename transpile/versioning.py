@@ -204,6 +204,8 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
                    and name not in extended and name not in result.objects
                    and name not in (info.space.target_names() if info.space is not None else ())
                    and _evidently_array(ctx, fdef, templates.name(name)) and not _made_wide(ctx, fdef, name)}
+    # (one made like another value, `G = np.zeros_like(W)`, has its dtype: tested with it)
+    made_arrays = {name for name in made_arrays if _made_like(ctx, fdef, name) not in set(found) | set(local)}
     values = sorted((set(found) | set(local) | made_arrays) - indices - set(lists[:len(lists) == 1]))  # (one list: the others)
     if lists and values:
         floats = " and ".join(f"{np_alias}.asarray({o}).dtype.kind in 'biuf' and "
@@ -331,6 +333,22 @@ def _made_wide(ctx, fdef, name: str) -> bool:
         return False
     return dtype is None or (ctx.imports.resolve(dtype) or (f"builtins.{dtype.id}" if isinstance(dtype, gast.Name)
                                                            else None)) in _WIDE_DTYPES
+
+
+def _made_like(ctx, fdef, name: str) -> str | None:
+    """The name ``other`` where ``name`` is bound once, to ``np.zeros_like(other)`` (``ones``,
+    ``empty``) with no ``dtype`` or ``subok`` keyword: an array of ``other``'s dtype (its
+    values compute with a Python float as ``other``'s do); else None."""
+    from pforge.transpile.backends.direct.levels import _bound_once
+    binds = [n for n in gast.walk(fdef) if isinstance(n, gast.Assign) and len(n.targets) == 1
+             and isinstance(n.targets[0], gast.Name) and n.targets[0].id == name]
+    if len(binds) != 1 or not _bound_once(fdef, name) or not isinstance(call := binds[0].value, gast.Call) \
+            or ctx.imports.resolve(call.func) not in ("numpy.zeros_like", "numpy.ones_like", "numpy.empty_like") \
+            or len(call.args) != 1 or not isinstance(call.args[0], gast.Name) \
+            or any(k.arg in ("dtype", "subok") or k.arg is None for k in call.keywords) \
+            or not _bound_once(fdef, call.args[0].id):  # (the `other` tested is the one it was made like)
+        return None
+    return call.args[0].id
 
 
 def _bound_from(fdef, name: str, loop) -> bool:
