@@ -102,7 +102,7 @@ def find_project_root(paths: list[str]) -> tuple[str, str | None]:
     directory = common
     while True:
         candidate = os.path.join(directory, "pyproject.toml")
-        if os.path.isfile(candidate) and "pforge" in _read_toml(candidate).get("tool", {}):
+        if os.path.isfile(candidate) and "pforge" in _tools(_read_toml(candidate), candidate):
             return directory, candidate
         if any(os.path.exists(os.path.join(directory, m)) for m in (".git", ".hg")):
             return directory, None
@@ -125,7 +125,7 @@ def load_settings(paths: list[str], *, config: str | None = None,
         if not os.path.isfile(config):
             raise ConfigError(f"{config}: no such configuration file")
         data = _read_toml(config)
-        table = data["tool"]["pforge"] if "pforge" in data.get("tool", {}) else data
+        table = data["tool"]["pforge"] if "pforge" in _tools(data, config) else data
         return _validate(table, os.path.dirname(os.path.abspath(config)), config)
     root, found = find_project_root(paths)
     if found is None:
@@ -139,8 +139,22 @@ def _read_toml(path: str) -> dict:
             return tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:  # (TOML is UTF-8)
+        raise ConfigError(f"{path}: not valid TOML: not UTF-8 ({exc.reason} at byte {exc.start})") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def _tools(data: dict, path: str) -> dict:
+    """The ``[tool]`` table of a ``pyproject.toml`` (empty where there is none).
+
+    Raises:
+        ConfigError: ``tool`` is there but is no table.
+    """
+    tools = data.get("tool", {})
+    if not isinstance(tools, dict):
+        raise ConfigError(f"{path}: tool must be a table, got {tools!r}")
+    return tools
 
 
 _KEYS = ("select", "ignore", "exclude", "extend-exclude", "per-file-ignores", "backend", "target", "shapes",
@@ -212,11 +226,15 @@ def formatter_line_length(path: str) -> int | None:
     """The line length the project of ``path`` formats its code to, or None where it sets none.
 
     From the folder of ``path`` up to the repository root (the first folder holding ``.git``
-    or ``.hg``), the nearest folder whose ``.ruff.toml`` or ``ruff.toml`` sets ``line-length``,
-    or whose ``pyproject.toml`` sets it in ``[tool.pforge]``, ``[tool.ruff]`` or
-    ``[tool.black]``, gives it: the file ruff (https://docs.astral.sh/ruff/configuration/) or
-    black (``black/files.py: find_pyproject_toml``) would read, so the code pforge writes is
-    the code the formatter leaves as it is.
+    or ``.hg``), the nearest formatter configuration gives it, as ruff
+    (https://docs.astral.sh/ruff/configuration/) and black (``black/files.py:
+    find_pyproject_toml``) find theirs, so the code pforge writes is the code the formatter
+    leaves as it is: a ``.ruff.toml`` or ``ruff.toml``, or a ``pyproject.toml`` with a
+    ``[tool.pforge]`` line length or a ``[tool.ruff]`` or ``[tool.black]`` table (in that
+    order). The search stops at the first such file: its ``line-length`` (in a
+    ``pyproject.toml``, that of the first of those tables that sets one), or None where it sets
+    none, so a parent folder's setting is not taken for a project that configures its own
+    formatter; a ``pyproject.toml`` with none of those tables does not stop it.
 
     Raises:
         ConfigError: such a file is not valid TOML, or its ``line-length`` is not a whole number
@@ -230,14 +248,14 @@ def formatter_line_length(path: str) -> int | None:
                 continue
             data = _read_toml(candidate)
             if name != "pyproject.toml":
-                if "line-length" in data:
-                    return line_length(data["line-length"], f"{candidate}: line-length")
-                continue
-            tools = data.get("tool", {})
+                return line_length(data["line-length"], f"{candidate}: line-length") if "line-length" in data else None
+            tools = _tools(data, candidate)
             for tool in _PYPROJECT_TABLES:
-                table = tools.get(tool) if isinstance(tools, dict) else None
+                table = tools.get(tool)
                 if isinstance(table, dict) and "line-length" in table:
                     return line_length(table["line-length"], f"{candidate}: [tool.{tool}] line-length")
+            if any(isinstance(tools.get(tool), dict) for tool in ("ruff", "black")):
+                return None  # (a formatter configured here, at its default: the file's own)
         parent = os.path.dirname(folder)
         if parent == folder or any(os.path.exists(os.path.join(folder, m)) for m in (".git", ".hg")):
             return None

@@ -265,9 +265,9 @@ def test_a_given_line_length_wins_over_the_files(limit):
     assert transpile_source(result.code, "m.py", backend="direct", line_length=limit).code == result.code
 
 
-@pytest.mark.parametrize("bad", [0, -1, 321, 1.5, "88", True])
-def test_a_line_length_that_is_no_whole_number_from_1_to_320_is_refused(bad):
-    with pytest.raises(ValueError, match="line_length must be a whole number from 1 to 320"):
+@pytest.mark.parametrize("bad", [0, -1, 10_001, 1.5, "88", True])
+def test_a_line_length_that_is_no_whole_number_from_1_to_10000_is_refused(bad):
+    with pytest.raises(ValueError, match="line_length must be a whole number from 1 to 10000"):
         transpile_source(BLACK_FILE, "m.py", line_length=bad)
 
 
@@ -292,6 +292,10 @@ def _project(tmp_path, files: dict[str, str]):
     ({"pyproject.toml": "[tool.black]\nline-length = 120\n", "pkg/ruff.toml": "line-length = 70\n"}, 70),
     ({"pkg/.ruff.toml": "line-length = 66\n", "pkg/ruff.toml": "line-length = 70\n"}, 66),
     ({"pkg/pyproject.toml": "[tool.isort]\nprofile = 'black'\n", "pyproject.toml": "[tool.black]\nline-length = 120\n"}, 120),
+    # a nearer formatter configuration at its default stops the search: the file's own
+    ({"pkg/pyproject.toml": "[tool.ruff]\nselect = ['E']\n", "pyproject.toml": "[tool.black]\nline-length = 120\n"}, None),
+    ({"pkg/ruff.toml": "[lint]\nselect = ['E']\n", "pyproject.toml": "[tool.black]\nline-length = 120\n"}, None),
+    ({"pyproject.toml": "[tool.black]\nline-length = 400\n"}, 400),  # (black takes any)
 ])
 def test_transpile_takes_the_formatters_line_length(tmp_path, files, limit):
     """The nearest folder that sets a line length (ruff's files first, then pyproject.toml's
@@ -316,10 +320,12 @@ def test_the_line_length_option_wins_over_the_configuration(tmp_path):
 
 @pytest.mark.parametrize("files, args, message", [
     ({"pyproject.toml": "[tool.black]\nline-length = 'x'\n"}, (),
-     "pyproject.toml: [tool.black] line-length: expected a whole number from 1 to 320, got 'x'"),
+     "pyproject.toml: [tool.black] line-length: expected a whole number from 1 to 10000, got 'x'"),
     ({"pkg/ruff.toml": "line-length = 0\n"}, (), "ruff.toml: line-length: expected a whole number"),
     ({"pyproject.toml": "[tool.black\n"}, (), "pyproject.toml: not valid TOML"),
-    ({}, ("--line-length", "400"), "--line-length: expected a whole number from 1 to 320, got 400"),
+    ({}, ("--line-length", "0"), "--line-length: expected a whole number from 1 to 10000, got 0"),
+    ({"pkg/ruff.toml": b"line-length = 70 # \xff\xfe\n"}, (), "ruff.toml: not valid TOML: not UTF-8"),
+    ({"pyproject.toml": "tool = 5\n"}, (), "pyproject.toml: tool must be a table, got 5"),
 ])
 def test_a_bad_line_length_is_one_message_and_exit_2(tmp_path, files, args, message):
     from tests.conftest import assert_exit, invoke
@@ -346,3 +352,20 @@ def test_check_fix_writes_at_the_configured_line_length(tmp_path):
         result = invoke("check", path, "--fix", "--select", "PF1", *args)
         assert_exit(result, 0)
         assert path.read_text() == transpile_source(BLACK_FILE, str(path), line_length=limit).code, (config, args)
+
+
+@pytest.mark.parametrize("config, message", [
+    ("tool = 5\n", "pyproject.toml: tool must be a table, got 5"),
+    (b"[tool.pforge]\nselect = ['PF1'] # \xff\n", "pyproject.toml: not valid TOML: not UTF-8"),
+])
+def test_check_names_a_configuration_it_cannot_read(tmp_path, config, message):
+    """A `pyproject.toml` whose `tool` is no table, or that is not UTF-8: one line naming it,
+    exit 2, never a traceback (both raised before)."""
+    from tests.conftest import assert_exit, invoke
+
+    path = _project(tmp_path, {"pyproject.toml": config})
+    for args in (("check", path), ("check", "--fix", path)):
+        result = invoke(*args)
+        assert_exit(result, 2)
+        assert message in result.stderr and result.stderr.count("\n") == 1, result.stderr
+        assert path.read_text() == BLACK_FILE
