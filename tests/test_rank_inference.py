@@ -961,6 +961,12 @@ ALIASED_SHAPE = textwrap.dedent("""\
     ("for out in [acc]:\n        pass", "out", False),
     ("with np.errstate(all='ignore') as out:\n        out = acc", "out", False),
     ("def g():\n        return acc", "g()", False),
+    # statements that read it but bind nothing from it, or bind from other values only
+    ("acc[0] = x[0]", "0", True),
+    ("m = len(x)", "m", True),
+    ("for j in range(2):\n        acc[j] = 1.0", "0", True),
+    ("with np.errstate(all='ignore'):\n        t = 1.0\n        acc[0] = t", "t", True),
+    ("def g(v):\n        return v", "g(1)", True),
 ])
 def test_a_shape_check_moves_onto_the_array_made_only_where_no_other_name_is_bound_from_it(before, after, moved):
     """The rank of `acc = np.zeros(k)` is checked on `acc` (`acc.ndim == 1`) in place of `k`
@@ -1012,3 +1018,104 @@ def test_an_array_made_like_a_tested_value_is_tested_with_it(rebind):
         want, _ = _outcome(source, W, w)
         got, held = _outcome(checked, W, w)
         assert got == want and held == [batched], (W.dtype, w)
+
+
+SHAPE_ONLY = textwrap.dedent("""\
+    import numpy as np
+
+
+    def f(x, k):
+        MADE
+        for i in range(len(x)):
+            acc[i] = x[i] * 2.0
+        return acc
+    """)
+
+
+@pytest.mark.parametrize("made, moved", [
+    ("acc = np.zeros(k)", True),
+    ("acc = np.ones(k)", True),
+    ("acc = np.empty(k)", True),
+    ("acc = np.full(k, 7.0)", True),
+    ("acc = np.zeros(shape=k)", True),
+    ("acc = np.zeros(k, dtype=np.float64)", True),
+    ("acc = np.zeros(k).copy()", False),  # (made by a method, not the constructor)
+    ("acc = np.zeros(k) + 1.0", False),
+    ("acc = np.zeros_like(np.empty(k))", False),
+    ("acc = np.zeros(k)\n    m = np.zeros(k)", False),  # (an array the loop does not read)
+    ("acc = np.zeros(k)\n    m = len(k)", False),  # (`k` read otherwise)
+    ("acc = np.zeros(k)\n    m = np.zeros((k, 2))", False),
+    ("acc = np.arange(k) * 0.0", False),
+])
+def test_only_a_shape_given_whole_to_a_constructor_moves_its_check(made, moved):
+    """`_shape_only`: `k` is only the whole shape of `np.zeros`, `ones`, `empty` or `full`
+    (also as `shape=`), bound to one name: its check becomes `acc.ndim == 1`; any other use of
+    `k`, or an array made otherwise, keeps `k`'s own. Each against the loop."""
+    source = SHAPE_ONLY.replace("MADE", made)
+    result = transpile_source(source, "m.py")
+    assert result.plans[-1].rewritten, result.plans[-1].remarks
+    test = next(gast.unparse(n.test) for n in gast.walk(gast.parse(result.code))
+                if isinstance(n, gast.If) and "ndim" in gast.unparse(n.test))
+    assert ("np.ndim(k)" in test or "k.ndim" in test) != moved, test
+    assert "acc.ndim == 1" in test or not moved, test
+    checked = instrument_rank_checks(result.code)
+    for k in (3, (3,), (3, 2)):
+        want, _ = _outcome(source, [1.0, 2.0], k)
+        got, _ = _outcome(checked, [1.0, 2.0], k)
+        assert got == want, k
+
+
+def test_what_the_loop_itself_binds_from_the_array_made_does_not_keep_the_shape_check():
+    """`t = acc[i]` in the loop body is batched code, not a binding made before it: the
+    check still moves onto `acc` (`_bound_from` looks outside the loop only)."""
+    source = SHAPE_ONLY.replace("MADE", "acc = np.zeros(k)").replace(
+        "acc[i] = x[i] * 2.0", "acc[i] = x[i] * 2.0\n        t = acc[i]\n        acc[i] = t + 1.0")
+    result = transpile_source(source, "m.py")
+    assert result.plans[-1].rewritten, result.plans[-1].remarks
+    test = next(gast.unparse(n.test) for n in gast.walk(gast.parse(result.code))
+                if isinstance(n, gast.If) and "ndim" in gast.unparse(n.test))
+    assert "acc.ndim == 1" in test and "np.ndim(k)" not in test, test
+    checked = instrument_rank_checks(result.code)
+    for k in (3, (3,), (3, 2)):
+        assert _outcome(checked, [1.0, 2.0], k)[0] == _outcome(source, [1.0, 2.0], k)[0], k
+
+
+MADE_WIDE = textwrap.dedent("""\
+    import numpy as np
+
+
+    def f(w, k):
+        MADE
+        for i in range(len(w)):
+            out[i] += w[i] * 0.1
+        return out
+    """)
+
+
+@pytest.mark.parametrize("made, tested", [
+    ("out = np.zeros(k)", False),
+    ("out = np.ones(k)", False),
+    ("out = np.empty(k)", False),
+    ("out = np.zeros(k, dtype=np.int64)", False),
+    ("out = np.zeros(shape=k, dtype=int)", False),
+    ("out = np.ones(k, dtype=np.float32)", True),
+    ("out = np.zeros(k, np.float32)", True),  # (a dtype given by position)
+    ("out = np.full(k, 1.0)", True),  # (the fill's dtype)
+    ("out = np.zeros(k, dtype=np.float16, order='C')", True),
+])
+def test_an_array_made_in_float64_or_ints_needs_no_float64_test(made, tested):
+    """`_made_wide`: an array made by `np.zeros`, `ones` or `empty` in float64 (no dtype),
+    an int or bool dtype computes in float64 with a weak Python float, so the one test beside
+    a list of floats leaves it out; any other (float32, a fill's dtype, a dtype given by
+    position) is in it. Each against the loop with a list and a float32 array."""
+    source = MADE_WIDE.replace("MADE", made)
+    if "empty" in made:  # (its values are not read)
+        source = source.replace("out[i] += w[i] * 0.1", "out[i] = w[i] * 0.1")
+    result = transpile_source(source, "m.py")
+    assert result.plans[-1].rewritten, result.plans[-1].remarks
+    test = next(gast.unparse(n.test) for n in gast.walk(gast.parse(result.code))
+                if isinstance(n, gast.If) and "ndim" in gast.unparse(n.test))
+    assert ("np.result_type(np.asarray(out), 0.0)" in test or "np.result_type(out, 0.0)" in test) == tested, test
+    checked = instrument_rank_checks(result.code)
+    for w in ([0.2697867137638703, 0.1], np.array([0.2697867137638703, 0.1], np.float32)):
+        assert _outcome(checked, w, 2)[0] == _outcome(source, w, 2)[0], w

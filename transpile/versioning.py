@@ -299,6 +299,8 @@ def _shape_only(ctx, fdef, name: str) -> list[str] | None:
         if not (isinstance(node, gast.Name) and node.id == name) or isinstance(node.ctx, gast.Param):
             continue
         call = ctx.parents.get(id(node))
+        if isinstance(call, gast.keyword):  # (`shape=k`: the call is one up)
+            call = ctx.parents.get(id(call))
         if not (isinstance(node.ctx, gast.Load) and isinstance(call, gast.Call)
                 and ctx.imports.resolve(call.func) in ("numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full")
                 and (call.args[:1] == [node] or any(k.arg == "shape" and k.value is node for k in call.keywords))):
