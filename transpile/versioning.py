@@ -980,12 +980,8 @@ def _compared_or_stored(info, name: str) -> bool:
     a list of Python ints read through ``np.asarray`` then gives the loop's results, since a
     comparison of a NumPy integer with a Python int is exact either way (NEP 50) and a store
     casts the same number (one out of the array's range raises in the loop)."""
-    loop = info.node
-    parents = {id(c): p for p in gast.walk(loop) for c in gast.iter_child_nodes(p)}
-    found = False
-    for node in gast.walk(loop):
-        if not (isinstance(node, gast.Name) and node.id == name):
-            continue
+    names, parents = _occurrences(info, name)
+    for node in names:
         sub = parents.get(id(node))
         if not (isinstance(node.ctx, gast.Load) and isinstance(sub, gast.Subscript) and sub.value is node
                 and isinstance(sub.ctx, gast.Load)):
@@ -1000,8 +996,13 @@ def _compared_or_stored(info, name: str) -> bool:
             isinstance(use.targets[0], gast.Subscript)
         if not (compared or stored):
             return False
-        found = True
-    return found
+    return bool(names)
+
+
+def _occurrences(info, name: str) -> tuple[list[gast.Name], dict[int, gast.AST]]:
+    """The names ``name`` in the loop ``info.node``, and each node's parent by ``id``."""
+    parents = {id(c): p for p in gast.walk(info.node) for c in gast.iter_child_nodes(p)}
+    return [n for n in gast.walk(info.node) if isinstance(n, gast.Name) and n.id == name], parents
 
 
 def _indices_only(info, name: str) -> bool:
@@ -1009,12 +1010,9 @@ def _indices_only(info, name: str) -> bool:
     (``counts[labels[i]]``, ``grid[rows[i], cols[i]]``), or its length: its numbers then meet
     no other number in arithmetic, so a list of Python ints indexes as its ``np.asarray`` does
     (an index out of range, or a float, raises IndexError either way)."""
-    loop = info.node
-    parents = {id(c): p for p in gast.walk(loop) for c in gast.iter_child_nodes(p)}
+    names, parents = _occurrences(info, name)
     found = False
-    for node in gast.walk(loop):
-        if not (isinstance(node, gast.Name) and node.id == name):
-            continue
+    for node in names:
         sub = parents.get(id(node))
         if isinstance(sub, gast.Call) and isinstance(sub.func, gast.Name) and sub.func.id == "len" \
                 and sub.args == [node] or isinstance(sub, gast.Attribute) and sub.attr == "shape":
