@@ -1046,6 +1046,7 @@ SHAPE_ONLY = textwrap.dedent("""\
     ("acc = np.zeros(k)\n    m = len(k)", False),  # (`k` read otherwise)
     ("acc = np.zeros(k)\n    m = np.zeros((k, 2))", False),
     ("acc = np.arange(k) * 0.0", False),
+    ("acc = np.full(len(x), fill_value=k)", False),  # (a keyword other than shape=)
 ])
 def test_only_a_shape_given_whole_to_a_constructor_moves_its_check(made, moved):
     """`_shape_only`: `k` is only the whole shape of `np.zeros`, `ones`, `empty` or `full`
@@ -1119,3 +1120,20 @@ def test_an_array_made_in_float64_or_ints_needs_no_float64_test(made, tested):
     checked = instrument_rank_checks(result.code)
     for w in ([0.2697867137638703, 0.1], np.array([0.2697867137638703, 0.1], np.float32)):
         assert _outcome(checked, w, 2)[0] == _outcome(source, w, 2)[0], w
+
+
+def test_an_array_computed_from_a_tested_value_is_tested_itself():
+    """`G = np.sqrt(W)` is no array made like `W` (`_made_like` takes only `np.zeros_like`,
+    `ones_like`, `empty_like`): an int8 `W` computes in float64 with a Python float, its
+    square roots in float16, so beside a list of floats `G` is in the float64 test and the
+    loop runs."""
+    source = MADE_LIKE.replace("G = np.zeros_like(W)", "G = np.sqrt(W)").replace("REBIND", "")
+    result = transpile_source(source, "m.py")
+    assert result.plans[0].rewritten, result.plans[0].remarks
+    test = next(gast.unparse(n.test) for n in gast.walk(gast.parse(result.code)) if isinstance(n, gast.If))
+    assert "np.result_type(np.asarray(G), 0.0)" in test, test
+    checked = instrument_rank_checks(result.code)
+    W, w = np.array([4, 9], np.int8), [0.2697867137638703, 0.1]
+    want, _ = _outcome(source, W, w)
+    got, held = _outcome(checked, W, w)
+    assert got == want and held == [False]
