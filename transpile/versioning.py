@@ -320,15 +320,24 @@ _WIDE_DTYPES = {f"numpy.{t}" for t in ("float64", "double", "bool_", "int8", "in
     "builtins.int", "builtins.float", "builtins.bool"}
 
 
+def _made_by(fdef, name: str) -> gast.Call | None:
+    """The call ``name`` is bound to where one assignment binds it and nothing else does
+    (``out = np.zeros(k)``), else None."""
+    from pforge.transpile.backends.direct.levels import _bound_once
+    binds = [n for n in gast.walk(fdef) if isinstance(n, gast.Assign) and len(n.targets) == 1
+             and isinstance(n.targets[0], gast.Name) and n.targets[0].id == name]
+    if len(binds) != 1 or not _bound_once(fdef, name) or not isinstance(binds[0].value, gast.Call):
+        return None
+    return binds[0].value
+
+
 def _made_wide(ctx, fdef, name: str) -> bool:
     """``name`` is bound once, to ``np.zeros``, ``ones`` or ``empty`` of a shape with no dtype
     (float64) or one of :data:`_WIDE_DTYPES`: a Python float meets its values in float64, as
     the batched code's float64 array does, so it needs no test that it does."""
-    from pforge.transpile.backends.direct.levels import _bound_once
-    binds = [n for n in gast.walk(fdef) if isinstance(n, gast.Assign) and len(n.targets) == 1
-             and isinstance(n.targets[0], gast.Name) and n.targets[0].id == name]
-    if len(binds) != 1 or not _bound_once(fdef, name) or not isinstance(call := binds[0].value, gast.Call) \
-            or ctx.imports.resolve(call.func) not in ("numpy.zeros", "numpy.ones", "numpy.empty") or len(call.args) > 1:
+    call = _made_by(fdef, name)
+    if call is None or ctx.imports.resolve(call.func) not in ("numpy.zeros", "numpy.ones", "numpy.empty") \
+            or len(call.args) > 1:
         return False
     dtype = next((k.value for k in call.keywords if k.arg == "dtype"), None)
     if any(k.arg not in ("dtype", "shape") for k in call.keywords):
@@ -342,10 +351,8 @@ def _made_like(ctx, fdef, name: str) -> str | None:
     ``empty``) with no ``dtype`` or ``subok`` keyword: an array of ``other``'s dtype (its
     values compute with a Python float as ``other``'s do); else None."""
     from pforge.transpile.backends.direct.levels import _bound_once
-    binds = [n for n in gast.walk(fdef) if isinstance(n, gast.Assign) and len(n.targets) == 1
-             and isinstance(n.targets[0], gast.Name) and n.targets[0].id == name]
-    if len(binds) != 1 or not _bound_once(fdef, name) or not isinstance(call := binds[0].value, gast.Call) \
-            or ctx.imports.resolve(call.func) not in ("numpy.zeros_like", "numpy.ones_like", "numpy.empty_like") \
+    call = _made_by(fdef, name)
+    if call is None or ctx.imports.resolve(call.func) not in ("numpy.zeros_like", "numpy.ones_like", "numpy.empty_like") \
             or len(call.args) != 1 or not isinstance(call.args[0], gast.Name) \
             or any(k.arg in ("dtype", "subok") or k.arg is None for k in call.keywords) \
             or not _bound_once(fdef, call.args[0].id):  # (the `other` tested is the one it was made like)
