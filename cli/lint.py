@@ -231,13 +231,17 @@ def _fix(options, settings, keep, findings, errors, err) -> int:
     change, else 0.
     """
     changed = unsafe_left = 0
+    lengths: dict[str, int | None] = {}  # folder -> its formatter's line length, read once
     for path, found in findings.items():
         loops = {f.remark.lineno for f in found if f.counted and f.remark.vectorizable}
         if not loops:
             continue
         try:
+            folder = os.path.dirname(os.path.abspath(path))
+            if settings.line_length is None and not options.isolated and folder not in lengths:
+                lengths[folder] = formatter_line_length(path)
             length = settings.line_length if settings.line_length is not None or options.isolated \
-                else formatter_line_length(path)
+                else lengths[folder]
             outcome = fix_file(path, loops, unsafe=options.unsafe_fixes, backend=settings.backend,
                                target=settings.target, shapes=dict(settings.shapes), line_length=length)
         except (SourceError, InternalError, ValueError, ConfigError) as exc:

@@ -124,16 +124,16 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     # themselves (`counts.ndim == 1`, whatever spelled the shape), or not at all where every
     # rank of the shape gives this rewrite (:func:`_shape_only`).
     from pforge.transpile.rank_inference import _MAX_RANK
-    made_checks: dict[str, list[str]] = {}
+    made_checks: dict[str, tuple[list[str], list[str]]] = {}  # shape -> (the arrays made, their checks)
     for name in sorted(found):
         made = _shape_only(ctx, fdef, name) if name in params and name not in in_loop | read else None
         if not made or not all(m in checked_locals and _bound_once(fdef, m) and m in read
                                and not _bound_from(fdef, m, info.node) for m in made):
             continue  # (each array read by the batched code itself, and bound to no other name)
         if set(range(_MAX_RANK + 1)) <= found[name]:
-            made_checks[name] = []
+            made_checks[name] = (made, [])
         elif found[name] == {0}:  # (a scalar shape: arrays of one axis)
-            made_checks[name] = [f"{m}.ndim == 1" for m in made]
+            made_checks[name] = (made, [f"{m}.ndim == 1" for m in made])
     found = {name: f for name, f in found.items() if name not in made_checks}
     unbound = sorted(name for name in found if name not in params and name not in checked_locals)
     if unbound:
@@ -214,7 +214,7 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
         tests.append(f"({' and '.join(f'type({name}) is {np_alias}.ndarray' for name in lists)} or {floats})")
     # (a local the batched code subscripts as an array, `v[:, np.newaxis]`, must be one)
     subscripted = result.arrays | getattr(result, "sliced", set())
-    tests += [test for name in sorted(made_checks) for test in made_checks[name]]
+    tests += [test for name in sorted(made_checks) for test in made_checks[name][1]]
     tests += [_kind_check(np_alias, name, [rank], rank >= 2 or name in subscripted,
                           name not in operands and name not in subscripted,
                           python_ints=name not in converted or ("exact" if _compared_or_stored(info, name) else False),
@@ -237,8 +237,8 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     assumed = ", ".join(f"`{name}` {_ranks_words(sorted(found))}"
                         f"{f' ({guess.evidence[name]})' if name in guess.evidence else ''}"
                         if name not in made_checks else
-                        f"`{'`, `'.join(_shape_only(ctx, fdef, name))}` "
-                        f"{'1-D' if made_checks[name] else 'of any rank'} (made in the shape `{name}`)"
+                        f"`{'`, `'.join(made_checks[name][0])}` "
+                        f"{'1-D' if made_checks[name][1] else 'of any rank'} (made in the shape `{name}`)"
                         for name, found in sorted(accepted.items()))
     return result, (f"every op has a batching rule for the ranks the code suggests, checked at run "
                     f"time: {assumed}; other ranks run the loop")
@@ -294,6 +294,7 @@ def _shape_only(ctx, fdef, name: str) -> list[str] | None:
     array bound to one name (``counts = np.zeros(k)``, ``np.empty(shape=k)``; ``ones``,
     ``full``) and never rebound: those arrays are all the function makes of it, and their
     ranks all a rewrite can depend on. None for any other use."""
+    from pforge.transpile.backends.direct.levels import _MADE_OF_SHAPE
     made: list[str] = []
     for node in gast.walk(fdef):
         if not (isinstance(node, gast.Name) and node.id == name) or isinstance(node.ctx, gast.Param):
@@ -302,7 +303,7 @@ def _shape_only(ctx, fdef, name: str) -> list[str] | None:
         if isinstance(call, gast.keyword):  # (`shape=k`: the call is one up)
             call = ctx.parents.get(id(call))
         if not (isinstance(node.ctx, gast.Load) and isinstance(call, gast.Call)
-                and ctx.imports.resolve(call.func) in ("numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full")
+                and ctx.imports.resolve(call.func) in _MADE_OF_SHAPE
                 and (call.args[:1] == [node] or any(k.arg == "shape" and k.value is node for k in call.keywords))):
             return None
         bound = ctx.parents.get(id(call))

@@ -251,12 +251,17 @@ class ContractionsMixin:
         # take through pairs materialises `a * b`)
         extra = {"optimize": True} if len(operands) == 2 else {}
         call = self.lib.call("einsum", gast.Constant(value=spec, kind=None), *operands, **extra)
-        sizes = {LOOP_LETTERS[k]: self._trip_text(k + 1) or f"(loop {k + 1})" for k in range(value.depth)}
+        sizes = self._loop_sizes(value.depth)
         for q, letter in enumerate(items):  # (an item axis: the array's axis a factor reads it from)
             base = next(b for v, b in zip(seen, bases) if v.rank >= rank - q)
             sizes[letter] = f"{base}.shape[{q - rank}]"
         self.choices.append(_contraction_costs(gast.unparse(node).strip(), spec, sizes))
         return value.with_node(call, fused=None)
+
+    def _loop_sizes(self, depth: int) -> dict[str, str]:
+        """The einsum letter of each of the ``depth`` loop axes -> its trip count as the
+        source spells it (:meth:`_trip_text`), for the lines ``pforge explain`` prints."""
+        return {LOOP_LETTERS[a]: self._trip_text(a + 1) or f"(loop {a + 1})" for a in range(depth)}
 
     def _masked_contraction(self, mask: Val, term: Val, term_node, summed: list[int],
                             running: gast.expr) -> gast.Call | None:
@@ -333,7 +338,7 @@ class ContractionsMixin:
         if self.unsafe is None:
             self.unsafe = MASKED.format(expr=gast.unparse(term_node).strip())
         dtype = templates.expr(f"{self.lib.alias}.result_type(S, T)", S=running, T=copy.deepcopy(operands[-1]))
-        sizes = {LOOP_LETTERS[a]: self._trip_text(a + 1) or f"(loop {a + 1})" for a in range(depth)}
+        sizes = self._loop_sizes(depth)
         sizes.update({letter: f"{base}.shape[{q - term.rank}]" for q, letter in enumerate(items)})
         test = specs[0]
         self.choices.append(
@@ -382,7 +387,7 @@ class ContractionsMixin:
         self.finite_operands.add(data_name)
         if self.unsafe is None:
             self.unsafe = MASKED.format(expr=f"rows of {data_name}")
-        sizes = {LOOP_LETTERS[a]: self._trip_text(a + 1) or f"(loop {a + 1})" for a in range(depth)}
+        sizes = self._loop_sizes(depth)
         sizes.update({letter: f"{data_name}.shape[{q}]" for q, letter in enumerate(items)})
         self.choices.append(
             f"the {how} of the rows of `{data_name}` the test selects, as np.einsum('{spec}') of the test (0 or 1) "
