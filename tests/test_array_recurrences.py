@@ -392,3 +392,46 @@ def test_an_array_recurrence_that_reads_more_than_its_own_element_keeps_its_step
     want, got = loop(*args()), new(*args())
     for w, g in zip(want if isinstance(want, tuple) else (want,), got if isinstance(got, tuple) else (got,)):
         np.testing.assert_array_equal(g, w)
+
+
+def _batched_only(code: str):
+    """The rewritten ``f`` with the loop kept for refused inputs replaced by ``raise``: a call
+    returns only where the checks in front hold."""
+    import ast
+
+    tree = ast.parse(code)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and any(isinstance(s, ast.For) for s in node.orelse):
+            node.orelse = [ast.parse("raise AssertionError('the checks refused')").body[0]]
+    return _load(ast.unparse(tree))
+
+
+def test_a_scan_through_another_name_of_the_array_has_checks_that_can_hold():
+    """``x = a``, then ``x[i] = x[i - 1] + x[i]``: ``a`` is ``x`` itself, so no check asks that
+    they share no memory (``not np.may_share_memory(x, a)`` could never hold, and the rewrite
+    was dead code); and a later ``x = b`` is another binding, which the reads of ``x.ndim``
+    in the first loop's checks do not show to be an array (transpiling the output again
+    rewrote the second loop; the output contract says it changes nothing)."""
+    body = """
+        x = a
+        for i in range(1, len(x)):
+            x[i] = x[i - 1] + x[i]
+        x = b
+        for i in range(1, len(x)):
+            x[i] = x[i - 1] + x[i]
+        return x
+    """
+    source = _source(body, "a, b")
+    result = transpile_source(source, "m.py")
+    assert [plan.rewritten for plan in result.plans] == [True, False], result.code
+    loop = _load(source)
+    assert "may_share_memory" not in result.code, result.code
+    assert transpile_source(result.code, "m.py").code == result.code
+    batched = _batched_only(result.code)
+    a = np.arange(5.0)
+    b = [1.0, 2.0, 3.0]
+    want_a = a.copy()
+    want = loop(want_a, list(b))
+    got = batched(a, list(b))
+    np.testing.assert_array_equal(a, want_a)
+    assert got == want

@@ -184,7 +184,11 @@ def _evidently_array(ctx, function, seq, _seen=frozenset()) -> bool:
     """True when ``seq`` must be an array or tensor rather than a Python list.
 
     Evidence: it is made by a TensorFlow or NumPy call, or (for a name) the function reads its
-    ``.shape``/``.dtype``/``.ndim`` or binds it from such a call.
+    ``.shape``/``.dtype``/``.ndim`` or binds it from such a call. For a name, only the bindings
+    that reach ``seq`` count (beniget's reaching definitions): after ``x = a``, a read of
+    ``x.ndim``, then ``x = b``, ``x`` is ``b``, which that read says nothing about (pforge's own
+    run-time checks read ``x.ndim`` of the binding their loop sees). Where the bindings are
+    not known (a global, a node the chains do not hold), any binding of the name counts.
     """
     if isinstance(seq, gast.Call):
         callee = ctx.imports.resolve(seq.func) or ""
@@ -193,12 +197,26 @@ def _evidently_array(ctx, function, seq, _seen=frozenset()) -> bool:
         return callee.startswith(("tensorflow.", "numpy.")) and callee not in _LIST_RETURNING
     if not isinstance(seq, gast.Name) or function is None or seq.id in _seen:
         return False
+    reaching = _reaching(ctx, seq)
     for node in gast.walk(function):
         if isinstance(node, gast.Attribute) and node.attr in ("shape", "dtype", "ndim") \
                 and isinstance(node.value, gast.Name) and node.value.id == seq.id:
-            return True
+            read = _reaching(ctx, node.value)
+            if reaching is None or read is None or reaching <= read:
+                return True  # (that read sees every binding `seq` may hold)
         if isinstance(node, gast.Assign) and any(isinstance(t, gast.Name) and t.id == seq.id
+                                                 and (reaching is None or id(t) in reaching)
                                                  for t in node.targets):
             if _evidently_array(ctx, function, node.value, _seen | {seq.id}):
                 return True
     return False
+
+
+def _reaching(ctx, name: gast.Name) -> set[int] | None:
+    """The ids of the nodes binding ``name`` where it is read (beniget's reaching definitions),
+    or None where they are not known."""
+    try:
+        found = ctx.definitions_of(name)
+    except analysis.WholeModuleNeeded:
+        return None
+    return {id(d.node) for d in found} or None

@@ -1227,7 +1227,11 @@ class ReductionsMixin:
         # would be read as a dtype name by `np.result_type`)
         self.checks.append(templates.expr(f"type(A) is {np_}.ndarray and A.dtype.kind in 'biufc'",
                                           A=templates.name(scan.array)))
+        same = self.info.aliases.get(scan.array, set()) | {root for root, names in self.info.aliases.items()
+                                                            if scan.array in names}
         for other in sorted(set(self.info.arrays) - {scan.array}):  # a view of `a` written in the body
+            if other in same:
+                continue  # `x = a`, then `x[i] = x[i - 1] + x[i]`: `a` is `x` itself (a view blocks, PF203)
             if any(unexposed_allocation(self.ctx, self.info.function, self.info.node, new) and old not in self.loop_stores
                    for new, old in ((other, scan.array), (scan.array, other))):
                 continue  # (an array allocated before the loop and seen by nothing else is no view)
