@@ -55,6 +55,7 @@ from pforge.runtime import targets  # noqa: E402
 from pforge.runtime.compare import compare  # noqa: E402
 from pforge.runtime.loader import load_module  # noqa: E402
 from pforge.runtime.timing import time_interleaved  # noqa: E402
+from pforge.transpile.frontend import marker_above, source_lines  # noqa: E402
 
 #: Tokens that carry no code: layout, comments and the file's ends.
 _LAYOUT = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
@@ -129,15 +130,13 @@ def batched_arm(function_source: str) -> str:
       SyntaxError: the source is not a function definition.
     """
     tree = ast.parse(function_source)
-    lines = function_source.splitlines()
-    markers = {k + 2 for k, line in enumerate(lines)
-               if line.lstrip().startswith(("# pforge: vectorized loop", "# pforge: index set split",
-                                            "# pforge: loop distributed"))}
+    lines = source_lines(function_source)
 
     class Arm(ast.NodeTransformer):
         def visit_If(self, node):
             self.generic_visit(node)
-            return node.body if node.lineno in markers else node
+            return node.body if marker_above(lines, node.lineno).startswith(
+                ("# pforge: vectorized loop", "# pforge: index set split", "# pforge: loop distributed")) else node
 
     return ast.unparse(Arm().visit(tree))
 

@@ -14,7 +14,7 @@ from pforge.runtime import inputs as _inputs
 from pforge.runtime.loader import RuntimeLoadError, load_module
 from pforge.runtime.timing import pick_device, timed_call
 from pforge.transpile.analysis.discovery import CHECKED_MARKER
-from pforge.transpile.frontend import source_lines
+from pforge.transpile.frontend import marker_above, source_lines
 
 
 class TargetError(ValueError):
@@ -219,10 +219,8 @@ def instrument_rank_checks(code):
       The instrumented text (the same lines, plus the recorder at the end).
     """
     lines = source_lines(code)
-    marked = {k + 2 for k, line in enumerate(lines)  # (1-based: the line after the comment)
-              if line.lstrip().startswith("# pforge:") and RANK_CHECKED in line}
     tests = [node.test for node in ast.walk(ast.parse(code))
-             if isinstance(node, ast.If) and node.lineno in marked]
+             if isinstance(node, ast.If) and marker_above(lines, node.lineno).endswith(RANK_CHECKED)]
     # (by position in the text: a long test is wrapped over several lines; right to left, so
     # an edit keeps the columns before it)
     for test in sorted(tests, key=lambda t: (t.lineno, t.col_offset), reverse=True):

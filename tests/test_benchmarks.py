@@ -54,6 +54,8 @@ def test_the_batched_arm_is_the_function_without_its_checks_and_fallback_loop():
     arm = quality.batched_arm(versioned)
     assert "ndim" not in arm and "for i" not in arm and "out[...] = x * 2" in arm
     assert "if x is None:" in arm  # (the user's own `if` stays)
+    wrapped = versioned.replace("(was lines 3-4)\n", "(was lines\n    #   3-4)\n")  # (at a line length)
+    assert wrapped != versioned and quality.batched_arm(wrapped) == arm
     assert quality.code_tokens(arm) == quality.code_tokens(
         "def f(x):\n    out = x * 0\n    out[...] = x * 2\n    if x is None:\n        out = 0\n    return out\n")
 

@@ -369,3 +369,61 @@ def test_check_names_a_configuration_it_cannot_read(tmp_path, config, message):
         assert_exit(result, 2)
         assert message in result.stderr and result.stderr.count("\n") == 1, result.stderr
         assert path.read_text() == BLACK_FILE
+
+
+# -- the marker comment at the line length ---------------------------------------------------
+
+DISTRIBUTED = _code("""
+    import numpy as np
+
+
+    def two_writes(a, b):
+        for i in range(len(a) - 1):
+            a[i] = b[i] * 2
+            b[i] = a[i + 1] + 1
+            a[i] = a[i] + b[i]
+        return a, b
+""")
+
+PER_EXAMPLE = _code("""
+    import tensorflow as tf
+
+
+    def relu_rows(x):
+        outs = []
+        for i in range(x.shape[0]):
+            outs.append(tf.nn.relu(x[i]) * 2.0)
+        return tf.stack(outs)
+""")
+
+
+@pytest.mark.parametrize("source, backend", [(BLACK_FILE, "direct"), (DISTRIBUTED, "direct"),
+                                             (PER_EXAMPLE, "pfor")])
+@pytest.mark.parametrize("limit", [50, 72])
+def test_the_marker_comment_is_wrapped_at_the_line_length(source, backend, limit):
+    """Every line pforge writes fits, the marker too: its words wrap onto lines that begin
+    ``#   `` (a ruff E501 on every rewrite otherwise). Read back, each wrapped marker is the
+    one-line marker, so the output is still pforge's own: transpiling it again changes
+    nothing, and the run-time check recorder finds the tests under it."""
+    from pforge.runtime.targets import instrument_rank_checks
+    from pforge.transpile.frontend import marker_above
+
+    wide = transpile_source(source, "m.py", backend=backend, line_length=10_000).code
+    result = transpile_source(source, "m.py", backend=backend, line_length=limit)
+    assert result.code != source and any(plan.rewritten for plan in result.plans), result.code
+    ones = [line.strip() for line in wide.splitlines() if line.lstrip().startswith("# pforge:")]
+    lines = result.code.splitlines()
+    joined = []
+    for first, line in enumerate(lines):
+        if line.lstrip().startswith("# pforge:"):
+            last = first
+            while lines[last + 1].lstrip().startswith("#   "):
+                last += 1
+            assert last > first, result.code  # (wrapped: every marker here is longer than the limit)
+            assert all(len(line) <= limit for line in lines[first:last + 1]), result.code
+            assert marker_above(lines, first + 1) == ""  # (the line above a marker ends none)
+            joined.append(marker_above(lines, last + 2))
+    assert joined == ones and ones, result.code
+    assert transpile_source(result.code, "m.py", backend=backend, line_length=limit).code == result.code
+    checked = ["where its run-time checks hold" in one for one in ones]
+    assert instrument_rank_checks(result.code).count("_pforge_check(") - 1 == sum(checked)

@@ -28,6 +28,27 @@ def source_lines(text: str, keepends: bool = False) -> list[str]:
     return lines if keepends else [line.rstrip("\r\n") for line in lines]
 
 
+#: how a marker comment pforge writes above a rewrite begins, and how each line it wraps onto
+#: begins (:meth:`pforge.transpile.style.Style.comment`)
+MARKER_PREFIX = "# pforge:"
+MARKER_CONTINUATION = "#   "
+
+
+def marker_above(lines: list[str], lineno: int) -> str:
+    """The marker comment right above line ``lineno`` (1-based, as ``ast`` numbers lines), its
+    wrapped lines joined into one (``# pforge: vectorized loop (...) with batched ops``), or
+    ``""`` where the line above is not the end of one. ``lines`` are :func:`source_lines`."""
+    parts = []
+    for k in range(lineno - 2, -1, -1):
+        line = lines[k].strip()
+        if line.startswith(MARKER_PREFIX):
+            return " ".join([line, *reversed(parts)])
+        if not lines[k].lstrip().startswith(MARKER_CONTINUATION) or not line[1:].strip():
+            return ""
+        parts.append(line[1:].strip())
+    return ""
+
+
 @dataclass(frozen=True)
 class SourceText:
     """A decoded source file.

@@ -453,7 +453,7 @@ def _splice(text: SourceText, ctx: ModuleContext, loop_units, rewrites, tf_alias
         elif result.stmts:  # a comprehension: its statement is rebuilt around the batched value
             splicer.replace_statement(result.anchor, [comment] + unparse_lines(result.stmts))
         else:  # tf.map_fn: replaced in place
-            splicer.insert_line_before(result.anchor.lineno, comment)
+            splicer.insert_marker_before(result.anchor.lineno, comment)
         if split is not None:  # (its text goes with the other pieces', below)
             pieces.setdefault(id(split[0]), {})[split[1]] = splicer.edits.pop(mark).new
         for stmt in result.drop:

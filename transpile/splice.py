@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 import gast
 
 from pforge.transpile.errors import InternalError
-from pforge.transpile.frontend import SourceText, source_lines
+from pforge.transpile.frontend import MARKER_PREFIX, SourceText, source_lines
 from pforge.transpile.style import Style, file_style, requoted
 
 
@@ -72,6 +72,8 @@ class Splicer:
     def replace_statement(self, stmt: gast.stmt, code_lines: list[str]) -> None:
         """Replaces whole lines ``stmt.lineno..end_lineno`` by ``code_lines`` at its indentation."""
         indent = self.indentation(stmt.lineno)
+        code_lines = [part for line in code_lines for part in (
+            self.style.comment(line, self._width(indent)) if line.startswith(MARKER_PREFIX) else [line])]
         code_lines = self.style.lines(code_lines, self._width(indent))
         text = self.source.newline.join(indent + self._reindent(line) if line else ""
                                         for line in code_lines)
@@ -98,7 +100,7 @@ class Splicer:
         else:
             kept = self._deeper(stmt.lineno, stmt.end_lineno)
         text = nl.join([*(indent + self._reindent(line) for line in self.style.lines(list(prelude), self._width(indent))),
-                        indent + comment, *self._header(indent, test), *body, f"{indent}else:", *kept])
+                        *self._marker(indent, comment), *self._header(indent, test), *body, f"{indent}else:", *kept])
         self.edits.append(Edit(self.line_start(stmt.lineno), self.line_end(stmt.end_lineno), text))
 
     def piece_lines(self, loop: gast.For, stmts: list[gast.stmt], edits: list[Edit] = (),
@@ -160,7 +162,7 @@ class Splicer:
         if test:
             lines = [*self._header(indent, test), *(self.indent_unit + line if line else "" for line in lines),
                      f"{indent}else:", *self._deeper(loop.lineno, loop.end_lineno)]
-        self.edits.append(Edit(start, end, nl.join([indent + comment, *lines])))
+        self.edits.append(Edit(start, end, nl.join([*self._marker(indent, comment), *lines])))
 
     def delete_statement(self, stmt: gast.stmt) -> bool:
         """Deletes a statement standing alone on its lines; returns False (no edit) otherwise."""
@@ -192,6 +194,13 @@ class Splicer:
         start = self.line_start(lineno)
         self.edits.append(Edit(start, start, self.indentation(lineno) + text + self.source.newline))
 
+    def insert_marker_before(self, lineno: int, comment: str) -> None:
+        """Inserts the marker ``comment`` above line ``lineno``, wrapped at the line length."""
+        indent = self.indentation(lineno)
+        nl = self.source.newline
+        self.edits.append(Edit(self.line_start(lineno), self.line_start(lineno),
+                               nl.join(self._marker(indent, comment)) + nl))
+
     def apply(self) -> str:
         text = self.source.text
         edits = sorted(set(self.edits), key=lambda e: (e.start, e.end))
@@ -202,6 +211,10 @@ class Splicer:
         for edit in reversed(edits):
             text = text[: edit.start] + edit.new + text[edit.end:]
         return text
+
+    def _marker(self, indent: str, comment: str) -> list[str]:
+        """The lines of the marker ``comment`` at ``indent`` (:meth:`Style.comment`)."""
+        return [indent + line for line in self.style.comment(comment, self._width(indent))]
 
     def _header(self, indent: str, test: str) -> list[str]:
         """The lines of ``if test:`` at ``indent``, in the file's style (wrapped when long)."""

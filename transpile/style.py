@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import ast
 import io
+import textwrap
 import tokenize
 from collections import Counter
 from dataclasses import dataclass
 
-from pforge.transpile.frontend import source_lines
+from pforge.transpile.frontend import MARKER_CONTINUATION, source_lines
 
 #: line-length limits in common use, smallest first: PEP 8, black's default, and the usual
 #: ``line-length`` settings of black and ruff
@@ -65,6 +66,18 @@ class Style:
         if self.line_length is None or all(indent + len(line) <= self.line_length for line in out):
             return out
         return _wrapped(out, self.line_length - indent, self.quote == '"')
+
+    def comment(self, text: str, indent: int = 0) -> list[str]:
+        """The lines of a marker comment ``text`` (``# pforge: ...``, one line) for a place
+        ``indent`` columns deep: where it is over the line length, wrapped at spaces, each
+        later line starting ``#   `` (:data:`~pforge.transpile.frontend.MARKER_CONTINUATION`;
+        :func:`~pforge.transpile.frontend.marker_above` joins them again). A word longer than
+        the room left stays whole, over the limit."""
+        if self.line_length is None or indent + len(text) <= self.line_length:
+            return [text]
+        width = max(self.line_length - indent, 2 * len(MARKER_CONTINUATION) + 1)
+        return textwrap.wrap(text, width, subsequent_indent=MARKER_CONTINUATION, break_long_words=False,
+                             break_on_hyphens=False) or [text]
 
     def header(self, keyword: str, test: str, indent: int = 0) -> list[str]:
         """The lines of ``{keyword} {test}:`` (an ``if`` or ``while`` header) in this style, for

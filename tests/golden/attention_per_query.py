@@ -33,7 +33,8 @@ def attention(q, k, v):
       float32 [num_queries, value_dim].
     """
     scale = tf.math.rsqrt(tf.cast(tf.shape(q)[-1], tf.float32))
-    # pforge: vectorized loop (was lines 36-39: map over q, collector outs) with tf.vectorized_map
+    # pforge: vectorized loop (was lines 36-39: map over q, collector outs) with
+    #   tf.vectorized_map
     def _attention_body(q_i):
         scores = tf.linalg.matvec(k, q_i) * scale
         weights = tf.nn.softmax(scores)

@@ -32,7 +32,8 @@ def sign_transform(x):
     Returns:
       float32 [batch, features].
     """
-    # pforge: vectorized loop (was lines 35-41: map over x, collector out) with tf.vectorized_map
+    # pforge: vectorized loop (was lines 35-41: map over x, collector out) with
+    #   tf.vectorized_map
     def _sign_transform_body(x_i):
         r = x_i
         s = tf.reduce_sum(r)

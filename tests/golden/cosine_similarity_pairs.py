@@ -31,7 +31,8 @@ def paired_cosine_similarity(x, y):
     Returns:
       float32 [batch].
     """
-    # pforge: vectorized loop (was lines 34-35: map over x, y, collector sims) with tf.vectorized_map
+    # pforge: vectorized loop (was lines 34-35: map over x, y, collector sims) with
+    #   tf.vectorized_map
     def _paired_cosine_similarity_body(elems):
         a, b = elems
         return tf.reduce_sum(tf.math.l2_normalize(a) * tf.math.l2_normalize(b))

@@ -32,7 +32,8 @@ def per_example_cross_entropy(logits, labels):
     Returns:
       float32 [batch].
     """
-    # pforge: vectorized loop (was lines 35-37: map over tf.range(tf.shape(logits)[0]), logits, collector losses) with tf.vectorized_map
+    # pforge: vectorized loop (was lines 35-37: map over tf.range(tf.shape(logits)[0]),
+    #   logits, collector losses) with tf.vectorized_map
     def _per_example_cross_entropy_body(elems):
         i, row = elems
         log_probs = tf.nn.log_softmax(row)

@@ -32,7 +32,8 @@ def dense_relu(x, w, b):
     Returns:
       float32 [batch, out_features].
     """
-    # pforge: vectorized loop (was lines 35-37: map over x, collector outs) with tf.vectorized_map
+    # pforge: vectorized loop (was lines 35-37: map over x, collector outs)
+    #   with tf.vectorized_map
     def _dense_relu_body(x_i):
         h = tf.linalg.matvec(w, x_i, transpose_a=True) + b
         return tf.nn.relu(h)

@@ -37,7 +37,8 @@ def select_peaked_rows(x, thresh, scale):
     Returns:
       float32 [kept, features], the kept rows in their original order.
     """
-    # pforge: vectorized loop (was lines 40-42: map over x, filter out) with tf.vectorized_map
+    # pforge: vectorized loop (was lines 40-42: map over x, filter out) with
+    #   tf.vectorized_map
     def _select_peaked_rows_body(x_i):
         return (x_i * scale, tf.reduce_max(x_i) > thresh)
     out, out_mask = tf.vectorized_map(_select_peaked_rows_body, x)

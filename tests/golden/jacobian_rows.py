@@ -42,7 +42,8 @@ def tanh_layer_jacobian(x, w, b):
     Returns:
       float32 [out_features, in_features]; row ``i`` is ``d y[i] / d x``.
     """
-    # pforge: vectorized loop (was lines 45-50: map over tf.range(w.shape[0]), collector rows, GradientTape) with tf.vectorized_map
+    # pforge: vectorized loop (was lines 45-50: map over tf.range(w.shape[0]), collector
+    #   rows, GradientTape) with tf.vectorized_map
     def _tanh_layer_jacobian_body(i):
         with tf.GradientTape() as tape:
             tape.watch(x)

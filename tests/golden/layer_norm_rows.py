@@ -33,7 +33,8 @@ def layer_norm(x, gamma, beta):
     Returns:
       float32 [batch, features].
     """
-    # pforge: vectorized loop (was lines 36-40: map over x, collector out) with tf.vectorized_map
+    # pforge: vectorized loop (was lines 36-40: map over x, collector out) with
+    #   tf.vectorized_map
     def _layer_norm_body(r):
         mean = tf.reduce_mean(r)
         centered = r - mean

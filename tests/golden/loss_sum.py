@@ -34,7 +34,8 @@ def squared_error_total(pred, target):
     """
     n = pred.shape[0]
     total = tf.constant(0.0)
-    # pforge: vectorized loop (was lines 36-37: map over pred, target, add reduction total) with tf.vectorized_map
+    # pforge: vectorized loop (was lines 36-37: map over pred, target, add
+    #   reduction total) with tf.vectorized_map
     def _squared_error_total_body(elems):
         pred_i, target_i = elems
         return tf.reduce_sum(tf.square(pred_i - target_i))

@@ -44,7 +44,8 @@ def microbatch_clipped_mean_grad(x, y, w, n_micro: int, clip_norm):
     tf.debugging.assert_equal(tf.shape(x)[0], tf.shape(y)[0])
     size = x.shape[0] // n_micro
     total, count = tf.zeros_like(w), 0
-    # pforge: vectorized loop (was lines 46-53: map over blocks of x, blocks of y, add reduction total, add reduction count, GradientTape) with tf.vectorized_map
+    # pforge: vectorized loop (was lines 46-53: map over blocks of x, blocks of y, add reduction
+    #   total, add reduction count, GradientTape) with tf.vectorized_map
     n_micro_max = tf.maximum(n_micro, 0)
     size_max = tf.maximum(size, 0)
     n_micro_stop = n_micro_max * size_max

@@ -33,7 +33,8 @@ def pairwise_distances(a, b):
     Returns:
       float32 [n, m]; entry ``(i, j)`` is ``||a[i] - b[j]||``.
     """
-    # pforge: vectorized loop (was lines 36-40: map over a, collector rows, 1 inner loop) with tf.vectorized_map
+    # pforge: vectorized loop (was lines 36-40: map over a, collector rows, 1 inner
+    #   loop) with tf.vectorized_map
     def _pairwise_distances_body(a_i):
         def _pairwise_distances_body_1(b_j):
             return tf.norm(a_i - b_j)
@@ -54,7 +55,8 @@ def pairwise_distance_lists(a, b):
     Returns:
       float32 [n, m]; entry ``(i, j)`` is ``||a[i] - b[j]||``.
     """
-    # pforge: vectorized loop (was lines 55-59: map over a, collector rows, 1 inner loop) with tf.vectorized_map
+    # pforge: vectorized loop (was lines 55-59: map over a, collector rows, 1 inner
+    #   loop) with tf.vectorized_map
     def _pairwise_distance_lists_body(a_i):
         def _pairwise_distance_lists_body_1(b_j):
             return tf.norm(a_i - b_j)

@@ -33,7 +33,8 @@ def scaled_tanh_rows(x, scale):
     """
     n = x.shape[0]
     ta = tf.TensorArray(tf.float32, size=n)
-    # pforge: vectorized loop (was lines 35-36: map over x, tf.range(n), TensorArray ta) with tf.vectorized_map
+    # pforge: vectorized loop (was lines 35-36: map over x, tf.range(n),
+    #   TensorArray ta) with tf.vectorized_map
     def _scaled_tanh_rows_body(elems):
         x_i, i = elems
         return tf.tanh(x_i) * scale

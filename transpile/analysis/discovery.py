@@ -27,6 +27,7 @@ from pforge.transpile.analysis.reductions import (_find_arg_reductions, _find_re
                                                   first_iteration_reductions)
 from pforge.transpile.analysis.structure import _structural_blockers, _trip_count_notes
 from pforge.transpile.analysis.subscripts import _check_subscripts
+from pforge.transpile.frontend import marker_above
 from pforge.transpile.spaces import Space, for_space, while_space
 
 
@@ -111,7 +112,7 @@ def _rank_checked(ctx, stmt) -> bool:
         getattr(other, "pforge_comprehension", None) is st for other in stmt.orelse)]
     if not isinstance(stmt, gast.If) or len(kept) != 1:
         return False
-    above = ctx.lines[stmt.lineno - 2].strip() if stmt.lineno > 1 else ""
+    above = marker_above(ctx.lines, stmt.lineno)
     return above.startswith(("# pforge: vectorized", "# pforge: loop distributed")) and above.endswith(CHECKED_MARKER)
 
 
@@ -250,7 +251,7 @@ def _implicit_loop_info(ctx, node, qualname, function) -> LoopInfo:
 def _generated(ctx, fdef) -> bool:
     """A body function pforge generated: its ``def`` follows a ``# pforge: vectorized`` marker."""
     first = min([fdef.lineno] + [d.lineno for d in fdef.decorator_list])
-    return first > 1 and ctx.lines[first - 2].strip().startswith("# pforge: vectorized")
+    return marker_above(ctx.lines, first).startswith("# pforge: vectorized")
 
 
 def _child_blocks(stmt):

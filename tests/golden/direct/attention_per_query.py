@@ -33,7 +33,8 @@ def attention(q, k, v):
       float32 [num_queries, value_dim].
     """
     scale = tf.math.rsqrt(tf.cast(tf.shape(q)[-1], tf.float32))
-    # pforge: vectorized loop (was lines 36-39: map over q, collector outs) with batched ops
+    # pforge: vectorized loop (was lines 36-39: map over q, collector outs) with batched
+    #   ops
     scores = tf.linalg.matmul(q, k, transpose_b=True) * scale
     weights = tf.nn.softmax(scores)
     outs = tf.linalg.matmul(weights, v)

@@ -32,7 +32,8 @@ def sign_transform(x):
     Returns:
       float32 [batch, features].
     """
-    # pforge: vectorized loop (was lines 35-41: map over x, collector out) with batched ops
+    # pforge: vectorized loop (was lines 35-41: map over x, collector out) with
+    #   batched ops
     s = tf.reduce_sum(x, axis=-1)
     out = tf.where((s > 0)[:, tf.newaxis], x * 2.0, -x)
     return out

@@ -31,7 +31,8 @@ def paired_cosine_similarity(x, y):
     Returns:
       float32 [batch].
     """
-    # pforge: vectorized loop (was lines 34-35: map over x, y, collector sims) with batched ops
+    # pforge: vectorized loop (was lines 34-35: map over x, y, collector sims) with
+    #   batched ops
     sims = tf.reduce_sum(
         tf.math.l2_normalize(x, axis=-1) * tf.math.l2_normalize(y, axis=-1), axis=-1
     )

@@ -32,7 +32,8 @@ def per_example_cross_entropy(logits, labels):
     Returns:
       float32 [batch].
     """
-    # pforge: vectorized loop (was lines 35-37: map over logits, labels, collector losses) with batched ops
+    # pforge: vectorized loop (was lines 35-37: map over logits, labels, collector
+    #   losses) with batched ops
     log_probs = tf.nn.log_softmax(logits)
     losses = -tf.reduce_sum(labels * log_probs, axis=-1)
     return losses

@@ -32,7 +32,8 @@ def dense_relu(x, w, b):
     Returns:
       float32 [batch, out_features].
     """
-    # pforge: vectorized loop (was lines 35-37: map over x, collector outs) with batched ops
+    # pforge: vectorized loop (was lines 35-37: map over x, collector outs)
+    #   with batched ops
     h = tf.linalg.matmul(x, w) + b
     outs = tf.nn.relu(h)
     return outs

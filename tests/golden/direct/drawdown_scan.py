@@ -38,7 +38,9 @@ def drawdown(returns, start):
     peak = start
     curve = np.zeros(len(returns))
     drawdown = np.zeros(len(returns))
-    # pforge: vectorized loop (was lines 41-45: map over returns, mul scan wealth, max scan peak, indexed output curve, indexed output drawdown) with batched ops, where its run-time checks hold
+    # pforge: vectorized loop (was lines 41-45: map over returns, mul scan wealth, max
+    #   scan peak, indexed output curve, indexed output drawdown) with batched ops,
+    #   where its run-time checks hold
     if (
         isinstance(wealth, (int, float, np.number, np.bool_, np.ndarray))
         and np.ndim(wealth) == 0

@@ -37,7 +37,8 @@ def select_peaked_rows(x, thresh, scale):
     Returns:
       float32 [kept, features], the kept rows in their original order.
     """
-    # pforge: vectorized loop (was lines 40-42: map over x, filter out) with batched ops
+    # pforge: vectorized loop (was lines 40-42: map over x, filter out) with
+    #   batched ops
     out = tf.boolean_mask(x * scale, tf.reduce_max(x, axis=-1) > thresh)
     return out
 

@@ -44,7 +44,8 @@ def sepia(picture, factor):
     def cap(value):
         return min(value, 255)
 
-    # pforge: vectorized loop (was lines 47-50: map over picture, indexed output picture, 1 inner loop) with batched ops, where its run-time checks hold
+    # pforge: vectorized loop (was lines 47-50: map over picture, indexed output picture, 1 inner loop) with batched
+    #   ops, where its run-time checks hold
     if (
         n_rows <= np.shape(picture)[0]
         and n_cols <= np.shape(picture)[1]
@@ -97,7 +98,8 @@ def circular_difference(signal):
     """
     out = np.empty(len(signal))
     prev = signal[-1]
-    # pforge: vectorized loop (was lines 65-67: map over signal, indexed output out, wrap-around prev) with batched ops, where its run-time checks hold
+    # pforge: vectorized loop (was lines 65-67: map over signal, indexed output out, wrap-around prev) with batched
+    #   ops, where its run-time checks hold
     if not isinstance(signal, (list, tuple)) and len(signal) > 0:
         i = np.arange(len(signal))
         prev_before = signal[i - 1]

@@ -42,7 +42,8 @@ def tanh_layer_jacobian(x, w, b):
     Returns:
       float32 [out_features, in_features]; row ``i`` is ``d y[i] / d x``.
     """
-    # pforge: vectorized loop (was lines 45-50: map over y, collector rows, GradientTape rows as tape.jacobian) with batched ops
+    # pforge: vectorized loop (was lines 45-50: map over y, collector rows, GradientTape
+    #   rows as tape.jacobian) with batched ops
     with tf.GradientTape() as tape:
         tape.watch(x)
         y = tf.tanh(tf.linalg.matvec(w, x) + b)

@@ -32,7 +32,9 @@ def distances(X, X_ref):
     n_q = X.shape[0]
     n_r = X_ref.shape[0]
     D = np.zeros((n_q, n_r))
-    # pforge: vectorized loop (was lines 35-37: map over X, indexed output D, 1 inner loop, in strips of rows (262,144 values at most at once)) with batched ops, where its run-time checks hold
+    # pforge: vectorized loop (was lines 35-37: map over X, indexed output D, 1 inner loop, in
+    #   strips of rows (262,144 values at most at once)) with batched ops, where its run-time
+    #   checks hold
     if (
         not isinstance(X, (list, tuple))
         and not isinstance(X_ref, (list, tuple))

@@ -33,7 +33,8 @@ def layer_norm(x, gamma, beta):
     Returns:
       float32 [batch, features].
     """
-    # pforge: vectorized loop (was lines 36-40: map over x, collector out) with batched ops
+    # pforge: vectorized loop (was lines 36-40: map over x, collector out) with
+    #   batched ops
     mean = tf.reduce_mean(x, axis=-1)
     centered = x - mean[:, tf.newaxis]
     var = tf.reduce_mean(tf.square(centered), axis=-1)

@@ -34,7 +34,8 @@ def squared_error_total(pred, target):
     """
     n = pred.shape[0]
     total = tf.constant(0.0)
-    # pforge: vectorized loop (was lines 36-37: map over pred, target, add reduction total) with batched ops
+    # pforge: vectorized loop (was lines 36-37: map over pred, target, add
+    #   reduction total) with batched ops
     total += tf.reduce_sum(tf.square(pred - target))
     return total
 

@@ -33,7 +33,8 @@ def pairwise_distances(a, b):
     Returns:
       float32 [n, m]; entry ``(i, j)`` is ``||a[i] - b[j]||``.
     """
-    # pforge: vectorized loop (was lines 36-40: map over a, collector rows, 1 inner loop) with batched ops
+    # pforge: vectorized loop (was lines 36-40: map over a, collector rows, 1 inner
+    #   loop) with batched ops
     rows = tf.norm(a[:, tf.newaxis] - b[tf.newaxis], axis=-1)
     return rows
 
@@ -49,7 +50,8 @@ def pairwise_distance_lists(a, b):
     Returns:
       float32 [n, m]; entry ``(i, j)`` is ``||a[i] - b[j]||``.
     """
-    # pforge: vectorized loop (was lines 55-59: map over a, collector rows, 1 inner loop) with batched ops
+    # pforge: vectorized loop (was lines 55-59: map over a, collector rows, 1 inner
+    #   loop) with batched ops
     rows = tf.norm(a[:, tf.newaxis] - b[tf.newaxis], axis=-1)
     return rows
 

@@ -43,7 +43,8 @@ def clipped_per_example_grads(x, labels, w, b, clip_norm):
     Returns:
       float32 [batch, features, classes].
     """
-    # pforge: vectorized loop (was lines 46-52: map over x, labels, collector grads, GradientTape) with tf.vectorized_map
+    # pforge: vectorized loop (was lines 46-52: map over x, labels, collector grads, GradientTape)
+    #   with tf.vectorized_map
     def _clipped_per_example_grads_body(elems):
         x_i, labels_i = elems
         with tf.GradientTape() as tape:
@@ -84,7 +85,8 @@ def per_example_grads_of_variables(x, labels, variables):
       A list with one tensor per variable: float32 [batch, features, classes] and float32
       [batch, classes].
     """
-    # pforge: vectorized loop (was lines 82-86: map over x, labels, collector per_example, GradientTape) with tf.vectorized_map
+    # pforge: vectorized loop (was lines 82-86: map over x, labels, collector per_example,
+    #   GradientTape) with tf.vectorized_map
     def _per_example_grads_of_variables_body(elems):
         x_i, labels_i = elems
         with tf.GradientTape() as tape:

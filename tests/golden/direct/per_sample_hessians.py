@@ -33,7 +33,8 @@ def per_sample_hessians(x, labels, w):
     Returns:
       float32 [batch, features, features].
     """
-    # pforge: vectorized loop (was lines 36-44: map over x, labels, collector hessians, GradientTape) with tf.vectorized_map
+    # pforge: vectorized loop (was lines 36-44: map over x, labels, collector hessians, GradientTape) with
+    #   tf.vectorized_map
     def _per_sample_hessians_body(elems):
         x_i, labels_i = elems
         with tf.GradientTape() as outer:

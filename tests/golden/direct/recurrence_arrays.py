@@ -36,7 +36,8 @@ def cumulative_in_place(totals):
     Returns:
       ``totals``.
     """
-    # pforge: vectorized loop (was lines 39-40: map over totals, add scan totals, indexed output totals) with batched ops, where its run-time checks hold
+    # pforge: vectorized loop (was lines 39-40: map over totals, add scan totals, indexed output
+    #   totals) with batched ops, where its run-time checks hold
     if type(totals) is np.ndarray and totals.dtype.kind in "biufc" and len(totals) > 1:
         np.add.accumulate(totals, out=totals)
     else:
@@ -58,7 +59,8 @@ def balance(start, rates, deposits):
     """
     balance = np.zeros(len(rates) + 1)
     balance[0] = start
-    # pforge: vectorized loop (was lines 57-58: map over rates, deposits, linear scan balance, indexed output balance) with batched ops, where its run-time checks hold
+    # pforge: vectorized loop (was lines 57-58: map over rates, deposits, linear scan balance,
+    #   indexed output balance) with batched ops, where its run-time checks hold
     if (
         type(balance) is np.ndarray
         and balance.dtype.kind in "biufc"
@@ -154,7 +156,8 @@ def high_water(levels):
       float64 [steps], the running maximum of ``levels``.
     """
     level = levels.copy()
-    # pforge: vectorized loop (was lines 72-73: map over level, max scan level, indexed output level) with batched ops, where its run-time checks hold
+    # pforge: vectorized loop (was lines 72-73: map over level, max scan level, indexed output
+    #   level) with batched ops, where its run-time checks hold
     if type(level) is np.ndarray and level.dtype.kind in "biufc" and len(level) > 1:
         np.maximum.accumulate(level, out=level)
     else:

@@ -40,7 +40,8 @@ def reward_to_go(rewards):
     Returns:
       float32 [steps], ``sum(rewards[t:])`` at each step ``t``.
     """
-    # pforge: vectorized loop (was lines 44-46: map over rewards, collector out, add scan total) with batched ops
+    # pforge: vectorized loop (was lines 44-46: map over rewards, collector out, add scan total)
+    #   with batched ops
     out = tf.math.cumsum(rewards, axis=0, reverse=True)
     return out
 
@@ -56,7 +57,8 @@ def discounted_returns(rewards, gamma):
     Returns:
       float32 [steps], ``sum(gamma ** k * rewards[t + k] for k >= 0)`` at each step ``t``.
     """
-    # pforge: vectorized loop (was lines 62-64: map over rewards, collector returns, linear scan g) with batched ops
+    # pforge: vectorized loop (was lines 62-64: map over rewards, collector returns, linear scan g)
+    #   with batched ops
     returns = tf.scan(
         lambda h, g_step: gamma * h + g_step,
         rewards,
@@ -79,7 +81,8 @@ def masked_returns(rewards, masks, gamma):
     Returns:
       float32 [steps], the discounted sum of the rewards from ``t`` to the end of its episode.
     """
-    # pforge: vectorized loop (was lines 82-84: map over masks, rewards, collector returns, linear scan g) with batched ops
+    # pforge: vectorized loop (was lines 82-84: map over masks, rewards, collector returns, linear
+    #   scan g) with batched ops
     returns = tf.scan(
         lambda h, g_step: g_step[0] + gamma * h * g_step[1],
         (rewards, masks),
@@ -100,7 +103,8 @@ def segment_offsets(lengths):
       int32 [segments], ``sum(lengths[:k])`` for each segment ``k``.
     """
     start = 0
-    # pforge: vectorized loop (was lines 99-101: map over lengths, collector starts, add scan start) with batched ops
+    # pforge: vectorized loop (was lines 99-101: map over lengths, collector starts, add scan start)
+    #   with batched ops
     start_steps = tf.math.cumsum(lengths, axis=0, exclusive=True)
     starts = tf.stack([start]) if start_steps.shape[0] == 1 else start_steps
     return starts

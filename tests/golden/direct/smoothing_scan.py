@@ -36,7 +36,8 @@ def smooth(signal, alpha):
     """
     ema = signal[0]
     out = np.zeros(len(signal))
-    # pforge: vectorized loop (was lines 39-41: map over signal, linear scan ema, indexed output out) with batched ops, where its run-time checks hold
+    # pforge: vectorized loop (was lines 39-41: map over signal, linear scan ema, indexed output
+    #   out) with batched ops, where its run-time checks hold
     if (
         isinstance(ema, (int, float, np.number, np.bool_, np.ndarray))
         and np.ndim(ema) == 0
@@ -94,7 +95,8 @@ def discounted_returns(rewards, gamma):
     """
     G = 0.0
     returns = np.zeros(len(rewards))
-    # pforge: vectorized loop (was lines 57-59: map over rewards, linear scan G, indexed output returns) with batched ops, where its run-time checks hold
+    # pforge: vectorized loop (was lines 57-59: map over rewards, linear scan G, indexed output
+    #   returns) with batched ops, where its run-time checks hold
     if (
         np.asarray(rewards).dtype.kind != "O"
         and not isinstance(rewards, (list, tuple))

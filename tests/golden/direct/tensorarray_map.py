@@ -32,7 +32,8 @@ def scaled_tanh_rows(x, scale):
       float32 [batch, features].
     """
     n = x.shape[0]
-    # pforge: vectorized loop (was lines 35-36: map over x, TensorArray ta) with batched ops
+    # pforge: vectorized loop (was lines 35-36: map over x, TensorArray ta)
+    #   with batched ops
     ta = tf.tanh(x) * scale
     return ta
 
