@@ -231,6 +231,14 @@ def instrument_rank_checks(code):
     return "\n".join(lines) + _RECORD
 
 
+def has_rank_checks(code: str) -> bool:
+    """Whether ``code`` holds a rewrite under run-time checks: a marker comment ending in
+    :data:`RANK_CHECKED`, wrapped over several lines or not."""
+    lines = source_lines(code)
+    return any(line.lstrip().startswith("#") and marker_above(lines, k + 2).endswith(RANK_CHECKED)
+               for k, line in enumerate(lines))
+
+
 def rank_checks_held(path, code, func, make_args):
     """Whether the run-time rank checks of ``code`` hold on ``make_args()``.
 
@@ -239,7 +247,7 @@ def rank_checks_held(path, code, func, make_args):
       raises), else True when every check that ran held (the batched code
       ran), False when one failed (the loop ran).
     """
-    if RANK_CHECKED not in code:
+    if not has_rank_checks(code):
         return None
     module = load_module(path, source=instrument_rank_checks(code), variant="checked")
     try:

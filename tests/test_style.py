@@ -405,7 +405,7 @@ def test_the_marker_comment_is_wrapped_at_the_line_length(source, backend, limit
     ``#   `` (a ruff E501 on every rewrite otherwise). Read back, each wrapped marker is the
     one-line marker, so the output is still pforge's own: transpiling it again changes
     nothing, and the run-time check recorder finds the tests under it."""
-    from pforge.runtime.targets import instrument_rank_checks
+    from pforge.runtime.targets import has_rank_checks, instrument_rank_checks
     from pforge.transpile.frontend import marker_above
 
     wide = transpile_source(source, "m.py", backend=backend, line_length=10_000).code
@@ -427,3 +427,4 @@ def test_the_marker_comment_is_wrapped_at_the_line_length(source, backend, limit
     assert transpile_source(result.code, "m.py", backend=backend, line_length=limit).code == result.code
     checked = ["where its run-time checks hold" in one for one in ones]
     assert instrument_rank_checks(result.code).count("_pforge_check(") - 1 == sum(checked)
+    assert has_rank_checks(result.code) == any(checked)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pforge.runtime.targets import RANK_CHECKED, instrument_rank_checks
+from pforge.runtime.targets import has_rank_checks, instrument_rank_checks
 from tests.fuzz.generate import EITHER, INPUTS, REFUSE, VECTORIZE, Program
 
 CONFIGS = (("direct", True), ("direct", False), ("pfor", True), ("pfor", False))
@@ -260,7 +260,7 @@ def judge(program: Program, backend: str, ranks_known: bool, draws: int = 4) -> 
                                       f"but: {plan.remarks[0].message if plan.remarks else ''}", result.code)
     rng = np.random.default_rng(program.seed)
     more_defined = None
-    guarded = RANK_CHECKED in result.code
+    guarded = has_rank_checks(result.code)
     code = instrument_rank_checks(result.code) if guarded else result.code
     held = False
     for draw in range(draws):
