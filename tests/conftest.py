@@ -161,3 +161,14 @@ ROWS_LOOP_BODY = """\
         outs.append(tf.reduce_sum(x[i] * w))
     return tf.stack(outs)"""
 ROWS_BATCHED = "    return tf.reduce_sum(x * w, axis=1)"
+
+
+def markers(code: str) -> list[str]:
+    """The marker comments of transpiled ``code``, each joined into one line where the line
+    length wrapped it (``frontend.marker_above``)."""
+    from pforge.transpile.frontend import marker_above, source_lines
+
+    lines = source_lines(code)
+    return [marker_above(lines, k + 2) for k, line in enumerate(lines)
+            if line.lstrip().startswith("#") and marker_above(lines, k + 2)
+            and not lines[k + 1].lstrip().startswith("#   ")]

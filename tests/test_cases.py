@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from conftest import assert_same_numbers, shared_cases
+from conftest import assert_same_numbers, markers, shared_cases
 from pforge.runtime.targets import instrument_rank_checks
 from pforge.transpile import transpile_source
 
@@ -229,7 +229,8 @@ def test_numpy_cases_are_rewritten_with_numpy(path):
         return
     assert plans and all(p.rewritten and p.backend == "direct" for p in plans), plans
     assert "tensorflow" not in result.code and "tf.function" not in result.code
-    assert "with batched ops" in result.code
+    assert all(m.endswith(("with batched ops", "where its run-time checks hold")) and "with batched ops" in m
+               for m in markers(result.code)) and markers(result.code), result.code
 
 
 #: What decides each case, where: (code, line, words the remark or a note must contain). The

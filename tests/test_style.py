@@ -13,7 +13,7 @@ import pytest
 
 from pforge.transpile import transpile_source
 from pforge.transpile.style import LIMITS, Style, file_style, requoted
-from tests.conftest import assert_same_numbers
+from tests.conftest import assert_same_numbers, markers
 
 #: generated code in the file's style, as users get it (tests/conftest.py)
 pytestmark = pytest.mark.file_style
@@ -195,7 +195,8 @@ def test_a_piece_of_a_distributed_loop_is_wrapped_for_the_check_it_goes_under():
             return a, b
     """)
     result = transpile_source(source, "m.py")
-    assert "# pforge: loop distributed" in result.code and "where its run-time checks hold" in result.code
+    assert markers(result.code)[0].startswith("# pforge: loop distributed") and \
+        markers(result.code)[0].endswith("where its run-time checks hold"), result.code
     assert [line for line in result.code.splitlines()
             if len(line) > 79 and not line.lstrip().startswith("#")] == [], result.code
     rng = np.random.default_rng(1)
