@@ -435,3 +435,62 @@ def test_a_scan_through_another_name_of_the_array_has_checks_that_can_hold():
     got = batched(a, list(b))
     np.testing.assert_array_equal(a, want_a)
     assert got == want
+
+
+MADE = ["zeros(len(rates) + 1)", "zeros(len(rates) + 1, np.float32)", "zeros(len(rates) + 1, dtype=int)",
+        "ones(len(rates) + 1, np.float16)", "empty(len(rates) + 1, np.complex128)"]
+
+
+@pytest.mark.parametrize("made", MADE)
+def test_an_affine_recurrence_into_an_array_the_function_makes_runs_in_its_rows(made):
+    """``balance[t] = (1 + rates[t - 1]) * balance[t - 1] + deposits[t - 1]`` into an array
+    made before the loop: the tree of affine maps works in ``balance[1:]`` itself (the
+    reference's own memory: 3.0x the loop's peak at 10,000 steps, 4.0x with an array of its
+    own), and where the steps compute in another dtype than the array's (int, float32,
+    float16, complex), or a value is not finite, the steps run again in order, as the loop
+    stores them."""
+    body = f"""
+        balance = np.{made}
+        balance[0] = start
+        for t in range(1, len(balance)):
+            balance[t] = (1.0 + rates[t - 1]) * balance[t - 1] + deposits[t - 1]
+        return balance
+    """
+    result, loop, new = _rewrite(body, "start, rates, deposits")
+    assert "balance_prev_values = balance[1:len(balance)] if balance_prev_dtype == balance.dtype else" in result.code, \
+        result.code
+    rng = np.random.default_rng(7)
+    for n in (1, 2, 3, 9, 64):
+        for kind in ("float64", "float32", "int64", "big", "inf"):
+            rates = rng.normal(size=n) * 0.01
+            deposits = rng.normal(size=n) * 3
+            if kind == "float32":
+                rates, deposits = rates.astype(np.float32), deposits.astype(np.float32)
+            elif kind == "int64":
+                rates, deposits = np.zeros(n, np.int64), rng.integers(-5, 5, n)
+            elif kind == "big":
+                rates = rates + 1e3  # (float16 overflows, float64 does not)
+            elif kind == "inf":
+                deposits[n // 2] = np.inf
+            for start in (2.5, 3, np.float32(1.5)):
+                want, got = _run(loop, [start, rates, deposits]), _run(new, [start, rates, deposits])
+                if isinstance(want[0], type):
+                    assert got[0] is want[0], (made, n, kind, start)
+                    continue
+                assert got[0].dtype == want[0].dtype, (made, n, kind, start)
+                # (the tree rounds otherwise than the loop's order: float32 steps in float32 too)
+                np.testing.assert_allclose(got[0], want[0], rtol={8: 1e-12, 16: 1e-12, 4: 1e-5}.get(
+                    want[0].dtype.itemsize, 0), atol=1e-4 if want[0].dtype.itemsize == 4 else 1e-12, equal_nan=True, err_msg=f"{made} {n} {kind} {start}")
+
+
+def test_an_affine_recurrence_into_an_array_seen_elsewhere_has_values_of_its_own():
+    """A parameter, or an array also read another way in the loop, may be a view, or be read
+    after its rows were overwritten: the values get an array of their own."""
+    for body, params in (
+            ("for t in range(1, len(b)):\n    b[t] = r[t] * b[t - 1] + d[t]\nreturn b\n", "b, r, d"),
+            ("b = np.zeros(len(r))\nfor t in range(1, len(b)):\n    b[t] = r[t] * b[t - 1] + d[t] / len(b)\nreturn b\n",
+             "r, d"),
+            ("b = np.zeros(len(r))\nv = b[1:]\nfor t in range(1, len(b)):\n    b[t] = r[t] * b[t - 1] + d[t]\n"
+             "return b, v\n", "r, d")):
+        result = transpile_source(_source(body, params), "m.py")
+        assert result.plans[0].rewritten and "_values = b[1:len(b)]" not in result.code, result.code

@@ -77,8 +77,11 @@ def balance(start, rates, deposits):
         balance_prev_a = 1.0 + rates[:balance_stop]
         balance_prev_b = deposits[:balance_stop]
         balance_prev_first = balance_prev_a[0] * balance_prev + balance_prev_b[0]
-        balance_prev_values = np.empty(
-            len(balance_prev_a), np.result_type(balance_prev_a, balance_prev_first, balance_prev_b)
+        balance_prev_dtype = np.result_type(balance_prev_a, balance_prev_first, balance_prev_b)
+        balance_prev_values = (
+            balance[1 : len(balance)]
+            if balance_prev_dtype == balance.dtype
+            else np.empty(len(balance_prev_a), balance_prev_dtype)
         )
         balance_prev_values[:len(balance_prev_a)] = balance_prev_b
         balance_prev_values[0] = balance_prev_first

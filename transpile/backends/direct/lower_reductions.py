@@ -1039,10 +1039,17 @@ class ReductionsMixin:
         allocate = "empty(L" if a.stacked else f"zeros(-(-L // {TOEPLITZ_BLOCK}) * {TOEPLITZ_BLOCK}"
         # (backwards, the zeros of the last block go first: they add nothing to the values after them)
         laid = "[-L:]" if backwards else "[:L]"
+        # One coefficient per iteration, into an array the function makes: the values are
+        # computed in the rows the loop writes, with no array of their own
+        # (where the steps compute in the array's dtype: the values are then what the loop stores)
+        into = self._values_in_place(scan) if a.stacked else None
+        dtype = self.namer.new(f"{name}_dtype") if into is not None else None
         self.out += templates.replace(
             f"{first} = STEP\n"
-            f"{values} = {np_}.{allocate}, {np_}.result_type(A, {first}, B))\n"
-            f"{values}{laid} = B\n", STEP=step, L=length, A=coef, B=offset)
+            + (f"{dtype} = {np_}.result_type(A, {first}, B)\n"
+               f"{values} = INTO if {dtype} == {scan.array}.dtype else {np_}.{allocate}, {dtype})\n" if into is not None
+               else f"{values} = {np_}.{allocate}, {np_}.result_type(A, {first}, B))\n")
+            + f"{values}{laid} = B\n", STEP=step, L=length, A=coef, B=offset, INTO=into)
         if scan.spelling == "a * s - b":
             self.out += templates.replace(f"{np_}.negative({values}, out={values})")
         self.out += templates.replace(f"{values}[{'-1' if backwards else '0'}] = {first}")
@@ -1076,6 +1083,37 @@ class ReductionsMixin:
         self.scan_steps[name] = (f"{values}[::-1]", f"{values}[0]") if backwards else (values, f"{values}[-1]")
         self.scan_ranks[name] = 0
         self.nonempty = True
+
+    def _values_in_place(self, scan) -> gast.expr | None:
+        """``a[s:n]``, the rows an array recurrence ``a[i] = c[i] * a[i - 1] + d[i]`` over
+        ``range(s, n)`` writes (``s`` a literal of at least 1, steps of 1; the running value
+        starts as ``a[s - 1]``), where ``a`` is an array the function makes before the loop and
+        nothing else sees (:func:`~pforge.transpile.analysis.aliasing.unexposed_allocation`:
+        new, contiguous memory, which no other name views) and the loop reads ``a`` only as
+        ``a[i - 1]`` (carried in a name, :func:`~pforge.transpile.analysis.recurrences.carried_elements`): the
+        running values can then be computed in those rows where they compute in ``a``'s dtype,
+        as the hand-written tree of affine maps does, and the loop's store of them is a copy
+        onto themselves (which NumPy skips). None otherwise."""
+        space, array, element = self.info.space, scan.array, scan.element
+        if space is None or space.kind != "range" or space.step is not None and constant_int(space.step) != 1:
+            return None
+        first = constant_int(space.start) if space.start is not None else 0
+        if first is None or first < 1 or not (
+                isinstance(element, gast.Subscript) and isinstance(element.value, gast.Name)
+                and element.value.id == array and constant_int(element.slice) == first - 1):
+            return None
+        stores = [s for s in self.info.body if isinstance(s, gast.Assign) and len(s.targets) == 1
+                  and isinstance(s.targets[0], gast.Subscript) and isinstance(s.targets[0].value, gast.Name)
+                  and s.targets[0].value.id == array]
+        if len(stores) != 1 or not (isinstance(stores[0].targets[0].slice, gast.Name)
+                                    and stores[0].targets[0].slice.id == space.induction):
+            return None
+        if any(isinstance(n, gast.Name) and n.id == array and n is not stores[0].targets[0].value
+               for stmt in self.info.body for n in gast.walk(stmt)) \
+                or not unexposed_allocation(self.ctx, self.info.function, self.info.node, array):
+            return None
+        return gast.Subscript(value=templates.name(array), slice=gast.Slice(
+            lower=const(first), upper=copy.deepcopy(space.stop), step=None), ctx=gast.Load())
 
     def _unreversed(self, node: gast.expr) -> gast.expr | None:
         """``node`` read forwards: ``x`` of ``x[::-1]``, ``c * x`` of ``c * x[::-1]``, where
