@@ -62,9 +62,7 @@ def balance(start, rates, deposits):
     # pforge: vectorized loop (was lines 57-58: map over rates, deposits, linear scan balance,
     #   indexed output balance) with batched ops, where its run-time checks hold
     if (
-        type(balance) is np.ndarray
-        and balance.dtype.kind in "biufc"
-        and len(balance) - 1 <= np.shape(rates)[0]
+        len(balance) - 1 <= np.shape(rates)[0]
         and len(balance) - 1 <= np.shape(deposits)[0]
         and np.asarray(rates).dtype.kind != "O"
         and np.asarray(deposits).dtype.kind != "O"

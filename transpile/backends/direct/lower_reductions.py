@@ -1262,9 +1262,12 @@ class ReductionsMixin:
         np_ = self.lib.alias
         self.out += templates.replace(f"{scan.name} = E", E=copy.deepcopy(scan.element))
         # an array of numbers: an object array's element is any Python object (a str `a[0]`
-        # would be read as a dtype name by `np.result_type`)
-        self.checks.append(templates.expr(f"type(A) is {np_}.ndarray and A.dtype.kind in 'biufc'",
-                                          A=templates.name(scan.array)))
+        # would be read as a dtype name by `np.result_type`); one the function makes of
+        # numbers (`np.zeros(n)`, bound once) is one
+        from pforge.transpile.versioning import _made_wide
+        if not _made_wide(self.ctx, self.info.function, scan.array):
+            self.checks.append(templates.expr(f"type(A) is {np_}.ndarray and A.dtype.kind in 'biufc'",
+                                              A=templates.name(scan.array)))
         same = self.info.aliases.get(scan.array, set()) | {root for root, names in self.info.aliases.items()
                                                             if scan.array in names}
         for other in sorted(set(self.info.arrays) - {scan.array}):  # a view of `a` written in the body
