@@ -59,7 +59,32 @@ def test_a_triangle_into_zeros_is_tril_with_the_loop_bound_as_diagonal(stop, dia
     assert f"m[:, :j_stop] = np.tril(a[:, np.newaxis] * b[np.newaxis, :j_stop]{diagonal}" in code
     assert "np.where" not in code and "np.maximum(j_stop" not in code
     assert "j = np.arange" not in code  # (the mask it would have built is not read)
+    # the widest row's stop is the last row's, `n - 1 + c`, or 0 where that is negative: with
+    # `k = c - 1 <= 0` also where no row runs (no array of the rows' stops is made for it)
+    k = int(diagonal.strip(", )") or 0)
+    assert ("j_stop = max(n" in code and "i = np.arange" not in code) == (k <= 0), code
     _same(source, code)
+
+
+@pytest.mark.parametrize("outer, stop", [("n", "i"), ("n", "i + 1"), ("n", "i + 2"), ("1, n", "i"), ("2, n", "i - 1"),
+                                         ("3, n", "i - 3"), ("2, n", "i + 1"), ("n", "i - 5")])
+def test_the_widest_stop_of_a_triangle_is_the_last_rows_for_every_trip_count(outer, stop):
+    """``max(n - 1 + c, 0)`` or the stops' own largest, against the loop from no row to many
+    (a stop past the rows' own would read past `b`'s end where the loop reads nothing)."""
+    source = _source(stop, maker="np.zeros((n, n + 3))", outer=outer)
+    code = _rewritten(source)
+    rng = np.random.default_rng(2)
+    for n in range(0, 9):
+        for extra in (0, 3):
+            a, b = rng.standard_normal(n), rng.standard_normal(max(n + extra - 3, 0))
+            try:
+                want = run_module(source)["fill"](a.copy(), b.copy())
+            except IndexError:
+                with pytest.raises(IndexError):
+                    run_module(code)["fill"](a.copy(), b.copy())
+                continue
+            got = run_module(code)["fill"](a.copy(), b.copy())
+            np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("maker", ["np.zeros((n, n + 3), dtype=np.int64)", "np.zeros_like(np.empty((n, n + 3)))"])

@@ -215,11 +215,21 @@ class LevelsMixin:
         if space.step is not None and constant_int(space.step) != 1:
             raise Unsupported(f"the loop at line {level.info.lineno} has a per-iteration bound and a step")
         upper = space.stop
+        lower, triangle = space.start, self._triangle(level, space, start, stop)
+        outer = self.levels[level.depth - 2].ind if level.depth > 1 else None
         if stop.stacked:
             upper = templates.name(self.namer.new(f"{space.induction}_stop"))
-            self.out += templates.replace(f"U = {np_}.max(S, initial=0)", U=upper, S=stop.node)
+            if triangle is not None and triangle[0] == "tril" and triangle[1] <= 0 and outer.widest is None \
+                    and not any(isinstance(n, gast.Name) and n.id in self.nonnegative for n in gast.walk(outer.stop)):
+                # `range(i + c)` in `range(s, m)` with `k = s + c - 1 <= 0`: the stops' largest is
+                # the last row's, `m - 1 + c`, or none below 0 (also where no row runs: then
+                # `m - 1 + c <= 0`), with no array of the stops made for it
+                last = _plus(copy.deepcopy(outer.stop), triangle[1] - (0 if outer.start is None else
+                                                                       constant_int(outer.start)))
+                self.out += templates.replace("U = max(L, 0)", U=upper, L=last)
+            else:
+                self.out += templates.replace(f"U = {np_}.max(S, initial=0)", U=upper, S=stop.node)
             self.nonnegative.add(upper.id)
-        lower, triangle = space.start, self._triangle(level, space, start, stop)
         if start is not None and start.stacked:
             # (where no outer iteration runs, the range is empty)
             lower = templates.name(self.namer.new(f"{space.induction}_start"))
@@ -229,7 +239,6 @@ class LevelsMixin:
                 self.nonnegative.add(lower.id)
         level.out_start = len(self.out)
         level.ind = Ind(level.depth, space.induction, lower, upper, None)
-        outer = self.levels[level.depth - 2].ind if level.depth > 1 else None
         widest = None if outer is None else outer.widest if outer.widest is not None else outer.stop
         if triangle is not None and triangle[0] == "tril" and widest is not None and not any(
                 isinstance(n, gast.Name) and n.id in self.nonnegative for n in gast.walk(widest)):
