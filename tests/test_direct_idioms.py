@@ -1437,3 +1437,58 @@ def test_a_scattered_python_number_is_added_as_the_loop_adds_it(step):
                     except Exception as error:  # noqa: BLE001 - the kind of error is compared
                         outcomes.append(type(error))
             assert outcomes[0] == outcomes[1], (dtype, labels)
+
+
+@pytest.mark.parametrize("text, want", [
+    ("x[np.newaxis, :j]", "x[:j]"),
+    ("x[np.newaxis]", "x"),
+    ("x[np.newaxis, np.newaxis, 1:n, :]", "x[1:n, :]"),
+    ("x[np.newaxis, idx]", "x[np.newaxis, idx]"),  # (an array index after a new axis may move its axes)
+    ("x[np.newaxis, :, idx]", "x[np.newaxis, :, idx]"),
+    ("x[:, np.newaxis]", "x[:, np.newaxis]"),
+    ("np.abs(x)", "np.abs(x)"),
+])
+def test_only_new_axes_in_front_of_slices_are_dropped(text, want):
+    """``core.leading_axes_dropped``: what broadcasting puts back, and nothing else."""
+    import gast
+
+    from pforge.transpile.backends.direct.core import Lib, leading_axes_dropped
+
+    node = gast.parse(text).body[0].value
+    assert gast.unparse(leading_axes_dropped(Lib("np", "np"), node)).strip() == want
+
+
+def test_an_operand_of_the_inner_loop_meets_the_outer_ones_without_new_axes_in_front():
+    """``a[i] * b[j]``: ``a[:, np.newaxis] * b``, not ``b[np.newaxis]``, as the pairwise form is
+    written by hand; where both operands have the axes in front (``x[j] * y[j]`` in a nest over
+    ``i``), only one loses them, so the value keeps its axis for ``i``."""
+    source = textwrap.dedent("""\
+        import numpy as np
+
+
+        def outer(a, b):
+            m = np.zeros((len(a), len(b)))
+            for i in range(len(a)):
+                for j in range(len(b)):
+                    m[i, j] = a[i] * b[j] - b[j]
+            return m
+
+
+        def grid(x, y, n):
+            out = np.zeros((n, len(x)))
+            for i in range(n):
+                for j in range(len(x)):
+                    out[i, j] = x[j] * y[j] + x[j]
+            return out
+        """)
+    result = transpile_source(source, "m.py", shapes={"a": 1, "b": 1, "x": 1, "y": 1})
+    assert [p.rewritten for p in result.plans] == [True, True], result.code
+    assert "a[:, np.newaxis] * b - b" in result.code and "b[np.newaxis" not in result.code, result.code
+    assert "x[np.newaxis] * y[:len(x)] + x" in result.code, result.code
+    rng = np.random.default_rng(4)
+    a, b, x, y = rng.normal(size=3), rng.normal(size=4), rng.normal(size=5), rng.normal(size=6)
+    for name, args in (("outer", (a, b)), ("grid", (x, y, 3)), ("grid", (x, y, 0))):
+        want, got = {}, {}
+        exec(compile(source, "m.py", "exec"), want)
+        exec(compile(result.code, "m.py", "exec"), got)
+        np.testing.assert_array_equal(got[name](*args), want[name](*args))

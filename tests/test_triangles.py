@@ -56,7 +56,7 @@ def _same(source, code):
 def test_a_triangle_into_zeros_is_tril_with_the_loop_bound_as_diagonal(stop, diagonal):
     source = _source(stop, maker="np.zeros((n, n + 3))")
     code = _rewritten(source)
-    assert f"m[:, :j_stop] = np.tril(a[:, np.newaxis] * b[np.newaxis, :j_stop]{diagonal}" in code
+    assert f"m[:, :j_stop] = np.tril(a[:, np.newaxis] * b[:j_stop]{diagonal}" in code
     assert "np.where" not in code and "np.maximum(j_stop" not in code
     assert "j = np.arange" not in code  # (the mask it would have built is not read)
     # the widest row's stop is the last row's, `n - 1 + c`, or 0 where that is negative: with
@@ -118,13 +118,13 @@ def test_a_test_inside_the_triangle_keeps_the_where():
 
 
 @pytest.mark.parametrize("outer, stop, spelled", [
-    ("1, n", "i", "m[1:n, :j_stop] = np.tril(a[1:n, np.newaxis] * b[np.newaxis, :j_stop])"),
-    ("2, n", "i - 1", "m[2:n, :j_stop] = np.tril(a[2:n, np.newaxis] * b[np.newaxis, :j_stop])"),
-    ("3, n", "i - 1", "m[3:n, :j_stop] = np.tril(a[3:n, np.newaxis] * b[np.newaxis, :j_stop], 1)"),
-    ("n", "i, n", "m[:, j_start:n] = np.triu(a[:, np.newaxis] * b[np.newaxis, j_start:n])"),
-    ("n", "i + 1, n", "m[:, j_start:n] = np.triu(a[:, np.newaxis] * b[np.newaxis, j_start:n])"),
-    ("n", "2 + i, n", "m[:, j_start:n] = np.triu(a[:, np.newaxis] * b[np.newaxis, j_start:n])"),
-    ("1, n", "i + 1, n", "m[1:n, j_start:n] = np.triu(a[1:n, np.newaxis] * b[np.newaxis, j_start:n])"),
+    ("1, n", "i", "m[1:n, :j_stop] = np.tril(a[1:n, np.newaxis] * b[:j_stop])"),
+    ("2, n", "i - 1", "m[2:n, :j_stop] = np.tril(a[2:n, np.newaxis] * b[:j_stop])"),
+    ("3, n", "i - 1", "m[3:n, :j_stop] = np.tril(a[3:n, np.newaxis] * b[:j_stop], 1)"),
+    ("n", "i, n", "m[:, j_start:n] = np.triu(a[:, np.newaxis] * b[j_start:n])"),
+    ("n", "i + 1, n", "m[:, j_start:n] = np.triu(a[:, np.newaxis] * b[j_start:n])"),
+    ("n", "2 + i, n", "m[:, j_start:n] = np.triu(a[:, np.newaxis] * b[j_start:n])"),
+    ("1, n", "i + 1, n", "m[1:n, j_start:n] = np.triu(a[1:n, np.newaxis] * b[j_start:n])"),
 ])
 def test_the_diagonal_follows_the_outer_start_and_an_inner_start_gives_triu(outer, stop, spelled):
     """``range(s, n)`` outside: row ``r`` of the grid is ``i = r + s``, so ``range(i + c)`` keeps

@@ -44,9 +44,7 @@ def distances(X, X_ref):
         i_strip = max(1, 262144 // max(1, n_r * max(np.shape(X)[-1], np.shape(X_ref)[-1])))
         for i_lo in range(0, n_q, i_strip):
             i_hi = min(i_lo + i_strip, n_q)
-            D[i_lo:i_hi, :] = np.sqrt(
-                np.sum(np.square(X[i_lo:i_hi, np.newaxis] - X_ref[np.newaxis]), axis=-1)
-            )
+            D[i_lo:i_hi, :] = np.sqrt(np.sum(np.square(X[i_lo:i_hi, np.newaxis] - X_ref), axis=-1))
     else:
         for i in range(n_q):
             for j in range(n_r):

@@ -159,6 +159,22 @@ def insert_axes(lib: Lib, val: Val, position: int, count: int) -> gast.expr:
     return subscript(node, [_colon() for _ in range(position)] + [lib.newaxis for _ in range(count)])
 
 
+def leading_axes_dropped(lib: Lib, node: gast.expr) -> gast.expr:
+    """``x[a:b]`` for ``x[np.newaxis, a:b]``, ``x`` for ``x[np.newaxis]``: the operand of a
+    broadcasting operation without the size-1 axes in front, which broadcasting puts back
+    wherever the other operand has at least as many axes (NumPy's broadcasting rules).
+    Only where every other index is a slice: an array index after a new axis may move its
+    axes to the front. Anything else comes back as it is."""
+    if not isinstance(node, gast.Subscript):
+        return node
+    parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+    newaxis = gast.dump(lib.newaxis)
+    count = next((k for k, p in enumerate(parts) if gast.dump(p) != newaxis), len(parts))
+    if count == 0 or not all(isinstance(p, gast.Slice) for p in parts[count:]):
+        return node
+    return subscript(node.value, parts[count:]) if parts[count:] else copy.deepcopy(node.value)
+
+
 def lift(lib: Lib, val: Val, depth: int) -> Val:
     """A value of an outer level seen at a deeper level: size-1 axes for the inner loop levels."""
     if not val.stacked or val.depth >= depth:

@@ -13,7 +13,7 @@ from pforge.transpile import ranks, templates
 from pforge.transpile.analysis.aliasing import _fresh_value
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.core import (INT_ARM, NOT_INT, Args, Unsupported, Val, align, const,
-                                                  python_result)
+                                                  leading_axes_dropped, python_result)
 from pforge.transpile.backends.direct.dtypes import FLOAT_VALUED
 from pforge.transpile.backends.direct.linalg import convert_matmul_operator
 from pforge.transpile.backends.direct.shared import Ind, ObjectRows
@@ -451,7 +451,14 @@ class ExpressionsMixin:
             return Val(self.lib.call("power", a.node, b.node), full, rank, python,
                        pytype=python_result(node.op, left.pytype, right.pytype, constant_int(node.right)),
                        scalar=rank == 0 and witness is None, witness=witness)
-        return Val(gast.BinOp(left=a.node, op=copy.deepcopy(node.op), right=b.node), full, rank, python,
+        left_node, right_node = a.node, b.node
+        if self._np and a.stacked and b.stacked:
+            # (aligned, both have the loop axes and `rank` more: the axes one holds in front
+            # only to meet the other's are put back by broadcasting, `x[:, np.newaxis] - y`)
+            right_node = leading_axes_dropped(self.lib, b.node)
+            if right_node is b.node:
+                left_node = leading_axes_dropped(self.lib, a.node)
+        return Val(gast.BinOp(left=left_node, op=copy.deepcopy(node.op), right=right_node), full, rank, python,
                    pytype=python_result(node.op, left.pytype, right.pytype, constant_int(node.right)),
                    scalar=rank == 0 and not python and witness is None, witness=witness)
 
