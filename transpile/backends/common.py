@@ -195,9 +195,13 @@ def _evidently_array(ctx, function, seq, _seen=frozenset()) -> bool:
         if not callee and isinstance(seq.func, gast.Attribute) and seq.func.attr in _ARRAY_METHODS:
             return _evidently_array(ctx, function, seq.func.value, _seen)  # `np.zeros(n).astype(int)`
         return callee.startswith(("tensorflow.", "numpy.")) and callee not in _LIST_RETURNING
-    if not isinstance(seq, gast.Name) or function is None or seq.id in _seen:
+    if not isinstance(seq, gast.Name) or function is None:
         return False
     reaching = _reaching(ctx, seq)
+    # (a binding from the name itself, `x = x.astype(int)`, follows the binding before it)
+    key = seq.id if reaching is None else frozenset(reaching)
+    if key in _seen:
+        return False
     for node in gast.walk(function):
         if isinstance(node, gast.Attribute) and node.attr in ("shape", "dtype", "ndim") \
                 and isinstance(node.value, gast.Name) and node.value.id == seq.id:
@@ -207,7 +211,7 @@ def _evidently_array(ctx, function, seq, _seen=frozenset()) -> bool:
         if isinstance(node, gast.Assign) and any(isinstance(t, gast.Name) and t.id == seq.id
                                                  and (reaching is None or id(t) in reaching)
                                                  for t in node.targets):
-            if _evidently_array(ctx, function, node.value, _seen | {seq.id}):
+            if _evidently_array(ctx, function, node.value, _seen | {key}):
                 return True
     return False
 
