@@ -208,9 +208,12 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     made_arrays = {name for name in made_arrays if _made_like(ctx, fdef, name) not in set(found) | set(local)}
     values = sorted((set(found) | set(local) | made_arrays) - indices - set(lists[:len(lists) == 1]))  # (one list: the others)
     if lists and values:
-        floats = " and ".join(f"{np_alias}.asarray({o}).dtype.kind in 'biuf' and "
-                              f"{np_alias}.result_type({np_alias}.asarray({o}), 0.0) == {np_alias}.float64"
-                              for o in values)
+        # (of several values, one test over them all, as long as one of its own)
+        each = "v" if len(values) > 1 else values[0]
+        floats = (f"{np_alias}.asarray({each}).dtype.kind in 'biuf' and "
+                  f"{np_alias}.result_type({np_alias}.asarray({each}), 0.0) == {np_alias}.float64")
+        if len(values) > 1:
+            floats = f"all({floats} for v in ({', '.join(values)}))"
         tests.append(f"({' and '.join(f'type({name}) is {np_alias}.ndarray' for name in lists)} or {floats})")
     # (a local the batched code subscripts as an array, `v[:, np.newaxis]`, must be one)
     subscripted = result.arrays | getattr(result, "sliced", set())
