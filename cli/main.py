@@ -265,6 +265,32 @@ def check(
         exit_zero, config, isolated, select, ignore, force_exclude, no_cache, jobs, shapes, line_length)))
 
 
+def _probed_sizes(path: str, plans) -> dict[int, tuple[list[str], str]]:
+    """For ``explain --probe``: each rewritten plan's ``choice:`` and ``memory:`` lines with the
+    number each product of sizes they name comes to, in the function's frame where the loop
+    starts with the file's example inputs (:func:`pforge.runtime.probe.loop_locals`); plans
+    whose function takes no such inputs, or does not reach the loop, are left out."""
+    from pforge.runtime.loader import RuntimeLoadError, load_module  # noqa: PLC0415 - runs user code
+    from pforge.runtime.probe import loop_locals, with_sizes  # noqa: PLC0415
+
+    wanted = [p for p in plans if p.rewritten and (p.choices or p.footprint)]
+    if not wanted:
+        return {}
+    try:
+        module = load_module(path)
+    except (RuntimeLoadError, OSError):
+        return {}
+    sized = {}
+    for plan in wanted:
+        try:
+            names = loop_locals(module, plan.function, plan.lineno)
+        except Exception:  # noqa: BLE001 - the file's input builder raised: no numbers
+            names = None
+        if names is not None:
+            sized[id(plan)] = ([with_sizes(c, names) for c in plan.choices], with_sizes(plan.footprint, names))
+    return sized
+
+
 @app.command()
 def explain(
     target: Annotated[str, typer.Argument(help="FILE or FILE::FUNC.", show_default=False,
@@ -301,11 +327,14 @@ def explain(
              or p.function.endswith(f".{func}")]
     if func and not plans:
         _fail(f"{path}: no loop in a function named {func!r}")
+    sized = _probed_sizes(path, plans) if probe else {}
     if output_format == "json":
         records = [asdict(p) for p in plans]
-        if not show_plan:
-            for record in records:
+        for plan, record in zip(plans, records):
+            if not show_plan:
                 record.pop("vector_plan")
+            if id(plan) in sized:  # (the sizes of the probed inputs, where the loop starts)
+                record["probed"] = {"choices": sized[id(plan)][0], "footprint": sized[id(plan)][1]}
         sys.stdout.write(json.dumps(records, indent=2) + "\n")
         return
     out = _stdout()
@@ -320,9 +349,10 @@ def explain(
         out.print(f"[bold]{escape(where)}[/bold] ({plan.library}): {verdict}, {done}")
         if plan.rewritten and plan.backend_note:
             out.print(f"  backend: {plan.backend}, because {escape(plan.backend_note)}")
-        if plan.rewritten and plan.footprint:
-            out.print(f"  memory: {escape(plan.footprint)}")
-        for choice in plan.choices if plan.rewritten else ():
+        choices, footprint = sized.get(id(plan), (plan.choices, plan.footprint))
+        if plan.rewritten and footprint:
+            out.print(f"  memory: {escape(footprint)}")
+        for choice in choices if plan.rewritten else ():
             out.print(f"  choice: {escape(choice)}")
         table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
         for column in ("line", "level", "iteration space", "names", "verdict"):

@@ -7,7 +7,11 @@ or runs what it rewrites.
 
 from __future__ import annotations
 
+import ast
 import inspect
+import numbers
+import re
+import sys
 
 from pforge.runtime.inputs import as_call_args, call_builder, has_case_inputs, has_example_inputs
 from pforge.runtime.loader import RuntimeLoadError, load_module
@@ -98,3 +102,105 @@ def probe_option(path: str, source: str | None = None, module=None) -> dict[str,
         raise ValueError(f"--probe: {exc}") from None
     except Exception as exc:  # noqa: BLE001 - user code raised while building inputs
         raise ValueError(f"{path}: --probe: example inputs raised {type(exc).__name__}: {exc}") from None
+
+
+#: how a size reads in ``pforge explain``'s lines: an expression in backticks, several of them
+#: multiplied (``\`xs.shape[0]\` × \`ys.shape[0]\```)
+_PRODUCT = re.compile(r"`[^`]+`(?: × `[^`]+`)*")
+
+
+class _Reached(Exception):
+    """Raised from the trace function to stop a probed call where the loop starts."""
+
+
+def _size_like(node: ast.AST) -> bool:
+    """An expression that only reads sizes: names, numbers, attributes (``x.shape``),
+    constant subscripts, arithmetic, and ``len``/``range``/``max``/``min`` of those (no other
+    call: nothing a size line names runs user code when it is evaluated)."""
+    if isinstance(node, (ast.Name, ast.Constant)):
+        return True
+    if isinstance(node, ast.Attribute):
+        return _size_like(node.value)
+    if isinstance(node, ast.Subscript):
+        return _size_like(node.value) and _size_like(node.slice)
+    if isinstance(node, ast.UnaryOp):
+        return _size_like(node.operand)
+    if isinstance(node, ast.BinOp):
+        return _size_like(node.left) and _size_like(node.right)
+    if isinstance(node, ast.Call):
+        return isinstance(node.func, ast.Name) and node.func.id in ("len", "range", "max", "min") \
+            and not node.keywords and all(_size_like(a) for a in node.args)
+    return False
+
+
+def loop_locals(module, function: str, lineno: int) -> dict | None:
+    """The names of ``function``'s frame where its loop at ``lineno`` first starts, with the
+    inputs the file's builder makes for it (``example_inputs()`` / ``make_inputs()``), or
+    None where there are none, the function does not reach the loop, or it raises first.
+
+    The call is stopped there (the loop does not run): a trace function (``sys.settrace``)
+    raises at the loop's first line event in that frame.
+    """
+    calls = {}
+    if has_example_inputs(module):
+        built = call_builder(module.example_inputs, 0)
+        if isinstance(built, dict):
+            calls.update(built)
+    if has_case_inputs(module):
+        calls["original"] = call_builder(module.make_inputs, 0)
+    fn = getattr(module, function, None)
+    if function not in calls or not callable(fn):
+        return None
+    code, seen = getattr(fn, "__code__", None), {}
+
+    def trace(frame, event, arg):
+        if frame.f_code is not code:
+            return None
+        if event == "line" and frame.f_lineno == lineno:
+            seen.update(frame.f_locals, __globals__=frame.f_globals)
+            raise _Reached
+        return trace
+
+    args, kwargs = as_call_args(calls[function])
+    previous = sys.gettrace()
+    sys.settrace(trace)
+    try:
+        fn(*args, **kwargs)
+    except _Reached:
+        pass
+    except Exception:  # noqa: BLE001 - the function raised before its loop: no sizes
+        return None
+    finally:
+        sys.settrace(previous)
+    return seen or None
+
+
+def with_sizes(line: str, names: dict) -> str:
+    """``line`` (a ``choice:`` or ``memory:`` line of ``pforge explain``) with the value of
+    each product of sizes it names, in the frame ``names`` (:func:`loop_locals`), after it:
+    ``\`xs.shape[0]\` × \`ys.shape[0]\``` becomes ``\`xs.shape[0]\` × \`ys.shape[0]\` (6)``.
+    A product with a term that is no size, or that does not evaluate to an int, is left."""
+    scope = dict(names)
+    env = scope.pop("__globals__", {})
+
+    def value(match):
+        total = 1
+        for text in re.findall(r"`([^`]+)`", match.group(0)):
+            try:
+                tree = ast.parse(text, mode="eval").body
+            except SyntaxError:
+                return match.group(0)
+            if not _size_like(tree):
+                return match.group(0)
+            try:
+                size = eval(compile(ast.Expression(tree), "<size>", "eval"), dict(env), dict(scope))  # noqa: S307
+            except Exception:  # noqa: BLE001 - a name the loop binds later, say: no number
+                return match.group(0)
+            if isinstance(size, range):
+                size = len(size)
+            if isinstance(size, bool) or not isinstance(size, numbers.Integral):
+                return match.group(0)
+            total *= int(size)
+        return f"{match.group(0)} ({total:,})"
+
+    return _PRODUCT.sub(value, line)

@@ -298,3 +298,52 @@ def test_explain_weighs_the_identity_against_the_broadcast_differences(tmp_path)
                        "--fast-math (it loses precision where points are close)"]
     unsafe = CliRunner().invoke(app, ["explain", str(source), "--format", "json"])
     assert [p["choices"] for p in json.loads(unsafe.output) if p["rewritten"]] == [[choice[len("  choice: "):]]]
+
+
+def test_explain_with_probe_gives_each_size_its_number(tmp_path):
+    """``explain --probe``: each product of sizes a ``choice:`` line names comes to a number,
+    in the function's frame where the loop starts with the file's example inputs (stopped
+    there: the loop does not run); without ``--probe`` the lines are the source's alone."""
+    source = tmp_path / "knn.py"
+    source.write_text(KNN + "\n\ndef example_inputs(seed=0):\n    rng = np.random.default_rng(seed)\n"
+                      "    return {'distances': (rng.normal(size=(7, 3)), rng.normal(size=(5, 3)))}\n")
+    plain = CliRunner().invoke(app, ["explain", str(source)])
+    assert plain.exit_code == 0 and "choice:" in plain.output and "(105)" not in plain.output, plain.output
+    probed = CliRunner().invoke(app, ["explain", str(source), "--probe"])
+    assert probed.exit_code == 0, probed.output
+    line = next(line for line in probed.output.splitlines() if line.startswith("  choice:"))
+    assert "`n_q` × `n_r` × `X.shape[-1]` (105) values" in line and "`n_q` × `n_r` (35)" in line, line
+    records = json.loads(CliRunner().invoke(app, ["explain", str(source), "--probe", "--format", "json"]).stdout)
+    assert records[0]["probed"]["choices"][0] == line[len("  choice: "):].strip()
+    assert "probed" not in json.loads(CliRunner().invoke(app, ["explain", str(source), "--format", "json"]).stdout)[0]
+
+
+@pytest.mark.parametrize("line, want", [
+    ("holds `a.shape[0]` × `n` values", "holds `a.shape[0]` × `n` (12) values"),
+    ("holds `len(range(1, n))` values", "holds `len(range(1, n))` (3) values"),
+    ("holds `f(n)` values", "holds `f(n)` values"),  # (a call runs user code: no number)
+    ("holds `later` × `n` values", "holds `later` × `n` values"),  # (bound after the loop starts)
+    ("holds `a.dtype` values", "holds `a.dtype` values"),  # (no int)
+    ("`np.sum(a[i])` as einsum", "`np.sum(a[i])` as einsum"),
+])
+def test_only_sizes_get_numbers(line, want):
+    from pforge.runtime.probe import with_sizes
+
+    calls = []
+    names = {"a": np.zeros((3, 2)), "n": 4, "f": lambda n: calls.append(n) or n, "__globals__": {"np": np}}
+    assert with_sizes(line, names) == want and not calls
+
+
+def test_a_function_that_raises_before_its_loop_has_no_sizes(tmp_path):
+    from pforge.runtime.loader import load_module
+    from pforge.runtime.probe import loop_locals
+
+    path = tmp_path / "m.py"
+    path.write_text("import numpy as np\n\ndef f(x):\n    n = len(x) // 0\n    for i in range(n):\n        x[i] = 1\n"
+                    "\ndef g(x):\n    n = len(x)\n    for i in range(n):\n        x[i] = 1\n    return x\n"
+                    "\ndef example_inputs(seed=0):\n    return {'f': np.zeros(3), 'g': np.zeros(3)}\n")
+    module = load_module(str(path))
+    assert loop_locals(module, "f", 5) is None
+    names = loop_locals(module, "g", 10)
+    assert names["n"] == 3 and "i" not in names
+    assert not names["x"].any()  # (the loop did not run: it would have written ones)
