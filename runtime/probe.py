@@ -37,6 +37,19 @@ def _rank(value) -> int | None:
         return None
 
 
+def _built_calls(module) -> dict:
+    """Function name -> the arguments the file's builders make for it (seed 0):
+    ``example_inputs()``'s dict, and ``make_inputs()`` for ``original``."""
+    calls = {}
+    if has_example_inputs(module):
+        built = call_builder(module.example_inputs, 0)
+        if isinstance(built, dict):
+            calls.update(built)
+    if has_case_inputs(module):
+        calls["original"] = call_builder(module.make_inputs, 0)
+    return calls
+
+
 def probe_ranks(path: str, source: str | None = None, module=None) -> dict[str, int | tuple]:
     """``{"func.param": rank}`` for every argument the file's builders make.
 
@@ -56,13 +69,7 @@ def probe_ranks(path: str, source: str | None = None, module=None) -> dict[str, 
     """
     if module is None:
         module = load_module(path, source)
-    calls = {}
-    if has_example_inputs(module):
-        built = call_builder(module.example_inputs, 0)
-        if isinstance(built, dict):
-            calls.update(built)
-    if has_case_inputs(module):
-        calls["original"] = call_builder(module.make_inputs, 0)
+    calls = _built_calls(module)
     if not calls:
         raise LookupError(f"{path}: --probe needs example_inputs() or make_inputs() in the file")
     found: dict[str, int] = {}
@@ -141,13 +148,7 @@ def loop_locals(module, function: str, lineno: int) -> dict | None:
     The call is stopped there (the loop does not run): a trace function (``sys.settrace``)
     raises at the loop's first line event in that frame.
     """
-    calls = {}
-    if has_example_inputs(module):
-        built = call_builder(module.example_inputs, 0)
-        if isinstance(built, dict):
-            calls.update(built)
-    if has_case_inputs(module):
-        calls["original"] = call_builder(module.make_inputs, 0)
+    calls = _built_calls(module)
     fn = getattr(module, function, None)
     if function not in calls or not callable(fn):
         return None

@@ -182,19 +182,21 @@ def test_a_file_indented_by_two_spaces_keeps_its_unit_in_wrapped_lines():
     compile(result.code, "m.py", "exec")
 
 
+DISTRIBUTED = _code("""
+    import numpy as np
+
+
+    def two_writes(a, b):
+        for i in range(len(a) - 1):
+            a[i] = b[i] * 2
+            b[i] = a[i + 1] + 1
+            a[i] = a[i] + b[i]
+        return a, b
+""")
+
+
 def test_a_piece_of_a_distributed_loop_is_wrapped_for_the_check_it_goes_under():
-    source = _code("""
-        import numpy as np
-
-
-        def two_writes(a, b):
-            for i in range(len(a) - 1):
-                a[i] = b[i] * 2
-                b[i] = a[i + 1] + 1
-                a[i] = a[i] + b[i]
-            return a, b
-    """)
-    result = transpile_source(source, "m.py")
+    result = transpile_source(DISTRIBUTED, "m.py")
     assert markers(result.code)[0].startswith("# pforge: loop distributed") and \
         markers(result.code)[0].endswith("where its run-time checks hold"), result.code
     assert [line for line in result.code.splitlines()
@@ -202,7 +204,7 @@ def test_a_piece_of_a_distributed_loop_is_wrapped_for_the_check_it_goes_under():
     rng = np.random.default_rng(1)
     a, b = rng.standard_normal(7), rng.standard_normal(7)
     want, got = {}, {}
-    exec(compile(source, "m.py", "exec"), want)
+    exec(compile(DISTRIBUTED, "m.py", "exec"), want)
     exec(compile(result.code, "m.py", "exec"), got)
     assert_same_numbers(want["two_writes"](a.copy(), b.copy()), got["two_writes"](a.copy(), b.copy()))
 
@@ -373,18 +375,6 @@ def test_check_names_a_configuration_it_cannot_read(tmp_path, config, message):
 
 
 # -- the marker comment at the line length ---------------------------------------------------
-
-DISTRIBUTED = _code("""
-    import numpy as np
-
-
-    def two_writes(a, b):
-        for i in range(len(a) - 1):
-            a[i] = b[i] * 2
-            b[i] = a[i + 1] + 1
-            a[i] = a[i] + b[i]
-        return a, b
-""")
 
 PER_EXAMPLE = _code("""
     import tensorflow as tf

@@ -1350,6 +1350,35 @@ class _Builder:
         return Fragment("carried scalar", REFUSE, (f"h{k} = {fn}(h{k}) * 0.5 + {self.expr(1)}",),
                         (f"h{k} = 0.0",), outputs=(f"h{k}",))
 
+    def _affine(self, k):
+        """``p[i] = a_i * p[i - 1] + b_i`` (an account's balance): one coefficient per iteration,
+        so the tree of affine maps, computed in the rows it writes where ``p`` is made before
+        the loop and the steps compute in its dtype (``_values_in_place``); ``p`` made in other
+        dtypes, seen another way (a view bound before the loop, a read of another element),
+        or walked downwards, where the values get an array of their own or the loop stays."""
+        if not self.np:
+            return self._carried(k)
+        prev, offsets = ("i + 1", {"ahead": 1}) if self.descending else ("i - 1", {"back": 1})
+        p = f"p{k}[{prev}]"
+        coef = self.rng.choice((f"(1.0 + 0.01 * {self.expr(1)})", "np.tanh(x[i])", "x[i]", f"(0.5 + 0.1 * {self.expr(0)})"))
+        value = self.rng.choice((f"{coef} * {p} + {self.expr(1)}", f"{p} * {coef} - {self.expr(1)}",
+                                 f"{self.expr(1)} - {coef} * {p}"))
+        made = self.rng.choice(("np.zeros(len(x))", "np.zeros(len(x))", "np.ones(len(x), np.float32)",
+                                "np.zeros(len(x), dtype=int)", "np.full(len(x), 0.5)", "np.empty(len(x))"))
+        start = self.rng.choice(("1.5", "c", "-2", "0.25"))
+        if start == "c":
+            self.reads.add("c")
+        setup = (f"p{k} = {made}", f"p{k}[{'-1' if self.descending else '0'}] = {start}")
+        outputs = (f"p{k}",)
+        seen = self.rng.random()
+        if seen < 0.15:  # a view of the rows bound before the loop: it sees them as they are written
+            setup += (f"v{k} = p{k}[1:]",)
+            outputs += (f"v{k}",)
+        elif seen < 0.25:  # another element read: no scan
+            value = f"{value} + 0.0 * p{k}[0]"
+        return Fragment("affine recurrence on an array", EITHER, (f"p{k}[i] = {value}",), setup, outputs=outputs,
+                        **offsets)
+
     def _prefix(self, k):
         """Reads the output of the iteration that ran before (``i - 1``, or ``i + 1`` counting down)."""
         if not self.np:
@@ -1962,7 +1991,7 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("distributed", 3), ("fixed-element", 2), ("contraction", 3),
                ("interchange", 2), ("triangle", 3), ("symmetric", 2), ("reached-invariant", 3),
                ("distance", 2), ("kept-running", 2), ("pairwise", 3), ("pack", 2), ("crossing", 2),
-               ("row-view", 2), ("linear", 3), ("masked-sum", 3))
+               ("row-view", 2), ("linear", 3), ("masked-sum", 3), ("affine", 2))
 DEPENDENT = (("carried", 2), ("inner-of-carried", 1), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))
