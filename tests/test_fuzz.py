@@ -48,6 +48,9 @@ def test_oracle_sees_a_wrong_rewrite():
     assert compare(want, dict(want, raised="ValueError"), "numpy") is not None
     assert compare(want, dict(want, stdout="x\n"), "numpy") is not None
     assert compare(want, dict(want), "numpy") is None
+    complex_ = dict(want, **{"return": np.array([1.0 + 1j, 2.0])})  # (an imaginary part that differs)
+    assert compare(complex_, dict(complex_, **{"return": np.array([1.0 + 2j, 2.0])}), "numpy") is not None
+    assert compare(complex_, dict(complex_), "numpy") is None
 
 
 def test_oracle_judges_a_planted_dependence_called_independent_as_a_wrong_verdict(monkeypatch):

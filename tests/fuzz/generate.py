@@ -1364,7 +1364,8 @@ class _Builder:
         value = self.rng.choice((f"{coef} * {p} + {self.expr(1)}", f"{p} * {coef} - {self.expr(1)}",
                                  f"{self.expr(1)} - {coef} * {p}"))
         made = self.rng.choice(("np.zeros(len(x))", "np.zeros(len(x))", "np.ones(len(x), np.float32)",
-                                "np.zeros(len(x), dtype=int)", "np.full(len(x), 0.5)", "np.empty(len(x))"))
+                                "np.zeros(len(x), dtype=int)", "np.full(len(x), 0.5)", "np.ones(len(x), np.complex64)"))
+        # (no np.empty: the rows the loop does not reach would hold whatever memory held)
         start = self.rng.choice(("1.5", "c", "-2", "0.25"))
         if start == "c":
             self.reads.add("c")

@@ -170,7 +170,9 @@ def _differs(want, got, rtol, atol, dtypes=False) -> str | None:
                 return f"item {k}: {why}"
         return None
     try:
-        a, b = np.asarray(want, dtype=float), np.asarray(got, dtype=float)
+        # (complex values compared as complex: as float, their imaginary parts were dropped)
+        kind = complex if any(np.iscomplexobj(v) for v in (want, got)) else float
+        a, b = np.asarray(want, dtype=kind), np.asarray(got, dtype=kind)
     except (TypeError, ValueError, OverflowError):  # (a Python int past a float's range: exact)
         return None if _equal(want, got) else f"{want!r} vs {got!r}"
     if a.shape != b.shape:
