@@ -1039,9 +1039,9 @@ class ReductionsMixin:
         allocate = "empty(L" if a.stacked else f"zeros(-(-L // {TOEPLITZ_BLOCK}) * {TOEPLITZ_BLOCK}"
         # (backwards, the zeros of the last block go first: they add nothing to the values after them)
         laid = "[-L:]" if backwards else "[:L]"
-        # One coefficient per iteration, into an array the function makes: the values are
-        # computed in the rows the loop writes, with no array of their own
-        # (where the steps compute in the array's dtype: the values are then what the loop stores)
+        # One coefficient per iteration, into an array the function makes: where the steps
+        # compute in the array's dtype, the values are computed in the rows the loop writes
+        # (they are then what it stores), with no array of their own
         into = self._values_in_place(scan) if a.stacked else None
         dtype = self.namer.new(f"{name}_dtype") if into is not None else None
         self.out += templates.replace(
