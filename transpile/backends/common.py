@@ -180,39 +180,82 @@ def _nonnegative(node, ctx) -> bool:
 _ARRAY_METHODS = {"astype", "copy", "reshape", "transpose", "flatten", "ravel", "squeeze", "conj", "clip"}
 
 
-def _evidently_array(ctx, function, seq, _seen=frozenset()) -> bool:
+def _evidently_array(ctx, function, seq, _seen=frozenset(), at=None) -> bool:
     """True when ``seq`` must be an array or tensor rather than a Python list.
 
-    Evidence: it is made by a TensorFlow or NumPy call, or (for a name) the function reads its
-    ``.shape``/``.dtype``/``.ndim`` or binds it from such a call. For a name, only the bindings
-    that reach ``seq`` count (beniget's reaching definitions): after ``x = a``, a read of
-    ``x.ndim``, then ``x = b``, ``x`` is ``b``, which that read says nothing about (pforge's own
-    run-time checks read ``x.ndim`` of the binding their loop sees). Where the bindings are
-    not known (a global, a node the chains do not hold), any binding of the name counts.
+    Evidence: it is made by a TensorFlow or NumPy call, or (for a name) the function binds it
+    from such a call, or reads its ``.shape``/``.dtype``/``.ndim`` on every path to ``seq``,
+    before it (:func:`_runs_before`: a read under an ``if``, or after the loop, may never run
+    for a list). For a name, only the bindings that reach ``seq`` count (beniget's reaching
+    definitions): after ``x = a``, a read of ``x.ndim``, then ``x = b``, ``x`` is ``b``, which
+    that read says nothing about (pforge's own run-time checks read ``x.ndim`` of the binding
+    their loop sees), and each binding that reaches ``seq`` must be from such a call. Where
+    the bindings are not known (a global, a node the chains do not hold: then ``at`` is
+    where the value is used, the loop), a read counts only for a name bound once.
     """
     if isinstance(seq, gast.Call):
         callee = ctx.imports.resolve(seq.func) or ""
         if not callee and isinstance(seq.func, gast.Attribute) and seq.func.attr in _ARRAY_METHODS:
-            return _evidently_array(ctx, function, seq.func.value, _seen)  # `np.zeros(n).astype(int)`
+            return _evidently_array(ctx, function, seq.func.value, _seen, at)  # `np.zeros(n).astype(int)`
         return callee.startswith(("tensorflow.", "numpy.")) and callee not in _LIST_RETURNING
     if not isinstance(seq, gast.Name) or function is None:
         return False
+    use = seq if id(seq) in ctx.parents else at
     reaching = _reaching(ctx, seq)
     # (a binding from the name itself, `x = x.astype(int)`, follows the binding before it)
     key = seq.id if reaching is None else frozenset(reaching)
     if key in _seen:
         return False
+    bindings = [node for node in gast.walk(function) if isinstance(node, gast.Assign)
+                and any(isinstance(t, gast.Name) and t.id == seq.id for t in node.targets)]
+    once = len([n for n in gast.walk(function) if isinstance(n, gast.Name) and n.id == seq.id
+                and isinstance(n.ctx, (gast.Store, gast.Del, gast.Param))]) <= 1
     for node in gast.walk(function):
         if isinstance(node, gast.Attribute) and node.attr in ("shape", "dtype", "ndim") \
-                and isinstance(node.value, gast.Name) and node.value.id == seq.id:
+                and isinstance(node.value, gast.Name) and node.value.id == seq.id \
+                and use is not None and _runs_before(ctx, node, use):
             read = _reaching(ctx, node.value)
-            if reaching is None or read is None or reaching <= read:
+            if reaching is None and once or reaching is not None and read is not None and reaching <= read:
                 return True  # (that read sees every binding `seq` may hold)
-        if isinstance(node, gast.Assign) and any(isinstance(t, gast.Name) and t.id == seq.id
-                                                 and (reaching is None or id(t) in reaching)
-                                                 for t in node.targets):
-            if _evidently_array(ctx, function, node.value, _seen | {key}):
-                return True
+    if reaching is None:  # (each binding from such a call, and no other: a parameter, a loop's target)
+        stores = [n for n in gast.walk(function) if isinstance(n, gast.Name) and n.id == seq.id
+                  and isinstance(n.ctx, (gast.Store, gast.Del, gast.Param))]
+        return bool(bindings) and len(stores) == sum(len(b.targets) for b in bindings) and all(
+            _evidently_array(ctx, function, b.value, _seen | {key}, b) for b in bindings)
+    bound = {id(t): b for b in bindings for t in b.targets if isinstance(t, gast.Name) and t.id == seq.id}
+    return all(r in bound for r in reaching) and all(
+        _evidently_array(ctx, function, bound[r].value, _seen | {key}, bound[r]) for r in reaching)
+
+
+def _runs_before(ctx, read: gast.AST, use: gast.AST) -> bool:
+    """Whether ``read`` is evaluated on every path of its function that reaches ``use``,
+    before it: ``read`` is evaluated whenever its statement runs (not in an ``and``/``or``
+    past the first operand, a conditional expression's arms, a lambda or a comprehension, or
+    a compound statement's body: only its header runs at once), and that statement lies
+    before ``use`` in a block that holds ``use``, or is the statement whose header it is."""
+    node, parent = read, ctx.parents.get(id(read))
+    while not isinstance(parent, gast.stmt):
+        if parent is None or isinstance(parent, (gast.Lambda, gast.comprehension, gast.ListComp, gast.SetComp,
+                                                 gast.DictComp, gast.GeneratorExp)) \
+                or isinstance(parent, gast.BoolOp) and parent.values[0] is not node \
+                or isinstance(parent, gast.IfExp) and parent.test is not node:
+            return False
+        node, parent = parent, ctx.parents.get(id(parent))
+    stmt = parent
+    if isinstance(stmt, (gast.If, gast.While)) and node is not stmt.test \
+            or isinstance(stmt, (gast.For, gast.AsyncFor)) and node is not stmt.iter \
+            or isinstance(stmt, (gast.With, gast.AsyncWith)) and not any(node is item for item in stmt.items) \
+            or isinstance(stmt, (gast.Try, gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Match)):
+        return False
+    holder = ctx.parents.get(id(stmt))
+    block = next((getattr(holder, f) for f in getattr(holder, "_fields", ()) if isinstance(getattr(holder, f), list)
+                  and any(s is stmt for s in getattr(holder, f))), [])
+    later = block[next(k for k, s in enumerate(block) if s is stmt) + 1:] if block else []
+    up = use
+    while up is not None:
+        if up is stmt or any(s is up for s in later):
+            return True  # (the header of the statement `use` is in, or a statement before it)
+        up = ctx.parents.get(id(up))
     return False
 
 

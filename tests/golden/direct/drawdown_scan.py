@@ -42,9 +42,10 @@ def drawdown(returns, start):
     #   scan peak, indexed output curve, indexed output drawdown) with batched ops,
     #   where its run-time checks hold
     if (
-        isinstance(wealth, (int, float, np.number, np.bool_, np.ndarray))
+        isinstance(peak, (int, float, np.number, np.bool_, np.ndarray))
+        and np.ndim(peak) == 0
+        and isinstance(wealth, (int, float, np.number, np.bool_, np.ndarray))
         and np.ndim(wealth) == 0
-        and isinstance(peak, (int, float, np.number, np.bool_, np.ndarray))
         and not isinstance(returns, (list, tuple))
         and len(returns) > 0
     ):

@@ -790,7 +790,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
             # (`x[::-1]`, `reversed(x)`: the rows of `x`, whose kind decides as `x`'s would)
             base = reversed_operand(node)
             if self.lib.kind == "np" and not self.to_tf and base.id not in self.env and self._shape_of(base.id) is None \
-                    and not _evidently_array(self.ctx, self.info.function, base):
+                    and not _evidently_array(self.ctx, self.info.function, base, at=self.info.node):
                 self.unknown_kinds.add(base.id)
         elif isinstance(node, gast.Subscript) and self.lib.kind == "np" and not self.to_tf:
             self._root_kind(node)
@@ -802,9 +802,9 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                 # (`m.shape` shows an array, not that it is no subclass: a masked array's mask,
                 # a matrix's rows would be lost)
                 self.unknown_kinds.add(node.id)
-            if (shape is None or not shape.sequence) and _evidently_array(self.ctx, self.info.function, node):
+            if (shape is None or not shape.sequence) and _evidently_array(self.ctx, self.info.function, node, at=self.info.node):
                 return node
-        elif isinstance(node, gast.Call) and _evidently_array(self.ctx, self.info.function, node):
+        elif isinstance(node, gast.Call) and _evidently_array(self.ctx, self.info.function, node, at=self.info.node):
             return node
         elif isinstance(node, gast.Attribute) and self.lib.kind == "np" and not self.to_tf:
             # (`self.q[s, a]`: an attribute may hold a dict keyed by tuples, which the loop indexes

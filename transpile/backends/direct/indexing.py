@@ -53,7 +53,7 @@ class IndexingMixin:
         if levels < 2 or not isinstance(base, gast.Name) or self._is_stacked_name(base.id):
             return node
         declared = self._declared(base.id)
-        if not (declared or _evidently_array(self.ctx, self.info.function, base)):
+        if not (declared or _evidently_array(self.ctx, self.info.function, base, at=self.info.node)):
             return node
         for part in indices:
             if isinstance(part, gast.Slice) or (isinstance(part, gast.Name) and isinstance(self.env.get(part.id), Ind)):

@@ -614,7 +614,7 @@ class LevelsMixin:
                 if rank is None and not (depth == 1 and isinstance(target, gast.Name)):
                     raise Unsupported(f"the rank of `{gast.unparse(seq).strip()}` is unknown")
                 if rank is None and self.lib.kind == "np" and not self.to_tf and isinstance(seq, gast.Name) \
-                        and not _evidently_array(self.ctx, self.info.function, seq):
+                        and not _evidently_array(self.ctx, self.info.function, seq, at=self.info.node):
                     # rows of a value of no known rank, taken through `np.asarray`: only an
                     # array's rows are what the loop iterates over (a list of tuples
                     # `(1, 2.5)` converts to float64 rows, ragged ones raise; helper-56)
@@ -655,9 +655,9 @@ class LevelsMixin:
             # `len()` of an iterator raises, a dict has one: the check needs arrays, or values of
             # an inferred rank, which it first checks to be arrays or lists (`isinstance`).
             inferred = [s for s in seqs if isinstance(s, gast.Name) and self._shape_of(s.id) is not None
-                        and self._shape_of(s.id).inferred and not _evidently_array(self.ctx, self.info.function, s)]
+                        and self._shape_of(s.id).inferred and not _evidently_array(self.ctx, self.info.function, s, at=self.info.node)]
             known = all(isinstance(s, gast.Name) and (
-                self._declared(s.id) or _evidently_array(self.ctx, self.info.function, s))
+                self._declared(s.id) or _evidently_array(self.ctx, self.info.function, s, at=self.info.node))
                 or any(s is t for t in inferred) for s in seqs)
             if self.lib.kind != "np" or self.to_tf or depth != 1 or not known or any(
                     isinstance(n, gast.Name) and n.id in self.loop_stores for s in seqs for n in gast.walk(s)):
@@ -689,7 +689,7 @@ class LevelsMixin:
         if not (isinstance(target, gast.Name) and isinstance(seq, gast.Name) and level.depth == 1
                 and self.lib.kind == "np" and not self.to_tf and seq.id not in self.loop_stores):
             return False
-        if _evidently_array(self.ctx, self.info.function, seq) or self._declared(seq.id):
+        if _evidently_array(self.ctx, self.info.function, seq, at=self.info.node) or self._declared(seq.id):
             return False
         uses = [n for n in gast.walk(self.info.node) if isinstance(n, gast.Name) and n.id == target.id
                 and isinstance(n.ctx, gast.Load)]

@@ -1637,7 +1637,7 @@ class ReductionsMixin:
         each name the code does not show to be an array is checked to be one at run time."""
         for name in sorted(set(names)):
             if not self._declared(name) and \
-                    not _evidently_array(self.ctx, self.info.function, templates.name(name)):
+                    not _evidently_array(self.ctx, self.info.function, templates.name(name), at=self.info.node):
                 self.checks.append(templates.expr(f"type(X) is {self.lib.alias}.ndarray", X=templates.name(name)))
 
     def _ragged_slice(self, value):

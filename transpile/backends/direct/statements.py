@@ -289,7 +289,7 @@ class StatementsMixin:
             # static shape, which a list has not)
             seq = space.items[0][1]
             tensor = self._unstacked(seq)  # (`tf.unstack([a, b])` takes a list too)
-            if not _evidently_array(self.ctx, self.info.function, tensor):
+            if not _evidently_array(self.ctx, self.info.function, tensor, at=self.info.node):
                 raise Unsupported(f"`{min(self.last_targets.keys() | self.last_values.keys())}` is used after "
                                   f"the loop, and whether the loop runs is known of a tensor only "
                                   f"(`x.shape[0] > 0`), which `{gast.unparse(seq).strip()}` may not be")

@@ -188,7 +188,7 @@ class WritesMixin:
         shape = self._shape_of(name)
         declared = self._declared(name)
         if not declared and (name not in self.locals or name in self.inferred_locals) \
-                and not _evidently_array(self.ctx, self.info.function, base):
+                and not _evidently_array(self.ctx, self.info.function, base, at=self.info.node):
             # A Python list has no `x[...] = batch`: only an array the code shows, or declares.
             raise Unsupported(f"line {stmt.lineno}: a write into `{name}`, which may be a Python list")
         if self._bound_to_list(name):

@@ -321,7 +321,7 @@ class _Vectorizer(ChecksMixin, BranchesMixin, InnerLoopsMixin):
         ``tf.vectorized_map`` treats a Python list as a structure of separate inputs, so a list
         of tensors must be packed first or the result comes out transposed.
         """
-        if _evidently_array(self.ctx, self.info.function, seq):
+        if _evidently_array(self.ctx, self.info.function, seq, at=self.info.node):
             return seq
         return templates.expr(f"{self.tf}.convert_to_tensor(S)", S=seq)
 
