@@ -141,13 +141,14 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
                       "the loop starts, so no run-time check can cover it")
     # a list itself as an operand (`x * c` repeats it, `x + y` concatenates; a list of arrays
     # too): only an array computes as the batch does
-    operands = {side.id for n in gast.walk(info.node) if isinstance(n, gast.BinOp)
+    # (the batched code's own operands too: `x[i] * 3` is `x * 3` there, helper-68)
+    operands = {side.id for root in [info.node, *result.stmts] for n in gast.walk(root) if isinstance(n, gast.BinOp)
                 for side in (n.left, n.right) if isinstance(side, gast.Name)}
     sliced = (getattr(result, "sliced", set()) | {name for name, f in found.items() if min(f) >= 1 and name in operands
-                                                  and not _evidently_array(ctx, fdef, templates.name(name))}) & set(found)
+                                                  and not _evidently_array(ctx, fdef, templates.name(name), at=info.node)}) & set(found)
     arrays = _needs_an_array(ctx, info, {name: max(f) for name, f in found.items()}) | written | \
         (result.arrays & set(found)) | sliced
-    evident = {name for name in found if _evidently_array(ctx, fdef, templates.name(name))}  # `x.shape` is read
+    evident = {name for name in found if _evidently_array(ctx, fdef, templates.name(name), at=info.node)}  # `x.shape` is read
     # Values the batched code converts (`np.asarray(x)`) compute with NumPy's numbers; the others
     # keep Python's (`shape[0] - 1` of a tuple of ints).
     converted = {n.args[0].id for st in result.stmts for n in gast.walk(st)
@@ -184,7 +185,7 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     # (a local every definition reaching the loop binds to a number literal, `G = 0.0`, is one,
     # and so is one bound to a number of a checked array's shape)
     local = {name: rank for name, rank in locals_for(guess.ranks).items()
-             if name in in_loop and name in flowing and not _evidently_array(ctx, fdef, templates.name(name))
+             if name in in_loop and name in flowing and not _evidently_array(ctx, fdef, templates.name(name), at=info.node)
              and name not in extended
              and not (rank == 0 and (literal_number_at_entry(ctx, info.node, name) is not None or shape_int(name)))}
     # A list of Python floats becomes a float64 array; in the loop each is a weak float, which
@@ -203,7 +204,7 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
     made_arrays = {name for name in in_loop & checked_locals if name not in found and name not in local
                    and name not in extended and name not in result.objects
                    and name not in (info.space.target_names() if info.space is not None else ())
-                   and _evidently_array(ctx, fdef, templates.name(name)) and not _made_wide(ctx, fdef, name)}
+                   and _evidently_array(ctx, fdef, templates.name(name), at=info.node) and not _made_wide(ctx, fdef, name)}
     # (one made like another value, `G = np.zeros_like(W)`, has its dtype: tested with it)
     made_arrays = {name for name in made_arrays if _made_like(ctx, fdef, name) not in set(found) | set(local)}
     values = sorted((set(found) | set(local) | made_arrays) - indices - set(lists[:len(lists) == 1]))  # (one list: the others)
@@ -900,7 +901,7 @@ def _numbers_out(ctx, info) -> bool:
     bound = {n.id for n in gast.walk(info.node) if isinstance(n, gast.Name)
              and isinstance(n.ctx, gast.Store)} - targets
     return any(isinstance(n, gast.Name) and n.id in bound and isinstance(n.ctx, gast.Load) and id(n) not in inside
-               and not _evidently_array(ctx, fdef, templates.name(n.id)) for n in gast.walk(fdef))
+               and not _evidently_array(ctx, fdef, templates.name(n.id), at=info.node) for n in gast.walk(fdef))
 
 
 def _number_test(np_alias: str, name: str) -> str:
@@ -982,7 +983,7 @@ def _needs_an_array(ctx, info, inferred: dict[str, int], written_only: bool = Fa
     written = bound_or_written(info.node)
     return {name for name, rank in inferred.items()
             if ((rank >= 2 and not written_only) or (rank >= 1 and name in written))
-            and not _evidently_array(ctx, info.function, templates.name(name))}
+            and not _evidently_array(ctx, info.function, templates.name(name), at=info.node)}
 
 
 def _compared_or_stored(info, name: str) -> bool:
