@@ -7,7 +7,9 @@ import numpy as np
 # definitions). The first loop's checks also asked `not np.may_share_memory(x, a)`, which
 # never holds: `a` is `x` itself.
 
-REWRITTEN = ["rebound"]
+# (helper-68: a global `x` too, whose bindings the chains do not follow: a read counts for a
+# name bound once only)
+REWRITTEN = ["rebound", "rebound_global"]
 
 
 def rebound(a, b):
@@ -20,7 +22,19 @@ def rebound(a, b):
     return x
 
 
+def rebound_global(a, b):
+    global x
+    x = a
+    for i in range(1, len(x)):
+        x[i] = x[i - 1] + x[i]
+    x = b
+    for i in range(1, len(x)):
+        x[i] = x[i - 1] + x[i]
+    return x
+
+
 CALLS = [
+    ("rebound_global", "np.arange(4.0), [1.0, 2.0, 3.0]"),
     ("rebound", "np.arange(4.0), [1.0, 2.0, 3.0]"),
     ("rebound", "np.arange(4.0), np.arange(3.0)"),
     ("rebound", "[1.0, 2.0], [1, 2, 3]"),
