@@ -1149,3 +1149,55 @@ def test_an_array_computed_from_a_tested_value_is_tested_itself():
     want, _ = _outcome(source, W, w)
     got, held = _outcome(checked, W, w)
     assert got == want and held == [False]
+
+
+def test_an_array_made_then_bound_otherwise_is_in_the_float64_test():
+    """`scale = np.zeros(k)` is float64, but an annotated assignment before the loop binds it
+    again (to a float32 array here): `_made_by` takes an array made by its one assignment only
+    where nothing else binds the name, so `scale` is tested beside a list of floats, and the
+    loop runs (it multiplies each weak float in float32)."""
+    source = textwrap.dedent("""\
+        import numpy as np
+
+
+        def f(w, k):
+            out = np.zeros(k)
+            scale = np.zeros(k)
+            scale: np.ndarray = np.ones(k, np.float32)
+            for i in range(len(w)):
+                out[i] = w[i] * scale[i]
+            return out
+        """)
+    result = transpile_source(source, "m.py")
+    assert result.plans[-1].rewritten, result.plans[-1].remarks
+    checked = instrument_rank_checks(result.code)
+    w = [0.2697867137638703, 0.1]
+    want, _ = _outcome(source, w, 2)
+    got, held = _outcome(checked, w, 2)
+    assert got == want and held == [False], (got, want, result.code)
+
+
+GRID_COUNTS = textwrap.dedent("""\
+    import numpy as np
+
+
+    def f(rows, cols, grid):
+        for i in range(len(rows)):
+            grid[rows[i], cols[i]] += 1
+        return grid
+    """)
+
+
+def test_lists_that_only_index_together_may_hold_python_ints():
+    """`grid[rows[i], cols[i]]`: each list is only an index, in a tuple of indices
+    (`_indices_only`), so lists of Python ints run batched, as their `np.asarray` indexes
+    alike; a list of floats, which cannot index, runs the loop (which raises)."""
+    result = transpile_source(GRID_COUNTS, "m.py")
+    assert result.plans[0].rewritten, result.plans[0].remarks
+    checked = instrument_rank_checks(result.code)
+    grid = np.zeros((3, 3), np.int64)
+    for rows, cols, batched in [([0, 2, 2], [1, 1, 0], True), (np.array([0, 2]), [1, 1], True),
+                                ([0.0, 2.0], [1, 1], False)]:
+        want, _ = _outcome(GRID_COUNTS, rows, cols, grid)
+        got, held = _outcome(checked, rows, cols, grid)
+        assert got == want and held == [batched], (rows, cols, held)
