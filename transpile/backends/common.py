@@ -217,14 +217,19 @@ def _evidently_array(ctx, function, seq, _seen=frozenset(), at=None) -> bool:
             read = _reaching(ctx, node.value)
             if reaching is None and once or reaching is not None and read is not None and reaching <= read:
                 return True  # (that read sees every binding `seq` may hold)
+    # (`x += t` updates the array `x` is in place and binds that array again: it holds what
+    # the other bindings do; an augmented list is a list, so they decide)
+    updated = {id(n.target) for n in gast.walk(function) if isinstance(n, gast.AugAssign)
+               and isinstance(n.target, gast.Name) and n.target.id == seq.id}
     if reaching is None:  # (each binding from such a call, and no other: a parameter, a loop's target)
         stores = [n for n in gast.walk(function) if isinstance(n, gast.Name) and n.id == seq.id
-                  and isinstance(n.ctx, (gast.Store, gast.Del, gast.Param))]
+                  and isinstance(n.ctx, (gast.Store, gast.Del, gast.Param)) and id(n) not in updated]
         return bool(bindings) and len(stores) == sum(len(b.targets) for b in bindings) and all(
             _evidently_array(ctx, function, b.value, _seen | {key}, b) for b in bindings)
     bound = {id(t): b for b in bindings for t in b.targets if isinstance(t, gast.Name) and t.id == seq.id}
-    return all(r in bound for r in reaching) and all(
-        _evidently_array(ctx, function, bound[r].value, _seen | {key}, bound[r]) for r in reaching)
+    made = [r for r in reaching if r not in updated]
+    return bool(made) and all(r in bound for r in made) and all(
+        _evidently_array(ctx, function, bound[r].value, _seen | {key}, bound[r]) for r in made)
 
 
 def _runs_before(ctx, read: gast.AST, use: gast.AST) -> bool:
