@@ -215,8 +215,11 @@ def _evidently_array(ctx, function, seq, _seen=frozenset(), at=None) -> bool:
                 and isinstance(node.value, gast.Name) and node.value.id == seq.id \
                 and use is not None and _runs_before(ctx, node, use):
             read = _reaching(ctx, node.value)
-            if reaching is None and once or reaching is not None and read is not None and reaching <= read:
-                return True  # (that read sees every binding `seq` may hold)
+            if reaching is None and once or reaching is not None and read is not None and reaching == read:
+                # (that read sees every binding `seq` may hold, and no binding comes between:
+                # `n = x.shape[0]; x = list(x)` in an outer loop's body reaches the read along
+                # the outer loop's back edge, but is all that reaches `seq`; helper-69)
+                return True
     # (`x += t` updates the array `x` is in place and binds that array again: it holds what
     # the other bindings do; an augmented list is a list, so they decide)
     updated = {id(n.target) for n in gast.walk(function) if isinstance(n, gast.AugAssign)

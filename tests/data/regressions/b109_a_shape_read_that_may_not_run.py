@@ -9,8 +9,12 @@ import numpy as np
 # header of a statement it is in), and a binding counts only where every binding that reaches
 # the loop is from a NumPy call.
 
+# helper-69: a read that sees, along an outer loop's back edge, the binding that comes between
+# it and the loop (`n = x.shape[0]; x = list(x)`) is no evidence either: the bindings that
+# reach the read must be those that reach the loop.
 # (`two_bindings` stays a loop: `x` may be the list `b`, which has no `x[...] =` of a batch)
-REWRITTEN = ["under_if", "after_loop", "behind_isinstance", "one_branch", "in_the_header", "before_the_loop"]
+REWRITTEN = ["under_if", "after_loop", "behind_isinstance", "one_branch", "in_the_header", "before_the_loop",
+             "rebound_in_an_outer_loop"]
 
 
 def under_if(x, n, verbose=False):
@@ -70,7 +74,18 @@ def before_the_loop(x):
     return x
 
 
+def rebound_in_an_outer_loop(x, out):
+    for t in range(1):
+        n = x.shape[0]
+        x = list(x)
+        for i in range(n):
+            out[i] = x[i] * 3
+    return out
+
+
 CALLS = [
+    ("rebound_in_an_outer_loop", "np.array([1.0, 2.0, 3.0, 4.0]), np.zeros(4)"),
+    ("rebound_in_an_outer_loop", "np.array([1.0]), np.zeros(1)"),
     ("under_if", "[1.0, 2.0, 3.0], 3"),
     ("under_if", "[1.0, 2.0, 3.0], 2"),
     ("under_if", "np.array([1.0, 2.0, 3.0]), 2"),
