@@ -146,9 +146,10 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
                 for side in (n.left, n.right) if isinstance(side, gast.Name)}
     sliced = (getattr(result, "sliced", set()) | {name for name, f in found.items() if min(f) >= 1 and name in operands
                                                   and not _evidently_array(ctx, fdef, templates.name(name), at=info.node)}) & set(found)
-    arrays = _needs_an_array(ctx, info, {name: max(f) for name, f in found.items()}) | written | \
-        (result.arrays & set(found)) | sliced
     evident = {name for name in found if _evidently_array(ctx, fdef, templates.name(name), at=info.node)}  # `x.shape` is read
+    arrays = _needs_an_array(ctx, info, {name: max(f) for name, f in found.items()}) | written | \
+        (result.arrays & set(found)) | sliced | (
+            _read_raw(ctx, result, {n for n, f in found.items() if min(f) >= 1}) - params - evident)
     # Values the batched code converts (`np.asarray(x)`) compute with NumPy's numbers; the others
     # keep Python's (`shape[0] - 1` of a tuple of ints).
     converted = {n.args[0].id for st in result.stmts for n in gast.walk(st)
@@ -217,7 +218,8 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
             floats = f"all({floats} for v in ({', '.join(values)}))"
         tests.append(f"({' and '.join(f'type({name}) is {np_alias}.ndarray' for name in lists)} or {floats})")
     # (a local the batched code subscripts as an array, `v[:, np.newaxis]`, must be one)
-    subscripted = result.arrays | getattr(result, "sliced", set())
+    subscripted = result.arrays | getattr(result, "sliced", set()) | (
+        _read_raw(ctx, result, {n for n, rank in local.items() if rank >= 1}) - params)
     tests += [test for name in sorted(made_checks) for test in made_checks[name][1]]
     tests += [_kind_check(np_alias, name, [rank], rank >= 2 or name in subscripted,
                           name not in operands and name not in subscripted,
@@ -1015,6 +1017,29 @@ def _occurrences(info, name: str) -> tuple[list[gast.Name], dict[int, gast.AST]]
     """The names ``name`` in the loop ``info.node``, and each node's parent by ``id``."""
     parents = {id(c): p for p in gast.walk(info.node) for c in gast.iter_child_nodes(p)}
     return [n for n in gast.walk(info.node) if isinstance(n, gast.Name) and n.id == name], parents
+
+
+def _read_raw(ctx, result, names: set[str]) -> set[str]:
+    """The ``names`` the batched code reads where a list computes otherwise than its array:
+    an operand of an operator or a comparison (``x != 0.5`` of a list is one bool, ``-x``
+    raises, ``x * 3`` repeats it), or the base of an attribute or of an index other than a
+    slice or one int, directly or through slices (``x[:n]``); a NumPy function's argument
+    converts a list as it is. Such a name (of rows or numbers per iteration, ``names``) must be an
+    array: ``x = a`` of a parameter ``a`` is read so (helper-69), where a parameter itself is
+    converted where it may be a list."""
+    parents = {id(child): node for st in result.stmts for node in gast.walk(st) for child in gast.iter_child_nodes(node)}
+    raw = set()
+    for st in result.stmts:
+        for node in gast.walk(st):
+            if not (isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and node.id in names):
+                continue
+            name, up = node.id, parents.get(id(node))
+            while isinstance(up, gast.Subscript) and up.value is node and isinstance(up.slice, gast.Slice):
+                node, up = up, parents.get(id(up))  # (a slice of a list is a list)
+            if isinstance(up, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.BoolOp, gast.Attribute)) \
+                    or isinstance(up, gast.Subscript) and up.value is node and constant_int(up.slice) is None:
+                raw.add(name)  # (an element, `shape[0]`, is one number either way)
+    return raw
 
 
 def _indices_only(info, name: str) -> bool:
