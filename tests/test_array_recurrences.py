@@ -502,3 +502,22 @@ def test_an_affine_recurrence_into_an_array_seen_elsewhere_has_values_of_its_own
              "return b, v\n", "r, d")):
         result = transpile_source(_source(body, params), "m.py")
         assert result.plans[0].rewritten and "_values = b[1:len(b)]" not in result.code, result.code
+
+
+def test_an_affine_recurrence_from_a_start_the_code_does_not_fix_has_values_of_its_own():
+    """`range(k, len(b))`: the rows it writes start where `k` says, which the rewrite does not
+    know when it is written, so the values get an array of their own (`_values_in_place` needs
+    a literal start of at least 1), equal to the loop for every `k`."""
+    body = """
+        b = np.zeros(len(rates) + 1)
+        for t in range(k, len(b)):
+            b[t] = (1.0 + rates[t - 1]) * b[t - 1] + deposits[t - 1]
+        return b
+    """
+    result, loop, new = _rewrite(body, "k, rates, deposits")
+    assert "_dtype ==" not in result.code and "b_prev_values = np.empty(" in result.code, result.code
+    rng = np.random.default_rng(5)
+    rates, deposits = rng.normal(size=9) * 0.01, rng.normal(size=9)
+    for k in (1, 2, 5, 9, 10):
+        want, got = _run(loop, [k, rates, deposits]), _run(new, [k, rates, deposits])
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-12, atol=1e-12)
