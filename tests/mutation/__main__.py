@@ -43,7 +43,7 @@ SEMANTIC = (
     "analysis/constants", "analysis/distribution", "analysis/linearized", "analysis/nodes", "analysis/recurrences",
     "analysis/reductions", "analysis/subscripts",
     "vplan/build", "vplan/conditionals", "vplan/recipes",
-    "backends/common_subexpressions",
+    "backends/common", "backends/common_subexpressions",
     "backends/direct/__init__", "backends/direct/core", "backends/direct/writes", "backends/direct/reductions",
     "backends/direct/lower_reductions", "backends/direct/indexing", "backends/direct/shape",
     "backends/direct/collectors", "backends/direct/levels", "backends/direct/dtypes",
