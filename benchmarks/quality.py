@@ -15,7 +15,10 @@ PATH is a file or a directory of files (default ``samples/``) in either input co
   versioned behind run-time checks counts its fallback loop too: a reviewer reads it. The
   **arm** column counts the batched code alone: the function with each versioned ``if`` (the
   statement under a ``# pforge:`` marker) replaced by its first branch, as it would read if
-  the facts the checks test were proven, so the idioms and the checks can be told apart.
+  the facts the checks test were proven, so the idioms and the checks can be told apart. The
+  **stg** column counts what ``pforge.vectorize`` generates for the file's inputs (NumPy code):
+  the checks that the call signature decides are gone from it (``transpile.specialize``); its
+  result is compared with the loop's too.
 - **time**: median seconds per call of the loop, the rewrite and the reference, timed
   interleaved on fresh inputs (``pforge.runtime.timing.time_interleaved``), and the rewrite's
   median over the reference's. For TensorFlow code the reference runs under ``tf.function``,
@@ -54,6 +57,7 @@ sys.path.insert(0, str(ROOT.parent))
 from pforge.runtime import targets  # noqa: E402
 from pforge.runtime.compare import compare  # noqa: E402
 from pforge.runtime.loader import load_module  # noqa: E402
+from pforge.runtime.staged import vectorize  # noqa: E402
 from pforge.runtime.timing import time_interleaved  # noqa: E402
 from pforge.transpile.frontend import marker_above, source_lines  # noqa: E402
 
@@ -78,7 +82,10 @@ class Row:
         inputs, or ``None`` each for TensorFlow code.
       error: the rewrite's largest absolute difference from the loop (``inf`` when the
         structures differ).
-      ok: whether the rewrite's result equals the loop's within the tolerances.
+      ok: whether the rewrite's result (and the staged one's) equals the loop's within the
+        tolerances.
+      staged_tokens: the tokens of the function ``pforge.vectorize`` generates for the
+        file's inputs, or None (TensorFlow code, or nothing rewritten there).
     """
 
     name: str
@@ -90,6 +97,7 @@ class Row:
     error: float
     ok: bool
     arm_tokens: int = 0
+    staged_tokens: int | None = None
 
     @property
     def token_ratio(self) -> float:
@@ -100,6 +108,11 @@ class Row:
     def arm_ratio(self) -> float:
         """Tokens of the rewrite's batched code (:func:`batched_arm`) over reference tokens."""
         return self.arm_tokens / self.tokens[1]
+
+    @property
+    def staged_ratio(self) -> float | None:
+        """Tokens of the staged rewrite over reference tokens, or None."""
+        return None if self.staged_tokens is None else self.staged_tokens / self.tokens[1]
 
 
 def code_tokens(function_source: str) -> int:
@@ -227,12 +240,26 @@ def measure(path, func, *, scale=1, repeats=15, seed=0, fast_math=False):
         want, _ = targets.call_original(loop, make_args, path, func)
         args, kwargs = make_args()
         match = compare(want, rewrite_fn(*args, **kwargs))
+        staged_tokens = None
+        if numpy:
+            staged = vectorize(loop)
+            args, kwargs = make_args()
+            entry = staged.entry(*args, **kwargs)
+            if entry.rewritten:
+                staged_tokens = code_tokens(function_source(entry.code, func))
+                staged_match = compare(want, staged(*args, **kwargs))
+                ok_staged = staged_match.ok
+            else:
+                ok_staged = True
+        else:
+            ok_staged = True
         fns = [loop, rewrite_fn, reference]
         timings = time_interleaved(fns, make_args, repeats, 2, budget_s=3.0, each=True)
         peaks = (tuple(None for _ in fns) if has_tf
                  else tuple(_peak(f, make_args) for f in fns))
     return Row(f"{os.path.basename(path)}::{func}", size, rewritten, tokens,
-               tuple(t.median_s for t in timings), peaks, match.max_abs_err, match.ok, arm_tokens)
+               tuple(t.median_s for t in timings), peaks, match.max_abs_err, match.ok and ok_staged, arm_tokens,
+               staged_tokens)
 
 
 def _files(paths):
@@ -257,7 +284,7 @@ def _times(a, b):
 
 def table(rows):
     """The report's lines for ``rows`` (see the module docstring)."""
-    head = (f"{'function':52} {'size':>14} {'tok':>5} {'ref':>5} {'tok×':>5} {'arm×':>5} "
+    head = (f"{'function':52} {'size':>14} {'tok':>5} {'ref':>5} {'tok×':>5} {'arm×':>5} {'stg×':>5} "
             f"{'loop ms':>9} {'rewr ms':>9} {'ref ms':>9} {'t×ref':>6} "
             f"{'loop MB':>8} {'rewr MB':>8} {'ref MB':>8} {'m×ref':>6} {'m×loop':>6}  result")
     lines = [head]
@@ -265,6 +292,7 @@ def table(rows):
         (tl, tr, tf), (ml, mr, mf) = r.seconds, r.peak
         lines.append(
             f"{r.name:52} {r.size:>14} {r.tokens[0]:>5} {r.tokens[1]:>5} {r.token_ratio:>5.2f} {r.arm_ratio:>5.2f} "
+            f"{'-' if r.staged_ratio is None else f'{r.staged_ratio:.2f}':>5} "
             f"{_ms(tl):>9} {_ms(tr):>9} {_ms(tf):>9} {tr / tf:>6.2f} "
             f"{_mb(ml):>8} {_mb(mr):>8} {_mb(mf):>8} {_times(mr, mf):>6} {_times(mr, ml):>6}  "
             + ("ok" if r.ok else f"MISMATCH (error {r.error:.1e})")
@@ -277,6 +305,12 @@ def table(rows):
         worst_arm = max(done, key=lambda r: r.arm_ratio)
         lines.append(f"batched code alone (arm×): geometric mean {arm:.2f}, worst {worst_arm.arm_ratio:.2f} "
                      f"({worst_arm.name})")
+        staged = [r for r in done if r.staged_ratio is not None]
+        if staged:
+            geo_staged = math.exp(sum(math.log(r.staged_ratio) for r in staged) / len(staged))
+            worst_staged = max(staged, key=lambda r: r.staged_ratio)
+            lines.append(f"staged for the inputs' signature (stg×), over {len(staged)} NumPy functions: geometric "
+                         f"mean {geo_staged:.2f}, worst {worst_staged.staged_ratio:.2f} ({worst_staged.name})")
         lines.append(f"tokens of rewrite / tokens of reference over {len(done)} rewritten: "
                      f"geometric mean {geo:.2f}, worst {worst.token_ratio:.2f} ({worst.name})")
     left = [r.name for r in rows if not r.rewritten]

@@ -213,6 +213,16 @@ def _rank_fact(key, tensorflow: bool) -> int | None:
     return None
 
 
+def _kind_fact(key, tensorflow: bool) -> tuple | None:
+    """The ``kinds`` entry ``transpile_source`` takes for an argument with this key, or None:
+    the key itself for a Python number, a NumPy scalar, and a NumPy array in NumPy code (those
+    :func:`_rank_fact` gives a rank), whose type and dtype decide some run-time checks
+    (:mod:`pforge.transpile.specialize`)."""
+    if key[0] in ("number", "npscalar") or (key[0] == "ndarray" and not tensorflow):
+        return key
+    return None
+
+
 def _describe(names, key) -> str:
     parts = []
     for name, k in zip(names, key[0]):

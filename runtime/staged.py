@@ -32,7 +32,7 @@ import types
 import warnings
 
 from pforge.runtime.signatures import (_MISSING, _comparable, _describe, _FreeNames, _Helper, _mixed_dtypes,
-                                       _mutable_arguments, _rank_fact, _reads_static_shape, _signature_key,
+                                       _kind_fact, _mutable_arguments, _rank_fact, _reads_static_shape, _signature_key,
                                        _traceable)
 from pforge.runtime.stage_source import PARSE_LOCK, _AsWritten, _Source
 
@@ -427,11 +427,12 @@ class StagedFunction:
             return self._as_written(key, description, mixed, source)
         shapes = {f"{fn.__name__}.{n}": r for n, k in zip(names, key[0]) if (r := _rank_fact(k, tf)) is not None}
         shapes.update((f"{fn.__name__}.{label}", r) for label, k in key[2] if (r := _rank_fact(k, tf)) is not None)
+        kinds = {f"{fn.__name__}.{n}": f for n, k in zip(names, key[0]) if (f := _kind_fact(k, tf)) is not None}
         from pforge.transpile.pipeline import transpile_source  # noqa: PLC0415
 
         with PARSE_LOCK:  # (it parses the file: one AST at a time, see PARSE_LOCK)
-            result = transpile_source(source.text, source.filename, shapes=shapes, loops=source.lines,
-                                      **self._options)
+            result = transpile_source(source.text, source.filename, shapes=shapes, kinds=kinds,
+                                      loops=source.lines, **self._options)
         plans = tuple(p for p in result.plans if source.first <= p.lineno <= source.last)
         rewritten = tuple(p.lineno for p in plans if p.rewritten)
         if not rewritten:

@@ -176,7 +176,7 @@ def test_a_loop_that_raises_still_raises():
     (its bound check runs the loop)."""
     sp = _programs()
     _rewritten(sp.first_n.entry(np.arange(3.0), 2))
-    assert "n <= np.shape(x)[0]" in sp.first_n.code(np.arange(3.0), 2)
+    assert "n <= x.shape[0]" in sp.first_n.code(np.arange(3.0), 2)
     with pytest.raises(IndexError):
         sp.first_n(np.arange(3.0), 5)
     assert_same_numbers(np.array([0.0, 2.0]), sp.first_n(np.arange(3.0), 2))

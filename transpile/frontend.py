@@ -349,6 +349,27 @@ def shadowed_builtin_reads(module) -> set[tuple[int, int]]:
     return found
 
 
+def builtins_bound_at(module, target) -> set[str]:
+    """The builtins' names (``type``, ``len``, ``list``) that do not mean the builtin where
+    ``target`` (a node of ``module``) runs: bound in its own function, an enclosing one or the
+    module, as :func:`shadowed_builtin_reads` decides (a parameter ``type="mean"``). Empty
+    where ``target`` is not in ``module``."""
+
+    def visit(root, outer: set[str]) -> set[str] | None:
+        bound = outer | _bound_in(root)
+        enclosing = outer if type(root).__name__ == "ClassDef" else bound
+        for node in _scope_nodes(root):
+            if node is target:
+                return bound & _BUILTIN_NAMES
+            if type(node).__name__ in _SCOPES or type(node).__name__ == "ClassDef":
+                found = visit(node, enclosing)
+                if found is not None:
+                    return found
+        return None
+
+    return visit(module, set()) or set()
+
+
 def shadowed_import_reads(module, names: set[str]) -> set[tuple[int, int]]:
     """The positions of the reads of ``names`` (the names imports bind) that a binding other
     than an import may rebind: in the read's own function, an enclosing one or the module

@@ -104,7 +104,7 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
                      loops: Container[int] | None = None, vector_plans: bool = False,
                      distribute: bool = True, fast_math: bool = False,
                      memory_bound: float | None = MEMORY_BOUND_MIB,
-                     line_length: int | None = None) -> TranspileResult:
+                     line_length: int | None = None, kinds: dict[str, tuple] | None = None) -> TranspileResult:
     """Rewrites every loop pforge proves independent into vectorized TensorFlow code.
 
     Args:
@@ -140,6 +140,11 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
             with it would (``--line-length``, ``line-length`` of ``[tool.black]`` or
             ``[tool.ruff]``). None: the file's own, the smallest usual limit its lines fit
             in (:func:`~pforge.transpile.style.file_style`).
+        kinds: the kinds of one call signature's arguments, keyed as ``shapes`` is (``{"f.x":
+            ("ndarray", "<f8", 2)}``, ``("npscalar", "<f4")``, ``("number", "float")``): the
+            staged decorator's, for whom a run-time check they decide is worked out once
+            (:mod:`pforge.transpile.specialize`). The output is then right only for arguments of
+            those kinds.
     Returns:
         The new text and one plan per loop unit. Deterministic; idempotent.
     Raises:
@@ -168,6 +173,7 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
     if memory_bound is not None and not 0 <= memory_bound < 2 ** 40:
         raise ValueError(f"memory_bound must be a number of MiB >= 0, not {memory_bound}")
     ctx.memory_bound = int(memory_bound * 2 ** 20) if memory_bound else None
+    ctx.kinds = kinds
     tree = ctx.tree
     loop_units = units(roots)
     rewrites: dict[int, pfor.LoopRewrite] = {}
@@ -313,7 +319,7 @@ def _rewrite_unit(ctx, info, namer, backend, tf_alias, np_alias, shapes, rewrite
         taken = set(namer.taken)  # a first try's names are not taken from the next one
         try:
             result = direct.rewrite_loop(ctx, info, namer, tf_alias, np_alias, shapes)
-            why_not_direct = versioning.guard(info, result, [])
+            why_not_direct = versioning.guard(info, result, [], ctx, np_alias)
             if why_not_direct is None:
                 rewrites[id(info)] = result
                 chosen[id(info)] = ("direct", "every op has a batching rule and every rank is known"

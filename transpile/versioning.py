@@ -16,8 +16,9 @@ import math
 
 import gast
 
-from pforge.transpile import templates
+from pforge.transpile import specialize, templates
 from pforge.transpile.backends.common import _evidently_array
+from pforge.transpile.frontend import builtins_bound_at
 from pforge.transpile.naming import Namer
 from pforge.transpile.spaces import constant_int
 from pforge.transpile.splice import unparse_lines
@@ -235,7 +236,7 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
               for r in sorted(n for n in found if n != w and n in in_loop)]
     for name in sorted(grids):
         _on_a_copy(result, name, namer, np_alias)
-    why = guard(info, result, _parsed(tests))
+    why = guard(info, result, _parsed(tests), ctx, np_alias)
     if why is not None:
         return None, why
     if not guess.assumed:
@@ -423,9 +424,13 @@ def _checkable_locals(info) -> set[str]:
 CHECKS_NOTE = "; what it needs of its inputs (their types and dtypes, windows inside their arrays) is checked at run time"
 
 
-def guard(info, result, checks: list) -> str | None:
+def guard(info, result, checks: list, ctx=None, np_alias: str | None = None) -> str | None:
     """Puts ``checks`` (rank checks) and the rewrite's own ``result.checks`` in front of the
-    batched code, the loop as written kept for where they fail.
+    batched code, the loop as written kept for where they fail. Those the kinds of the
+    arguments decide (``ctx.kinds``, of one call signature: :mod:`pforge.transpile.specialize`)
+    are worked out instead; ``np_alias`` is NumPy's name in the module. With ``ctx`` (the
+    module's), a rewrite that would call a builtin the code binds to something else where the
+    loop runs (a parameter ``type="mean"``) is refused (:func:`_shadowed_builtin`).
 
     Returns:
         None when done (or nothing to check), else why the loop cannot be kept beside its
@@ -435,6 +440,11 @@ def guard(info, result, checks: list) -> str | None:
     for test in [*checks, *result.checks]:  # each once
         if gast.dump(test) not in {gast.dump(t) for t in tests}:
             tests.append(test)
+    shadowed = _shadowed_builtin(ctx, info, [*result.stmts, *tests]) if ctx is not None else None
+    if shadowed is not None:
+        return (f"the rewrite would use the builtin `{shadowed}`, which the code binds to something "
+                "else where the loop runs")
+    known = specialize.parameter_kinds(info.function, ctx.kinds) if ctx is not None else {}
     if not tests and not result.nonempty and not result.needs_trip and not result.trip_levels:
         return None
     if result.replace or result.anchor is not None and info.form != "list comprehension":
@@ -470,9 +480,34 @@ def guard(info, result, checks: list) -> str | None:
     # tests that the loops run: where they do not, the loop reads nothing and that element may
     # not exist (an inner loop over `range(i + 1, n)` at `i = n - 1`).
     tests = [t for t in tests if not _reads_an_element(t)] + [t for t in tests if _reads_an_element(t)]
-    tests = _known_arrays_folded(_fold_empty_ranges(tests))
+    tests = specialize.decided(_known_arrays_folded(_fold_empty_ranges(tests)), known, np_alias)
+    if tests is None:
+        return "a run-time check of the rewrite fails for every argument of these kinds"
+    if not tests:
+        return None  # (the signature decides every check)
     result.drop = []  # a collector's `out = []` stays for the loop; the batched code rebinds it
     result.guard = tests[0] if len(tests) == 1 else gast.BoolOp(op=gast.And(), values=tests)
+    return None
+
+
+def _shadowed_builtin(ctx, info, generated: list[gast.AST]) -> str | None:
+    """A builtin's name that the ``generated`` code (the batched statements and the checks)
+    reads as the builtin, where the code binds it to something else at the loop
+    (:func:`~pforge.transpile.frontend.builtins_bound_at`), or None: a call of it (``type(x)``,
+    ``len(x)``), or a read the loop itself never makes (``isinstance(x, (list, tuple))`` beside
+    a parameter ``list``). A read the loop makes too is its own value (``out[:len]`` of a
+    parameter ``len``)."""
+    bound = builtins_bound_at(ctx.tree, info.node)
+    if not bound:
+        return None
+    in_loop = {n.id for n in gast.walk(info.node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    for root in generated:
+        for node in gast.walk(root):
+            if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id in bound:
+                return node.func.id
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and node.id in bound \
+                    and node.id not in in_loop:
+                return node.id
     return None
 
 

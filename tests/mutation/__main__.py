@@ -37,7 +37,7 @@ EQUIVALENT = HERE / "equivalent.txt"
 
 #: the modules that decide semantics: the analyses, the plan and the printers' lowering
 SEMANTIC = (
-    "dependence", "spaces", "effects", "plan", "versioning", "ranks",
+    "dependence", "spaces", "effects", "plan", "versioning", "specialize", "ranks",
     "analysis/aliasing", "analysis/chains", "analysis/classes", "analysis/collectors", "analysis/discovery",
     "analysis/facts", "analysis/packs",
     "analysis/constants", "analysis/distribution", "analysis/linearized", "analysis/nodes", "analysis/recurrences",

@@ -341,6 +341,10 @@ class ModuleContext:
         #: hold before its outermost level is strip-mined (``transpile_source(memory_bound=)``);
         #: None: never.
         self.memory_bound: int | None = None
+        #: The kinds of one call signature's arguments (``"f.x"`` -> ``("ndarray", "<f8", 2)``,
+        #: :mod:`pforge.transpile.specialize`), which decide some run-time checks; None: unknown
+        #: (``transpile_source(kinds=...)``, given by the staged decorator).
+        self.kinds: dict[str, tuple] | None = None
         #: what may make a floating-point error raise in the module's text (a node), None where
         #: nothing does, False before the direct backend first looks (its ``_raising_errstate``)
         self.raising_setting = False

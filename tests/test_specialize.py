@@ -1,0 +1,195 @@
+"""Run-time checks that a call signature decides (``transpile.specialize``), and builtins the
+code binds to something else where a rewrite would call them.
+
+``pforge.vectorize`` knows each argument's exact type, dtype and rank: a check of those alone
+is worked out once, true (it goes) or false (the loop stays for that signature). A check that
+reads a size, an element or a value the signature leaves open stays as it is. Each test
+asserts what was rewritten before it compares numbers with the loop.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import textwrap
+
+import gast
+import numpy as np
+import pytest
+
+import pforge
+from pforge.transpile import transpile_source
+from pforge.transpile.specialize import decided, parameter_kinds
+from tests.loops import run_module
+
+F8 = ("ndarray", "<f8", 2)
+I8 = ("ndarray", "<i8", 2)
+F4_1 = ("ndarray", "<f4", 1)
+
+
+def _expr(text: str) -> gast.expr:
+    return gast.parse(text, mode="eval").body
+
+
+def _decided(tests: list[str], known: dict) -> list[str] | None:
+    found = decided([_expr(t) for t in tests], known, "np")
+    return None if found is None else [gast.unparse(t).strip() for t in found]
+
+
+@pytest.mark.parametrize(("tests", "known", "left"), [
+    # the type, dtype and rank of an exact ndarray
+    (["type(x) is np.ndarray"], {"x": F8}, []),
+    (["x.dtype.char in 'fdFD'"], {"x": F8}, []),
+    (["x.dtype.char in 'fdFD'"], {"x": I8}, None),
+    (["y.dtype == x.dtype"], {"x": F8, "y": F8}, []),
+    (["y.dtype == x.dtype"], {"x": F8, "y": I8}, None),
+    (["x.ndim == 2", "np.ndim(x) == 2"], {"x": F8}, []),
+    (["x.ndim == 1"], {"x": F8}, None),
+    (["np.asarray(x).dtype.kind != 'O'", "not isinstance(x, (list, tuple))"], {"x": F8}, []),
+    (["np.result_type(np.asarray(x), 0.0) == np.float64"], {"x": F4_1}, None),
+    (["np.result_type(np.asarray(x), 0.0) == np.float64"], {"x": F8}, []),
+    # an `or` decided by its first operand, an `and` that keeps what runs before a decided one
+    (["type(x) is np.ndarray or isinstance(x, (list, tuple)) and all((isinstance(v, float) for v in x))"],
+     {"x": F8}, []),
+    (["len(y) > 0 and type(x) is np.ndarray"], {"x": F8}, ["len(y) > 0"]),
+    (["len(y) > 0 and type(x) is not np.ndarray"], {"x": F8}, ["len(y) > 0 and False"]),
+    (["type(x) is not np.ndarray and len(y) > 0"], {"x": F8}, None),
+    (["not (type(x) is np.ndarray and len(y) > 0)"], {"x": F8}, ["not len(y) > 0"]),
+    # a conditional expression the kinds decide takes its branch; NumPy's functions of an
+    # array are read as its attributes
+    (["not (np.may_share_memory(a, x) if not isinstance(x, (list, tuple)) else "
+      "any((np.may_share_memory(a, v) for v in x)))"], {"x": F8}, ["not np.may_share_memory(a, x)"]),
+    (["np.shape(x)[0] > 0"], {"x": F8}, ["x.shape[0] > 0"]),
+    # numbers: their exact type, never a dtype NumPy takes from the value
+    (["isinstance(r, (int, float, np.number, np.bool_, np.ndarray)) and np.ndim(r) == 0"],
+     {"r": ("number", "float")}, []),
+    (["type(r) is int"], {"r": ("number", "bool")}, None),
+    (["np.asarray(r).dtype == np.int64"], {"r": ("number", "int")}, ["np.asarray(r).dtype == np.int64"]),
+    (["np.result_type(r, x) == np.float64"], {"r": ("number", "float"), "x": F8},
+     ["np.result_type(r, x) == np.float64"]),
+    (["r.dtype == np.float32"], {"r": ("npscalar", "<f4")}, []),
+    # what a signature leaves open stays: sizes, elements, other names, unknown attributes
+    (["x.shape[0] > 0", "len(x) > 1", "x[0, 0] < 2 ** 63", "type(z) is np.ndarray", "x.size > 0"],
+     {"x": F8}, ["x.shape[0] > 0", "len(x) > 1", "x[0, 0] < 2 ** 63", "type(z) is np.ndarray", "x.size > 0"]),
+    (["x.dtype.nonexistent == 1"], {"x": F8}, ["x.dtype.nonexistent == 1"]),
+    (["type(x) is np.ndarray"], {}, ["type(x) is np.ndarray"]),
+])
+def test_the_checks_a_signature_decides(tests, known, left):
+    assert _decided(tests, known) == left
+
+
+@pytest.mark.parametrize("body", [
+    "x = np.asarray(x)",
+    "x += 1",
+    "for x in range(3):\n    pass",
+    "del x",
+    "x.shape = (-1,)",
+    "x.dtype = np.int64",
+    "import numpy as x",
+    "def x():\n    pass",
+    "with open('f') as x:\n    pass",
+    "try:\n    pass\nexcept ValueError as x:\n    pass",
+    "(x := 3)",
+    "def g():\n    nonlocal x\n    x = 1",
+])
+def test_a_parameter_bound_again_has_no_kind(body):
+    fdef = gast.parse(f"def f(x, y):\n{textwrap.indent(body, '    ')}\n").body[0]
+    kinds = {"f.x": F8, "f.y": F8}
+    assert parameter_kinds(fdef, kinds) == {"y": F8}
+
+
+def test_only_the_functions_own_parameters_get_kinds():
+    fdef = gast.parse("def f(x, *args, y=1, **kw):\n    x[0] = 1\n").body[0]
+    assert parameter_kinds(fdef, {"f.x": F8, "f.y": ("number", "int"), "g.x": I8, "args": F8}) == \
+        {"x": F8, "y": ("number", "int")}
+    assert parameter_kinds(fdef, None) == {}
+    assert parameter_kinds(None, {"f.x": F8}) == {}
+
+
+TRIPLE = textwrap.dedent("""\
+    import numpy as np
+
+    def f(xs, ys, zs):
+        out = np.empty((xs.shape[0], ys.shape[0], zs.shape[0]))
+        for a in range(xs.shape[0]):
+            for b in range(ys.shape[0]):
+                for c in range(zs.shape[0]):
+                    out[a, b, c] = np.sum(xs[a] * ys[b] * zs[c])
+        return out
+    """)
+
+
+def _inputs(dtype):
+    rng = np.random.default_rng(0)
+    return [(rng.standard_normal((k, 5)) * 4).astype(dtype) for k in (2, 3, 4)]
+
+
+def test_a_signature_of_float_arrays_leaves_only_the_sizes_to_check():
+    kinds = {f"f.{n}": ("ndarray", "<f8", 2) for n in ("xs", "ys", "zs")}
+    plain = transpile_source(TRIPLE, shapes={"f.xs": 2, "f.ys": 2, "f.zs": 2}).code
+    code = transpile_source(TRIPLE, shapes={"f.xs": 2, "f.ys": 2, "f.zs": 2}, kinds=kinds).code
+    assert "np.einsum" in code and "type(xs)" in plain and "dtype" in plain
+    assert "type(" not in code and "dtype" not in code
+    assert "xs.shape[0] > 0" in code  # (sizes are no part of a signature)
+    loop, rewrite = run_module(TRIPLE), run_module(code)
+    for args in (_inputs(np.float64), [np.ones((0, 5)), np.ones((2, 3)), np.ones((1, 4))]):
+        want = loop["f"](*args)
+        np.testing.assert_allclose(rewrite["f"](*args), want, rtol=1e-12)
+
+
+def test_a_check_a_signature_fails_keeps_the_loop_for_it():
+    # (an int array sums in int64 in the loop and in its own dtype in einsum: the float test fails)
+    kinds = {f"f.{n}": ("ndarray", "<i4", 2) for n in ("xs", "ys", "zs")}
+    result = transpile_source(TRIPLE, shapes={"f.xs": 2, "f.ys": 2, "f.zs": 2}, kinds=kinds)
+    outer = next(p for p in result.plans if p.lineno == 5)
+    assert not outer.rewritten and "np.einsum" not in result.code
+    assert "fails for every argument of these kinds" in " ".join(r.message for r in outer.remarks)
+    ints = _inputs(np.int32)
+    np.testing.assert_array_equal(run_module(result.code)["f"](*ints), run_module(TRIPLE)["f"](*ints))
+
+
+def test_the_staged_decorator_specializes_its_checks(tmp_path):
+    path = tmp_path / "triple.py"
+    path.write_text(TRIPLE)
+    spec = importlib.util.spec_from_file_location("triple", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    staged = pforge.vectorize(module.f)
+    args = _inputs(np.float64)
+    entry = staged.entry(*args)
+    assert entry.rewritten and "np.einsum" in entry.code
+    assert "type(" not in entry.code and "dtype" not in entry.code
+    np.testing.assert_allclose(staged(*args), module.f(*args), rtol=1e-12)
+    ints = _inputs(np.int32)
+    assert "np.einsum" not in staged.entry(*ints).code
+    np.testing.assert_array_equal(staged(*ints), module.f(*ints))
+
+
+SHADOWING = textwrap.dedent("""\
+    import numpy as np
+
+    def by_kind(xs, ys, type="sum"):
+        out = np.empty((xs.shape[0], ys.shape[0]))
+        for a in range(xs.shape[0]):
+            for b in range(ys.shape[0]):
+                out[a, b] = np.sum(xs[a] * ys[b])
+        return out
+
+    def of_length(x, len=3):
+        out = np.zeros(len)
+        for i in range(len):
+            out[i] = x[i] * 2.0
+        return out
+    """)
+
+
+def test_a_rewrite_never_calls_a_builtin_the_code_binds_to_something_else():
+    result = transpile_source(SHADOWING)
+    by_kind = next(p for p in result.plans if p.lineno == 5)
+    assert not by_kind.rewritten
+    assert "the builtin `type`" in " ".join(r.message for r in by_kind.remarks)
+    # (a parameter `len` read as the loop reads it is the loop's own value: rewritten)
+    assert "out[:len] = np.asarray(x)[:len] * 2.0" in result.code
+    loop, rewrite = run_module(SHADOWING), run_module(result.code)
+    x, y = np.ones((2, 3)), np.ones((3, 3))
+    np.testing.assert_array_equal(rewrite["by_kind"](x, y), loop["by_kind"](x, y))
+    np.testing.assert_array_equal(rewrite["of_length"]([1.0, 2.0, 3.0]), loop["of_length"]([1.0, 2.0, 3.0]))

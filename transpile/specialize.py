@@ -1,0 +1,309 @@
+"""Run-time checks that a call signature decides: a rewrite specialized to its arguments' kinds.
+
+``pforge.vectorize`` transpiles a function once per input signature: per argument its exact
+type, and for a NumPy array or scalar its dtype and rank (``runtime.signatures``). For that
+signature, a check such as ``type(x) is np.ndarray``, ``x.dtype.char in "fdFD"`` or
+``y.dtype == x.dtype`` has one value on every call, so it is worked out once here instead of on
+every call: true, it goes; false, the rewrite never runs for that signature and the loop stays
+as written. A check that reads anything a signature leaves open (a size, an element, a list's
+items, a local) stays as it is. This is specialization on argument kinds, as a JIT compiler
+guards a trace on its arguments' types (TensorFlow's ``tf.function`` retraces per input
+signature; JAX's ``jit`` per abstract value): the signature is the guard, checked by the
+decorator before the call.
+
+A parameter's kind is known where the loop starts only when nothing in the function binds it
+again or sets one of its attributes (``x.shape = ...``, ``x.dtype = ...``).
+"""
+
+from __future__ import annotations
+
+import builtins
+import copy
+import operator
+
+import gast
+
+#: a signature's kinds, as ``runtime.signatures`` keys them: ``("ndarray", dtype, ndim)`` (an
+#: exact ``np.ndarray``, dtype as ``np.dtype.str``), ``("npscalar", dtype)`` (a NumPy scalar),
+#: ``("number", "int" | "float" | "complex" | "bool")`` (a Python number of exactly that type)
+Kind = tuple
+
+#: builtins a check may call, and types it may name (pforge's checks never shadow them)
+_BUILTIN_FUNCTIONS = frozenset(("type", "isinstance"))
+_BUILTIN_TYPES = frozenset(("int", "float", "complex", "bool", "str", "bytes", "list", "tuple", "dict", "set"))
+#: NumPy attributes a check may name: types, and functions of kinds alone
+_NUMPY_TYPES = frozenset(("ndarray", "number", "bool_", "generic", "integer", "floating", "complexfloating",
+                          "signedinteger", "unsignedinteger", "inexact", "float16", "float32", "float64",
+                          "longdouble", "complex64", "complex128", "clongdouble", "int8", "int16", "int32",
+                          "int64", "uint8", "uint16", "uint32", "uint64", "intp", "object_"))
+_NUMPY_FUNCTIONS = frozenset(("asarray", "ndim", "result_type", "dtype", "issubdtype", "can_cast",
+                              "promote_types"))
+#: attributes of a ``np.dtype`` a check may read
+_DTYPE_ATTRIBUTES = frozenset(("char", "kind", "str", "name", "itemsize", "type", "num"))
+_COMPARE = {gast.Eq: operator.eq, gast.NotEq: operator.ne, gast.Is: operator.is_, gast.IsNot: operator.is_not,
+            gast.In: lambda a, b: a in b, gast.NotIn: lambda a, b: a not in b, gast.Lt: operator.lt,
+            gast.LtE: operator.le, gast.Gt: operator.gt, gast.GtE: operator.ge}
+
+
+class _Open(Exception):
+    """The signature leaves the value open."""
+
+
+class _Argument:
+    """A parameter whose kind the signature gives: its stand-in (an empty array of its dtype
+    and rank, or a NumPy scalar of its type) answers only what the kind decides."""
+
+    def __init__(self, kind: Kind, np):
+        self.kind = kind
+        if kind[0] == "ndarray":
+            self.value = np.empty((0,) * kind[2], np.dtype(kind[1]))
+        elif kind[0] == "npscalar":
+            self.value = np.dtype(kind[1]).type(0)
+        else:
+            self.value = getattr(builtins, kind[1])(0)
+
+    @property
+    def array_like(self) -> bool:
+        return self.kind[0] in ("ndarray", "npscalar")
+
+
+class _Function:
+    """A NumPy function or builtin a check calls."""
+
+    def __init__(self, name: str, value):
+        self.name, self.value = name, value
+
+
+def parameter_kinds(fdef, kinds: dict[str, Kind] | None) -> dict[str, Kind]:
+    """The kinds ``kinds`` (keyed ``"f.x"`` for parameter ``x`` of function ``f``) gives the
+    parameters of ``fdef`` that hold their arguments wherever the function runs: never bound
+    again (assigned, deleted, a loop or ``with`` target, declared ``global`` or ``nonlocal``,
+    imported as, or defined as a function or class) and no attribute of them set.
+
+    Args:
+        fdef: the ``gast.FunctionDef`` holding the loop, or None.
+        kinds: the signature's kinds, or None.
+    Returns:
+        Parameter name -> kind; empty without ``kinds``.
+    """
+    if not kinds or fdef is None:
+        return {}
+    arguments = fdef.args
+    names = [a.id for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs) if isinstance(a, gast.Name)]
+    found = {name: kinds[f"{fdef.name}.{name}"] for name in names if f"{fdef.name}.{name}" in kinds}
+    if not found:
+        return {}
+    bound = set()
+    for statement in fdef.body:
+        for node in gast.walk(statement):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
+                bound.add(node.id)
+            elif isinstance(node, gast.Attribute) and isinstance(node.ctx, (gast.Store, gast.Del)) \
+                    and isinstance(node.value, gast.Name):
+                bound.add(node.value.id)
+            elif isinstance(node, (gast.Global, gast.Nonlocal)):
+                bound.update(node.names)
+            elif isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+                bound.add(node.name)
+            elif isinstance(node, gast.alias):
+                bound.add((node.asname or node.name).partition(".")[0])
+    return {name: kind for name, kind in found.items() if name not in bound}
+
+
+def decided(tests: list[gast.expr], known: dict[str, Kind], np_alias: str | None) -> list[gast.expr] | None:
+    """The conjuncts of a guard, each worked out where the arguments' kinds ``known`` decide it.
+
+    A conjunct that holds for every argument of those kinds goes; an ``and``/``or`` in it loses
+    the operands that are decided and cannot decide it, keeping every operand that runs before
+    a deciding one (so what raises still raises). Nothing is decided that reads more than a
+    kind: a size, an element, a value the signature does not give.
+
+    Args:
+        tests: the guard's conjuncts, in the order they run.
+        known: parameter name -> kind (:func:`parameter_kinds`).
+        np_alias: NumPy's name in the module (None: the checks do not name NumPy).
+    Returns:
+        The conjuncts left (maybe none: the rewrite needs no check), or None where one is false
+        for every argument of those kinds: the rewrite never runs for this signature.
+    """
+    if not known:
+        return tests
+    import numpy as np  # noqa: PLC0415 - only the staged decorator gives kinds, and it has NumPy
+
+    scope = {name: _Argument(kind, np) for name, kind in known.items()}
+    kept = []
+    for test in tests:
+        folded = _fold(_respelled(test, scope, np_alias, np), scope, np_alias, np)
+        if folded is False:
+            return None
+        if folded is not True:
+            kept.append(folded)
+    return kept
+
+
+def _respelled(test: gast.expr, scope: dict, np_alias, np) -> gast.expr:
+    """``test`` with each conditional expression whose test the kinds decide replaced by the
+    branch it takes (``A if not isinstance(x, (list, tuple)) else B`` of an array: ``A``), and
+    ``np.asarray(x)``, ``np.shape(x)`` and ``np.ndim(x)`` of an array ``x`` spelled ``x``,
+    ``x.shape`` and ``x.ndim`` (NumPy returns an exact ndarray from ``asarray`` as it is, and
+    reads the attributes); a copy where anything changes."""
+    arrays = {name for name, argument in scope.items() if argument.kind[0] == "ndarray"}
+
+    class Respell(gast.NodeTransformer):
+        def visit_IfExp(self, node):
+            self.generic_visit(node)
+            try:
+                taken = bool(_value(node.test, scope, np_alias, np))
+            except _Open:
+                return node
+            return node.body if taken else node.orelse
+
+        def visit_Call(self, node):
+            self.generic_visit(node)
+            func = node.func
+            if isinstance(func, gast.Attribute) and func.attr in ("asarray", "ndim", "shape") \
+                    and isinstance(func.value, gast.Name) and func.value.id == np_alias and len(node.args) == 1 \
+                    and not node.keywords and isinstance(node.args[0], gast.Name) and node.args[0].id in arrays:
+                name = node.args[0]
+                return name if func.attr == "asarray" else gast.Attribute(value=name, attr=func.attr, ctx=gast.Load())
+            return node
+
+    marked = getattr(test, "pforge_after_trips", False)
+    copied = Respell().visit(copy.deepcopy(test))
+    if marked:
+        copied.pforge_after_trips = True
+    return copied
+
+
+def _fold(node: gast.expr, scope: dict, np_alias, np):
+    """``node`` read for its truth: True or False where the kinds decide it, else the node with
+    its decided operands gone (the node itself where none go)."""
+    try:
+        return bool(_value(node, scope, np_alias, np))
+    except _Open:
+        pass
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
+        inner = _fold(node.operand, scope, np_alias, np)
+        return node if inner is node.operand else gast.UnaryOp(op=gast.Not(), operand=inner)
+    if not isinstance(node, gast.BoolOp):
+        return node
+    absorbing = isinstance(node.op, gast.Or)  # (the truth that decides the whole)
+    values: list[gast.expr] = []
+    for value in node.values:
+        folded = _fold(value, scope, np_alias, np)
+        if folded is absorbing:
+            if not values:
+                return absorbing
+            values.append(gast.Constant(value=absorbing, kind=None))
+            break  # (no later operand runs)
+        if folded is not (not absorbing):
+            values.append(folded)
+    if not values:
+        return not absorbing
+    if len(values) == 1:
+        return values[0]
+    if len(values) == len(node.values) and all(a is b for a, b in zip(values, node.values)):
+        return node
+    return gast.BoolOp(op=node.op, values=values)
+
+
+def _value(node: gast.expr, scope: dict, np_alias, np):
+    """The value of ``node`` for every argument of the kinds in ``scope``; raises :class:`_Open`
+    where the kinds leave it open, or where working it out raises (the check then runs, and
+    raises, as written)."""
+    try:
+        found = _evaluate(node, scope, np_alias, np)
+    except _Open:
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever a check raises, it raises at run time too
+        raise _Open from exc
+    if isinstance(found, (_Argument, _Function)):
+        raise _Open
+    return found
+
+
+def _evaluate(node, scope, np_alias, np):
+    if isinstance(node, gast.Constant):
+        return node.value
+    if isinstance(node, gast.Tuple) and isinstance(node.ctx, gast.Load):
+        return tuple(_value(e, scope, np_alias, np) for e in node.elts)
+    if isinstance(node, gast.Name):
+        if node.id in scope:
+            return scope[node.id]
+        if node.id == np_alias:
+            return np
+        if node.id in _BUILTIN_FUNCTIONS:
+            return _Function(node.id, getattr(builtins, node.id))
+        if node.id in _BUILTIN_TYPES:
+            return getattr(builtins, node.id)
+        raise _Open
+    if isinstance(node, gast.Attribute):
+        base = _evaluate(node.value, scope, np_alias, np)
+        if isinstance(base, _Argument):
+            if base.array_like and node.attr in ("dtype", "ndim"):
+                return getattr(base.value, node.attr)
+            raise _Open
+        if base is np and node.attr in _NUMPY_TYPES:
+            return getattr(np, node.attr)
+        if base is np and node.attr in _NUMPY_FUNCTIONS:
+            return _Function(node.attr, getattr(np, node.attr))
+        if isinstance(base, np.dtype) and node.attr in _DTYPE_ATTRIBUTES:
+            return getattr(base, node.attr)
+        raise _Open
+    if isinstance(node, gast.Call):
+        function = _evaluate(node.func, scope, np_alias, np)
+        if not isinstance(function, _Function) or node.keywords or any(isinstance(a, gast.Starred) for a in node.args):
+            raise _Open
+        args = [_evaluate(a, scope, np_alias, np) for a in node.args]
+        return _called(function, args, np)
+    if isinstance(node, gast.Compare):
+        left = _value(node.left, scope, np_alias, np)
+        for op, right_node in zip(node.ops, node.comparators):
+            right = _value(right_node, scope, np_alias, np)
+            if not bool(_COMPARE[type(op)](left, right)):
+                return False
+            left = right
+        return True
+    if isinstance(node, gast.BoolOp):
+        result = None
+        for value in node.values:
+            result = _value(value, scope, np_alias, np)
+            if bool(result) is isinstance(node.op, gast.Or):
+                return result
+        return result
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
+        return not _value(node.operand, scope, np_alias, np)
+    raise _Open
+
+
+def _called(function: _Function, args: list, np):
+    """A call of a builtin or NumPy function a check makes, where its arguments' kinds decide
+    its value: ``type(x)``, ``isinstance(x, T)``, ``np.asarray(x)`` of an array (the array
+    itself), ``np.ndim(x)``, and NumPy's dtype functions of dtypes, types and arrays (never of a
+    Python number, whose dtype NumPy takes from its value)."""
+    name = function.name
+    if name == "type" and len(args) == 1 and isinstance(args[0], _Argument):
+        return type(args[0].value)
+    if name == "isinstance" and len(args) == 2 and isinstance(args[0], _Argument):
+        return isinstance(args[0].value, _value_of(args[1]))
+    if name == "asarray" and len(args) == 1 and isinstance(args[0], _Argument) and args[0].kind[0] == "ndarray":
+        return args[0]
+    if name == "ndim" and len(args) == 1 and isinstance(args[0], _Argument):
+        return np.ndim(args[0].value)
+    if name in ("result_type", "dtype", "issubdtype", "can_cast", "promote_types"):
+        values = []
+        for arg in args:
+            if isinstance(arg, _Argument):
+                if not arg.array_like:
+                    raise _Open
+                arg = arg.value
+            values.append(_value_of(arg))
+        return function.value(*values)
+    raise _Open
+
+
+def _value_of(found):
+    """``found`` as a plain value: never a stand-in or a function."""
+    if isinstance(found, (_Argument, _Function)):
+        raise _Open
+    return found
