@@ -83,3 +83,20 @@ def test_memory_checks_compare_the_items_of_what_may_be_a_list():
     assert "not np.may_share_memory(a, b)" in code
     assert ("not (np.may_share_memory(a, c) if not isinstance(c, (list, tuple)) "
             "else any((np.may_share_memory(a, v) for v in c)))") in code
+
+
+def test_a_read_in_an_assert_is_no_evidence_of_an_array(tmp_path):
+    """b113 under ``python -O``, which runs no ``assert``: a list goes through the check to the
+    loop, as it goes through the function as written."""
+    import subprocess
+    import sys
+
+    path = Path(__file__).parent / "data" / "regressions" / "b113_assert_read_is_no_evidence.py"
+    result = transpile_source(path.read_text(), path.name)
+    assert any(plan.rewritten for plan in result.plans)
+    (tmp_path / "loop.py").write_text(path.read_text())
+    (tmp_path / "rewrite.py").write_text(result.code)
+    call = "print(repr(m.tripled([1.0, 2.0, 3.0], 3)))"
+    outputs = [subprocess.run([sys.executable, "-O", "-c", f"import {name} as m; {call}"], cwd=tmp_path,
+                              capture_output=True, text=True, check=True).stdout for name in ("loop", "rewrite")]
+    assert outputs[0] == "[3.0, 6.0, 9.0]\n" and outputs[1] == outputs[0], outputs

@@ -239,8 +239,9 @@ def _runs_before(ctx, read: gast.AST, use: gast.AST) -> bool:
     """Whether ``read`` is evaluated on every path of its function that reaches ``use``,
     before it: ``read`` is evaluated whenever its statement runs (not in an ``and``/``or``
     past the first operand, a conditional expression's arms, a lambda or a comprehension, or
-    a compound statement's body: only its header runs at once), and that statement lies
-    before ``use`` in a block that holds ``use``, or is the statement whose header it is."""
+    a compound statement's body: only its header runs at once; nor in an ``assert``, which
+    ``python -O`` leaves out), and that statement lies before ``use`` in a block that holds
+    ``use``, or is the statement whose header it is."""
     node, parent = read, ctx.parents.get(id(read))
     while not isinstance(parent, gast.stmt):
         if parent is None or isinstance(parent, (gast.Lambda, gast.comprehension, gast.ListComp, gast.SetComp,
@@ -253,7 +254,8 @@ def _runs_before(ctx, read: gast.AST, use: gast.AST) -> bool:
     if isinstance(stmt, (gast.If, gast.While)) and node is not stmt.test \
             or isinstance(stmt, (gast.For, gast.AsyncFor)) and node is not stmt.iter \
             or isinstance(stmt, (gast.With, gast.AsyncWith)) and not any(node is item for item in stmt.items) \
-            or isinstance(stmt, (gast.Try, gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Match)):
+            or isinstance(stmt, (gast.Try, gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Match,
+                                 gast.Assert)):  # (`python -O` runs no `assert`)
         return False
     holder = ctx.parents.get(id(stmt))
     block = next((getattr(holder, f) for f in getattr(holder, "_fields", ()) if isinstance(getattr(holder, f), list)
