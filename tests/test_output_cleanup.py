@@ -11,8 +11,10 @@ import textwrap
 import warnings
 
 import gast
+import numpy as np
 import pytest
 
+from pforge.transpile import transpile_source
 from pforge.transpile.analysis.facts import PRIVATE, LoopInfo
 from pforge.transpile.backends.common import LoopRewrite
 from pforge.transpile.backends.direct import _coalesce, _drop_dead_privates
@@ -213,3 +215,42 @@ def test_a_store_of_rows_into_the_same_rows_goes(stmt, dropped):
     from pforge.transpile.backends.direct import _self_copy
 
     assert _self_copy(gast.parse(stmt).body[0]) is dropped
+
+
+WHOLE_AXIS = """\
+import numpy as np
+
+def f(mat, colvec):
+    n_cols = mat.shape[1]
+    BEFORE
+    for col in range(STOP):
+        mat[:, col] += colvec
+    return mat
+"""
+
+
+@pytest.mark.parametrize(("before", "stop", "write"), [
+    # the loop visits every column: the columns are the whole array
+    ("", "n_cols", "mat[:] += colvec[:, np.newaxis]"),
+    ("", "mat.shape[1]", "mat[:] += colvec[:, np.newaxis]"),
+    # not every column, or a count that may no longer be the array's
+    ("", "n_cols - 1", "mat[:, :n_cols - 1] += colvec[:, np.newaxis]"),
+    ("mat = mat[:, ::2]", "n_cols", "mat[:, :n_cols] += colvec[:, np.newaxis]"),
+    ("n_cols = 2", "n_cols", "mat[:, :n_cols] += colvec[:, np.newaxis]"),
+])
+def test_a_slice_of_every_index_of_an_axis_is_the_whole_axis(before, stop, write):
+    from tests.loops import run_module
+
+    source = WHOLE_AXIS.replace("    BEFORE\n", f"    {before}\n" if before else "").replace("STOP", stop)
+    code = transpile_source(source, shapes={"f.mat": 2, "f.colvec": 1}).code
+    assert write in code, code
+    def outcome(module, mat, colvec):
+        try:
+            return module["f"](mat.copy(), colvec).tolist()
+        except Exception as error:  # noqa: BLE001 - the kind of error is compared
+            return type(error)
+
+    rng = np.random.default_rng(0)
+    for shape in ((3, 5), (3, 2), (3, 1), (3, 0)):
+        mat, colvec = rng.standard_normal(shape), rng.standard_normal(3)
+        assert outcome(run_module(code), mat, colvec) == outcome(run_module(source), mat, colvec), shape

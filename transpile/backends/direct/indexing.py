@@ -909,6 +909,8 @@ class IndexingMixin:
         parts = [copy.deepcopy(v) if kind == "slice" else
                  (self._slice(v, None, label=False, bounded=(base_node, k)) if kind == "ind" else copy.deepcopy(v.node))
                  for k, (kind, v) in enumerate(kinds)]
+        while len(parts) > 1 and _is_colon(parts[-1]):
+            parts.pop()  # (`mat[:, :n_cols]` of all its columns is `mat[:]`)
         node = core.subscript(base_node, parts)
         consumed = sum(1 for kind, _ in kinds if kind != "slice")
         rank = None if base_rank is None else base_rank - consumed
@@ -978,7 +980,8 @@ class IndexingMixin:
         made, axis = (bounded[0].id, bounded[1]) if bounded is not None and isinstance(bounded[0], gast.Name) \
             else (base_name, 0)
         if start is None and (self._same_length(ind.length_of, base_name)
-                              or self._made_as_long(made, ind.length_of, axis)):
+                              or self._made_as_long(made, ind.length_of, axis)
+                              or step is None and bounded is not None and self._whole_axis(ind.stop, made, axis)):
             stop = None
         else:
             stop = copy.deepcopy(ind.stop)
@@ -996,6 +999,23 @@ class IndexingMixin:
         if label and ind.level == 1 and base_name and base_name not in self.labels:
             self.labels.append(base_name)
         return gast.Slice(lower=start, upper=stop, step=step)
+
+    def _whole_axis(self, stop, name: str | None, axis: int) -> bool:
+        """``stop`` is the length of axis ``axis`` of the array ``name`` where the loop starts:
+        ``name.shape[axis]`` (``len(name)`` on axis 0), or a name bound once to it that still
+        holds it there (``n_cols = mat.shape[1]`` just before the loop, or with ``mat`` never
+        reshaped), so ``name[:, :stop]`` is ``name[:, :]``. Not where the loop binds ``name``."""
+        if stop is None or name is None or name in self.loop_stores or name in self.snapshot_of:
+            return False
+        lengths = {gast.dump(templates.expr(f"{name}.shape[{axis}]"))} | (
+            {gast.dump(templates.expr(f"len({name})"))} if axis == 0 else set())
+        stops = [stop]
+        if isinstance(stop, gast.Name) and stop.id in self.aliases and (
+                self._bound_just_before(stop.id) or all(
+                    self._shape_kept(n.id) for n in gast.walk(self.aliases[stop.id])
+                    if isinstance(n, gast.Name) and self.ctx.imports.resolve(n) is None)):
+            stops.append(self.aliases[stop.id])
+        return any(gast.dump(s) in lengths for s in stops)
 
     def _bound_check(self, ind: Ind, base_node, axis: int):
         """``stop <= np.shape(base)[axis]`` into ``self.checks``, unless the index visits every
