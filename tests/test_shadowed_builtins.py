@@ -25,6 +25,11 @@ CASES = [
     ("def f(x):\n    for max in x:\n        pass\n    return max(x, 0)\n", 4, False),
     ("def f(x):\n    try:\n        pass\n    except ValueError as max:\n        pass\n    return max(x, 0)\n", 6, False),
     ("def f(x):\n    return [max(v, 0) for v in x]\n", 2, True),
+    # a star import binds what its module exports: NumPy's `max`, none of math's but `pow`
+    ("from numpy import *\ndef f(x):\n    return max(x, 0)\n", 3, False),
+    ("from math import *\ndef f(x):\n    return max(x, 0)\n", 3, True),
+    ("from mystery import *\ndef f(x):\n    return max(x, 0)\n", 3, False),
+    ("def f(x):\n    match x:\n        case {**max}:\n            pass\n    return max(x, 0)\n", 5, False),
 ]
 
 

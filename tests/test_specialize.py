@@ -18,6 +18,8 @@ import pytest
 
 import pforge
 from pforge.transpile import transpile_source
+from pforge.transpile.frontend import decode_source
+from pforge.transpile.outline import module_context
 from pforge.transpile.specialize import decided, parameter_kinds
 from tests.loops import run_module
 
@@ -39,7 +41,7 @@ def _decided(tests: list[str], known: dict) -> list[str] | None:
     # the type, dtype and rank of an exact ndarray
     (["type(x) is np.ndarray"], {"x": F8}, []),
     (["x.dtype.char in 'fdFD'"], {"x": F8}, []),
-    (["x.dtype.char in 'fdFD'"], {"x": I8}, None),
+    (["x.dtype.char in 'fdFD'"], {"x": ("ndarray", "<i4", 2)}, None),
     (["y.dtype == x.dtype"], {"x": F8, "y": F8}, []),
     (["y.dtype == x.dtype"], {"x": F8, "y": I8}, None),
     (["x.ndim == 2", "np.ndim(x) == 2"], {"x": F8}, []),
@@ -67,6 +69,10 @@ def _decided(tests: list[str], known: dict) -> list[str] | None:
     (["np.result_type(r, x) == np.float64"], {"r": ("number", "float"), "x": F8},
      ["np.result_type(r, x) == np.float64"]),
     (["r.dtype == np.float32"], {"r": ("npscalar", "<f4")}, []),
+    # a dtype's type code where its `str` does not decide it (`'<i8'`: `'l'` or `'q'`)
+    (["x.dtype.char in 'lq'"], {"x": ("ndarray", "<i8", 1)}, ["x.dtype.char in 'lq'"]),
+    (["x.dtype.num == 7", "x.dtype.type is np.int64"], {"x": ("ndarray", "<i8", 1)},
+     ["x.dtype.num == 7", "x.dtype.type is np.int64"]),
     # what a signature leaves open stays: sizes, elements, other names, unknown attributes
     (["x.shape[0] > 0", "len(x) > 1", "x[0, 0] < 2 ** 63", "type(z) is np.ndarray", "x.size > 0"],
      {"x": F8}, ["x.shape[0] > 0", "len(x) > 1", "x[0, 0] < 2 ** 63", "type(z) is np.ndarray", "x.size > 0"]),
@@ -77,32 +83,68 @@ def test_the_checks_a_signature_decides(tests, known, left):
     assert _decided(tests, known) == left
 
 
+def _kinds(source: str, kinds, name: str = "f"):
+    """``parameter_kinds`` of the (last) function ``name`` in ``source``."""
+    # (a module with no loop has no context: one loop of its own)
+    ctx = module_context(decode_source("import numpy as np\nfor _ in ():\n    pass\n" + textwrap.dedent(source), "m.py"))
+    fdef = [n for n in gast.walk(ctx.tree) if isinstance(n, gast.FunctionDef) and n.name == name][-1]
+    return parameter_kinds(ctx, fdef, kinds)
+
+
 @pytest.mark.parametrize("body", [
     "x = np.asarray(x)",
     "x += 1",
     "for x in range(3):\n    pass",
     "del x",
     "x.shape = (-1,)",
-    "x.dtype = np.int64",
     "import numpy as x",
     "def x():\n    pass",
     "with open('f') as x:\n    pass",
     "try:\n    pass\nexcept ValueError as x:\n    pass",
     "(x := 3)",
     "def g():\n    nonlocal x\n    x = 1",
+    "match y:\n    case [*x]:\n        pass",
+    "match y:\n    case {**x}:\n        pass",
+    "match y:\n    case (x, _):\n        pass",
 ])
 def test_a_parameter_bound_again_has_no_kind(body):
-    fdef = gast.parse(f"def f(x, y):\n{textwrap.indent(body, '    ')}\n").body[0]
-    kinds = {"f.x": F8, "f.y": F8}
-    assert parameter_kinds(fdef, kinds) == {"y": F8}
+    assert _kinds(f"def f(x, y):\n{textwrap.indent(body, '    ')}\n", {"f.x": F8, "f.y": F8}) == {"y": F8}
 
 
-def test_only_the_functions_own_parameters_get_kinds():
-    fdef = gast.parse("def f(x, *args, y=1, **kw):\n    x[0] = 1\n").body[0]
-    assert parameter_kinds(fdef, {"f.x": F8, "f.y": ("number", "int"), "g.x": I8, "args": F8}) == \
-        {"x": F8, "y": ("number", "int")}
-    assert parameter_kinds(fdef, None) == {}
-    assert parameter_kinds(None, {"f.x": F8}) == {}
+@pytest.mark.parametrize("source", [
+    # a function in one of its own name: the key names the outer one (helper-70)
+    "def f(x, y):\n    def f(x, y):\n        x[0] = 1\n    return f(x.astype(np.int32), y)\n",
+    # a dtype changed in place, through any name of the array (helper-70)
+    "def f(x, y):\n    u = x\n    u.dtype = np.int32\n",
+    "def f(x, y):\n    x.dtype = np.int64\n",
+    "def f(x, y):\n    setattr(x, 'dtype', np.int32)\n",
+    "def cast(a):\n    a.dtype = np.int32\ndef f(x, y):\n    cast(x)\n",
+    "def f(x, y):\n    x.__class__ = np.matrix\n",
+])
+def test_no_kinds_where_a_dtype_may_change_or_the_key_names_another_function(source):
+    assert _kinds(source, {"f.x": F8, "f.y": F8}) == {}
+
+
+def test_only_the_functions_own_parameters_of_numbers_get_kinds():
+    source = "def f(x, *args, y=1, d=None, s=None, **kw):\n    x[0] = 1\n"
+    kinds = {"f.x": F8, "f.y": ("number", "int"), "g.x": I8, "args": F8, "f.d": ("npscalar", "<M8[D]"),
+             "f.s": ("ndarray", "<U5", 1)}
+    assert _kinds(source, kinds) == {"x": F8, "y": ("number", "int")}
+    assert _kinds(source, None) == {}
+    assert parameter_kinds(None, None, {"f.x": F8}) == {}
+
+
+def test_a_datetime_argument_beside_the_loop_runs(tmp_path):
+    """A kind no stand-in is made for (helper-70: ``np.datetime64`` raised ValueError)."""
+    path = tmp_path / "dates.py"
+    path.write_text(TRIPLE.replace("def f(xs, ys, zs):", "def f(xs, ys, zs, when):"))
+    spec = importlib.util.spec_from_file_location("dates", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    args = [*_inputs(np.float64), np.datetime64("2020-01-01")]
+    staged = pforge.vectorize(module.f)
+    assert staged.entry(*args).rewritten
+    np.testing.assert_allclose(staged(*args), module.f(*args), rtol=1e-12)
 
 
 TRIPLE = textwrap.dedent("""\

@@ -297,10 +297,30 @@ def _scope_nodes(root):
             stack.extend(ast.iter_child_nodes(node) if isinstance(node, ast.AST) else gast.iter_child_nodes(node))
 
 
+#: the builtins' names ``from numpy import *`` binds to NumPy's functions (NumPy 2; pylab and
+#: ``scipy`` re-export NumPy's), and ``from math import *`` to math's
+_STAR_BUILTINS = {
+    "numpy": frozenset(("abs", "all", "any", "bool", "divmod", "max", "min", "pow", "round", "sum")),
+    "math": frozenset(("pow",)), "cmath": frozenset(),
+}
+_STAR_BUILTINS.update(dict.fromkeys(("pylab", "matplotlib.pylab", "scipy"), _STAR_BUILTINS["numpy"]))
+
+
+def star_imported_builtins(module: str) -> frozenset[str]:
+    """The builtins' names ``from module import *`` may bind to something else: those the
+    module is known to export (NumPy's ``sum``, ``max``, ``all``), every builtin's name for a
+    module not known here (its ``__all__`` is not read: the module is never imported)."""
+    known = _STAR_BUILTINS.get(module)
+    if known is None and module.startswith("numpy."):
+        known = _STAR_BUILTINS["numpy"]
+    return known if known is not None else _BUILTIN_NAMES
+
+
 def _bound_in(root, imports: bool = True) -> set[str]:
     """The names ``root`` (a module, function or lambda; ``ast`` or gast) binds in its own
-    scope: parameters, assignment and loop targets, ``def``/``class`` names, imports (unless
-    not ``imports``)."""
+    scope: parameters, assignment and loop targets, ``def``/``class`` names, ``match``
+    captures, imports (unless not ``imports``; a star import binds the builtins' names of
+    :func:`star_imported_builtins`)."""
     names: set[str] = set()
     for node in _scope_nodes(root):
         kind = type(node).__name__
@@ -310,10 +330,14 @@ def _bound_in(root, imports: bool = True) -> set[str]:
             names.add(node.arg)
         elif kind in ("FunctionDef", "AsyncFunctionDef", "ClassDef"):
             names.add(node.name)
-        elif kind == "alias" and imports:
+        elif kind == "alias" and imports and node.name != "*":
             names.add(node.asname or node.name.split(".")[0])
+        elif kind == "ImportFrom" and imports and any(a.name == "*" for a in node.names):
+            names |= star_imported_builtins(node.module or "")
         elif kind in ("MatchAs", "MatchStar") and node.name:
             names.add(node.name)
+        elif kind == "MatchMapping" and node.rest:
+            names.add(node.rest)
         elif kind == "ExceptHandler" and isinstance(node.name, str):
             names.add(node.name)
     if type(root).__name__ in _SCOPES:  # (parameters are children of `args`, in its own scope)

@@ -38,8 +38,10 @@ _NUMPY_TYPES = frozenset(("ndarray", "number", "bool_", "generic", "integer", "f
                           "int64", "uint8", "uint16", "uint32", "uint64", "intp", "object_"))
 _NUMPY_FUNCTIONS = frozenset(("asarray", "ndim", "result_type", "dtype", "issubdtype", "can_cast",
                               "promote_types"))
-#: attributes of a ``np.dtype`` a check may read
-_DTYPE_ATTRIBUTES = frozenset(("char", "kind", "str", "name", "itemsize", "type", "num"))
+#: attributes of a ``np.dtype`` a check may read, which its ``str`` (the signature's) decides;
+#: ``char`` too where no other type code has that ``str`` (:func:`_char_decided`: ``'<i8'`` is
+#: ``'l'`` and ``'q'`` on Linux, ``'<f8'`` is ``'d'`` and ``'g'`` where long double is double)
+_DTYPE_ATTRIBUTES = frozenset(("char", "kind", "str", "name", "itemsize"))
 _COMPARE = {gast.Eq: operator.eq, gast.NotEq: operator.ne, gast.Is: operator.is_, gast.IsNot: operator.is_not,
             gast.In: lambda a, b: a in b, gast.NotIn: lambda a, b: a not in b, gast.Lt: operator.lt,
             gast.LtE: operator.le, gast.Gt: operator.gt, gast.GtE: operator.ge}
@@ -74,13 +76,18 @@ class _Function:
         self.name, self.value = name, value
 
 
-def parameter_kinds(fdef, kinds: dict[str, Kind] | None) -> dict[str, Kind]:
+def parameter_kinds(ctx, fdef, kinds: dict[str, Kind] | None) -> dict[str, Kind]:
     """The kinds ``kinds`` (keyed ``"f.x"`` for parameter ``x`` of function ``f``) gives the
     parameters of ``fdef`` that hold their arguments wherever the function runs: never bound
-    again (assigned, deleted, a loop or ``with`` target, declared ``global`` or ``nonlocal``,
-    imported as, or defined as a function or class) and no attribute of them set.
+    again (assigned, deleted, a loop, ``with`` or ``match`` target, declared ``global`` or
+    ``nonlocal``, imported as, or defined as a function or class) and no attribute of them
+    set. None at all where ``fdef`` lies in a function of its own name (whose kinds the key
+    would name), or where the module sets a ``dtype`` or ``__class__`` attribute or calls
+    ``setattr``: an array's dtype changes in place only so, through any name of it (helper-70).
+    A kind whose dtype is not a number's (``datetime64``, strings, records) is not used.
 
     Args:
+        ctx: the module's context (its tree and parents).
         fdef: the ``gast.FunctionDef`` holding the loop, or None.
         kinds: the signature's kinds, or None.
     Returns:
@@ -88,6 +95,17 @@ def parameter_kinds(fdef, kinds: dict[str, Kind] | None) -> dict[str, Kind]:
     """
     if not kinds or fdef is None:
         return {}
+    up = ctx.parents.get(id(fdef))
+    while up is not None:
+        if isinstance(up, (gast.FunctionDef, gast.AsyncFunctionDef)) and up.name == fdef.name:
+            return {}
+        up = ctx.parents.get(id(up))
+    for node in gast.walk(ctx.tree):
+        if isinstance(node, gast.Attribute) and node.attr in ("dtype", "__class__") \
+                and isinstance(node.ctx, (gast.Store, gast.Del)) \
+                or isinstance(node, gast.Name) and node.id in ("setattr", "__setattr__") \
+                or isinstance(node, gast.Attribute) and node.attr == "__setattr__":
+            return {}
     arguments = fdef.args
     names = [a.id for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs) if isinstance(a, gast.Name)]
     found = {name: kinds[f"{fdef.name}.{name}"] for name in names if f"{fdef.name}.{name}" in kinds}
@@ -107,7 +125,24 @@ def parameter_kinds(fdef, kinds: dict[str, Kind] | None) -> dict[str, Kind]:
                 bound.add(node.name)
             elif isinstance(node, gast.alias):
                 bound.add((node.asname or node.name).partition(".")[0])
-    return {name: kind for name, kind in found.items() if name not in bound}
+            elif isinstance(node, (gast.MatchAs, gast.MatchStar)) and node.name:
+                bound.add(node.name)
+            elif isinstance(node, gast.MatchMapping) and node.rest:
+                bound.add(node.rest)
+    return {name: kind for name, kind in found.items() if name not in bound and _numbers(kind)}
+
+
+def _numbers(kind: Kind) -> bool:
+    """A kind of a Python number, or of a NumPy array or scalar of numbers (bool, int, float,
+    complex): the dtypes whose stand-ins :class:`_Argument` makes exactly."""
+    if kind[0] == "number":
+        return kind[1] in ("int", "float", "complex", "bool")
+    import numpy as np  # noqa: PLC0415 - only the staged decorator gives kinds, and it has NumPy
+
+    try:
+        return np.dtype(kind[1]).kind in "biufc"
+    except TypeError:
+        return False
 
 
 def decided(tests: list[gast.expr], known: dict[str, Kind], np_alias: str | None) -> list[gast.expr] | None:
@@ -247,7 +282,8 @@ def _evaluate(node, scope, np_alias, np):
             return getattr(np, node.attr)
         if base is np and node.attr in _NUMPY_FUNCTIONS:
             return _Function(node.attr, getattr(np, node.attr))
-        if isinstance(base, np.dtype) and node.attr in _DTYPE_ATTRIBUTES:
+        if isinstance(base, np.dtype) and node.attr in _DTYPE_ATTRIBUTES \
+                and (node.attr != "char" or _char_decided(base, np)):
             return getattr(base, node.attr)
         raise _Open
     if isinstance(node, gast.Call):
@@ -274,6 +310,12 @@ def _evaluate(node, scope, np_alias, np):
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
         return not _value(node.operand, scope, np_alias, np)
     raise _Open
+
+
+def _char_decided(dtype, np) -> bool:
+    """Whether ``dtype.str`` decides ``dtype.char``: no other type code of this platform's
+    NumPy gives a dtype of that ``str``."""
+    return sum(1 for code in np.typecodes["All"] if np.dtype(code).str == dtype.str) == 1
 
 
 def _called(function: _Function, args: list, np):

@@ -444,7 +444,7 @@ def guard(info, result, checks: list, ctx=None, np_alias: str | None = None) -> 
     if shadowed is not None:
         return (f"the rewrite would use the builtin `{shadowed}`, which the code binds to something "
                 "else where the loop runs")
-    known = specialize.parameter_kinds(info.function, ctx.kinds) if ctx is not None else {}
+    known = specialize.parameter_kinds(ctx, info.function, ctx.kinds) if ctx is not None else {}
     if not tests and not result.nonempty and not result.needs_trip and not result.trip_levels:
         return None
     if result.replace or result.anchor is not None and info.form != "list comprehension":
@@ -494,19 +494,27 @@ def _shadowed_builtin(ctx, info, generated: list[gast.AST]) -> str | None:
     """A builtin's name that the ``generated`` code (the batched statements and the checks)
     reads as the builtin, where the code binds it to something else at the loop
     (:func:`~pforge.transpile.frontend.builtins_bound_at`), or None: a call of it (``type(x)``,
-    ``len(x)``), or a read the loop itself never makes (``isinstance(x, (list, tuple))`` beside
-    a parameter ``list``). A read the loop makes too is its own value (``out[:len]`` of a
-    parameter ``len``)."""
+    ``len(x)``), a type a type test names (``isinstance(x, (list, tuple))``, ``type(v) is
+    float``), or a read the loop itself never makes. Another read the loop makes too is its
+    own value (``out[:len]`` of a parameter ``len``)."""
     bound = builtins_bound_at(ctx.tree, info.node)
     if not bound:
         return None
     in_loop = {n.id for n in gast.walk(info.node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
     for root in generated:
+        as_types = set()  # (the types a type test names: `isinstance(x, (list, tuple))`, `type(x) is int`)
+        for node in gast.walk(root):
+            if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id == "isinstance" \
+                    and len(node.args) == 2:
+                as_types |= {id(n) for n in gast.walk(node.args[1])}
+            elif isinstance(node, gast.Compare) and isinstance(node.left, gast.Call) \
+                    and isinstance(node.left.func, gast.Name) and node.left.func.id == "type":
+                as_types |= {id(n) for c in node.comparators for n in gast.walk(c)}
         for node in gast.walk(root):
             if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id in bound:
                 return node.func.id
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and node.id in bound \
-                    and node.id not in in_loop:
+                    and (node.id not in in_loop or id(node) in as_types):
                 return node.id
     return None
 
