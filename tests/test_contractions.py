@@ -360,7 +360,7 @@ def grid(t, v):
     t, v = rng.standard_normal((2, 3, 2, 4)), rng.standard_normal((5, 4))
     np.testing.assert_allclose(run_module(result.code)["deep"](t, v), run_module(source)["deep"](t, v), rtol=1e-12)
     result = transpile_source(source, "m.py", shapes={"t": 3, "v": 2})
-    assert "np.einsum('abn,cn->abc', t[:, :t.shape[1]], v, optimize=True)" in result.code
+    assert "out[...] = np.einsum('abn,cn->abc', t, v, optimize=True)" in result.code  # (every row and column)
     t = rng.standard_normal((2, 3, 4))
     np.testing.assert_allclose(run_module(result.code)["grid"](t, v), run_module(source)["grid"](t, v), rtol=1e-12)
 

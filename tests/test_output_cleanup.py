@@ -254,3 +254,32 @@ def test_a_slice_of_every_index_of_an_axis_is_the_whole_axis(before, stop, write
     for shape in ((3, 5), (3, 2), (3, 1), (3, 0)):
         mat, colvec = rng.standard_normal(shape), rng.standard_normal(3)
         assert outcome(run_module(code), mat, colvec) == outcome(run_module(source), mat, colvec), shape
+
+
+MADE = """\
+import numpy as np
+
+def outer(a, b):
+    out = np.zeros((a.shape[0], b.shape[0]))
+    BETWEEN
+    for i in range(a.shape[0]):
+        for j in range(b.shape[0]):
+            out[i, j] = a[i] * b[j]
+    return out
+"""
+
+
+@pytest.mark.parametrize(("between", "write"), [
+    # the array made as long along each axis as the loops run, just before them: all of it
+    ("", "out[...] = a[:, np.newaxis] * b"),
+    # `b` made shorter in between: the columns the loop writes are no longer all of them
+    ("b = b[:2]", "out[:, :b.shape[0]] = a[:, np.newaxis] * b"),
+])
+def test_an_array_made_as_long_as_the_loops_run_is_written_whole(between, write):
+    from tests.loops import run_module
+
+    source = MADE.replace("    BETWEEN\n", f"    {between}\n" if between else "")
+    code = transpile_source(source, shapes={"f.a": 1, "f.b": 1}).code
+    assert write in code, code
+    a, b = np.arange(3.0), np.arange(4.0) + 1
+    np.testing.assert_array_equal(run_module(code)["outer"](a, b), run_module(source)["outer"](a, b))

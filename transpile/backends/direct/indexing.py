@@ -10,6 +10,7 @@ from typing import NamedTuple
 import gast
 
 from pforge.transpile import ranks, templates
+from pforge.transpile.analysis.nodes import quiet_between
 from pforge.transpile.analysis.nodes import substituted as _substitute
 from pforge.transpile.naming import global_names
 from pforge.transpile.backends.direct import core
@@ -1015,7 +1016,23 @@ class IndexingMixin:
                     self._shape_kept(n.id) for n in gast.walk(self.aliases[stop.id])
                     if isinstance(n, gast.Name) and self.ctx.imports.resolve(n) is None)):
             stops.append(self.aliases[stop.id])
-        return any(gast.dump(s) in lengths for s in stops)
+        if any(gast.dump(s) in lengths for s in stops):
+            return True
+        # (`out = np.zeros((t.shape[0], t.shape[1]))` in the loop's block, nothing in between
+        # that rebinds or resizes `out` or what its shape reads: `t.shape[1]` is its axis 1)
+        made = self.aliases.get(name)
+        if not isinstance(made, gast.Call) or not made.args or self.lib.kind != "np" \
+                or (self.ctx.imports.resolve(made.func) or "") not in ("numpy.zeros", "numpy.empty", "numpy.ones",
+                                                                       "numpy.full"):
+            return False
+        shape = made.args[0]
+        dim = shape.elts[axis] if isinstance(shape, (gast.Tuple, gast.List)) and axis < len(shape.elts) \
+            and not any(isinstance(e, gast.Starred) for e in shape.elts) else shape if axis == 0 \
+            and not isinstance(shape, (gast.Tuple, gast.List)) else None
+        if dim is None or gast.dump(dim) != gast.dump(stop):
+            return False
+        read = {n.id for n in gast.walk(dim) if isinstance(n, gast.Name)}
+        return quiet_between(self.ctx, self.ctx.parents.get(id(made)), self.info.node, read | {name})
 
     def _bound_check(self, ind: Ind, base_node, axis: int):
         """``stop <= np.shape(base)[axis]`` into ``self.checks``, unless the index visits every
