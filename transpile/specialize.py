@@ -180,11 +180,11 @@ def _respelled(test: gast.expr, scope: dict, np_alias, np) -> gast.expr:
     """``test`` with each conditional expression whose test the kinds decide replaced by the
     branch it takes (``A if not isinstance(x, (list, tuple)) else B`` of an array: ``A``), and
     ``np.asarray(x)``, ``np.shape(x)`` and ``np.ndim(x)`` of an array ``x`` spelled ``x``,
-    ``x.shape`` and ``x.ndim`` (NumPy returns an exact ndarray from ``asarray`` as it is, and
-    reads the attributes); a copy where anything changes."""
-    arrays = {name for name, argument in scope.items() if argument.kind[0] == "ndarray"}
+    ``x.shape`` and ``x.ndim`` (``versioning._spelled_for_arrays``); a copy where anything
+    changes."""
+    from pforge.transpile.versioning import _spelled_for_arrays  # noqa: PLC0415 - it imports this module
 
-    class Respell(gast.NodeTransformer):
+    class Taken(gast.NodeTransformer):
         def visit_IfExp(self, node):
             self.generic_visit(node)
             try:
@@ -193,21 +193,12 @@ def _respelled(test: gast.expr, scope: dict, np_alias, np) -> gast.expr:
                 return node
             return node.body if taken else node.orelse
 
-        def visit_Call(self, node):
-            self.generic_visit(node)
-            func = node.func
-            if isinstance(func, gast.Attribute) and func.attr in ("asarray", "ndim", "shape") \
-                    and isinstance(func.value, gast.Name) and func.value.id == np_alias and len(node.args) == 1 \
-                    and not node.keywords and isinstance(node.args[0], gast.Name) and node.args[0].id in arrays:
-                name = node.args[0]
-                return name if func.attr == "asarray" else gast.Attribute(value=name, attr=func.attr, ctx=gast.Load())
-            return node
-
     marked = getattr(test, "pforge_after_trips", False)
-    copied = Respell().visit(copy.deepcopy(test))
+    copied = Taken().visit(copy.deepcopy(test))
     if marked:
         copied.pforge_after_trips = True
-    return copied
+    arrays = {name: np_alias for name, argument in scope.items() if argument.kind[0] == "ndarray"}
+    return _spelled_for_arrays(copied, arrays) if np_alias is not None else copied
 
 
 def _fold(node: gast.expr, scope: dict, np_alias, np):
