@@ -326,14 +326,17 @@ def bound_at_entry_to(ctx, loop, name: str, value: gast.expr) -> bool:
 def quiet_between(ctx, stmt, loop, names: set[str]) -> bool:
     """Whether ``stmt`` stands before ``loop`` in its block, and the statements between bind
     plain names not in ``names`` to values that call nothing but ``len`` and NumPy's
-    constructors: nothing there rebinds, resizes or writes what ``names`` hold (``x.pop()``,
-    ``del x[-1]``, ``x[:] = x[1:]``, ``out.resize(...)``, a helper that pops)."""
+    constructors, with no ``:=``, ``yield`` or ``await`` in them: nothing there rebinds,
+    resizes or writes what ``names`` hold (``x.pop()``, ``del x[-1]``, ``x[:] = x[1:]``,
+    ``out.resize(...)``, a helper that pops, a caller that reshapes while a generator waits)."""
     block = _block_of(ctx, loop)
     at = [k for k, s in enumerate(block or []) if s is stmt or s is loop]
     if len(at) != 2 or block[at[0]] is not stmt:
         return False
     from pforge.transpile.analysis.aliasing import _FRESH_CALLS
     for between in block[at[0] + 1:at[1]]:
+        if any(isinstance(n, (gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await)) for n in gast.walk(between)):
+            return False  # (`k = (m := m - 1)` binds `m`; at a `yield` the caller may reshape anything: helper-71)
         if not isinstance(between, gast.Assign) or any(
                 not isinstance(t, gast.Name) or t.id in names for t in between.targets) or any(
                 isinstance(n, gast.Call) and ctx.imports.resolve(n.func) not in _FRESH_CALLS | {"builtins.len"}

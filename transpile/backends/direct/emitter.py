@@ -543,7 +543,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
 
     def _parameters_apart(self) -> None:
         """``not np.may_share_memory(w, r)`` for each parameter ``w`` the loop writes elements
-        of and each other parameter ``r`` it reads, by its name or another (``v = r``,
+        of (by its name, or through a view of it, ``w = x[:, ::2]``) and each other parameter
+        ``r`` it reads, by its name or another (``v = r``,
         ``v = r[1:]``, ``r = np.asarray(r)``): two arguments may be one array, or views of
         one (``f(x[1:], x[:-1])``), and the batched code reads all of ``r`` before it writes
         ``w``, where the loop reads what earlier iterations wrote. Also for each name the loop
@@ -571,7 +572,11 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         rebound = {name for name in (arguments - params) & read - self.loop_stores if name in firsts
                    and any(root == name for _, root, _ in _reached(self.ctx, firsts[name], loop_ids, fdef))}
         untraced = {name for level in levels for name in level.untraced_reads} - self.loop_stores
-        pairs = [(w, r) for w in sorted(arrays & params) for r in sorted(((read & params) | rebound) - {w})]
+        # (a local the loop writes that is a view of a parameter, `view = mat[:, ::2]`, is that
+        # argument's memory too: helper-71)
+        views = {w for w in arrays - params - self.loop_stores for level in levels
+                 for root, names in level.aliases.items() if root in params and w in names}
+        pairs = [(w, r) for w in sorted((arrays & params) | views) for r in sorted(((read & params) | rebound) - {w})]
         pairs += [(w, r) for w in sorted(arrays - self.loop_stores) for r in sorted(untraced - {w})
                   if getattr(self._shape_of(r), "rank", None) != 0]
         np_ = self.lib.alias

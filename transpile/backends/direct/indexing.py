@@ -1029,8 +1029,9 @@ class IndexingMixin:
         dim = shape.elts[axis] if isinstance(shape, (gast.Tuple, gast.List)) and axis < len(shape.elts) \
             and not any(isinstance(e, gast.Starred) for e in shape.elts) else shape if axis == 0 \
             and not isinstance(shape, (gast.Tuple, gast.List)) else None
-        if dim is None or gast.dump(dim) != gast.dump(stop):
-            return False
+        if dim is None or gast.dump(dim) != gast.dump(stop) or any(
+                isinstance(n, gast.Call) and self.ctx.imports.resolve(n.func) != "builtins.len" for n in gast.walk(dim)):
+            return False  # (the same text, yet `next(it)` twice is two values: helper-71)
         read = {n.id for n in gast.walk(dim) if isinstance(n, gast.Name)}
         return quiet_between(self.ctx, self.ctx.parents.get(id(made)), self.info.node, read | {name})
 

@@ -351,10 +351,13 @@ class LevelsMixin:
         (``x[i] = v``, no slice: a list's slice assignment changes its length), reads
         ``x.shape``, ``x.ndim``, ``x.size`` or ``x.dtype``, or is measured (``len(x)``,
         ``np.shape(x)``). Passed anywhere else (``y = x``, ``f(x)``, ``x.append(v)``,
-        ``setattr``), it could be reshaped or resized there."""
+        ``setattr``), it could be reshaped or resized there. A name declared ``global`` or
+        ``nonlocal`` never: any call may bind it again."""
         fdef = self.info.function
         if fdef is None or any(type(n).__name__ == "Match" for n in gast.walk(fdef)):
             return False
+        if any(isinstance(n, (gast.Global, gast.Nonlocal)) and name in n.names for n in gast.walk(fdef)):
+            return False  # (any call may bind it again: helper-71)
         # (what runs after the outermost loop around the loop cannot change it before the loop)
         loop = self.info.node
         last = max((n.end_lineno for n in gast.walk(fdef) if isinstance(n, (gast.For, gast.While))
