@@ -293,7 +293,8 @@ def test_the_test_is_squeezed_to_its_own_axes(test, mask):
     assert f"np.einsum('ac,bc->ab', {mask}" in code.replace("mat_dim1 = mat.shape[1]", "").replace(
         "mat_dim1", "mat.shape[1]"), code
     assert "tags_part" not in code or "tags_part = np.asarray(tags)[np.newaxis, :" in code, code
-    assert "mat_part, optimize=True, dtype=np.result_type(totals, mat_part))" in code, code
+    # (every column of `mat`: read whole)
+    assert "mat, optimize=True, dtype=np.result_type(totals, mat))" in code, code
     loop, rewrite = run_module(source), run_module(code)
     rng = np.random.default_rng(4)
     mats, tags = _inputs(rng, 3, 5, 7)
