@@ -236,6 +236,31 @@ def _main_plan(result, source):
                                remarks=tuple(r for p in plans for r in p.remarks))
 
 
+def _staged_differs(program, source, backend, base, want, single, staged) -> str | None:
+    """What ``pforge.vectorize`` would run for these inputs differs from the loop: the program
+    transpiled with the ranks and kinds of this draw's arguments, as the decorator keys them
+    (``runtime.signatures``: its checks of types and dtypes worked out for them,
+    ``transpile.specialize``); None where it agrees. ``staged`` keeps one rewrite per
+    signature."""
+    from pforge.runtime.signatures import _arg_key, _kind_fact, _rank_fact
+    from pforge.transpile import transpile_source
+
+    keys = {name: _arg_key(value) for name, value in base.items()}
+    signature = tuple(sorted((name, repr(key)) for name, key in keys.items()))
+    if signature not in staged:
+        shapes = {f"f.{name}": r for name, key in keys.items() if (r := _rank_fact(key, False)) is not None}
+        kinds = {f"f.{name}": k for name, key in keys.items() if (k := _kind_fact(key, False)) is not None}
+        options = {} if program.memory_bound is None else {"memory_bound": program.memory_bound}
+        try:
+            staged[signature] = transpile_source(source, "fuzz.py", backend=backend, shapes=shapes, kinds=kinds,
+                                                 fast_math=program.fast_math, **options).code
+        except Exception as exc:  # noqa: BLE001 - any exception is a bug in pforge
+            return f"staged transpile: {type(exc).__name__}: {exc}"
+    got = _execute(staged[signature], copy.deepcopy(base), "numpy", "staged")
+    why = compare(want, got, "numpy", single, program.fast_math)
+    return None if why is None else f"staged for {dict(signature)}: {why}"
+
+
 def judge(program: Program, backend: str, ranks_known: bool, draws: int = 4) -> Outcome:
     """Transpiles ``program`` under one configuration and compares it with the loop on ``draws``
     fresh inputs (trip counts from 0 to 40, Python lists where the program accepts them and ranks
@@ -262,6 +287,7 @@ def judge(program: Program, backend: str, ranks_known: bool, draws: int = 4) -> 
                                       f"but: {plan.remarks[0].message if plan.remarks else ''}", result.code)
     rng = np.random.default_rng(program.seed)
     more_defined = None
+    staged: dict = {}  # the staged decorator's rewrite per signature (see _staged_differs)
     guarded = has_rank_checks(result.code)
     code = instrument_rank_checks(result.code) if guarded else result.code
     held = False
@@ -294,6 +320,8 @@ def judge(program: Program, backend: str, ranks_known: bool, draws: int = 4) -> 
             more_defined = f"n={n}: the loop raised {want['raised']}; the distributed pieces raised {got['raised']}"
             continue
         why = compare(want, got, program.library, single, program.fast_math)
+        if why is None and want["raised"] is None and program.library == "numpy":
+            why = _staged_differs(program, source, backend, base, want, single, staged)
         if why is not None and program.library == "tensorflow" and _empty_stacks_only(want, got):
             # `tf.stack([])` is `(0,)` float32; the batched value keeps the items' shape, `(0, d)`
             # (the README's contract): more defined, as where the loop raises
