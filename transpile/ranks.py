@@ -257,9 +257,12 @@ def parameter_shapes(ctx, fdef: gast.FunctionDef | None, option: dict | None) ->
     found.update(annotation_shapes(fdef, ctx.lines))
     found.update(signature_shapes(ctx, fdef))
     params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs if isinstance(a, gast.Name)}
+    from pforge.transpile.analysis.nodes import in_a_namesake  # noqa: PLC0415 - analysis imports this module
+
+    namesake = bool(option) and in_a_namesake(ctx, fdef)  # (`f.x` names the outer `f`'s `x`)
     for key, rank in (option or {}).items():
         func, _, name = key.rpartition(".")
-        if func and func != fdef.name:
+        if func and (func != fdef.name or namesake):
             continue
         if name in params and isinstance(rank, tuple) and rank[:1] == ("sequence",):
             found[name] = Shape(rank[1], None, sequence=True)

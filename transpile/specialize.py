@@ -95,11 +95,10 @@ def parameter_kinds(ctx, fdef, kinds: dict[str, Kind] | None) -> dict[str, Kind]
     """
     if not kinds or fdef is None:
         return {}
-    up = ctx.parents.get(id(fdef))
-    while up is not None:
-        if isinstance(up, (gast.FunctionDef, gast.AsyncFunctionDef)) and up.name == fdef.name:
-            return {}
-        up = ctx.parents.get(id(up))
+    from pforge.transpile.analysis.nodes import in_a_namesake  # noqa: PLC0415 - only with kinds
+
+    if in_a_namesake(ctx, fdef):
+        return {}
     for node in gast.walk(ctx.tree):
         if isinstance(node, gast.Attribute) and node.attr in ("dtype", "__class__") \
                 and isinstance(node.ctx, (gast.Store, gast.Del)) \

@@ -323,6 +323,18 @@ def bound_at_entry_to(ctx, loop, name: str, value: gast.expr) -> bool:
     return quiet_between(ctx, stmt, loop, read)
 
 
+def in_a_namesake(ctx, fdef) -> bool:
+    """Whether the function ``fdef`` lies inside a function of its own name (``def f(x):
+    def f(x): ...``), where a fact keyed ``"f.x"`` (``--shapes``, the staged decorator's
+    signature) names the outer one's parameter."""
+    up = ctx.parents.get(id(fdef))
+    while up is not None:
+        if isinstance(up, (gast.FunctionDef, gast.AsyncFunctionDef)) and up.name == fdef.name:
+            return True
+        up = ctx.parents.get(id(up))
+    return False
+
+
 def quiet_between(ctx, stmt, loop, names: set[str]) -> bool:
     """Whether ``stmt`` stands before ``loop`` in its block, and the statements between bind
     plain names not in ``names`` to values that call nothing but ``len`` and NumPy's
