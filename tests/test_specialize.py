@@ -33,7 +33,10 @@ def _expr(text: str) -> gast.expr:
 
 
 def _decided(tests: list[str], known: dict) -> list[str] | None:
-    found = decided([_expr(t) for t in tests], known, "np")
+    nodes = [_expr(t) for t in tests]
+    before = [gast.dump(n) for n in nodes]
+    found = decided(nodes, known, "np")
+    assert [gast.dump(n) for n in nodes] == before  # (its input is left as it was)
     return None if found is None else [gast.unparse(t).strip() for t in found]
 
 
@@ -61,6 +64,21 @@ def _decided(tests: list[str], known: dict) -> list[str] | None:
     (["not (np.may_share_memory(a, x) if not isinstance(x, (list, tuple)) else "
       "any((np.may_share_memory(a, v) for v in x)))"], {"x": F8}, ["not np.may_share_memory(a, x)"]),
     (["np.shape(x)[0] > 0"], {"x": F8}, ["x.shape[0] > 0"]),
+    (["not (any((np.may_share_memory(a, v) for v in x)) if isinstance(x, (list, tuple)) else "
+      "np.may_share_memory(a, x))"], {"x": F8}, ["not np.may_share_memory(a, x)"]),
+    (["(len(x) if type(x) is np.ndarray else 0) > 1"], {"x": F8}, ["len(x) > 1"]),
+    # chained comparisons, an `and`/`or` for its value, and what no check spells stays open
+    (["0 < x.ndim <= 2"], {"x": F8}, []),
+    (["0 < x.ndim < 2"], {"x": F8}, None),
+    (["(x.ndim == 1 or x.ndim == 2) == True", "(x.ndim or 5) == 2", "(x.ndim and 0) == 0"], {"x": F8}, []),
+    (["-x.ndim == -2", "x.ndim + 1 == 3"], {"x": F8}, ["-x.ndim == -2", "x.ndim + 1 == 3"]),
+    (["np.asarray(x, dtype=np.float64).dtype == np.float64", "np.result_type(*(x,)) == np.int64"],
+     {"x": ("ndarray", "<i4", 2)},
+     ["np.asarray(x, dtype=np.float64).dtype == np.float64", "np.result_type(*(x,)) == np.int64"]),
+    # the dtypes of numbers: bool, int, uint, float, complex
+    (["x.dtype.kind in 'biufc'"], {"x": ("ndarray", "|b1", 1)}, []),
+    (["x.dtype.kind in 'biufc'"], {"x": ("ndarray", "|u1", 1)}, []),
+    (["x.dtype.kind in 'biufc'"], {"x": ("ndarray", "<c16", 1)}, []),
     # numbers: their exact type, never a dtype NumPy takes from the value
     (["isinstance(r, (int, float, np.number, np.bool_, np.ndarray)) and np.ndim(r) == 0"],
      {"r": ("number", "float")}, []),
@@ -68,7 +86,10 @@ def _decided(tests: list[str], known: dict) -> list[str] | None:
     (["np.asarray(r).dtype == np.int64"], {"r": ("number", "int")}, ["np.asarray(r).dtype == np.int64"]),
     (["np.result_type(r, x) == np.float64"], {"r": ("number", "float"), "x": F8},
      ["np.result_type(r, x) == np.float64"]),
-    (["r.dtype == np.float32"], {"r": ("npscalar", "<f4")}, []),
+    (["r.dtype == np.float64"], {"r": ("npscalar", "<f8")}, []),
+    (["r.dtype == np.int64"], {"r": ("npscalar", "<f8")}, None),
+    # a NumPy name no check uses stays open
+    (["r.dtype == np.float32"], {"r": ("npscalar", "<f4")}, ["r.dtype == np.float32"]),
     # a dtype's type code where its `str` does not decide it (`'<i8'`: `'l'` or `'q'`)
     (["x.dtype.char in 'lq'"], {"x": ("ndarray", "<i8", 1)}, ["x.dtype.char in 'lq'"]),
     (["x.dtype.num == 7", "x.dtype.type is np.int64"], {"x": ("ndarray", "<i8", 1)},
@@ -126,9 +147,9 @@ def test_no_kinds_where_a_dtype_may_change_or_the_key_names_another_function(sou
 
 
 def test_only_the_functions_own_parameters_of_numbers_get_kinds():
-    source = "def f(x, *args, y=1, d=None, s=None, **kw):\n    x[0] = 1\n"
+    source = "def f(x, *args, y=1, d=None, s=None, z=None, **kw):\n    x[0] = 1\n"
     kinds = {"f.x": F8, "f.y": ("number", "int"), "g.x": I8, "args": F8, "f.d": ("npscalar", "<M8[D]"),
-             "f.s": ("ndarray", "<U5", 1)}
+             "f.s": ("ndarray", "<U5", 1), "f.z": ("ndarray", "not a dtype", 1)}
     assert _kinds(source, kinds) == {"x": F8, "y": ("number", "int")}
     assert _kinds(source, None) == {}
     assert parameter_kinds(None, None, {"f.x": F8}) == {}

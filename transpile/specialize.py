@@ -31,13 +31,10 @@ Kind = tuple
 #: builtins a check may call, and types it may name (pforge's checks never shadow them)
 _BUILTIN_FUNCTIONS = frozenset(("type", "isinstance"))
 _BUILTIN_TYPES = frozenset(("int", "float", "complex", "bool", "str", "bytes", "list", "tuple", "dict", "set"))
-#: NumPy attributes a check may name: types, and functions of kinds alone
+#: NumPy attributes the checks name: types, and the functions of kinds alone they call
 _NUMPY_TYPES = frozenset(("ndarray", "number", "bool_", "generic", "integer", "floating", "complexfloating",
-                          "signedinteger", "unsignedinteger", "inexact", "float16", "float32", "float64",
-                          "longdouble", "complex64", "complex128", "clongdouble", "int8", "int16", "int32",
-                          "int64", "uint8", "uint16", "uint32", "uint64", "intp", "object_"))
-_NUMPY_FUNCTIONS = frozenset(("asarray", "ndim", "result_type", "dtype", "issubdtype", "can_cast",
-                              "promote_types"))
+                          "float64", "int64"))
+_NUMPY_FUNCTIONS = frozenset(("asarray", "ndim", "result_type"))
 #: attributes of a ``np.dtype`` a check may read, which its ``str`` (the signature's) decides;
 #: ``char`` too where no other type code has that ``str`` (:func:`_char_decided`: ``'<i8'`` is
 #: ``'l'`` and ``'q'`` on Linux, ``'<f8'`` is ``'d'`` and ``'g'`` where long double is double)
@@ -70,10 +67,10 @@ class _Argument:
 
 
 class _Function:
-    """A NumPy function or builtin a check calls."""
+    """A NumPy function or builtin a check calls, by its name."""
 
-    def __init__(self, name: str, value):
-        self.name, self.value = name, value
+    def __init__(self, name: str):
+        self.name = name
 
 
 def parameter_kinds(ctx, fdef, kinds: dict[str, Kind] | None) -> dict[str, Kind]:
@@ -132,14 +129,13 @@ def parameter_kinds(ctx, fdef, kinds: dict[str, Kind] | None) -> dict[str, Kind]
 
 
 def _numbers(kind: Kind) -> bool:
-    """A kind of a Python number, or of a NumPy array or scalar of numbers (bool, int, float,
-    complex): the dtypes whose stand-ins :class:`_Argument` makes exactly."""
-    if kind[0] == "number":
-        return kind[1] in ("int", "float", "complex", "bool")
+    """A kind of numbers: a Python number (``"int"``, ``"float"``, ``"complex"``, ``"bool"``,
+    each also NumPy's name of a dtype of that kind), or a NumPy array or scalar whose dtype is
+    bool, int, uint, float or complex: those whose stand-ins :class:`_Argument` makes exactly."""
     import numpy as np  # noqa: PLC0415 - only the staged decorator gives kinds, and it has NumPy
 
     try:
-        return np.dtype(kind[1]).kind in "biufc"
+        return np.dtype(kind[1]).kind in ("b", "i", "u", "f", "c")
     except TypeError:
         return False
 
@@ -192,24 +188,21 @@ def _respelled(test: gast.expr, scope: dict, np_alias, np) -> gast.expr:
                 return node
             return node.body if taken else node.orelse
 
-    marked = getattr(test, "pforge_after_trips", False)
-    copied = Taken().visit(copy.deepcopy(test))
-    if marked:
-        copied.pforge_after_trips = True
+    # (the guard's conjuncts are in their order already: a copy need not keep their marks)
     arrays = {name: np_alias for name, argument in scope.items() if argument.kind[0] == "ndarray"}
-    return _spelled_for_arrays(copied, arrays) if np_alias is not None else copied
+    return _spelled_for_arrays(Taken().visit(copy.deepcopy(test)), arrays)
 
 
 def _fold(node: gast.expr, scope: dict, np_alias, np):
     """``node`` read for its truth: True or False where the kinds decide it, else the node with
-    its decided operands gone (the node itself where none go)."""
+    its decided operands gone (an operand of a ``not`` or an ``and``/``or`` that is left open
+    is decided itself only as a whole, so a ``not`` of one is never a bare bool)."""
     try:
         return bool(_value(node, scope, np_alias, np))
     except _Open:
         pass
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
-        inner = _fold(node.operand, scope, np_alias, np)
-        return node if inner is node.operand else gast.UnaryOp(op=gast.Not(), operand=inner)
+        return gast.UnaryOp(op=gast.Not(), operand=_fold(node.operand, scope, np_alias, np))
     if not isinstance(node, gast.BoolOp):
         return node
     absorbing = isinstance(node.op, gast.Or)  # (the truth that decides the whole)
@@ -225,11 +218,7 @@ def _fold(node: gast.expr, scope: dict, np_alias, np):
             values.append(folded)
     if not values:
         return not absorbing
-    if len(values) == 1:
-        return values[0]
-    if len(values) == len(node.values) and all(a is b for a, b in zip(values, node.values)):
-        return node
-    return gast.BoolOp(op=node.op, values=values)
+    return values[0] if len(values) == 1 else gast.BoolOp(op=node.op, values=values)
 
 
 def _value(node: gast.expr, scope: dict, np_alias, np):
@@ -258,7 +247,7 @@ def _evaluate(node, scope, np_alias, np):
         if node.id == np_alias:
             return np
         if node.id in _BUILTIN_FUNCTIONS:
-            return _Function(node.id, getattr(builtins, node.id))
+            return _Function(node.id)
         if node.id in _BUILTIN_TYPES:
             return getattr(builtins, node.id)
         raise _Open
@@ -268,10 +257,12 @@ def _evaluate(node, scope, np_alias, np):
             if base.array_like and node.attr in ("dtype", "ndim"):
                 return getattr(base.value, node.attr)
             raise _Open
-        if base is np and node.attr in _NUMPY_TYPES:
-            return getattr(np, node.attr)
-        if base is np and node.attr in _NUMPY_FUNCTIONS:
-            return _Function(node.attr, getattr(np, node.attr))
+        if base is np:
+            if node.attr in _NUMPY_TYPES:
+                return getattr(np, node.attr)
+            if node.attr in _NUMPY_FUNCTIONS:
+                return _Function(node.attr)
+            raise _Open
         if isinstance(base, np.dtype) and node.attr in _DTYPE_ATTRIBUTES \
                 and (node.attr != "char" or _char_decided(base, np)):
             return getattr(base, node.attr)
@@ -290,13 +281,13 @@ def _evaluate(node, scope, np_alias, np):
                 return False
             left = right
         return True
-    if isinstance(node, gast.BoolOp):
-        result = None
-        for value in node.values:
+    if isinstance(node, gast.BoolOp):  # (Python's value of it: the deciding operand's, else the last's)
+        *before, last = node.values
+        for value in before:
             result = _value(value, scope, np_alias, np)
             if bool(result) is isinstance(node.op, gast.Or):
                 return result
-        return result
+        return _value(last, scope, np_alias, np)
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
         return not _value(node.operand, scope, np_alias, np)
     raise _Open
@@ -311,8 +302,8 @@ def _char_decided(dtype, np) -> bool:
 def _called(function: _Function, args: list, np):
     """A call of a builtin or NumPy function a check makes, where its arguments' kinds decide
     its value: ``type(x)``, ``isinstance(x, T)``, ``np.asarray(x)`` of an array (the array
-    itself), ``np.ndim(x)``, and NumPy's dtype functions of dtypes, types and arrays (never of a
-    Python number, whose dtype NumPy takes from its value)."""
+    itself), ``np.ndim(x)``, and ``np.result_type`` of dtypes, types, constants and arrays
+    (never of a Python number argument, whose dtype NumPy takes from its value)."""
     name = function.name
     if name == "type" and len(args) == 1 and isinstance(args[0], _Argument):
         return type(args[0].value)
@@ -322,7 +313,7 @@ def _called(function: _Function, args: list, np):
         return args[0]
     if name == "ndim" and len(args) == 1 and isinstance(args[0], _Argument):
         return np.ndim(args[0].value)
-    if name in ("result_type", "dtype", "issubdtype", "can_cast", "promote_types"):
+    if name == "result_type":
         values = []
         for arg in args:
             if isinstance(arg, _Argument):
@@ -330,7 +321,7 @@ def _called(function: _Function, args: list, np):
                     raise _Open
                 arg = arg.value
             values.append(_value_of(arg))
-        return function.value(*values)
+        return np.result_type(*values)
     raise _Open
 
 
