@@ -72,6 +72,10 @@ def _decided(tests: list[str], known: dict) -> list[str] | None:
     (["0 < x.ndim < 2"], {"x": F8}, None),
     (["(x.ndim == 1 or x.ndim == 2) == True", "(x.ndim or 5) == 2", "(x.ndim and 0) == 0"], {"x": F8}, []),
     (["-x.ndim == -2", "x.ndim + 1 == 3"], {"x": F8}, ["-x.ndim == -2", "x.ndim + 1 == 3"]),
+    (["(type(x) is np.ndarray and x.ndim == 2) == True", "(not isinstance(x, np.ndarray)) == False",
+      "(x.ndim == 3 or type(x) is np.ndarray) == True", "np.result_type(x) == np.float64"], {"x": F8}, []),
+    (["len(y) > 0 and not (np.may_share_memory(a, x) if not isinstance(x, (list, tuple)) else 0)"], {"x": F8},
+     ["len(y) > 0 and (not np.may_share_memory(a, x))"]),
     (["np.asarray(x, dtype=np.float64).dtype == np.float64", "np.result_type(*(x,)) == np.int64"],
      {"x": ("ndarray", "<i4", 2)},
      ["np.asarray(x, dtype=np.float64).dtype == np.float64", "np.result_type(*(x,)) == np.int64"]),
@@ -88,6 +92,8 @@ def _decided(tests: list[str], known: dict) -> list[str] | None:
      ["np.result_type(r, x) == np.float64"]),
     (["r.dtype == np.float64"], {"r": ("npscalar", "<f8")}, []),
     (["r.dtype == np.int64"], {"r": ("npscalar", "<f8")}, None),
+    (["r.dtype == np.float64"], {"r": ("npscalar", "<f4")}, None),
+    (["r.dtype == np.int64", "isinstance(r, np.integer)"], {"r": ("npscalar", "<i8")}, []),
     # a NumPy name no check uses stays open
     (["r.dtype == np.float32"], {"r": ("npscalar", "<f4")}, ["r.dtype == np.float32"]),
     # a dtype's type code where its `str` does not decide it (`'<i8'`: `'l'` or `'q'`)
@@ -147,10 +153,12 @@ def test_no_kinds_where_a_dtype_may_change_or_the_key_names_another_function(sou
 
 
 def test_only_the_functions_own_parameters_of_numbers_get_kinds():
-    source = "def f(x, *args, y=1, d=None, s=None, z=None, **kw):\n    x[0] = 1\n"
-    kinds = {"f.x": F8, "f.y": ("number", "int"), "g.x": I8, "args": F8, "f.d": ("npscalar", "<M8[D]"),
-             "f.s": ("ndarray", "<U5", 1), "f.z": ("ndarray", "not a dtype", 1)}
-    assert _kinds(source, kinds) == {"x": F8, "y": ("number", "int")}
+    source = "def f(x, *args, y=1, d=None, s=None, z=None, b=0, u=0, c=0, n=0, **kw):\n    x[0] = 1\n"
+    numbers = {"y": ("number", "int"), "b": ("ndarray", "|b1", 1), "u": ("ndarray", "|u1", 1),
+               "c": ("ndarray", "<c16", 1), "n": ("number", "complex")}
+    kinds = {"f.x": F8, "g.x": I8, "args": F8, "f.d": ("npscalar", "<M8[D]"), "f.s": ("ndarray", "<U5", 1),
+             "f.z": ("ndarray", "not a dtype", 1)} | {f"f.{name}": kind for name, kind in numbers.items()}
+    assert _kinds(source, kinds) == {"x": F8} | numbers
     assert _kinds(source, None) == {}
     assert parameter_kinds(None, None, {"f.x": F8}) == {}
 

@@ -301,16 +301,15 @@ def _char_decided(dtype, np) -> bool:
 
 def _called(function: _Function, args: list, np):
     """A call of a builtin or NumPy function a check makes, where its arguments' kinds decide
-    its value: ``type(x)``, ``isinstance(x, T)``, ``np.asarray(x)`` of an array (the array
-    itself), ``np.ndim(x)``, and ``np.result_type`` of dtypes, types, constants and arrays
-    (never of a Python number argument, whose dtype NumPy takes from its value)."""
+    its value: ``type(x)``, ``isinstance(x, T)``, ``np.ndim(x)`` of a number, and
+    ``np.result_type`` of dtypes, types, constants and arrays (never of a Python number
+    argument, whose dtype NumPy takes from its value). ``np.asarray(x)`` and ``np.ndim(x)`` of
+    an array were spelled ``x`` and ``x.ndim`` before (:func:`_respelled`)."""
     name = function.name
     if name == "type" and len(args) == 1 and isinstance(args[0], _Argument):
         return type(args[0].value)
     if name == "isinstance" and len(args) == 2 and isinstance(args[0], _Argument):
         return isinstance(args[0].value, _value_of(args[1]))
-    if name == "asarray" and len(args) == 1 and isinstance(args[0], _Argument) and args[0].kind[0] == "ndarray":
-        return args[0]
     if name == "ndim" and len(args) == 1 and isinstance(args[0], _Argument):
         return np.ndim(args[0].value)
     if name == "result_type":
