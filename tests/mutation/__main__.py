@@ -93,6 +93,14 @@ def _workspace(work: Path, modules: list[str]) -> None:
         if mutated.exists() and (not meta.exists() or "__mutmut_" not in mutated.read_text(encoding="utf-8")):
             mutated.unlink()
             meta.unlink(missing_ok=True)
+        elif meta.exists():
+            # mutmut lets a result stand: a survivor runs again, as a test added since may kill it
+            data = json.loads(meta.read_text())
+            codes = data.get("exit_code_by_key", {})
+            for name, code in codes.items():
+                if code in SURVIVED:
+                    codes[name] = None
+            meta.write_text(json.dumps(data))
     for folder in ("tests", "samples"):
         if (work / folder).exists():
             shutil.rmtree(work / folder)
