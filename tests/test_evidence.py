@@ -48,6 +48,7 @@ def _context(body: str, params: str = "x, c, n"):
     ("while c:\n    m = x.ndim\n    break", False),
     ("for k in range(x.shape[0]):\n    pass", True),  # (a loop's iterable runs)
     ("for k in range(3):\n    m = x.ndim", False),
+    ("a = [0] * 9\nfor a[x.ndim] in range(3):\n    pass", False),  # (a target is bound only where the loop runs)
     ("with open(x.ndim):\n    pass", True),
     ("with open(c):\n    m = x.ndim", False),
     ("try:\n    m = x.ndim\nexcept AttributeError:\n    pass", False),

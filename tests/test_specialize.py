@@ -87,6 +87,7 @@ def _decided(tests: list[str], known: dict) -> list[str] | None:
     (["isinstance(r, (int, float, np.number, np.bool_, np.ndarray)) and np.ndim(r) == 0"],
      {"r": ("number", "float")}, []),
     (["type(r) is int"], {"r": ("number", "bool")}, None),
+    (["np.ndim(r, axis=0) == 0"], {"r": ("number", "float")}, ["np.ndim(r, axis=0) == 0"]),  # (raises: left to run)
     (["np.asarray(r).dtype == np.int64"], {"r": ("number", "int")}, ["np.asarray(r).dtype == np.int64"]),
     (["np.result_type(r, x) == np.float64"], {"r": ("number", "float"), "x": F8},
      ["np.result_type(r, x) == np.float64"]),
