@@ -79,13 +79,14 @@ def test_a_bound_is_clamped_at_zero_only_where_the_loop_may_not_run():
     a scan's `len(b) > 1`)."""
     scan = ("import numpy as np\n\ndef f(b, r):\n    for t in range(1, len(b)):\n"
             "        b[t] = b[t - 1] + r[t - 1]\n    return b\n")
-    plain = ("import numpy as np\n\ndef f(x):\n    out = np.zeros(len(x))\n    for t in range(len(x) - 1):\n"
-             "        out[t] = x[t + 1] - x[t]\n    return out\n")
+    # (an array the function makes: its rank is the code's, no check in front)
+    plain = ("import numpy as np\n\ndef f(n):\n    x = np.arange(float(n)) ** 2\n    out = np.zeros(len(x))\n"
+             "    for t in range(len(x) - 1):\n        out[t] = x[t + 1] - x[t]\n    return out\n")
     code = transpile_source(scan, "m.py", shapes={"b": 1, "r": 1}).code
     assert "len(b) > 1" in code and "r[:len(b) - 1]" in code and "maximum" not in code, code
-    code2 = transpile_source(plain, "m.py", shapes={"x": 1}).code
+    code2 = transpile_source(plain, "m.py", line_length=200).code
     assert "np.maximum(len(x) - 1, 0)" in code2 and " > 0" not in code2, code2
     for n in (0, 1, 2, 9):
         b, r = np.arange(float(n)), np.linspace(0.0, 1.0, max(n - 1, 0) + 3)
         np.testing.assert_array_equal(run_module(code)["f"](b.copy(), r), run_module(scan)["f"](b.copy(), r))
-        np.testing.assert_array_equal(run_module(code2)["f"](b.copy()), run_module(plain)["f"](b.copy()))
+        np.testing.assert_array_equal(run_module(code2)["f"](n), run_module(plain)["f"](n))

@@ -51,14 +51,18 @@ def _spy_transpiler(monkeypatch, edit=None):
 
 def test_the_sample_without_ranks_is_checked_at_run_time():
     """What the other tests rely on: without ranks the four loops are rewritten for the ranks
-    the code suggests, checked at run time; with --probe they are rewritten with no check."""
+    the code suggests, checked at run time; with --probe they are rewritten for the probed
+    ranks, which are checked too (an example input is one example), each widened to every rank
+    the batched code is the same for."""
     plain = invoke("transpile", SAMPLE)
     assert_exit(plain, 0)
     assert plain.stdout.count(MARKER) == len(REWRITTEN) and "PF301" not in plain.stderr
     assert plain.stdout.count("run-time checks hold\n    if ") == len(REWRITTEN)
     probed = invoke("transpile", SAMPLE, "--probe")
     assert_exit(probed, 0)
-    assert probed.stdout.count(MARKER) == len(REWRITTEN) and "    if np.ndim(" not in probed.stdout
+    assert probed.stdout.count(MARKER) == len(REWRITTEN)
+    assert probed.stdout.count("    if np.ndim(w) <= 1 and np.ndim(x) >= 2 and x.shape[0] > 0:\n") == 2
+    assert "    if np.ndim(x) == 2 and len(x) > 0:\n        norms = np.sqrt(np.sum(x * x, axis=-1))" in probed.stdout
 
 
 def test_verify_checks_every_loop_transpile_probe_rewrites(monkeypatch):

@@ -135,7 +135,7 @@ def test_a_slice_whose_width_varies_is_a_mask_not_a_window():
     assert result.changed and "x_in_slice" in result.code
     want, got, held, _ = _both(source, np.array([3.0, -1.0, 4.0, 1.0, -5.0, 9.0, 2.0]))
     np.testing.assert_allclose(got, want)
-    assert held == []  # `x` is declared: nothing to check
+    assert held == [True]  # `x`'s declared rank is checked, and holds
 
 
 def test_checked_windows_are_not_rewritten_again():

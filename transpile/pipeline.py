@@ -319,6 +319,7 @@ def _rewrite_unit(ctx, info, namer, backend, tf_alias, np_alias, shapes, rewrite
         taken = set(namer.taken)  # a first try's names are not taken from the next one
         try:
             result = direct.rewrite_loop(ctx, info, namer, tf_alias, np_alias, shapes)
+            versioning.widen_declared_ranks(ctx, info, namer, tf_alias, np_alias, shapes, result)
             why_not_direct = versioning.guard(info, result, [], ctx, np_alias)
             if why_not_direct is None:
                 rewrites[id(info)] = result

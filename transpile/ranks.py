@@ -29,6 +29,11 @@ class Shape:
     #: declared by a docstring, which gives the rank but does not say the value is no list
     #: (``array_like``, or nothing): a batched code that takes it as an array checks that
     may_be_list: bool = False
+    #: the code itself proves the rank (``range(n)`` takes no array of one axis or more, a
+    #: ``tf.function`` input signature rejects another): no run-time check needs to; a rank a
+    #: docstring, an annotation, ``--shapes`` or ``--probe`` gives is the user's word, and the
+    #: batched code that rests on it checks it first
+    proven: bool = False
 
     def dim(self, k: int) -> str | None:
         if self.dims is None or k >= len(self.dims):
@@ -252,10 +257,14 @@ def parameter_shapes(ctx, fdef: gast.FunctionDef | None, option: dict | None) ->
     if fdef is None:
         return {}
     found: dict[str, Shape] = {}
-    found.update(range_scalars(ctx, fdef))
+    proofs = range_scalars(ctx, fdef) | signature_shapes(ctx, fdef)
+    found.update(proofs)
     found.update(docstring_shapes(fdef))
     found.update(annotation_shapes(fdef, ctx.lines))
     found.update(signature_shapes(ctx, fdef))
+    # (a declaration the code proves as well is proven: `n: int` passed to `range`)
+    found = {name: replace(shape, proven=True) if name in proofs and proofs[name].rank == shape.rank else shape
+             for name, shape in found.items()}
     params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs if isinstance(a, gast.Name)}
     from pforge.transpile.analysis.nodes import in_a_namesake  # noqa: PLC0415 - analysis imports this module
 
@@ -268,6 +277,11 @@ def parameter_shapes(ctx, fdef: gast.FunctionDef | None, option: dict | None) ->
             found[name] = Shape(rank[1], None, sequence=True)
         elif name in params and isinstance(rank, tuple) and rank[:1] == ("inferred",):
             found.setdefault(name, Shape(rank[1], None, inferred=True))
+        elif name in params and isinstance(rank, tuple) and rank[:1] == ("trial",):
+            # (another rank, as it were declared where the one given was: what the batched code
+            # would be for it, `versioning.widen_declared_ranks`)
+            known = found.get(name)
+            found[name] = Shape(rank[1]) if known is None else replace(known, rank=rank[1], dims=None)
         elif name in params and isinstance(rank, int):
             known = found.get(name)
             found[name] = known if known is not None and known.rank == rank else Shape(rank)

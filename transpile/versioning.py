@@ -424,6 +424,89 @@ def _checkable_locals(info) -> set[str]:
 CHECKS_NOTE = "; what it needs of its inputs (their types and dtypes, windows inside their arrays) is checked at run time"
 
 
+#: the most combinations of widened ranks tried together (each costs a trial rewrite)
+_WIDENED_BOX = 16
+
+
+def widen_declared_ranks(ctx, info, namer, tf_alias, np_alias, shapes, result) -> None:
+    """Widens each run-time check of a rank the user declared (``np.ndim(x) == 2``,
+    :attr:`LoopRewrite.declared_ranks`) to every rank whose rewrite is the same code, and drops
+    it where that is every rank: ``np.add.accumulate(totals, out=totals)`` runs along the first
+    axis of an array of any rank, as the loop ``totals[i] += totals[i - 1]`` does.
+
+    Each rank is tried by printing the loop again as if the user had declared it (the same
+    source, a docstring's or ``--shapes``; :func:`ranks.parameter_shapes`' ``("trial", r)``)
+    and comparing everything the rewrite consists of (statements, checks but the rank's own,
+    the collectors and consumers it replaces, what :func:`guard` reads of it): where that is
+    the same, the printer made the same code for both ranks, so it is right for both. Ranks
+    spread outwards from the declared one while the rewrite stays the same; where checks of
+    several names widen, every combination of their ranks is tried too (at most
+    ``_WIDENED_BOX``), else none widens. Rank inference accepts ranks the same way
+    (:func:`_accepted_ranks`).
+
+    Changes ``result.checks`` in place; nothing under the staged decorator, whose checks of
+    ranks :mod:`pforge.transpile.specialize` works out from the call signature.
+    """
+    from pforge.transpile.backends import direct
+    from pforge.transpile.rank_inference import _MAX_RANK
+    fdef = info.function
+    declared = dict(result.declared_ranks)
+    if not declared or fdef is None or np_alias is None or getattr(ctx, "kinds", None) is not None:
+        return
+    params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs if isinstance(a, gast.Name)}
+
+    def rewritten(assignment):
+        given = dict(shapes or {})
+        for name, rank in assignment.items():
+            given.pop(name, None)
+            given.pop(f"{fdef.name}.{name}", None)
+            given[f"{fdef.name}.{name}"] = ("trial", rank) if name in params else rank
+        names = Namer.__new__(Namer)
+        names.taken = set(namer.taken)
+        try:
+            found = direct.rewrite_loop(ctx, info, names, tf_alias, np_alias, given)
+        except direct.Unsupported:
+            return None
+        own = {gast.dump(check) for check, _ in found.declared_ranks.values()}
+        return (unparse_lines(found.stmts), unparse_lines([gast.Expr(value=c) for c in found.checks
+                                                           if gast.dump(c) not in own]),
+                sorted(found.declared_ranks), [gast.dump(d) for d in found.drop],
+                sorted(gast.dump(v) for v in found.replace.values()), found.nonempty, found.needs_trip,
+                found.trip_levels, sorted(found.arrays), sorted(found.sliced), found.scalar_raising,
+                found.unsafe, sorted(found.consulted), sorted(found.objects))
+
+    base = rewritten({})
+    if base is None:
+        return
+    accepted = {}
+    for name, (_, rank) in declared.items():
+        got = {rank}
+        for step in (-1, 1):
+            other = rank + step
+            while 0 <= other <= _MAX_RANK and rewritten({name: other}) == base:
+                got.add(other)
+                other += step
+        if len(got) > 1:
+            accepted[name] = got
+    if len(accepted) > 1:
+        names = sorted(accepted)
+        box = [dict(zip(names, ranks_)) for ranks_ in itertools.product(*(sorted(accepted[n]) for n in names))]
+        box = [a for a in box if sum(a[n] != declared[n][1] for n in names) > 1]  # (each alone is tried)
+        if len(box) > _WIDENED_BOX or any(rewritten(a) != base for a in box):
+            return
+    for name, got in accepted.items():
+        check = gast.dump(declared[name][0])
+        where = next((k for k, c in enumerate(result.checks) if gast.dump(c) == check), None)
+        if where is None:
+            continue
+        if got == set(range(_MAX_RANK + 1)):
+            del result.checks[where]
+        elif max(got) == _MAX_RANK:  # (as far as ranks are tried: a rank past them is as those)
+            result.checks[where] = templates.expr(f"{np_alias}.ndim({name}) >= {min(got)}")
+        else:
+            result.checks[where] = templates.expr(_rank_check(np_alias, name, sorted(got)))
+
+
 def guard(info, result, checks: list, ctx=None, np_alias: str | None = None) -> str | None:
     """Puts ``checks`` (rank checks) and the rewrite's own ``result.checks`` in front of the
     batched code, the loop as written kept for where they fail. Those the kinds of the

@@ -66,6 +66,8 @@ class LoopRewrite:
     guard: gast.expr | None = None
     checks: list[gast.expr] = field(default_factory=list)
     consulted: set[str] = field(default_factory=set)  # names whose rank or type decided a helper's `if`
+    #: name -> (its rank check, the rank) for each rank the user gave that the batched code rests on
+    declared_ranks: dict = field(default_factory=dict)
     nonempty: bool = False  # right only where every level runs (a list NumPy reads as an array)
     arrays: set[str] = field(default_factory=set)  # read as arrays: their elements are NumPy scalars
     sliced: set[str] = field(default_factory=set)  # sliced: only an ndarray computes as the batch does

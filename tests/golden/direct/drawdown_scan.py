@@ -47,6 +47,7 @@ def drawdown(returns, start):
         and isinstance(wealth, (int, float, np.number, np.bool_, np.ndarray))
         and np.ndim(wealth) == 0
         and not isinstance(returns, (list, tuple))
+        and np.ndim(returns) == 1
         and len(returns) > 0
     ):
         wealth_terms = 1.0 + returns

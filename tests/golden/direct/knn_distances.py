@@ -38,6 +38,8 @@ def distances(X, X_ref):
     if (
         not isinstance(X, (list, tuple))
         and not isinstance(X_ref, (list, tuple))
+        and np.ndim(X) == 2
+        and np.ndim(X_ref) == 2
         and n_q > 0
         and n_r > 0
     ):

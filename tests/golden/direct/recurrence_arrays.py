@@ -38,7 +38,12 @@ def cumulative_in_place(totals):
     """
     # pforge: vectorized loop (was lines 39-40: map over totals, add scan totals, indexed output
     #   totals) with batched ops, where its run-time checks hold
-    if type(totals) is np.ndarray and totals.dtype.kind in "biufc" and len(totals) > 1:
+    if (
+        type(totals) is np.ndarray
+        and totals.dtype.kind in "biufc"
+        and totals.ndim == 1
+        and len(totals) > 1
+    ):
         np.add.accumulate(totals, out=totals)
     else:
         for i in range(1, len(totals)):
@@ -68,6 +73,8 @@ def balance(start, rates, deposits):
         and np.asarray(deposits).dtype.kind != "O"
         and not isinstance(deposits, (list, tuple))
         and not isinstance(rates, (list, tuple))
+        and np.ndim(deposits) == 1
+        and np.ndim(rates) == 1
         and len(balance) > 1
     ):
         balance_prev = balance[0]
@@ -159,7 +166,12 @@ def high_water(levels):
     level = levels.copy()
     # pforge: vectorized loop (was lines 72-73: map over level, max scan level, indexed output
     #   level) with batched ops, where its run-time checks hold
-    if type(level) is np.ndarray and level.dtype.kind in "biufc" and len(level) > 1:
+    if (
+        type(level) is np.ndarray
+        and level.dtype.kind in "biufc"
+        and np.ndim(levels) == 1
+        and len(level) > 1
+    ):
         np.maximum.accumulate(level, out=level)
     else:
         for i in range(1, len(level)):

@@ -43,6 +43,8 @@ def smooth(signal, alpha):
         and np.ndim(ema) == 0
         and np.asarray(signal).dtype.kind != "O"
         and not isinstance(signal, (list, tuple))
+        and np.ndim(alpha) == 0
+        and np.ndim(signal) == 1
         and len(signal) > 0
     ):
         ema_a = 1 - alpha
@@ -100,6 +102,8 @@ def discounted_returns(rewards, gamma):
     if (
         np.asarray(rewards).dtype.kind != "O"
         and not isinstance(rewards, (list, tuple))
+        and np.ndim(gamma) == 0
+        and np.ndim(rewards) == 1
         and len(rewards) - 1 > -1
     ):
         G_first = gamma * G + rewards[-1]

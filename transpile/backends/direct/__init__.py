@@ -95,6 +95,7 @@ def _rewritten(rewriter: DirectRewriter, bind_common: bool = True) -> LoopRewrit
     result.stmts[:] = [st for st in result.stmts if not _self_copy(st)]
     _drop_dead_privates(rewriter.info, result)
     _drop_dead_starts(rewriter, result)
+    _unread_declared_ranks(rewriter, result)
     if bind_common:
         bind_common_subexpressions(result.stmts, rewriter.namer, rewriter.ctx.imports, fresh,
                                    _loaded(_outside_stmts(result)))
@@ -181,6 +182,17 @@ def _drop_dead_starts(rewriter: DirectRewriter, result: LoopRewrite) -> None:
         if name not in read:
             stmts = dead_start(rewriter.ctx, rewriter.info.node, name)
             result.drop += [s for s in stmts or () if all(s is not d for d in result.drop)]
+
+
+def _unread_declared_ranks(rewriter: DirectRewriter, result: LoopRewrite) -> None:
+    """The check of a declared rank (:meth:`DirectRewriter._declared_ranks`) of a name the
+    batched code no longer reads, its statements dropped as dead, goes with them."""
+    read = rewriter.rank_reads([*result.stmts, *result.prelude, *result.replace.values()])
+    for name, (check, _) in list(result.declared_ranks.items()):
+        if name not in read:
+            dump = gast.dump(check)
+            result.checks[:] = [c for c in result.checks if gast.dump(c) != dump]
+            del result.declared_ranks[name]
 
 
 def _strip_mine(rewriter: DirectRewriter, result: LoopRewrite, rows: gast.expr, taken: set[str],

@@ -23,7 +23,7 @@ import gast
 
 from pforge.transpile.spaces import constant_int
 
-from pforge.transpile import analysis, ranks, templates
+from pforge.transpile import analysis, ranks, specialize, templates
 from pforge.transpile.analysis import COMPREHENSION, LoopInfo, ModuleContext
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.collectors import CollectorsMixin
@@ -103,6 +103,9 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.ta_drop: list = []
         self.selections: dict[str, tuple[Val, Val, bool, int]] = {}
         self.inferred_locals: set[str] = set()  # locals whose rank rank_inference gave
+        self.declared_locals: set[str] = set()  # locals whose rank the user gave (`--shapes h=1`)
+        #: name -> (its rank check, the rank) for each rank the user gave that the batched code rests on
+        self.declared_ranks: dict[str, tuple[gast.expr, int]] = {}
         self.element_masks: dict[str, tuple] = {}  # `sel = np.where(cond)`: (mask, cond, arrays)
         self.boolean_vectors: dict[str, gast.expr] = {}  # `sel = grid < c` per iteration: its condition
         self.tests: dict[int, Val] = {}  # elif tests evaluated before the chain's first branch
@@ -206,6 +209,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self._gather_attributes()
         self._default_dtypes()
         self._no_lists()
+        self._declared_ranks()
         self._known_kinds()
         self._float_checks()
         self._views_in_front()
@@ -218,6 +222,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         result.unsafe = self.unsafe
         result.footprint = self._footprint()
         result.choices = tuple(dict.fromkeys(self.choices))
+        result.declared_ranks = dict(self.declared_ranks)
         return result
 
     def _trip_text(self, depth: int) -> str | None:
@@ -450,6 +455,66 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
             if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
                 self.checks.append(check)
 
+    def _declared_ranks(self) -> None:
+        """``np.ndim(x) == 2`` for each name the batched code reads whose rank only the user
+        gave (a docstring, an annotation, ``--shapes``, ``--probe``): the loop runs on a value of
+        any rank, and the batched code computes the loop's result only for the rank it was
+        printed for (``np.sum(x, axis=-1)`` of the rows ``x[i]`` sums one axis of three where the
+        loop sums both). A docstring may be wrong or out of date, and an example input is one
+        example; so the rank is checked, never trusted (DESIGN: an assumption the code does
+        not prove shows in the code).
+
+        A rank the code proves (:attr:`ranks.Shape.proven`) needs no check. Under the staged
+        decorator every rank is the call signature's (``ctx.kinds`` is set): a parameter whose
+        kind :mod:`pforge.transpile.specialize` trusts, and a global or attribute, whose rank is
+        part of the signature's key, need none. NumPy only, as :meth:`_no_lists`.
+        """
+        if self.lib.kind != "np" or self.to_tf:
+            return
+        staged = getattr(self.ctx, "kinds", None) is not None
+        signature = specialize.parameter_kinds(self.ctx, self.info.function, self.ctx.kinds) if staged else {}
+        read = self.rank_reads(self.out)
+        known = {gast.dump(c) for c in self.checks}
+        for name in sorted(read):
+            if name in signature:
+                continue  # (its check would be worked out, and leave the trip counts' tests behind)
+            if name in self.params:
+                shape = self.params[name]
+            elif name in self.free and not staged:
+                shape = self.free[name]
+            elif name in self.locals and name in self.declared_locals:
+                shape = ranks.Shape(self.locals[name].rank)
+            else:
+                continue
+            if shape.sequence or shape.inferred or shape.proven or name in self.snapshot_of:
+                continue
+            check = templates.expr(f"{self.lib.alias}.ndim(N) == {shape.rank}",
+                                   N=templates.expr(name) if "." in name else templates.name(name))
+            if gast.dump(check) not in known:
+                self.checks.append(check)
+                known.add(gast.dump(check))
+                self.declared_ranks[name] = (check, shape.rank)
+
+    def rank_reads(self, stmts) -> set[str]:
+        """The names (and ``name.attr`` texts) whose ranks the batched ``stmts`` rest on: those
+        they read, those whose rank decided an inlined helper's ``if``, and what each local
+        bound before the loop was computed from (``h = w``: its rank is ``w``'s)."""
+        read = set(self.consulted)
+        for stmt in stmts:
+            for node in gast.walk(stmt):
+                if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Store):
+                    read.add(node.id)
+                elif isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name):
+                    read.add(f"{node.value.id}.{node.attr}")
+        pending = [name for name in read if name in self.aliases]
+        while pending:
+            for node in gast.walk(self.aliases[pending.pop()]):
+                if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Store) and node.id not in read:
+                    read.add(node.id)
+                    if node.id in self.aliases:
+                        pending.append(node.id)
+        return read
+
     def _known_kinds(self) -> None:
         """``type(x) is np.ndarray`` for each name of no known rank or kind that the batched code
         reads through ``np.asarray`` (a reduction over its rows, ``s += x[i]``, batches for any
@@ -670,10 +735,13 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                 stmt.value.func = self.lib.fn("array")
         self._default_dtypes()
         self._no_lists()
+        self._declared_ranks()
         self._known_kinds()
         self._float_checks()
-        return LoopRewrite(self.out + [stmt], [], {}, self._pattern(), anchor=anchor, checks=list(self.checks),
-                           unsafe=self.unsafe)
+        result = LoopRewrite(self.out + [stmt], [], {}, self._pattern(), anchor=anchor, checks=list(self.checks),
+                             unsafe=self.unsafe)
+        result.declared_ranks = dict(self.declared_ranks)
+        return result
 
     def _snapshots(self):
         """Node splitting, as the analysis decided it (``LoopInfo.snapshots``): one copy of each
@@ -738,6 +806,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                 self.locals[name] = Val(templates.name(name), (), shape.rank)
                 if shape.inferred:  # may be a Python list: read through asarray, never written
                     self.inferred_locals.add(name)
+                else:  # the user's word, checked where the loop starts (:meth:`_declared_ranks`)
+                    self.declared_locals.add(name)
         self.aliases = {k: v for k, v in self.aliases.items() if counts.get(k) == 1}
 
     def _shape_of(self, name: str) -> ranks.Shape | None:

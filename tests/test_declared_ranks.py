@@ -1,0 +1,275 @@
+"""Ranks the user declares (a docstring, an annotation, ``--shapes``, ``--probe``) are checked
+where the batched code rests on them, never taken on trust.
+
+A docstring may be out of date, and a caller may pass a batch of what it documents: the loop
+runs on a value of any rank, the batched code is right only for the rank it was printed for.
+Each declared rank the batched code reads (itself, or through a local computed from it) is
+checked in front (``np.ndim(x) == 2``), widened to every rank for which the printer makes the
+same code (``versioning.widen_declared_ranks``), and dropped where that is every rank. A rank
+the code proves (``range(n)``) is not checked, nor one the staged decorator's signature gives.
+Each test asserts what was rewritten before it compares numbers with the loop.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+
+import pforge
+from pforge.transpile import transpile_source
+from tests.loops import run_module
+
+ROW_SUMS = '''
+import numpy as np
+
+
+def row_sums(xs):
+    """Row sums.
+
+    Args:
+      xs: float64 array [n, d], the rows.
+    """
+    res = []
+    for r in xs:
+        res.append(np.sum(r))
+    return np.array(res)
+'''
+
+UNDECLARED_SUM = '''
+import numpy as np
+
+
+def f(x, w):
+    """Shifted.
+
+    Args:
+      x: float64 [n], values.
+      w: float64 [d], weights.
+    """
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        out[i] = x[i] + np.sum(w)
+    return out
+'''
+
+PROVEN = '''
+import numpy as np
+
+
+def g(x, n):
+    """Doubled.
+
+    Args:
+      x: float64 [n], values.
+      n: int, how many.
+    """
+    out = np.zeros(n)
+    for i in range(n):
+        out[i] = x[i] * 2.0
+    return out
+'''
+
+THROUGH_A_LOCAL = '''
+import numpy as np
+
+
+def f(x, w):
+    """Weighted sums of rows.
+
+    Args:
+      x: float64 [n, d], the rows.
+      w: float64 [d], the weights.
+    """
+    h = w
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        out[i] = np.sum(x[i] * h)
+    return out
+'''
+
+SCALED = '''
+import numpy as np
+
+
+def scale_rows(x, w):
+    out = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        out[i] = x[i] * w
+    return out
+'''
+
+
+def _guard(code: str) -> str:
+    """The guard in front of the one batched loop, on one line."""
+    line = next(k for k, text in enumerate(code.splitlines()) if text.strip().startswith("if "))
+    lines = code.splitlines()[line:]
+    end = next(k for k, text in enumerate(lines) if text.rstrip().endswith(":"))
+    return " ".join(text.strip() for text in lines[:end + 1])
+
+
+def _same(want, got):
+    assert type(got) is type(want) and np.shape(got) == np.shape(want), (want, got)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def _outcome(function, *args):
+    try:
+        return "value", function(*args)
+    except Exception as exc:  # noqa: BLE001 - raising is an outcome to compare
+        return "raised", type(exc).__name__
+
+
+def test_a_docstring_rank_is_checked_and_the_loop_runs_for_another():
+    result = transpile_source(ROW_SUMS, "m.py", line_length=200)
+    assert result.plans[0].rewritten
+    assert _guard(result.code) == "if not isinstance(xs, (list, tuple)) and np.ndim(xs) == 2 and len(xs) > 0:"
+    assert "res = np.sum(xs, axis=-1)" in result.code
+    before, after = run_module(ROW_SUMS), run_module(result.code)
+    for xs in (np.arange(6.0).reshape(3, 2), np.arange(24.0).reshape(2, 3, 4), np.arange(4.0)):
+        _same(before["row_sums"](xs), after["row_sums"](xs))
+
+
+@pytest.mark.parametrize("shapes", [{"xs": 2}, {"row_sums.xs": 2}])
+def test_a_rank_given_as_shapes_is_checked(shapes):
+    plain = ROW_SUMS.replace("xs: float64 array [n, d], the rows.", "xs: the rows.")
+    result = transpile_source(plain, "m.py", shapes=shapes, line_length=200)
+    assert result.plans[0].rewritten
+    assert _guard(result.code) == "if np.ndim(xs) == 2 and len(xs) > 0:"
+    xs = np.arange(24.0).reshape(2, 3, 4)
+    _same(run_module(plain)["row_sums"](xs), run_module(result.code)["row_sums"](xs))
+
+
+def test_a_rank_read_through_a_local_is_checked():
+    """``h = w``: the batched code reads ``h``, whose rank is ``w``'s."""
+    result = transpile_source(THROUGH_A_LOCAL, "m.py", line_length=200)
+    assert result.plans[0].rewritten and "out[...] = np.sum(x * h, axis=-1)" in result.code
+    assert "np.ndim(w) <= 1" in _guard(result.code) and "np.ndim(x) == 2" in _guard(result.code)
+    before, after = run_module(THROUGH_A_LOCAL), run_module(result.code)
+    x = np.arange(6.0).reshape(3, 2)
+    for w in (np.array([0.5, -1.0]), 2.0, np.arange(6.0).reshape(3, 2)):
+        _same(before["f"](x, w), after["f"](x, w))
+
+
+def test_a_rank_every_rank_prints_the_same_code_for_is_not_checked():
+    """``np.sum(w)`` is a number whatever ``w``'s rank: the batched code is the same for each."""
+    result = transpile_source(UNDECLARED_SUM, "m.py", line_length=200)
+    assert result.plans[0].rewritten and "out[...] = x + np.sum(w)" in result.code
+    assert _guard(result.code) == "if not isinstance(x, (list, tuple)) and np.ndim(x) == 1 and len(x) > 0:"
+    before, after = run_module(UNDECLARED_SUM), run_module(result.code)
+    for w in (3.0, np.arange(4.0), np.ones((2, 3))):
+        _same(before["f"](np.arange(5.0), w), after["f"](np.arange(5.0), w))
+
+
+def test_a_rank_the_code_proves_is_not_checked():
+    """``range(n)`` takes no array of one axis or more: ``n: int`` needs no check."""
+    result = transpile_source(PROVEN, "m.py", line_length=200)
+    assert result.plans[0].rewritten
+    guard = _guard(result.code)
+    assert "np.ndim(x) == 1" in guard and "ndim(n)" not in guard
+
+
+def test_ranks_widen_to_those_the_batched_code_is_the_same_for():
+    """``x * w``: ``w`` a scalar or a row, ``x`` of two axes or more; each alone and together."""
+    result = transpile_source(SCALED, "m.py", shapes={"x": 2, "scale_rows.w": 1}, line_length=200)
+    assert result.plans[0].rewritten
+    assert _guard(result.code) == "if np.ndim(w) <= 1 and np.ndim(x) >= 2 and x.shape[0] > 0:"
+    before, after = run_module(SCALED), run_module(result.code)
+    for x, w in ((np.ones((3, 2)), np.array([2.0, 3.0])), (np.ones((2, 3, 2)), 2.0),
+                 (np.ones((2, 3)), np.ones((2, 3))), (np.arange(3.0), np.arange(3.0)),
+                 (np.ones((2, 2)), np.arange(4.0).reshape(2, 2))):
+        (how, want), (got_how, got) = _outcome(before["scale_rows"], x.copy(), w), _outcome(after["scale_rows"], x.copy(), w)
+        assert got_how == how
+        if how == "value":
+            _same(want, got)
+        else:
+            assert got == want
+
+
+def test_the_widened_ranks_are_tried_together(monkeypatch):
+    """Two names widened alone are kept widened only where every pair of their ranks gives
+    the same code: a rewrite that differs for one pair keeps both checks as declared."""
+    from pforge.transpile import versioning
+    from pforge.transpile.backends import direct
+
+    real = direct.rewrite_loop
+
+    def differs_for_the_pair(ctx, info, namer, tf, np_, shapes=None, **kwargs):
+        found = real(ctx, info, namer, tf, np_, shapes, **kwargs)
+        ranks = {key: value[1] if isinstance(value, tuple) else value for key, value in (shapes or {}).items()}
+        if ranks.get("scale_rows.x") == 3 and ranks.get("scale_rows.w") == 0:
+            found.stmts = found.stmts + found.stmts[:1]  # (some other code)
+        return found
+
+    monkeypatch.setattr(direct, "rewrite_loop", differs_for_the_pair)
+    monkeypatch.setattr(versioning, "_WIDENED_BOX", 64)
+    result = transpile_source(SCALED, "m.py", shapes={"x": 2, "scale_rows.w": 1}, line_length=200)
+    assert _guard(result.code) == "if np.ndim(w) == 1 and np.ndim(x) == 2 and x.shape[0] > 0:"
+
+
+def test_too_many_combinations_keep_the_declared_ranks(monkeypatch):
+    from pforge.transpile import versioning
+
+    monkeypatch.setattr(versioning, "_WIDENED_BOX", 2)
+    result = transpile_source(SCALED, "m.py", shapes={"x": 2, "scale_rows.w": 1}, line_length=200)
+    assert _guard(result.code) == "if np.ndim(w) == 1 and np.ndim(x) == 2 and x.shape[0] > 0:"
+
+
+def test_the_staged_decorator_checks_no_rank():
+    """Staged for its signature, the rank check is worked out (the signature is the guard);
+    the trip count's test stays (an empty loop reads nothing, its batched code might)."""
+    source = textwrap.dedent('''
+        import numpy as np
+
+        def f(x):
+            """Differences.
+
+            Args:
+              x: float64 [n], values.
+            """
+            out = np.zeros(len(x))
+            for t in range(len(x) - 1):
+                out[t] = x[t + 1] - x[t]
+            return out
+        ''')
+    cli = transpile_source(source, "m.py", line_length=200).code
+    assert "if not isinstance(x, (list, tuple)) and np.ndim(x) == 1 and len(x) - 1 > 0:" in cli
+    staged = transpile_source(source, "m.py", shapes={"f.x": 1}, kinds={"f.x": ("ndarray", "<f8", 1)},
+                              line_length=200).code
+    assert "    if len(x) - 1 > 0:\n        out[:len(x) - 1] = x[1:len(x)] - x[:len(x) - 1]\n" in staged
+    for x in (np.arange(5.0) ** 2, np.zeros(0), np.ones(1)):
+        _same(run_module(source)["f"](x), run_module(staged)["f"](x))
+
+
+def test_the_staged_decorator_restages_for_the_rank_a_docstring_does_not_give(tmp_path):
+    import importlib.util
+
+    path = tmp_path / "row_sums_module.py"
+    path.write_text(ROW_SUMS)
+    spec = importlib.util.spec_from_file_location("row_sums_module", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    staged = pforge.vectorize(module.row_sums)
+    for xs in (np.arange(6.0).reshape(3, 2), np.arange(24.0).reshape(2, 3, 4)):
+        _same(run_module(ROW_SUMS)["row_sums"](xs), staged(xs))
+        assert "np.ndim" not in staged.code(xs) and "np.sum(xs, axis=" in staged.code(xs)
+
+
+def test_a_dead_loop_checks_no_rank():
+    """A loop whose values nothing reads leaves no batched code to rest on a rank."""
+    source = textwrap.dedent('''
+        import numpy as np
+
+        def f(a):
+            """Nothing.
+
+            Args:
+              a: float64 [n], values.
+            """
+            for j in range(a.shape[0]):
+                w = a[j] * 2
+            return a
+        ''')
+    result = transpile_source(source, "m.py", line_length=200)
+    assert result.plans[0].rewritten and "pass" in result.code and "ndim" not in result.code
