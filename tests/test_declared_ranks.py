@@ -19,7 +19,7 @@ import pytest
 
 import pforge
 from pforge.transpile import transpile_source
-from tests.loops import run_module
+from tests.loops import file_module, run_module
 
 ROW_SUMS = '''
 import numpy as np
@@ -243,14 +243,7 @@ def test_the_staged_decorator_checks_no_rank():
 
 
 def test_the_staged_decorator_restages_for_the_rank_a_docstring_does_not_give(tmp_path):
-    import importlib.util
-
-    path = tmp_path / "row_sums_module.py"
-    path.write_text(ROW_SUMS)
-    spec = importlib.util.spec_from_file_location("row_sums_module", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    staged = pforge.vectorize(module.row_sums)
+    staged = pforge.vectorize(file_module(tmp_path / "row_sums_module.py", ROW_SUMS).row_sums)
     for xs in (np.arange(6.0).reshape(3, 2), np.arange(24.0).reshape(2, 3, 4)):
         _same(run_module(ROW_SUMS)["row_sums"](xs), staged(xs))
         assert "np.ndim" not in staged.code(xs) and "np.sum(xs, axis=" in staged.code(xs)

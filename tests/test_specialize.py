@@ -21,7 +21,7 @@ from pforge.transpile import transpile_source
 from pforge.transpile.frontend import decode_source
 from pforge.transpile.outline import module_context
 from pforge.transpile.specialize import decided, parameter_kinds
-from tests.loops import run_module
+from tests.loops import file_module, run_module
 
 F8 = ("ndarray", "<f8", 2)
 I8 = ("ndarray", "<i8", 2)
@@ -220,11 +220,7 @@ def test_a_check_a_signature_fails_keeps_the_loop_for_it():
 
 
 def test_the_staged_decorator_specializes_its_checks(tmp_path):
-    path = tmp_path / "triple.py"
-    path.write_text(TRIPLE)
-    spec = importlib.util.spec_from_file_location("triple", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = file_module(tmp_path / "triple.py", TRIPLE)
     staged = pforge.vectorize(module.f)
     args = _inputs(np.float64)
     entry = staged.entry(*args)
