@@ -394,10 +394,10 @@ def test_a_bound_measured_just_before_the_loop_needs_no_check():
     assert "grid" not in _checks(result.code, "weighted_like")
     assert "size <= np.shape(grid)[0]" in _checks(result.code, "weighted_reshaped")
     assert "n_cols <=" not in _checks(result.code, "add_column")
-    assert "n_cols <= np.shape(mat)[1]" in _checks(result.code, "add_column_cut")
+    assert "n_cols <= mat.shape[1]" in _checks(result.code, "add_column_cut")
     assert "grid" not in _checks(result.code, "weighted")
-    assert "size <= np.shape(weights)[0]" in _checks(result.code, "weighted")
-    assert "size <= np.shape(grid)[0]" in _checks(result.code, "weighted_cut")
+    assert "size <= weights.shape[0]" in _checks(result.code, "weighted")
+    assert "size <= grid.shape[0]" in _checks(result.code, "weighted_cut")
     loops, rewrites = run_module(MEASURED), run_module(result.code)
     rng = np.random.default_rng(3)
     for name, args in [("add_column", lambda: (rng.standard_normal((3, 4)), rng.standard_normal(3))),

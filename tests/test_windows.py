@@ -51,7 +51,7 @@ def test_a_moving_sum_is_one_advanced_index():
     np.testing.assert_allclose(got, want)
     assert held == [True]
     assert "x[i[..., np.newaxis] + np.arange(3)]" in code
-    assert "len(x) - 2 - 1 + 3 <= np.shape(x)[0] and" in code and "len(x) - 2 > 0:" in code  # the last window ends inside
+    assert "len(x) - 2 - 1 + 3 <= x.shape[0] and" in code and "len(x) - 2 > 0:" in code  # the last window ends inside
 
 
 def test_a_window_that_would_be_cut_short_runs_the_loop():

@@ -234,12 +234,53 @@ def range_scalars(ctx, fdef: gast.FunctionDef) -> dict[str, Shape]:
     params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs if isinstance(a, gast.Name)}
     rebound = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
     found: dict[str, Shape] = {}
-    for node in gast.walk(fdef):
+    for node in _always_evaluated(fdef.body):
         if isinstance(node, gast.Call) and ctx.imports.resolve(node.func) in _RANGES and not node.keywords:
             for arg in node.args:
                 for name in _integer_operands(arg) & params - rebound:
                     found[name] = Shape(0, ())
     return found
+
+
+def _always_evaluated(stmts: list[gast.stmt]):
+    """The nodes of ``stmts`` that run wherever the function's body runs through them: not in
+    a nested function, lambda or class (another scope, called or not), not under an ``if``,
+    ``while``, ``try`` or ``match`` body (which may not run: ``if verbose: range(n)``), not after
+    a ``return`` or ``raise`` of their block, and not in an operand that may not be evaluated
+    (a conditional expression's branches, an ``and``/``or``'s later operands, a comprehension's
+    element and later ``for``s). A ``for`` loop's body counts, as its header does: a range in
+    it proves its names for the loops it runs with (helper-72)."""
+    for stmt in stmts:
+        yield from _evaluated(stmt)
+        if isinstance(stmt, (gast.Return, gast.Raise)):
+            return
+
+
+def _evaluated(node):
+    if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)):
+        return
+    yield node
+    if isinstance(node, (gast.For, gast.AsyncFor)):
+        yield from _evaluated(node.target)
+        yield from _evaluated(node.iter)
+        yield from _always_evaluated(node.body)
+    elif isinstance(node, (gast.If, gast.While)):
+        yield from _evaluated(node.test)
+    elif isinstance(node, (gast.With, gast.AsyncWith)):
+        for item in node.items:
+            yield from _evaluated(item)
+        yield from _always_evaluated(node.body)
+    elif isinstance(node, (gast.Try, gast.Match)):
+        return
+    elif isinstance(node, gast.IfExp):
+        yield from _evaluated(node.test)
+    elif isinstance(node, gast.BoolOp):
+        yield from _evaluated(node.values[0])
+    elif isinstance(node, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
+        yield from _evaluated(node.generators[0].iter)
+    else:
+        for child in gast.iter_child_nodes(node):
+            yield from _evaluated(child)
 
 
 def _integer_operands(node) -> set[str]:
@@ -277,6 +318,10 @@ def parameter_shapes(ctx, fdef: gast.FunctionDef | None, option: dict | None) ->
             found[name] = Shape(rank[1], None, sequence=True)
         elif name in params and isinstance(rank, tuple) and rank[:1] == ("inferred",):
             found.setdefault(name, Shape(rank[1], None, inferred=True))
+        elif name in params and isinstance(rank, tuple) and rank[:1] == ("checked",):
+            # (a rank whose check the caller writes itself: rank inference's, of an array the loop writes)
+            known = found.get(name)
+            found[name] = replace(known if known is not None and known.rank == rank[1] else Shape(rank[1]), proven=True)
         elif name in params and isinstance(rank, tuple) and rank[:1] == ("trial",):
             # (another rank, as it were declared where the one given was: what the batched code
             # would be for it, `versioning.widen_declared_ranks`)

@@ -71,7 +71,8 @@ def rewrite_with_inferred_ranks(ctx, info, namer, tf_alias, np_alias, shapes):
         given = {f"{fdef.name}.{name}": ("inferred", rank) for name, rank in locals_for(assignment).items()}
         given.update(shapes or {})
         # Written arrays are checked to be arrays (`isinstance`): the batched code writes them as such.
-        given.update({f"{fdef.name}.{name}": rank if name in written else ("inferred", rank)
+        # (`("checked", r)`: as a declared rank, whose check is this function's, not the printer's)
+        given.update({f"{fdef.name}.{name}": ("checked", rank) if name in written else ("inferred", rank)
                       for name, rank in assignment.items()})
         return given
 
@@ -455,19 +456,28 @@ def widen_declared_ranks(ctx, info, namer, tf_alias, np_alias, shapes, result) -
         return
     params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs if isinstance(a, gast.Name)}
 
+    printed: dict[tuple, object] = {}
+
     def rewritten(assignment):
-        given = dict(shapes or {})
-        for name, rank in assignment.items():
-            given.pop(name, None)
-            given.pop(f"{fdef.name}.{name}", None)
-            given[f"{fdef.name}.{name}"] = ("trial", rank) if name in params else rank
-        names = Namer.__new__(Namer)
-        names.taken = set(namer.taken)
-        try:
-            found = direct.rewrite_loop(ctx, info, names, tf_alias, np_alias, given)
-        except direct.Unsupported:
-            return None
-        own = {gast.dump(check) for check, _ in found.declared_ranks.values()}
+        """The rewrite with ``assignment``'s ranks as if declared (None: there is none)."""
+        key = tuple(sorted(assignment.items()))
+        if key not in printed:
+            given = dict(shapes or {})
+            for name, rank in assignment.items():
+                given.pop(name, None)
+                given.pop(f"{fdef.name}.{name}", None)
+                given[f"{fdef.name}.{name}"] = ("trial", rank) if name in params else rank
+            names = Namer.__new__(Namer)
+            names.taken = set(namer.taken)
+            try:
+                printed[key] = direct.rewrite_loop(ctx, info, names, tf_alias, np_alias, given)
+            except direct.Unsupported:
+                printed[key] = None
+        return printed[key]
+
+    def text(found, tried):
+        """All a rewrite consists of but the rank checks of the names ``tried``."""
+        own = {gast.dump(check) for name, (check, _) in found.declared_ranks.items() if name in tried}
         return (unparse_lines(found.stmts), unparse_lines([gast.Expr(value=c) for c in found.checks
                                                            if gast.dump(c) not in own]),
                 sorted(found.declared_ranks), [gast.dump(d) for d in found.drop],
@@ -475,15 +485,20 @@ def widen_declared_ranks(ctx, info, namer, tf_alias, np_alias, shapes, result) -
                 found.trip_levels, sorted(found.arrays), sorted(found.sliced), found.scalar_raising,
                 found.unsafe, sorted(found.consulted), sorted(found.objects))
 
-    base = rewritten({})
-    if base is None:
+    def same(assignment):
+        found, base = rewritten(assignment), rewritten({})
+        return found is not None and text(found, assignment) == text(base, assignment)
+
+    if rewritten({}) is None:
         return
     accepted = {}
     for name, (_, rank) in declared.items():
+        if name in result.derived_ranks:
+            continue  # (a local whose rank follows from another's: no rank of its own to try)
         got = {rank}
         for step in (-1, 1):
             other = rank + step
-            while 0 <= other <= _MAX_RANK and rewritten({name: other}) == base:
+            while 0 <= other <= _MAX_RANK and same({name: other}):
                 got.add(other)
                 other += step
         if len(got) > 1:
@@ -492,7 +507,7 @@ def widen_declared_ranks(ctx, info, namer, tf_alias, np_alias, shapes, result) -
         names = sorted(accepted)
         box = [dict(zip(names, ranks_)) for ranks_ in itertools.product(*(sorted(accepted[n]) for n in names))]
         box = [a for a in box if sum(a[n] != declared[n][1] for n in names) > 1]  # (each alone is tried)
-        if len(box) > _WIDENED_BOX or any(rewritten(a) != base for a in box):
+        if len(box) > _WIDENED_BOX or not all(same(a) for a in box):
             return
     for name, got in accepted.items():
         check = gast.dump(declared[name][0])
@@ -502,9 +517,10 @@ def widen_declared_ranks(ctx, info, namer, tf_alias, np_alias, shapes, result) -
         if got == set(range(_MAX_RANK + 1)):
             del result.checks[where]
         elif max(got) == _MAX_RANK:  # (as far as ranks are tried: a rank past them is as those)
-            result.checks[where] = templates.expr(f"{np_alias}.ndim({name}) >= {min(got)}")
+            result.checks[where] = templates.expr(f"type({name}) is {np_alias}.ndarray and {name}.ndim >= {min(got)}"
+                                                  if min(got) else f"{np_alias}.ndim({name}) >= 0")
         else:
-            result.checks[where] = templates.expr(_rank_check(np_alias, name, sorted(got)))
+            result.checks[where] = templates.expr(_rank_check(np_alias, name, sorted(got), array=min(got) >= 1))
 
 
 def guard(info, result, checks: list, ctx=None, np_alias: str | None = None) -> str | None:
@@ -678,6 +694,12 @@ def _decided(test: gast.expr, known: set[str], arrays: dict[str, str]):
         if all(k in _NOT_ARRAYS or k.startswith(f"{np_}.") and k[len(np_) + 1:] in _NOT_ARRAYS_NP for k in kinds):
             return False
         return None
+    if isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not):
+        # (`not isinstance(x, (list, tuple))` beside `type(x) is np.ndarray`: true)
+        folded = _decided(test.operand, known, arrays)
+        if folded is None or folded is True or folded is False:
+            return folded if folded is None else not folded
+        return gast.UnaryOp(op=gast.Not(), operand=folded)
     if not isinstance(test, gast.BoolOp):
         return None
     absorbing = isinstance(test.op, gast.Or)  # (the value that decides the whole)

@@ -68,6 +68,7 @@ class LoopRewrite:
     consulted: set[str] = field(default_factory=set)  # names whose rank or type decided a helper's `if`
     #: name -> (its rank check, the rank) for each rank the user gave that the batched code rests on
     declared_ranks: dict = field(default_factory=dict)
+    derived_ranks: set = field(default_factory=set)  # of those, locals computed from a rebound declared parameter
     nonempty: bool = False  # right only where every level runs (a list NumPy reads as an array)
     arrays: set[str] = field(default_factory=set)  # read as arrays: their elements are NumPy scalars
     sliced: set[str] = field(default_factory=set)  # sliced: only an ndarray computes as the batch does

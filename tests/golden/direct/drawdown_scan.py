@@ -46,8 +46,8 @@ def drawdown(returns, start):
         and np.ndim(peak) == 0
         and isinstance(wealth, (int, float, np.number, np.bool_, np.ndarray))
         and np.ndim(wealth) == 0
-        and not isinstance(returns, (list, tuple))
-        and np.ndim(returns) == 1
+        and type(returns) is np.ndarray
+        and returns.ndim == 1
         and len(returns) > 0
     ):
         wealth_terms = 1.0 + returns

@@ -47,12 +47,12 @@ def sepia(picture, factor):
     # pforge: vectorized loop (was lines 47-50: map over picture, indexed output picture, 1 inner loop) with batched
     #   ops, where its run-time checks hold
     if (
-        n_rows <= np.shape(picture)[0]
-        and n_cols <= np.shape(picture)[1]
+        type(picture) is np.ndarray
+        and n_rows <= picture.shape[0]
+        and n_cols <= picture.shape[1]
         and not (isinstance(factor, np.ndarray) and np.may_share_memory(picture, factor))
-        and not isinstance(picture, (list, tuple))
         and np.ndim(factor) == 0
-        and np.ndim(picture) == 3
+        and picture.ndim == 3
         and n_rows > 0
         and n_cols > 0
     ):
@@ -102,7 +102,7 @@ def circular_difference(signal):
     prev = signal[-1]
     # pforge: vectorized loop (was lines 65-67: map over signal, indexed output out, wrap-around prev) with batched
     #   ops, where its run-time checks hold
-    if not isinstance(signal, (list, tuple)) and np.ndim(signal) == 1 and len(signal) > 0:
+    if type(signal) is np.ndarray and signal.ndim == 1 and len(signal) > 0:
         i = np.arange(len(signal))
         prev_before = signal[i - 1]
         out[...] = (signal - prev_before) * 0.5

@@ -36,10 +36,10 @@ def distances(X, X_ref):
     #   strips of rows (262,144 values at most at once)) with batched ops, where its run-time
     #   checks hold
     if (
-        not isinstance(X, (list, tuple))
-        and not isinstance(X_ref, (list, tuple))
-        and np.ndim(X) == 2
-        and np.ndim(X_ref) == 2
+        type(X) is np.ndarray
+        and type(X_ref) is np.ndarray
+        and X.ndim == 2
+        and X_ref.ndim == 2
         and n_q > 0
         and n_r > 0
     ):

@@ -67,14 +67,14 @@ def balance(start, rates, deposits):
     # pforge: vectorized loop (was lines 57-58: map over rates, deposits, linear scan balance,
     #   indexed output balance) with batched ops, where its run-time checks hold
     if (
-        len(balance) - 1 <= np.shape(rates)[0]
-        and len(balance) - 1 <= np.shape(deposits)[0]
-        and np.asarray(rates).dtype.kind != "O"
-        and np.asarray(deposits).dtype.kind != "O"
-        and not isinstance(deposits, (list, tuple))
-        and not isinstance(rates, (list, tuple))
-        and np.ndim(deposits) == 1
-        and np.ndim(rates) == 1
+        type(rates) is np.ndarray
+        and len(balance) - 1 <= rates.shape[0]
+        and type(deposits) is np.ndarray
+        and len(balance) - 1 <= deposits.shape[0]
+        and rates.dtype.kind != "O"
+        and deposits.dtype.kind != "O"
+        and deposits.ndim == 1
+        and rates.ndim == 1
         and len(balance) > 1
     ):
         balance_prev = balance[0]
@@ -169,7 +169,8 @@ def high_water(levels):
     if (
         type(level) is np.ndarray
         and level.dtype.kind in "biufc"
-        and np.ndim(levels) == 1
+        and type(levels) is np.ndarray
+        and levels.ndim == 1
         and len(level) > 1
     ):
         np.maximum.accumulate(level, out=level)

@@ -41,10 +41,10 @@ def smooth(signal, alpha):
     if (
         isinstance(ema, (int, float, np.number, np.bool_, np.ndarray))
         and np.ndim(ema) == 0
-        and np.asarray(signal).dtype.kind != "O"
-        and not isinstance(signal, (list, tuple))
+        and type(signal) is np.ndarray
+        and signal.dtype.kind != "O"
         and np.ndim(alpha) == 0
-        and np.ndim(signal) == 1
+        and signal.ndim == 1
         and len(signal) > 0
     ):
         ema_a = 1 - alpha
@@ -100,10 +100,10 @@ def discounted_returns(rewards, gamma):
     # pforge: vectorized loop (was lines 57-59: map over rewards, linear scan G, indexed output
     #   returns) with batched ops, where its run-time checks hold
     if (
-        np.asarray(rewards).dtype.kind != "O"
-        and not isinstance(rewards, (list, tuple))
+        type(rewards) is np.ndarray
+        and rewards.dtype.kind != "O"
         and np.ndim(gamma) == 0
-        and np.ndim(rewards) == 1
+        and rewards.ndim == 1
         and len(rewards) - 1 > -1
     ):
         G_first = gamma * G + rewards[-1]

@@ -45,7 +45,7 @@ def logistic_features(x, r):
         pop[t] = r * pop[t - 1] * (1.0 - pop[t - 1]) * 0.5 + 0.5 * x[t]
     # pforge: vectorized loop (was line 45: map over x, indexed output feat) with batched ops, where
     #   its run-time checks hold
-    if not isinstance(x, (list, tuple)) and np.ndim(x) == 1 and n > 1:
+    if type(x) is np.ndarray and x.ndim == 1 and n > 1:
         x_part = x[1:n]
         feat[1:n] = np.log1p(x_part * x_part) - np.sqrt(x_part)
     else:
@@ -68,9 +68,9 @@ def row_filter(x, a):
     # pforge: vectorized loop (was lines 60-62: map over y, x, indexed output y, 1 inner loop) with
     #   batched ops, where its run-time checks hold
     if (
-        not isinstance(x, (list, tuple))
+        type(x) is np.ndarray
         and np.ndim(a) == 0
-        and np.ndim(x) >= 2
+        and x.ndim >= 2
         and x.shape[0] > 0
         and x.shape[1] > 1
     ):

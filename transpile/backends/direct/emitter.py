@@ -106,6 +106,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self.declared_locals: set[str] = set()  # locals whose rank the user gave (`--shapes h=1`)
         #: name -> (its rank check, the rank) for each rank the user gave that the batched code rests on
         self.declared_ranks: dict[str, tuple[gast.expr, int]] = {}
+        self.derived_ranks: set[str] = set()  # those of locals computed from a rebound declared parameter
         self.element_masks: dict[str, tuple] = {}  # `sel = np.where(cond)`: (mask, cond, arrays)
         self.boolean_vectors: dict[str, gast.expr] = {}  # `sel = grid < c` per iteration: its condition
         self.tests: dict[int, Val] = {}  # elif tests evaluated before the chain's first branch
@@ -154,6 +155,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         # An inferred rank holds for every binding (rank inference makes each rebinding keep
         # it, and checks at run time one that only the data decide: `x = _is_1d(x)`).
         stored = _stores([self.info.function]) if self.info.function is not None else set()
+        self.given_params = dict(self.params)  # (as declared, the rebound ones too: :meth:`_declared_ranks`)
         self.params = {k: v for k, v in self.params.items() if k not in stored or v.inferred}
 
     # -- entry ---------------------------------------------------------------------------------
@@ -223,6 +225,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         result.footprint = self._footprint()
         result.choices = tuple(dict.fromkeys(self.choices))
         result.declared_ranks = dict(self.declared_ranks)
+        result.derived_ranks = set(self.derived_ranks)
         return result
 
     def _trip_text(self, depth: int) -> str | None:
@@ -455,7 +458,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
             if gast.dump(check) not in {gast.dump(c) for c in self.checks}:
                 self.checks.append(check)
 
-    def _declared_ranks(self) -> None:
+    def _declared_ranks(self, extra: tuple | list = ()) -> None:
         """``np.ndim(x) == 2`` for each name the batched code reads whose rank only the user
         gave (a docstring, an annotation, ``--shapes``, ``--probe``): the loop runs on a value of
         any rank, and the batched code computes the loop's result only for the rank it was
@@ -473,7 +476,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
             return
         staged = getattr(self.ctx, "kinds", None) is not None
         signature = specialize.parameter_kinds(self.ctx, self.info.function, self.ctx.kinds) if staged else {}
-        read = self.rank_reads(self.out)
+        read = self.rank_reads([*self.out, *extra])  # (`extra`: a comprehension's statement)
         known = {gast.dump(c) for c in self.checks}
         for name in sorted(read):
             if name in signature:
@@ -484,16 +487,42 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                 shape = self.free[name]
             elif name in self.locals and name in self.declared_locals:
                 shape = ranks.Shape(self.locals[name].rank)
+            elif name in self.locals and self.locals[name].rank is not None and name not in self.inferred_locals \
+                    and self._from_rebound_declaration(name):
+                shape = ranks.Shape(self.locals[name].rank)
+                self.derived_ranks.add(name)
             else:
                 continue
             if shape.sequence or shape.inferred or shape.proven or name in self.snapshot_of:
                 continue
-            check = templates.expr(f"{self.lib.alias}.ndim(N) == {shape.rank}",
-                                   N=templates.expr(name) if "." in name else templates.name(name))
+            # (of one axis or more, only an ndarray: a matrix's rows are matrices, a masked
+            # array's sums skip what the loop's do not, and np.ndim of a ragged list raises)
+            test = f"type(N) is {self.lib.alias}.ndarray and N.ndim == {shape.rank}" if shape.rank \
+                else f"{self.lib.alias}.ndim(N) == 0"
+            check = templates.expr(test, N=templates.expr(name) if "." in name else templates.name(name))
             if gast.dump(check) not in known:
                 self.checks.append(check)
                 known.add(gast.dump(check))
                 self.declared_ranks[name] = (check, shape.rank)
+
+    def _from_rebound_declaration(self, name: str) -> bool:
+        """Whether the local ``name`` was computed (through locals bound before the loop) from a
+        parameter whose rank the user declared and which the function binds again (``w =
+        np.asarray(w)``, or ``h = w`` then ``w = None``): its rank is the declaration's word,
+        and only the local itself is there to check where the loop starts."""
+        rebound = {p for p, shape in self.given_params.items() if p not in self.params
+                   and not (shape.sequence or shape.inferred or shape.proven)}
+        seen, pending = {name}, [name]
+        while pending:
+            value = self.aliases.get(pending.pop())
+            for node in gast.walk(value) if value is not None else ():
+                if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Store):
+                    if node.id in rebound:
+                        return True
+                    if node.id not in seen:
+                        seen.add(node.id)
+                        pending.append(node.id)
+        return False
 
     def rank_reads(self, stmts) -> set[str]:
         """The names (and ``name.attr`` texts) whose ranks the batched ``stmts`` rest on: those
@@ -735,12 +764,13 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                 stmt.value.func = self.lib.fn("array")
         self._default_dtypes()
         self._no_lists()
-        self._declared_ranks()
+        self._declared_ranks([stmt])
         self._known_kinds()
         self._float_checks()
         result = LoopRewrite(self.out + [stmt], [], {}, self._pattern(), anchor=anchor, checks=list(self.checks),
                              unsafe=self.unsafe)
         result.declared_ranks = dict(self.declared_ranks)
+        result.derived_ranks = set(self.derived_ranks)
         return result
 
     def _snapshots(self):

@@ -505,11 +505,15 @@ class LevelsMixin:
         return False
 
     def _same_length(self, a: str | None, b: str | None) -> bool:
-        """True when arrays ``a`` and ``b`` provably have the same number of rows."""
+        """True when arrays ``a`` and ``b`` provably have the same number of rows: one name, or
+        in TensorFlow code (which takes declared shapes on trust) one dimension's name in their
+        declarations (``x: [n]``, ``w: [n]``)."""
         if a is None or b is None or a in self.loop_stores or b in self.loop_stores:
             return False  # `range(len(y))` measures y before the loop binds it again
         if a == b:
             return True
+        if self.lib.kind == "np" and not self.to_tf:
+            return False  # (a docstring's `[n]` for both is the user's word: the lengths are checked, helper-72)
         sa, sb = self._shape_of(a), self._shape_of(b)
         return sa is not None and sb is not None and sa.dim(0) is not None and sa.dim(0) == sb.dim(0)
 
