@@ -339,3 +339,59 @@ def test_a_declaration_the_calls_break_runs_the_loop(name):
         want, got = before["f"](*args), after["f"](*args)
         assert type(got) is type(want) and np.shape(got) == np.shape(want), (name, want, got)
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-12)
+
+
+@pytest.mark.parametrize(("body", "proven"), [
+    ("for i in range(n):\n    pass", True),  # a loop's header
+    ("k = len(range(n - 1))", True),  # integer arithmetic, inside a call
+    ("for i in range(3):\n    for j in range(n):\n        pass", True),  # a loop's body
+    ("with open('f') as h:\n    k = range(n)", True),
+    ("if range(n):\n    pass", True),  # an if's test runs
+    ("while range(n):\n    break", True),
+    ("if c:\n    k = range(n)", False),  # an if's body may not
+    ("if c:\n    pass\nelse:\n    k = range(n)", False),
+    ("while c:\n    k = range(n)", False),
+    ("try:\n    k = range(n)\nexcept ValueError:\n    pass", False),
+    ("k = 0 if c else range(n)", False),  # a branch of a conditional expression
+    ("k = range(n) if c else 0", False),
+    ("k = range(c) if range(n) else 0", True),  # its test runs
+    ("k = c and range(n)", False),  # an `and`'s later operand
+    ("k = range(n) and c", True),
+    ("k = [i for i in range(n)]", True),  # a comprehension's first iterable
+    ("k = [j for i in range(3) for j in range(n)]", False),
+    ("k = [range(n) for i in range(3)]", False),
+    ("def g(n):\n    return range(n)", False),  # another scope
+    ("g = lambda: range(n)", False),
+    ("class C:\n    k = range(n)", False),
+    ("return 0\nk = range(n)", False),  # after a return
+    ("raise ValueError\nk = range(n)", False),
+    ("match c:\n    case 1:\n        k = range(n)", False),
+])
+def test_a_range_proves_a_number_only_where_it_always_runs(body, proven):
+    from pforge.transpile.frontend import decode_source
+    from pforge.transpile.outline import module_context
+    from pforge.transpile.ranks import range_scalars
+
+    source = "import numpy as np\nfor _ in ():\n    pass\n\ndef f(n, c):\n" + textwrap.indent(body, "    ") + "\n"
+    ctx = module_context(decode_source(source, "m.py"))
+    fdef = next(node for node in ctx.tree.body if getattr(node, "name", None) == "f")
+    assert ("n" in range_scalars(ctx, fdef)) is proven
+
+
+@pytest.mark.parametrize(("test", "folded"), [
+    ("not isinstance(x, (list, tuple))", []),
+    ("not (isinstance(x, (list, tuple)) or len(y) > 0)", ["not len(y) > 0"]),
+    ("not isinstance(y, (list, tuple))", ["not isinstance(y, (list, tuple))"]),
+    ("not type(x) is np.ndarray", ["not type(x) is np.ndarray"]),  # (false: kept, to fail as written)
+])
+def test_a_negated_type_test_beside_an_exact_array_is_decided(test, folded):
+    """``type(x) is np.ndarray`` first: ``not isinstance(x, (list, tuple))`` is true and goes;
+    ``not type(x) is np.ndarray`` is false, and stays as written (the guard fails as it runs)."""
+    import gast
+
+    from pforge.transpile.versioning import _known_arrays_folded
+
+    tests = [gast.parse("type(x) is np.ndarray", mode="eval").body, gast.parse(test, mode="eval").body]
+    kept = [gast.unparse(t).strip() for t in _known_arrays_folded(tests)]
+    assert kept[0] == "type(x) is np.ndarray"
+    assert kept[1:] == folded, kept
