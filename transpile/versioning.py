@@ -430,7 +430,7 @@ _WIDENED_BOX = 16
 
 
 def widen_declared_ranks(ctx, info, namer, tf_alias, np_alias, shapes, result) -> None:
-    """Widens each run-time check of a rank the user declared (``np.ndim(x) == 2``,
+    """Widens each run-time check of a rank the user declared (``x.ndim == 2``,
     :attr:`LoopRewrite.declared_ranks`) to every rank whose rewrite is the same code, and drops
     it where that is every rank: ``np.add.accumulate(totals, out=totals)`` runs along the first
     axis of an array of any rank, as the loop ``totals[i] += totals[i - 1]`` does.
@@ -516,9 +516,8 @@ def widen_declared_ranks(ctx, info, namer, tf_alias, np_alias, shapes, result) -
             continue
         if got == set(range(_MAX_RANK + 1)):
             del result.checks[where]
-        elif max(got) == _MAX_RANK:  # (as far as ranks are tried: a rank past them is as those)
-            result.checks[where] = templates.expr(f"type({name}) is {np_alias}.ndarray and {name}.ndim >= {min(got)}"
-                                                  if min(got) else f"{np_alias}.ndim({name}) >= 0")
+        elif max(got) == _MAX_RANK:  # (as far as ranks are tried: a rank past them is as those; 0 is not in got)
+            result.checks[where] = templates.expr(f"type({name}) is {np_alias}.ndarray and {name}.ndim >= {min(got)}")
         else:
             result.checks[where] = templates.expr(_rank_check(np_alias, name, sorted(got), array=min(got) >= 1))
 

@@ -459,8 +459,11 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                 self.checks.append(check)
 
     def _declared_ranks(self, extra: tuple | list = ()) -> None:
-        """``np.ndim(x) == 2`` for each name the batched code reads whose rank only the user
-        gave (a docstring, an annotation, ``--shapes``, ``--probe``): the loop runs on a value of
+        """``type(x) is np.ndarray and x.ndim == 2`` (``np.ndim(c) == 0`` for a number) for each
+        name the batched code rests on (:meth:`rank_reads`) whose rank only the user gave (a
+        docstring, an annotation, ``--shapes``, ``--probe``), or a local computed from such a
+        parameter the function binds again (:meth:`_from_rebound_declaration`, checked itself,
+        never widened: ``derived_ranks``): the loop runs on a value of
         any rank, and the batched code computes the loop's result only for the rank it was
         printed for (``np.sum(x, axis=-1)`` of the rows ``x[i]`` sums one axis of three where the
         loop sums both). A docstring may be wrong or out of date, and an example input is one
