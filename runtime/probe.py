@@ -177,7 +177,7 @@ def loop_locals(module, function: str, lineno: int) -> dict | None:
 
 
 def with_sizes(line: str, names: dict) -> str:
-    """``line`` (a ``choice:`` or ``memory:`` line of ``pforge explain``) with the value of
+    r"""``line`` (a ``choice:`` or ``memory:`` line of ``pforge explain``) with the value of
     each product of sizes it names, in the frame ``names`` (:func:`loop_locals`), after it:
     ``\`xs.shape[0]\` × \`ys.shape[0]\``` becomes ``\`xs.shape[0]\` × \`ys.shape[0]\` (6)``.
     A product with a term that is no size, or that does not evaluate to an int, is left."""
