@@ -395,3 +395,132 @@ def test_a_negated_type_test_beside_an_exact_array_is_decided(test, folded):
     kept = [gast.unparse(t).strip() for t in _known_arrays_folded(tests)]
     assert kept[0] == "type(x) is np.ndarray"
     assert kept[1:] == folded, kept
+
+
+# -- TensorFlow: the declared rank is enforced with tf.debugging.assert_rank -------------------
+
+TF_ROWS = '''
+import tensorflow as tf
+
+
+def row_sums(xs):
+    """Row sums.
+
+    Args:
+      xs: float32 tensor [n, d], the rows.
+    """
+    res = []
+    for r in xs:
+        res.append(tf.reduce_sum(r))
+    return tf.stack(res)
+
+
+def weighted(x, w):
+    """Weighted sums.
+
+    Args:
+      x: float32 [n, d], the rows.
+      w: float32 [d], the weights.
+    """
+    out = []
+    for i in range(x.shape[0]):
+        out.append(tf.reduce_sum(x[i] * w))
+    return tf.stack(out)
+
+
+def squashed(x):
+    """Squashed rows.
+
+    Args:
+      x: float32 [n, d], the rows.
+    """
+    out = []
+    for r in x:
+        out.append(tf.tanh(r) * 2.0)
+    return tf.stack(out)
+'''
+
+
+SCALED_ROWS = '''
+import numpy as np
+
+
+def scaled(x, w):
+    """Scaled rows.
+
+    Args:
+      x: float64 [n, d], the rows.
+      w: float64 [d], the weights.
+    """
+    res = []
+    for r in x:
+        res.append(r * w)
+    return np.array(res)
+'''
+
+
+def function_body(code: str, name: str) -> list[str]:
+    """The statements of function ``name`` in ``code``, unparsed one by one, its docstring left out."""
+    import ast
+
+    fdef = next(n for n in ast.parse(code).body if isinstance(n, ast.FunctionDef) and n.name == name)
+    body = fdef.body[1:] if isinstance(fdef.body[0], ast.Expr) and isinstance(fdef.body[0].value, ast.Constant) \
+        else fdef.body
+    return [ast.unparse(st) for st in body]
+
+
+def test_tensorflow_batched_code_asserts_the_declared_ranks():
+    """Before session 43, TensorFlow's batched code trusted a docstring's rank: a 3-D ``xs``
+    got ``tf.reduce_sum(xs, axis=-1)``, ``(n, d)`` where the loop gives ``(n,)``. A loop kept
+    beside it would be traced by ``tf.function`` (a list it appends to cannot leave the graph's
+    ``while``), so the rank is asserted, widened as NumPy's checks are, and dropped where every
+    rank prints the same code (``tf.tanh(r) * 2.0``)."""
+    result = transpile_source(TF_ROWS, "m.py", line_length=200)
+    assert [plan.backend for plan in result.plans] == ["direct"] * 3
+    body = {name: function_body(result.code, name) for name in ("row_sums", "weighted", "squashed")}
+    assert body["row_sums"][:2] == ["tf.debugging.assert_rank(xs, 2)", "res = tf.reduce_sum(xs, axis=-1)"]
+    assert body["weighted"][:3] == ["tf.debugging.assert_rank_in(w, (0, 1))", "tf.debugging.assert_rank(x, 2)",
+                                    "out = tf.reduce_sum(x * w, axis=-1)"]
+    assert body["squashed"][0] == "out = tf.tanh(x) * 2.0"
+
+
+def test_tensorflow_batched_code_raises_for_another_rank_and_computes_for_the_declared(tf, tmp_path):
+    after = file_module(tmp_path / "after_tf_rows.py", transpile_source(TF_ROWS, "m.py").code)
+    before = file_module(tmp_path / "before_tf_rows.py", TF_ROWS)
+    rows, cube = tf.reshape(tf.range(6.0), (3, 2)), tf.reshape(tf.range(24.0), (2, 3, 4))
+    np.testing.assert_allclose(after.row_sums(rows), before.row_sums(rows))
+    np.testing.assert_allclose(after.weighted(rows, tf.constant([0.5, -1.0])), before.weighted(rows, tf.constant([0.5, -1.0])))
+    np.testing.assert_allclose(after.weighted(rows, 2.0), before.weighted(rows, 2.0))  # (widened: a number)
+    np.testing.assert_allclose(after.squashed(cube), before.squashed(cube))  # (no rank asserted)
+    assert before.row_sums(cube).shape == (2,)
+    with pytest.raises(ValueError, match="must have rank 2"):
+        after.row_sums(cube)
+    with pytest.raises(ValueError, match="must have rank 2"):
+        after.weighted(cube, tf.constant([0.5, -1.0, 1.0, 2.0]))
+
+
+def test_tensorflow_rank_assertions_are_not_staged(tf, tmp_path):
+    """Under the staged decorator, the signature gives every rank: no assertion."""
+    module = file_module(tmp_path / "staged_tf_rows.py", TF_ROWS)
+    staged = pforge.vectorize(module.row_sums)
+    rows = tf.reshape(tf.range(6.0), (3, 2))
+    np.testing.assert_allclose(staged(rows), module.row_sums(rows))
+    entry = staged.entry(rows)
+    assert entry.rewritten and "assert_rank" not in entry.code
+
+
+def test_numpy_written_for_tensorflow_asserts_the_declared_ranks(tf, tmp_path):
+    """``--target tensorflow`` keeps no loop beside its batched code: it asserts a declared rank,
+    widened as the NumPy rewrite's check is (``r * w``: ``w`` a number or a row, ``x`` two axes
+    or more)."""
+    source = SCALED_ROWS
+    result = transpile_source(source, "m.py", target="tensorflow", line_length=200)
+    assert result.plans[0].rewritten
+    assert function_body(result.code, "scaled")[:3] == [
+        "tf.debugging.assert_rank_in(w, (0, 1))", "tf.debugging.assert_rank_at_least(x, 2)", "res = x * w"]
+    after, before = file_module(tmp_path / "to_tf_after.py", result.code), file_module(tmp_path / "to_tf_before.py", source)
+    for x, w in ((np.ones((3, 2)), np.array([2.0, 3.0])), (np.ones((2, 3, 2)), 2.0)):
+        np.testing.assert_allclose(after.scaled(x, w), before.scaled(x, w))
+    assert before.scaled(np.arange(3.0), np.arange(3.0)).shape == (3, 3)
+    with pytest.raises(ValueError, match="must have rank"):
+        after.scaled(np.arange(3.0), np.arange(3.0))

@@ -293,8 +293,10 @@ def _move_to_tensorflow(ctx, info, namer, tf_alias, shapes, rewrites, notes, cho
         notes[id(info)] = "--target tensorflow: the name `tf` is taken in this module"
         return
     try:
-        rewrites[id(info)] = direct.rewrite_loop(ctx, info, namer, tf_alias or "tf", None, shapes,
-                                                 to_tensorflow=True)
+        result = direct.rewrite_loop(ctx, info, namer, tf_alias or "tf", None, shapes, to_tensorflow=True)
+        # (the ranks each batched code is the same for, as the NumPy rewrite prints it)
+        versioning.widen_declared_ranks(ctx, info, namer, tf_alias, ctx.imports.alias_for("numpy"), shapes, result)
+        rewrites[id(info)] = result
         chosen[id(info)] = ("direct", "--target tensorflow: the NumPy loop is written with "
                                       "tf.experimental.numpy")
     except direct.Unsupported as exc:

@@ -10,6 +10,7 @@ which versions a loop on run-time alias checks (docs/architecture.md, "Run-time 
 
 from __future__ import annotations
 
+import collections
 import copy
 import itertools
 import math
@@ -17,7 +18,7 @@ import math
 import gast
 
 from pforge.transpile import specialize, templates
-from pforge.transpile.backends.common import _evidently_array
+from pforge.transpile.backends.common import _evidently_array, rank_test
 from pforge.transpile.frontend import builtins_bound_at
 from pforge.transpile.naming import Namer
 from pforge.transpile.spaces import constant_int
@@ -452,8 +453,9 @@ def widen_declared_ranks(ctx, info, namer, tf_alias, np_alias, shapes, result) -
     from pforge.transpile.rank_inference import _MAX_RANK
     fdef = info.function
     declared = dict(result.declared_ranks)
-    if not declared or fdef is None or np_alias is None or getattr(ctx, "kinds", None) is not None:
+    if not declared or fdef is None or getattr(ctx, "kinds", None) is not None:
         return
+    module, style = result.rank_spelling
     params = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs if isinstance(a, gast.Name)}
 
     printed: dict[tuple, object] = {}
@@ -478,8 +480,9 @@ def widen_declared_ranks(ctx, info, namer, tf_alias, np_alias, shapes, result) -
     def text(found, tried):
         """All a rewrite consists of but the rank checks of the names ``tried``."""
         own = {gast.dump(check) for name, (check, _) in found.declared_ranks.items() if name in tried}
-        return (unparse_lines(found.stmts), unparse_lines([gast.Expr(value=c) for c in found.checks
-                                                           if gast.dump(c) not in own]),
+        return (unparse_lines([st for st in found.stmts if not (isinstance(st, gast.Expr) and gast.dump(st.value) in own)]),
+                unparse_lines([gast.Expr(value=c) for c in found.checks if gast.dump(c) not in own]),
+                unparse_lines(found.prelude),
                 sorted(found.declared_ranks), [gast.dump(d) for d in found.drop],
                 sorted(gast.dump(v) for v in found.replace.values()), found.nonempty, found.needs_trip,
                 found.trip_levels, sorted(found.arrays), sorted(found.sliced), found.scalar_raising,
@@ -511,15 +514,70 @@ def widen_declared_ranks(ctx, info, namer, tf_alias, np_alias, shapes, result) -
             return
     for name, got in accepted.items():
         check = gast.dump(declared[name][0])
-        where = next((k for k, c in enumerate(result.checks) if gast.dump(c) == check), None)
+        # (NumPy's in front, as a test; TensorFlow's a statement of the batched code)
+        held = result.checks if style == "array" else [st.value if isinstance(st, gast.Expr) else st
+                                                         for st in result.stmts]
+        where = next((k for k, c in enumerate(held) if gast.dump(c) == check), None)
         if where is None:
             continue
-        if got == set(range(_MAX_RANK + 1)):
-            del result.checks[where]
+        iterated = style == "assert" and _rows_read_first(info, name)
+        if got == set(range(_MAX_RANK + 1)) or iterated and got == set(range(1, _MAX_RANK + 1)):
+            # (TensorFlow's loop over the rows of a number raises as the assertion would)
+            widened = None
         elif max(got) == _MAX_RANK:  # (as far as ranks are tried: a rank past them is as those; 0 is not in got)
-            result.checks[where] = templates.expr(f"type({name}) is {np_alias}.ndarray and {name}.ndim >= {min(got)}")
+            widened = templates.expr(rank_test(result.rank_spelling, name, [min(got)], at_least=True))
+        elif style == "assert":
+            widened = templates.expr(rank_test(result.rank_spelling, name, sorted(got)))
         else:
-            result.checks[where] = templates.expr(_rank_check(np_alias, name, sorted(got), array=min(got) >= 1))
+            widened = templates.expr(_rank_check(module, name, sorted(got), array=min(got) >= 1))
+        if style == "array":
+            result.checks[where:where + 1] = [widened] if widened is not None else []
+        else:
+            result.stmts[where:where + 1] = [gast.Expr(value=widened)] if widened is not None else []
+        if widened is not None:
+            result.declared_ranks[name] = (widened, declared[name][1])
+        else:
+            del result.declared_ranks[name]
+
+
+def _rows_read_first(info, name: str) -> bool:
+    """Whether the loop, before its first iteration, reads the rows of ``name`` (``for r in x``,
+    ``zip(x, y)``) or the length of its first axis (``range(len(x))``, ``range(x.shape[0])``,
+    ``range(tf.shape(x)[0])``, or ``range(n)`` where a statement of the function's body before
+    the loop's is the only binding of ``n``, ``n = x.shape[0]``): a number has neither, and the
+    code raises for one before the loop runs."""
+    space = info.space
+    if space is None:
+        return False
+    if any(isinstance(seq, gast.Name) and seq.id == name for _, seq in space.items):
+        return True
+    bounds = [b for b in (space.start, space.stop, space.step) if b is not None]
+    fdef = info.function
+    if fdef is not None:
+        inside = {id(n) for n in gast.walk(info.node)}
+        top = next((k for k, st in enumerate(fdef.body) if any(id(n) in inside for n in gast.walk(st))), 0)
+        stores = collections.Counter(n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
+                                     and isinstance(n.ctx, (gast.Store, gast.Del)))
+        for st in fdef.body[:top]:
+            if isinstance(st, gast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], gast.Name) \
+                    and stores[st.targets[0].id] == 1 \
+                    and any(isinstance(n, gast.Name) and n.id == st.targets[0].id for b in bounds for n in gast.walk(b)):
+                bounds.append(st.value)
+    for node in (n for bound in bounds for n in gast.walk(bound)):
+        inner = None
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id == "len" \
+                and len(node.args) == 1:
+            inner = node.args[0]
+        elif isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Constant) and node.slice.value == 0:
+            shape = node.value
+            if isinstance(shape, gast.Attribute) and shape.attr == "shape":
+                inner = shape.value
+            elif isinstance(shape, gast.Call) and isinstance(shape.func, gast.Attribute) \
+                    and shape.func.attr == "shape" and len(shape.args) == 1:
+                inner = shape.args[0]
+        if isinstance(inner, gast.Name) and inner.id == name:
+            return True
+    return False
 
 
 def guard(info, result, checks: list, ctx=None, np_alias: str | None = None) -> str | None:

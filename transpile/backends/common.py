@@ -69,6 +69,7 @@ class LoopRewrite:
     #: name -> (its rank check, the rank) for each rank the user gave that the batched code rests on
     declared_ranks: dict = field(default_factory=dict)
     derived_ranks: set = field(default_factory=set)  # of those, locals computed from a rebound declared parameter
+    rank_spelling: tuple = ("np", "array")  # how those are checked (:func:`rank_test`)
     nonempty: bool = False  # right only where every level runs (a list NumPy reads as an array)
     arrays: set[str] = field(default_factory=set)  # read as arrays: their elements are NumPy scalars
     sliced: set[str] = field(default_factory=set)  # sliced: only an ndarray computes as the batch does
@@ -77,6 +78,50 @@ class LoopRewrite:
     prelude: list[gast.stmt] = field(default_factory=list)  # before the checks: what they read
     objects: set[str] = field(default_factory=set)  # lists of objects read through attributes only
     unsafe: str | None = None  # why the batched code may change results beyond the analysis' reasons
+
+
+def rank_test(spelling: tuple[str, str], name: str, found: list[int], at_least: bool = False) -> str:
+    """The run-time check that ``name`` holds a value with one of the ranks ``found``, as the
+    check of a declared rank spells it (:meth:`DirectRewriter._declared_ranks
+    <pforge.transpile.backends.direct.emitter.DirectRewriter._declared_ranks>`, widened by
+    :func:`pforge.transpile.versioning.widen_declared_ranks`); ``at_least``: any rank from
+    ``found[0]`` up.
+
+    ``spelling`` is ``(module, style)``:
+
+    - ``("np", "array")``, a test in front of NumPy's batched code, the loop kept for where it
+      fails: ``type(x) is np.ndarray and x.ndim == 2`` for one axis or more (only an ndarray: a
+      matrix's rows are matrices, a masked array's sums skip what the loop's do not, and
+      ``np.ndim`` of a ragged list raises), ``np.ndim(x) == 0`` for a number (several ranks:
+      :func:`pforge.transpile.versioning._rank_check`);
+    - ``("tf", "assert")``, a statement that raises where the rank is not the declared one:
+      ``tf.debugging.assert_rank(x, 2)``, ``tf.debugging.assert_rank_in(x, (1, 2))``,
+      ``tf.debugging.assert_rank_at_least(x, 2)``. TensorFlow decides it as ``tf.function``
+      traces (every rank is known then), at no cost per call. A loop kept beside TensorFlow's
+      batched code would be traced too, where a Python list it appends to cannot leave the
+      graph's ``while`` loop, so the declaration is enforced instead, as ``input_signature``
+      enforces a signature.
+    """
+    module, style = spelling
+    if style == "assert":
+        if at_least:
+            return f"{module}.debugging.assert_rank_at_least({name}, {found[0]})"
+        if len(found) == 1:
+            return f"{module}.debugging.assert_rank({name}, {found[0]})"
+        return f"{module}.debugging.assert_rank_in({name}, ({', '.join(map(str, found))}))"
+    if at_least:
+        return f"type({name}) is {module}.ndarray and {name}.ndim >= {found[0]}"
+    assert len(found) == 1, "several NumPy ranks are spelled by versioning._rank_check"
+    return f"type({name}) is {module}.ndarray and {name}.ndim == {found[0]}" if found[0] \
+        else f"{module}.ndim({name}) == 0"
+
+
+def own_rank_asserts(result) -> set[str]:
+    """``gast.dump`` of each declared rank's ``tf.debugging.assert_rank`` call in ``result``'s
+    statements (:func:`rank_test`), which read the name only to check it."""
+    if result.rank_spelling[1] != "assert":
+        return set()
+    return {gast.dump(check) for check, _ in result.declared_ranks.values()}
 
 
 def _loads(node) -> set[str]:

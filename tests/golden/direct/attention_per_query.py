@@ -35,6 +35,9 @@ def attention(q, k, v):
     scale = tf.math.rsqrt(tf.cast(tf.shape(q)[-1], tf.float32))
     # pforge: vectorized loop (was lines 36-39: map over q, collector outs) with batched
     #   ops
+    tf.debugging.assert_rank(k, 2)
+    tf.debugging.assert_rank(q, 2)
+    tf.debugging.assert_rank(v, 2)
     scores = tf.linalg.matmul(q, k, transpose_b=True) * scale
     weights = tf.nn.softmax(scores)
     outs = tf.linalg.matmul(weights, v)

@@ -34,6 +34,7 @@ def sign_transform(x):
     """
     # pforge: vectorized loop (was lines 35-41: map over x, collector out) with
     #   batched ops
+    tf.debugging.assert_rank(x, 2)
     s = tf.reduce_sum(x, axis=-1)
     out = tf.where((s > 0)[:, tf.newaxis], x * 2.0, -x)
     return out

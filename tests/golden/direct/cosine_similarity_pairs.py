@@ -33,6 +33,8 @@ def paired_cosine_similarity(x, y):
     """
     # pforge: vectorized loop (was lines 34-35: map over x, y, collector sims) with
     #   batched ops
+    tf.debugging.assert_rank(x, 2)
+    tf.debugging.assert_rank(y, 2)
     sims = tf.reduce_sum(
         tf.math.l2_normalize(x, axis=-1) * tf.math.l2_normalize(y, axis=-1), axis=-1
     )

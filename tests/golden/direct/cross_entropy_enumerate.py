@@ -34,6 +34,8 @@ def per_example_cross_entropy(logits, labels):
     """
     # pforge: vectorized loop (was lines 35-37: map over logits, labels, collector
     #   losses) with batched ops
+    tf.debugging.assert_rank(labels, 2)
+    tf.debugging.assert_rank(logits, 2)
     log_probs = tf.nn.log_softmax(logits)
     losses = -tf.reduce_sum(labels * log_probs, axis=-1)
     return losses

@@ -34,6 +34,9 @@ def dense_relu(x, w, b):
     """
     # pforge: vectorized loop (was lines 35-37: map over x, collector outs)
     #   with batched ops
+    tf.debugging.assert_rank_in(b, (0, 1))
+    tf.debugging.assert_rank(w, 2)
+    tf.debugging.assert_rank(x, 2)
     h = tf.linalg.matmul(x, w) + b
     outs = tf.nn.relu(h)
     return outs

@@ -39,6 +39,9 @@ def select_peaked_rows(x, thresh, scale):
     """
     # pforge: vectorized loop (was lines 40-42: map over x, filter out) with
     #   batched ops
+    tf.debugging.assert_rank_in(scale, (0, 1))
+    tf.debugging.assert_rank(thresh, 0)
+    tf.debugging.assert_rank(x, 2)
     out = tf.boolean_mask(x * scale, tf.reduce_max(x, axis=-1) > thresh)
     return out
 

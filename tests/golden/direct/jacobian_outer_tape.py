@@ -44,6 +44,9 @@ def jacobian_by_unstack(x, w, b):
         y = tf.tanh(tf.linalg.matvec(w, x) + b)
         outputs = tf.unstack(y)
     # pforge: vectorized loop (was lines 46-47: map over y, collector rows) with batched ops
+    tf.debugging.assert_rank_in(b, (0, 1))
+    tf.debugging.assert_rank(w, 2)
+    tf.debugging.assert_rank(x, 1)
     if x.dtype.is_floating and y.shape.rank == 1 and (b is not x) and (w is not x):
         dy_dx = (1.0 - tf.square(y))[:, tf.newaxis] * w
     else:
@@ -68,6 +71,9 @@ def jacobian_by_gather(x, w, b):
         tape.watch(x)
         y = tf.tanh(tf.linalg.matvec(w, x) + b)
         # pforge: vectorized loop (was lines 66-67: map over y, collector rows) with batched ops
+        tf.debugging.assert_rank_in(b, (0, 1))
+        tf.debugging.assert_rank(w, 2)
+        tf.debugging.assert_rank(x, 1)
         tf.debugging.assert_less_equal(w.shape[0], tf.shape(y)[0], message="index out of range of y")
         if x.dtype.is_floating and y.shape.rank == 1 and (b is not x) and (w is not x):
             dy_dx = ((1.0 - tf.square(y))[:, tf.newaxis] * w)[:w.shape[0]]

@@ -44,6 +44,9 @@ def tanh_layer_jacobian(x, w, b):
     """
     # pforge: vectorized loop (was lines 45-50: map over y, collector rows, GradientTape
     #   rows as tape.jacobian) with batched ops
+    tf.debugging.assert_rank_in(b, (0, 1))
+    tf.debugging.assert_rank(w, 2)
+    tf.debugging.assert_rank(x, 1)
     with tf.GradientTape() as tape:
         tape.watch(x)
         y = tf.tanh(tf.linalg.matvec(w, x) + b)

@@ -35,6 +35,9 @@ def layer_norm(x, gamma, beta):
     """
     # pforge: vectorized loop (was lines 36-40: map over x, collector out) with
     #   batched ops
+    tf.debugging.assert_rank_in(beta, (0, 1))
+    tf.debugging.assert_rank_in(gamma, (0, 1))
+    tf.debugging.assert_rank(x, 2)
     mean = tf.reduce_mean(x, axis=-1)
     centered = x - mean[:, tf.newaxis]
     var = tf.reduce_mean(tf.square(centered), axis=-1)

@@ -36,6 +36,8 @@ def squared_error_total(pred, target):
     total = tf.constant(0.0)
     # pforge: vectorized loop (was lines 36-37: map over pred, target, add
     #   reduction total) with batched ops
+    tf.debugging.assert_rank(pred, 2)
+    tf.debugging.assert_rank(target, 2)
     total += tf.reduce_sum(tf.square(pred - target))
     return total
 

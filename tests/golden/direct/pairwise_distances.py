@@ -35,6 +35,8 @@ def pairwise_distances(a, b):
     """
     # pforge: vectorized loop (was lines 36-40: map over a, collector rows, 1 inner
     #   loop) with batched ops
+    tf.debugging.assert_rank(a, 2)
+    tf.debugging.assert_rank(b, 2)
     rows = tf.norm(a[:, tf.newaxis] - b[tf.newaxis], axis=-1)
     return rows
 
@@ -52,6 +54,8 @@ def pairwise_distance_lists(a, b):
     """
     # pforge: vectorized loop (was lines 55-59: map over a, collector rows, 1 inner
     #   loop) with batched ops
+    tf.debugging.assert_rank(a, 2)
+    tf.debugging.assert_rank(b, 2)
     rows = tf.norm(a[:, tf.newaxis] - b[tf.newaxis], axis=-1)
     return rows
 

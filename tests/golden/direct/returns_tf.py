@@ -59,6 +59,8 @@ def discounted_returns(rewards, gamma):
     """
     # pforge: vectorized loop (was lines 62-64: map over rewards, collector returns, linear scan g)
     #   with batched ops
+    tf.debugging.assert_rank(gamma, 0)
+    tf.debugging.assert_rank(rewards, 1)
     returns = tf.scan(
         lambda h, g_step: gamma * h + g_step,
         rewards,
@@ -83,6 +85,9 @@ def masked_returns(rewards, masks, gamma):
     """
     # pforge: vectorized loop (was lines 82-84: map over masks, rewards, collector returns, linear
     #   scan g) with batched ops
+    tf.debugging.assert_rank(gamma, 0)
+    tf.debugging.assert_rank(masks, 1)
+    tf.debugging.assert_rank(rewards, 1)
     returns = tf.scan(
         lambda h, g_step: g_step[0] + gamma * h * g_step[1],
         (rewards, masks),

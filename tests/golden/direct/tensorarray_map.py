@@ -34,6 +34,8 @@ def scaled_tanh_rows(x, scale):
     n = x.shape[0]
     # pforge: vectorized loop (was lines 35-36: map over x, TensorArray ta)
     #   with batched ops
+    tf.debugging.assert_rank(scale, 0)
+    tf.debugging.assert_rank(x, 2)
     ta = tf.tanh(x) * scale
     return ta
 

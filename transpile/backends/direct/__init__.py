@@ -21,6 +21,7 @@ from pforge.transpile.analysis.nodes import dead_start
 from pforge.transpile.backends.direct import elementwise, linalg, nn, reductions, shape  # noqa: F401
 
 _FAMILIES = (elementwise, linalg, nn, reductions, shape)  # importing them registers their rules
+from pforge.transpile.backends.common import own_rank_asserts
 from pforge.transpile.backends.common_subexpressions import bind_common_subexpressions
 from pforge.transpile.backends.direct.core import REGISTRY, InvariantTest, Lib, Unsupported
 from pforge.transpile.backends.direct.emitter import DirectRewriter
@@ -187,11 +188,14 @@ def _drop_dead_starts(rewriter: DirectRewriter, result: LoopRewrite) -> None:
 def _unread_declared_ranks(rewriter: DirectRewriter, result: LoopRewrite) -> None:
     """The check of a declared rank (:meth:`DirectRewriter._declared_ranks`) of a name the
     batched code no longer reads, its statements dropped as dead, goes with them."""
-    read = rewriter.rank_reads([*result.stmts, *result.prelude, *result.replace.values()])
+    asserts = own_rank_asserts(result)
+    stmts = [st for st in result.stmts if not (isinstance(st, gast.Expr) and gast.dump(st.value) in asserts)]
+    read = rewriter.rank_reads([*stmts, *result.prelude, *result.replace.values()])
     for name, (check, _) in list(result.declared_ranks.items()):
         if name not in read:
             dump = gast.dump(check)
             result.checks[:] = [c for c in result.checks if gast.dump(c) != dump]
+            result.stmts[:] = [st for st in result.stmts if not (isinstance(st, gast.Expr) and gast.dump(st.value) == dump)]
             del result.declared_ranks[name]
 
 

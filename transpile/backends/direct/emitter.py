@@ -25,6 +25,7 @@ from pforge.transpile.spaces import constant_int
 
 from pforge.transpile import analysis, ranks, specialize, templates
 from pforge.transpile.analysis import COMPREHENSION, LoopInfo, ModuleContext
+from pforge.transpile.backends.common import rank_test
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.collectors import CollectorsMixin
 from pforge.transpile.backends.direct.conditionals import ConditionalsMixin
@@ -107,6 +108,10 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         #: name -> (its rank check, the rank) for each rank the user gave that the batched code rests on
         self.declared_ranks: dict[str, tuple[gast.expr, int]] = {}
         self.derived_ranks: set[str] = set()  # those of locals computed from a rebound declared parameter
+        #: how a rank is tested (:func:`~pforge.transpile.backends.common.rank_test`): NumPy's
+        #: ``np.ndim`` and type tests, or ``tf.experimental.numpy.ndim``
+        self.rank_spelling = (self.lib.alias.removesuffix(".experimental.numpy"), "assert") if self.to_tf \
+            else (self.lib.alias, "array" if self.lib.kind == "np" else "assert")
         self.element_masks: dict[str, tuple] = {}  # `sel = np.where(cond)`: (mask, cond, arrays)
         self.boolean_vectors: dict[str, gast.expr] = {}  # `sel = grid < c` per iteration: its condition
         self.tests: dict[int, Val] = {}  # elif tests evaluated before the chain's first branch
@@ -225,6 +230,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         result.footprint = self._footprint()
         result.choices = tuple(dict.fromkeys(self.choices))
         result.declared_ranks = dict(self.declared_ranks)
+        result.rank_spelling = self.rank_spelling
         result.derived_ranks = set(self.derived_ranks)
         return result
 
@@ -473,17 +479,22 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         A rank the code proves (:attr:`ranks.Shape.proven`) needs no check. Under the staged
         decorator every rank is the call signature's (``ctx.kinds`` is set): a parameter whose
         kind :mod:`pforge.transpile.specialize` trusts, and a global or attribute, whose rank is
-        part of the signature's key, need none. NumPy only, as :meth:`_no_lists`.
+        part of the signature's key, need none.
+
+        TensorFlow's batched code starts with ``tf.debugging.assert_rank(x, 2)`` instead
+        (:func:`~pforge.transpile.backends.common.rank_test` says why), and so does NumPy code
+        written with ``tf.experimental.numpy`` (``--target tensorflow``), which is never versioned.
         """
-        if self.lib.kind != "np" or self.to_tf:
-            return
         staged = getattr(self.ctx, "kinds", None) is not None
         signature = specialize.parameter_kinds(self.ctx, self.info.function, self.ctx.kinds) if staged else {}
         read = self.rank_reads([*self.out, *extra])  # (`extra`: a comprehension's statement)
         known = {gast.dump(c) for c in self.checks}
+        asserts = []  # (TensorFlow's, in front of its batched code)
         for name in sorted(read):
-            if name in signature:
-                continue  # (its check would be worked out, and leave the trip counts' tests behind)
+            if name in signature or staged and self.lib.kind == "tf" and name in self.params:
+                # (its check would be worked out, and leave the trip counts' tests behind; a
+                # tensor's rank is part of the signature's key, as it is of `tf.function`'s)
+                continue
             if name in self.params:
                 shape = self.params[name]
             elif name in self.free and not staged:
@@ -498,15 +509,14 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                 continue
             if shape.sequence or shape.inferred or shape.proven or name in self.snapshot_of:
                 continue
-            # (of one axis or more, only an ndarray: a matrix's rows are matrices, a masked
-            # array's sums skip what the loop's do not, and np.ndim of a ragged list raises)
-            test = f"type(N) is {self.lib.alias}.ndarray and N.ndim == {shape.rank}" if shape.rank \
-                else f"{self.lib.alias}.ndim(N) == 0"
-            check = templates.expr(test, N=templates.expr(name) if "." in name else templates.name(name))
+            check = templates.expr(rank_test(self.rank_spelling, "N", [shape.rank]),
+                                   N=templates.expr(name) if "." in name else templates.name(name))
             if gast.dump(check) not in known:
-                self.checks.append(check)
+                (asserts.append(gast.Expr(value=check)) if self.rank_spelling[1] == "assert"
+                 else self.checks.append(check))
                 known.add(gast.dump(check))
                 self.declared_ranks[name] = (check, shape.rank)
+        self.out[:0] = asserts
 
     def _from_rebound_declaration(self, name: str) -> bool:
         """Whether the local ``name`` was computed (through locals bound before the loop) from a
@@ -773,6 +783,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         result = LoopRewrite(self.out + [stmt], [], {}, self._pattern(), anchor=anchor, checks=list(self.checks),
                              unsafe=self.unsafe)
         result.declared_ranks = dict(self.declared_ranks)
+        result.rank_spelling = self.rank_spelling
         result.derived_ranks = set(self.derived_ranks)
         return result
 
