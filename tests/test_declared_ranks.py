@@ -499,14 +499,24 @@ def test_tensorflow_batched_code_raises_for_another_rank_and_computes_for_the_de
         after.weighted(cube, tf.constant([0.5, -1.0, 1.0, 2.0]))
 
 
-def test_tensorflow_rank_assertions_are_not_staged(tf, tmp_path):
-    """Under the staged decorator, the signature gives every rank: no assertion."""
+def test_tensorflow_rank_assertions_are_not_staged_where_the_signature_gives_the_rank(tf, tmp_path):
+    """Under the staged decorator, a tensor's rank is the signature's: no assertion. A variable's,
+    a NumPy array's and a list's are not (``runtime.signatures._rank_fact``): the docstring's
+    rank is asserted for them (helper-73: a rank-3 ``tf.Variable`` got ``tf.reduce_sum(xs,
+    axis=-1)`` unchecked)."""
     module = file_module(tmp_path / "staged_tf_rows.py", TF_ROWS)
     staged = pforge.vectorize(module.row_sums)
     rows = tf.reshape(tf.range(6.0), (3, 2))
     np.testing.assert_allclose(staged(rows), module.row_sums(rows))
     entry = staged.entry(rows)
     assert entry.rewritten and "assert_rank" not in entry.code
+    cube = tf.reshape(tf.range(24.0), (2, 3, 4))
+    np.testing.assert_allclose(staged(cube), module.row_sums(cube))  # (restaged for rank 3)
+    variable = tf.Variable(cube)
+    assert "tf.debugging.assert_rank(xs, 2)" in staged.code(variable)
+    with pytest.raises(ValueError, match="must have rank 2"):
+        staged(variable)
+    np.testing.assert_allclose(staged(tf.Variable(rows)), module.row_sums(rows))
 
 
 def test_numpy_written_for_tensorflow_asserts_the_declared_ranks(tf, tmp_path):

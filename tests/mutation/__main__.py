@@ -49,7 +49,7 @@ SEMANTIC = (
     "backends/direct/__init__", "backends/direct/core", "backends/direct/writes", "backends/direct/reductions",
     "backends/direct/lower_reductions", "backends/direct/indexing", "backends/direct/shape",
     "backends/direct/collectors", "backends/direct/levels", "backends/direct/dtypes",
-    "backends/direct/contractions", "backends/direct/conditionals",
+    "backends/direct/contractions", "backends/direct/conditionals", "backends/direct/emitter",
 )
 
 #: the tests a mutant need not fail: the command-line, runtime, staging and pre-commit tests

@@ -490,10 +490,13 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         read = self.rank_reads([*self.out, *extra])  # (`extra`: a comprehension's statement)
         known = {gast.dump(c) for c in self.checks}
         asserts = []  # (TensorFlow's, in front of its batched code)
+        fdef = self.info.function
         for name in sorted(read):
-            if name in signature or staged and self.lib.kind == "tf" and name in self.params:
+            if name in signature or staged and self.lib.kind == "tf" and fdef is not None \
+                    and f"{fdef.name}.{name}" in self.shapes:
                 # (its check would be worked out, and leave the trip counts' tests behind; a
-                # tensor's rank is part of the signature's key, as it is of `tf.function`'s)
+                # tensor's rank is the signature's, as it is `tf.function`'s: not a variable's,
+                # a NumPy array's or a list's, `runtime.signatures._rank_fact`)
                 continue
             if name in self.params:
                 shape = self.params[name]
