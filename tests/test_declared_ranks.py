@@ -534,3 +534,83 @@ def test_numpy_written_for_tensorflow_asserts_the_declared_ranks(tf, tmp_path):
     assert before.scaled(np.arange(3.0), np.arange(3.0)).shape == (3, 3)
     with pytest.raises(ValueError, match="must have rank"):
         after.scaled(np.arange(3.0), np.arange(3.0))
+
+
+ROWS_FIRST = '''
+import tensorflow as tf
+
+
+def f(x, m, n, k):
+    """Rows.
+
+    Args:
+      x: float32 [n, d], the rows.
+      n: int, a count.
+      k: int, another.
+    """
+    out = []
+{body}
+    return tf.stack(out)
+'''
+
+
+@pytest.mark.parametrize(("body", "dropped"), [
+    ("for r in x:\n    out.append(tf.tanh(r) * 2.0)", True),
+    ("for j, r in enumerate(x):\n    out.append(tf.tanh(r) * 2.0)", True),
+    ("for i in range(len(x)):\n    out.append(tf.tanh(x[i]) * 2.0)", True),
+    ("for i in range(x.shape[0]):\n    out.append(tf.tanh(x[i]) * 2.0)", True),
+    ("for i in range(tf.shape(x)[0]):\n    out.append(tf.tanh(x[i]) * 2.0)", True),
+    ("for i in reversed(range(x.shape[0])):\n    out.append(tf.tanh(x[i]) * 2.0)", True),
+    ("size = x.shape[0]\nfor i in range(size):\n    out.append(tf.tanh(x[i]) * 2.0)", True),
+    # (not x's rows: another name's, a count, another axis, a length bound twice or after the
+    # loop; `m`'s rank is not declared)
+    ("for i in range(n):\n    out.append(tf.tanh(x[i]) * 2.0)", False),
+    ("for i in range(len(m)):\n    out.append(tf.tanh(x[i]) * 2.0)", False),
+    ("for i in range(m.shape[0]):\n    out.append(tf.tanh(x[i]) * 2.0)", False),
+    ("for i in range(tf.shape(m)[0]):\n    out.append(tf.tanh(x[i]) * 2.0)", False),
+    ("for i in range(x.shape[-1]):\n    out.append(tf.tanh(x[i]) * 2.0)", False),
+    ("size = x.shape[0]\nif n > 3:\n    size = n\nfor i in range(size):\n    out.append(tf.tanh(x[i]) * 2.0)", False),
+    ("for i in range(k):\n    out.append(tf.tanh(x[i]) * 2.0)\nk = x.shape[0]", False),
+])
+def test_an_assertion_that_only_rules_out_a_number_goes_where_the_loop_reads_the_rows_first(body, dropped):
+    """``tf.debugging.assert_rank_at_least(x, 1)`` rules out only a number; where the loop reads
+    ``x``'s rows, or the length of its first axis, before its first iteration
+    (``versioning._rows_read_first``), it raises for a number too, and the assertion goes."""
+    result = transpile_source(ROWS_FIRST.format(body=textwrap.indent(body, "    ")), "m.py", line_length=200)
+    assert result.plans[0].rewritten and result.plans[0].backend == "direct", result.code
+    assert ("tf.debugging.assert_rank_at_least(x, 1)" not in result.code) is dropped, result.code
+
+
+TF_ZIP = '''
+import tensorflow as tf
+
+
+def paired(x, y):
+    """Paired dot products.
+
+    Args:
+      x: float32 [n, d], the rows.
+      y: float32 [n, d], their partners.
+    """
+    out = []
+    for a, b in zip(x, y):
+        out.append(tf.reduce_sum(a * b))
+    return tf.stack(out)
+'''
+
+
+def test_tensorflow_zip_of_rows_declared_as_long_asserts_the_lengths(tf, tmp_path):
+    """``x: [n, d]`` and ``y: [n, d]`` say the rows are as many, which TensorFlow's batched code
+    took on trust (``zip`` stops at the shortest; the batched product broadcasts a single row):
+    the lengths are asserted, as a declared rank is."""
+    result = transpile_source(TF_ZIP, "m.py", line_length=200)
+    assert result.plans[0].backend == "direct"
+    assert function_body(result.code, "paired")[2:] == [
+        "tf.debugging.assert_equal(tf.shape(x)[0], tf.shape(y)[0], message='zip stops at the shortest: x and y are "
+        "declared as long')", "out = tf.reduce_sum(x * y, axis=-1)", "return out"]
+    after, before = file_module(tmp_path / "zip_after.py", result.code), file_module(tmp_path / "zip_before.py", TF_ZIP)
+    x, y = tf.reshape(tf.range(6.0), (3, 2)), tf.ones((3, 2))
+    np.testing.assert_allclose(after.paired(x, y), before.paired(x, y))
+    assert before.paired(x, y[:1]).shape == (1,)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="zip stops at the shortest"):
+        after.paired(x, y[:1])

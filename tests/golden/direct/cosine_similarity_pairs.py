@@ -35,6 +35,11 @@ def paired_cosine_similarity(x, y):
     #   batched ops
     tf.debugging.assert_rank(x, 2)
     tf.debugging.assert_rank(y, 2)
+    tf.debugging.assert_equal(
+        tf.shape(x)[0],
+        tf.shape(y)[0],
+        message="zip stops at the shortest: x and y are declared as long",
+    )
     sims = tf.reduce_sum(
         tf.math.l2_normalize(x, axis=-1) * tf.math.l2_normalize(y, axis=-1), axis=-1
     )

@@ -37,7 +37,10 @@ def per_example_cross_entropy(logits, labels):
     tf.debugging.assert_rank(labels, 2)
     tf.debugging.assert_rank(logits, 2)
     log_probs = tf.nn.log_softmax(logits)
-    losses = -tf.reduce_sum(labels * log_probs, axis=-1)
+    tf.debugging.assert_less_equal(
+        tf.shape(logits)[0], tf.shape(labels)[0], message="index out of range of labels"
+    )
+    losses = -tf.reduce_sum(labels[:tf.shape(logits)[0]] * log_probs, axis=-1)
     return losses
 
 

@@ -38,7 +38,10 @@ def squared_error_total(pred, target):
     #   reduction total) with batched ops
     tf.debugging.assert_rank(pred, 2)
     tf.debugging.assert_rank(target, 2)
-    total += tf.reduce_sum(tf.square(pred - target))
+    tf.debugging.assert_less_equal(
+        n, tf.shape(target)[0], message="index out of range of target"
+    )
+    total += tf.reduce_sum(tf.square(pred - target[:n]))
     return total
 
 

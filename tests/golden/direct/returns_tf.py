@@ -83,14 +83,18 @@ def masked_returns(rewards, masks, gamma):
     Returns:
       float32 [steps], the discounted sum of the rewards from ``t`` to the end of its episode.
     """
-    # pforge: vectorized loop (was lines 82-84: map over masks, rewards, collector returns, linear
-    #   scan g) with batched ops
+    # pforge: vectorized loop (was lines 82-84: map over rewards, collector returns, linear scan g)
+    #   with batched ops
     tf.debugging.assert_rank(gamma, 0)
     tf.debugging.assert_rank(masks, 1)
     tf.debugging.assert_rank(rewards, 1)
+    tf.debugging.assert_less_equal(
+        rewards.shape[0], tf.shape(masks)[0], message="index out of range of masks"
+    )
+    masks_rows = masks[:rewards.shape[0]]
     returns = tf.scan(
         lambda h, g_step: g_step[0] + gamma * h * g_step[1],
-        (rewards, masks),
+        (rewards, masks_rows),
         initializer=tf.convert_to_tensor(0.0, rewards.dtype),
         reverse=True,
     )

@@ -505,17 +505,22 @@ class LevelsMixin:
         return False
 
     def _same_length(self, a: str | None, b: str | None) -> bool:
-        """True when arrays ``a`` and ``b`` provably have the same number of rows: one name, or
-        in TensorFlow code (which takes declared shapes on trust) one dimension's name in their
-        declarations (``x: [n]``, ``w: [n]``)."""
+        """True when arrays ``a`` and ``b`` provably have the same number of rows: one name. One
+        dimension's name in their declarations (``x: [n]``, ``w: [n]``) is the user's word, and
+        the lengths are checked (helper-72 for NumPy; TensorFlow's too since session 43)."""
         if a is None or b is None or a in self.loop_stores or b in self.loop_stores:
             return False  # `range(len(y))` measures y before the loop binds it again
-        if a == b:
-            return True
-        if self.lib.kind == "np" and not self.to_tf:
-            return False  # (a docstring's `[n]` for both is the user's word: the lengths are checked, helper-72)
-        sa, sb = self._shape_of(a), self._shape_of(b)
-        return sa is not None and sb is not None and sa.dim(0) is not None and sa.dim(0) == sb.dim(0)
+        return a == b
+
+    def _declared_as_long(self, names: list, depth: int) -> bool:
+        """Whether the sequences ``zip`` reads at the outermost level are all parameters the
+        user declared with one name for their first dimension (``x: [n, d]``, ``y: [n]``), never
+        bound in the loop: their lengths are the declaration's word, to be asserted."""
+        if depth != 1 or None in names or any(n in self.loop_stores for n in names):
+            return False
+        shapes = [self.params.get(n) for n in names]
+        return all(s is not None and not (s.inferred or s.sequence) and s.dim(0) is not None
+                   and s.dim(0) == shapes[0].dim(0) for s in shapes)
 
     def _made_as_long(self, made: str, other: str, axis: int = 0) -> bool:
         """``made`` is bound once, before the loop, to a new array with as many rows as
@@ -666,16 +671,26 @@ class LevelsMixin:
             known = all(isinstance(s, gast.Name) and (
                 self._declared(s.id) or _evidently_array(self.ctx, self.info.function, s, at=self.info.node))
                 or any(s is t for t in inferred) for s in seqs)
-            if self.lib.kind != "np" or self.to_tf or depth != 1 or not known or any(
+            if (self.lib.kind != "np" or self.to_tf) and self._declared_as_long(names, depth):
+                # TensorFlow keeps no loop beside its batched code: the declaration that the rows
+                # are as many (`x: [n, d]`, `y: [n, d]`) is asserted, as a declared rank is
+                tf_ = self.lib.alias.removesuffix(".experimental.numpy")
+                for other in names[1:]:
+                    self.out += templates.replace(
+                        f"{tf_}.debugging.assert_equal({tf_}.shape(A)[0], {tf_}.shape(B)[0], "
+                        f"message='zip stops at the shortest: {names[0]} and {other} are declared as long')",
+                        A=templates.name(names[0]), B=templates.name(other))
+            elif self.lib.kind != "np" or self.to_tf or depth != 1 or not known or any(
                     isinstance(n, gast.Name) and n.id in self.loop_stores for s in seqs for n in gast.walk(s)):
                 raise Unsupported("`zip` over sequences pforge cannot prove to have the same length")
-            # zip stops at the shortest: the batched rows are right where the lengths agree,
-            # which the code cannot prove, so it is checked at run time.
-            for s in inferred:
-                self.checks.append(templates.expr(f"type(S) in ({self.lib.alias}.ndarray, list, tuple)", S=s))
-            lengths = [gast.Call(func=templates.name("len"), args=[copy.deepcopy(s)], keywords=[]) for s in seqs]
-            self.checks.append(gast.Compare(left=lengths[0], ops=[gast.Eq()] * (len(lengths) - 1),
-                                            comparators=lengths[1:]))
+            else:
+                # zip stops at the shortest: the batched rows are right where the lengths agree,
+                # which the code cannot prove, so it is checked at run time.
+                for s in inferred:
+                    self.checks.append(templates.expr(f"type(S) in ({self.lib.alias}.ndarray, list, tuple)", S=s))
+                lengths = [gast.Call(func=templates.name("len"), args=[copy.deepcopy(s)], keywords=[]) for s in seqs]
+                self.checks.append(gast.Compare(left=lengths[0], ops=[gast.Eq()] * (len(lengths) - 1),
+                                                comparators=lengths[1:]))
         if space.kind == "enumerate":
             seq = seqs[0]
             length = templates.expr(f"{self.lib.alias}.shape(S)[0]" if self.lib.kind == "tf" else "len(S)", S=seq)
