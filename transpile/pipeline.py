@@ -231,6 +231,7 @@ def transpile_source(source: str | bytes, filename: str = "<string>", *, backend
         unstaged = _drop_unstageable(ctx, loop_units, rewrites, notes, chosen)
     else:
         unstaged = set()
+    _inside_unvectorized_split(loop_units, rewrites, notes, chosen)
     import_numpy = import_numpy and any(  # only when some rewrite spells `np.`
         isinstance(n, gast.Name) and n.id == "np" for info in loop_units if id(info) in rewrites
         for stmt in rewrites[id(info)].stmts for n in gast.walk(stmt))
@@ -273,6 +274,28 @@ def _distributed(text: SourceText, ctx: ModuleContext, roots: list[LoopInfo]):
             return trial, trial_roots
         refused = useful  # (a split none of whose pieces is vectorizable: the loop stays whole)
     return ctx, roots
+
+
+def _inside_unvectorized_split(loop_units, rewrites, notes, chosen) -> None:
+    """Drops the rewrite of a loop inside a loop split in pieces (``analysis.distribution``)
+    none of which was rewritten: the split is not made then, and each piece had rewritten that
+    inner loop on its own, over the same lines of the source (two edits of one span, which
+    spliced into code that does not parse). The loop stays as written, its inner loops too."""
+    splits: dict[int, tuple] = {}
+    for info in loop_units:
+        if (split := _distribution(info)) is not None:
+            splits.setdefault(id(split[0]), (split[0], []))[1].append(info)
+    for plan, pieces in splits.values():
+        if any(id(piece) in rewrites for piece in pieces):
+            continue
+        first, last = plan.loop.lineno, plan.loop.end_lineno
+        for info in loop_units:
+            if id(info) in rewrites and _distribution(info) is None \
+                    and first <= info.lineno and info.node.end_lineno <= last:
+                del rewrites[id(info)]
+                chosen.pop(id(info), None)
+                notes[id(info)] = ("inside a loop whose index set was split in pieces, none of them vectorized: the "
+                                   "loop stays as written")
 
 
 def _distribution(info: LoopInfo):
