@@ -565,6 +565,7 @@ def f(x, m, n, k):
     # (not x's rows: another name's, a count, another axis, a length bound twice or after the
     # loop; `m`'s rank is not declared)
     ("for i in range(n):\n    out.append(tf.tanh(x[i]) * 2.0)", False),
+    ("rows = tf.zeros((4, 3))\nfor r in rows:\n    out.append(tf.tanh(r) * tf.reduce_sum(x[0]))", False),
     ("for i in range(len(m)):\n    out.append(tf.tanh(x[i]) * 2.0)", False),
     ("for i in range(m.shape[0]):\n    out.append(tf.tanh(x[i]) * 2.0)", False),
     ("for i in range(tf.shape(m)[0]):\n    out.append(tf.tanh(x[i]) * 2.0)", False),
@@ -614,3 +615,34 @@ def test_tensorflow_zip_of_rows_declared_as_long_asserts_the_lengths(tf, tmp_pat
     assert before.paired(x, y[:1]).shape == (1,)
     with pytest.raises(tf.errors.InvalidArgumentError, match="zip stops at the shortest"):
         after.paired(x, y[:1])
+
+
+
+DEAD_READ = '''
+import tensorflow as tf
+
+
+def f(x, w):
+    """Rows.
+
+    Args:
+      x: float32 [n, d], the rows.
+      w: float32 [d], weights the loop computes with and never uses.
+    """
+    s = 0.0
+    for i in range(x.shape[0]):
+        t = tf.reduce_sum(x[i] * w)
+        s += tf.reduce_sum(x[i])
+    return s
+'''
+
+
+def test_tensorflow_asserts_no_rank_of_a_name_only_dead_code_read():
+    """``t`` is never used: its batched statement goes as dead code, and with it the only read
+    of ``w``, whose assertion goes too (``direct._unread_declared_ranks``); ``x``'s stays, widened
+    (the sum of every element is one for any rank from 2 up), and so does the statement that
+    reads it."""
+    result = transpile_source(DEAD_READ, "m.py", line_length=200)
+    assert result.plans[0].rewritten and result.plans[0].backend == "direct"
+    assert function_body(result.code, "f") == [
+        "s = 0.0", "tf.debugging.assert_rank_at_least(x, 2)", "s += tf.reduce_sum(x)", "return s"]
