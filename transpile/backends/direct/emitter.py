@@ -108,8 +108,8 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         #: name -> (its rank check, the rank) for each rank the user gave that the batched code rests on
         self.declared_ranks: dict[str, tuple[gast.expr, int]] = {}
         self.derived_ranks: set[str] = set()  # those of locals computed from a rebound declared parameter
-        #: how a rank is tested (:func:`~pforge.transpile.backends.common.rank_test`): NumPy's
-        #: ``np.ndim`` and type tests, or ``tf.experimental.numpy.ndim``
+        #: how a declared rank is checked (:func:`~pforge.transpile.backends.common.rank_test`):
+        #: NumPy's type and ``ndim`` tests in front, or ``tf.debugging.assert_rank`` statements
         self.rank_spelling = (self.lib.alias.removesuffix(".experimental.numpy"), "assert") if self.to_tf \
             else (self.lib.alias, "array" if self.lib.kind == "np" else "assert")
         self.element_masks: dict[str, tuple] = {}  # `sel = np.where(cond)`: (mask, cond, arrays)
@@ -515,8 +515,10 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
             check = templates.expr(rank_test(self.rank_spelling, "N", [shape.rank]),
                                    N=templates.expr(name) if "." in name else templates.name(name))
             if gast.dump(check) not in known:
-                (asserts.append(gast.Expr(value=check)) if self.rank_spelling[1] == "assert"
-                 else self.checks.append(check))
+                if self.rank_spelling[1] == "assert":
+                    asserts.append(gast.Expr(value=check))
+                else:
+                    self.checks.append(check)
                 known.add(gast.dump(check))
                 self.declared_ranks[name] = (check, shape.rank)
         self.out[:0] = asserts
