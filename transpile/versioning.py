@@ -446,8 +446,11 @@ def widen_declared_ranks(ctx, info, namer, tf_alias, np_alias, shapes, result) -
     ``_WIDENED_BOX``), else none widens. Rank inference accepts ranks the same way
     (:func:`_accepted_ranks`).
 
-    Changes ``result.checks`` in place; nothing under the staged decorator, whose checks of
-    ranks :mod:`pforge.transpile.specialize` works out from the call signature.
+    Changes ``result.checks`` in place, or for TensorFlow (``result.rank_spelling``) the
+    ``tf.debugging.assert_rank`` statements at the head of ``result.stmts``, dropping an
+    assertion that rules out only a number where the loop reads the value's rows first
+    (:func:`_rows_read_first`); nothing under the staged decorator, whose checks of ranks
+    :mod:`pforge.transpile.specialize` works out from the call signature.
     """
     from pforge.transpile.backends import direct
     from pforge.transpile.rank_inference import _MAX_RANK
