@@ -526,11 +526,17 @@ def test_numpy_written_for_tensorflow_asserts_the_declared_ranks(tf, tmp_path):
     source = SCALED_ROWS
     result = transpile_source(source, "m.py", target="tensorflow", line_length=200)
     assert result.plans[0].rewritten
-    assert function_body(result.code, "scaled")[:3] == [
-        "tf.debugging.assert_rank_in(w, (0, 1))", "tf.debugging.assert_rank_at_least(x, 2)", "res = x * w"]
+    assert function_body(result.code, "scaled")[:4] == [
+        "tf.debugging.assert_rank_in(w, (0, 1))", "tf.debugging.assert_rank_at_least(x, 2)",
+        "if isinstance(x, (list, tuple)):\n    raise TypeError('x: a list of rows, which the loop would compute with as lists; "
+        "pass a tensor')", "res = x * w"]
     after, before = file_module(tmp_path / "to_tf_after.py", result.code), file_module(tmp_path / "to_tf_before.py", source)
     for x, w in ((np.ones((3, 2)), np.array([2.0, 3.0])), (np.ones((2, 3, 2)), 2.0)):
         np.testing.assert_allclose(after.scaled(x, w), before.scaled(x, w))
+    with pytest.raises(TypeError):  # (rows of lists: `r * w` raises in the loop)
+        before.scaled([[1.0, 2.0], [3.0, 4.0]], [2.0, 3.0])
+    with pytest.raises(TypeError, match="a list of rows"):
+        after.scaled([[1.0, 2.0], [3.0, 4.0]], [2.0, 3.0])
     assert before.scaled(np.arange(3.0), np.arange(3.0)).shape == (3, 3)
     with pytest.raises(ValueError, match="must have rank"):
         after.scaled(np.arange(3.0), np.arange(3.0))
@@ -608,10 +614,16 @@ def test_tensorflow_zip_of_rows_declared_as_long_asserts_the_lengths(tf, tmp_pat
     assert result.plans[0].backend == "direct"
     assert function_body(result.code, "paired")[2:] == [
         "tf.debugging.assert_equal(tf.shape(x)[0], tf.shape(y)[0], message='zip stops at the shortest: x and y are "
-        "declared as long')", "out = tf.reduce_sum(x * y, axis=-1)", "return out"]
+        "declared as long')", "if isinstance(x, (list, tuple)):\n    raise TypeError('x: a list of rows, which the loop would compute with as lists; "
+        "pass a tensor')", "out = tf.reduce_sum(x * y, axis=-1)", "return out"]
     after, before = file_module(tmp_path / "zip_after.py", result.code), file_module(tmp_path / "zip_before.py", TF_ZIP)
     x, y = tf.reshape(tf.range(6.0), (3, 2)), tf.ones((3, 2))
     np.testing.assert_allclose(after.paired(x, y), before.paired(x, y))
+    lists = ([[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, 8.0]])  # (`a * b` of two rows raises in the loop)
+    with pytest.raises(TypeError):
+        before.paired(*lists)
+    with pytest.raises(TypeError, match="a list of rows"):
+        after.paired(*lists)
     assert before.paired(x, y[:1]).shape == (1,)
     with pytest.raises(tf.errors.InvalidArgumentError, match="zip stops at the shortest"):
         after.paired(x, y[:1])
@@ -646,3 +658,119 @@ def test_tensorflow_asserts_no_rank_of_a_name_only_dead_code_read():
     assert result.plans[0].rewritten and result.plans[0].backend == "direct"
     assert function_body(result.code, "f") == [
         "s = 0.0", "tf.debugging.assert_rank_at_least(x, 2)", "s += tf.reduce_sum(x)", "return s"]
+
+
+TF_LISTS = '''
+import tensorflow as tf
+
+
+def added(x, y):
+    """Args:
+      x: float32 tensor [n].
+      y: float32 tensor [n].
+    """
+    res = []
+    for i in range(len(x)):
+        res.append(x[i] + y[i])
+    return tf.stack(res)
+
+
+def doubled(x):
+    """Args:
+      x: float32 tensor [n, d].
+    """
+    res = []
+    for r in x:
+        res.append(r * 2)
+    return tf.stack(res)
+
+
+def matches(x, y):
+    """Args:
+      x: float32 tensor [n].
+      y: float32 tensor [n].
+    """
+    res = []
+    for i in range(len(x)):
+        res.append(tf.where(x[i] == y[i], 1.0, 0.0))
+    return tf.stack(res)
+
+
+def shifted(x):
+    """Args:
+      x: float32 tensor [n].
+    """
+    res = []
+    for i in range(len(x)):
+        res.append(x[i] + 1.5)
+    return tf.stack(res), x
+
+
+def distances(a, b):
+    """Args:
+      a: float32 tensor [n, d].
+      b: float32 tensor [m, d].
+    """
+    rows = []
+    for i in range(a.shape[0]):
+        row = []
+        for j in range(len(b)):
+            row.append(tf.norm(a[i] - b[j]))
+        rows.append(tf.stack(row))
+    return tf.stack(rows)
+
+
+def summed(x, w):
+    """Args:
+      x: float32 tensor [n, d].
+      w: float32 tensor [d].
+    """
+    res = []
+    for r in x:
+        res.append(tf.reduce_sum(r) + tf.reduce_sum(w))
+    return tf.stack(res)
+'''
+
+
+def test_tensorflow_batched_code_converts_a_list_it_computes_with(tf, tmp_path):
+    """A Python list passes a docstring's rank (``tf.debugging.assert_rank`` converts it), and
+    the batched ``x + y`` of two lists concatenates them, ``x * 2`` repeats one, ``x == y``
+    compares them whole, and ``x + 1.5`` raises, where the loop computes with their items: such
+    a parameter is converted in front (``x = tf.convert_to_tensor(x)``), or where it is read
+    after the loop at each read; an argument of TensorFlow's ops, or an operand beside a
+    tensor, is left as written. A list of rows the batched code computes with beside no
+    tensor raises: the loop computes with its rows as lists (``r * 2`` repeats one)."""
+    result = transpile_source(TF_LISTS, "m.py", line_length=200)
+    assert all(plan.rewritten and plan.backend == "direct" for plan in result.plans)
+    bodies = {name: function_body(result.code, name)
+              for name in ("added", "doubled", "matches", "shifted", "distances", "summed")}
+    assert bodies["added"][3:] == ["x = tf.convert_to_tensor(x)", "res = x + y[:len(x)]", "return res"]
+    assert bodies["doubled"] == [
+        "tf.debugging.assert_rank_at_least(x, 2)", "if isinstance(x, (list, tuple)):\n    raise TypeError('x: a "
+        "list of rows, which the loop would compute with as lists; pass a tensor')", "res = x * 2", "return res"]
+    assert bodies["matches"][3:] == ["x = tf.convert_to_tensor(x)", "res = tf.where(x == y[:len(x)], 1.0, 0.0)",
+                                     "return res"]
+    # (`x` is returned too: the caller's list, so the read is converted where it is)
+    assert bodies["shifted"][1:] == ["res = tf.convert_to_tensor(x) + 1.5", "return (res, x)"]
+    assert bodies["distances"][2:] == ["b = tf.convert_to_tensor(b)",
+                                       "rows = tf.norm(a[:, tf.newaxis] - b[tf.newaxis], axis=-1)", "return rows"]
+    assert not any("convert_to_tensor" in line for line in bodies["summed"])
+    after, before = file_module(tmp_path / "lists_after.py", result.code), file_module(tmp_path / "lists_before.py",
+                                                                                       TF_LISTS)
+    calls = {"added": ([1.0, 2.0, 3.0], [4.0, 5.0, 6.0]), "matches": ([1.0, 2.0, 3.0], [1.0, 0.0, 3.0]),
+             "shifted": ([1.0, 2.0],), "distances": (tf.ones((2, 2)), [[1.0, 2.0], [3.0, 4.0], [0.0, 1.0]]),
+             "summed": ([[1.0, 2.0], [3.0, 4.0]], [0.5, 0.25])}
+    for name, args in calls.items():
+        want, got = getattr(before, name)(*args), getattr(after, name)(*args)
+        if name == "shifted":
+            (want, want_x), (got, got_x) = want, got
+            assert got_x == want_x == [1.0, 2.0]
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), err_msg=name)
+        tensors = [tf.constant(a) for a in args]
+        again = getattr(after, name)(*tensors)
+        np.testing.assert_allclose(np.asarray(again[0] if name == "shifted" else again), np.asarray(want), err_msg=name)
+    rows = [[1.0, 2.0], [3.0, 4.0]]
+    assert before.doubled(rows).shape == (2, 4)  # (each row repeated)
+    with pytest.raises(TypeError, match="a list of rows"):
+        after.doubled(rows)
+    np.testing.assert_allclose(after.doubled(tf.constant(rows)), 2 * np.array(rows))

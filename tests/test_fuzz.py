@@ -272,6 +272,35 @@ def test_tensorflow_regression(name, backend, tf):
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, err_msg=result.code)
 
 
+#: TensorFlow loops given Python lists where ranks are declared (``--shapes``): name -> (source,
+#: ranks, arguments); the batched code computed with the lists (`y + 1.5` raised, `x + y` joins)
+TF_LIST_REWRITES = {
+    # fuzz seed 8516020: `c * (y[:len(x)] + 1.5)` of a list `y` raised
+    "list-plus-a-number": ("def f(x, y, c):\n    o2 = []\n    for i in range(len(x)):\n"
+                           "        o2.append((c * (y[i] + 1.5)))\n    return tf.stack(o2)\n",
+                           {"x": 1, "y": 1, "c": 0}, ([1.0, 2.0], [0.5, -1.0, 3.0], 2.0)),
+    # fuzz seed 8516377: a private `t1 = x[i]`, batched as `x * 3.0 + x`
+    "list-through-a-private": ("def f(x):\n    o1 = []\n    for i in range(len(x)):\n        t1 = x[i]\n"
+                               "        o1.append(t1 * 3.0 + t1)\n    return tf.stack(o1)\n", {"x": 1}, ([1.0, -2.0],)),
+    # fuzz seed 8516427: `-x` of a list raised
+    "negated-list": ("def f(x):\n    o3 = []\n    for i in range(len(x)):\n        o3.insert(0, -x[i])\n"
+                     "    return tf.stack(o3)\n", {"x": 1}, ([1.0, -2.0, 4.0],)),
+    # two lists added join into one (helper-73, F2)
+    "sum-of-two-lists": ("def f(x, y):\n    res = []\n    for i in range(len(x)):\n        res.append(x[i] + y[i])\n"
+                         "    return tf.stack(res)\n", {"x": 1, "y": 1}, ([1.0, 2.0, 3.0], [4.0, 5.0, 6.0])),
+}
+
+
+@pytest.mark.tf
+@pytest.mark.parametrize("name", sorted(TF_LIST_REWRITES))
+def test_tensorflow_list_regression(name, tf):
+    body, shapes, args = TF_LIST_REWRITES[name]
+    source = "import tensorflow as tf\n\n" + body
+    result, before, after = _run(source, args, backend="direct", shapes=shapes)
+    assert result.plans[0].backend == "direct", [r.message for r in result.plans[0].remarks]
+    np.testing.assert_allclose(np.asarray(after(*args)), np.asarray(before(*args)), rtol=1e-6, err_msg=result.code)
+
+
 def test_kept_loops_are_not_counted_as_rewrites():
     """A NumPy loop with an op that has no batching rule is kept, and the oracle says so."""
     frag = Fragment("map", VECTORIZE, ("o[i] = np.sum(np.gradient(m2[i])) * x[i]",),

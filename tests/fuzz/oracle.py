@@ -282,8 +282,8 @@ def _staged_differs(program, source, backend, base, want, single, staged) -> str
 
 def judge(program: Program, backend: str, ranks_known: bool, draws: int = 4) -> Outcome:
     """Transpiles ``program`` under one configuration and compares it with the loop on ``draws``
-    fresh inputs (trip counts from 0 to 40, Python lists where the program accepts them and ranks
-    are not declared)."""
+    fresh inputs (trip counts from 0 to 40, Python lists where the program accepts them: a
+    declared rank does not say a value is no list, and TensorFlow's ops take one)."""
     from pforge.transpile import transpile_source
     from pforge.transpile.errors import SourceError
 
@@ -318,7 +318,7 @@ def judge(program: Program, backend: str, ranks_known: bool, draws: int = 4) -> 
         # empty, one iteration, a short loop, and one longer than the rewrites' blocks (a blocked
         # scan carries from block to block only past 16 iterations)
         n = (0, 1)[draw] if draw < 2 else int(rng.integers(17, 41)) if draw == draws - 2 else int(rng.integers(2, 8))
-        as_lists = program.lists_ok and not ranks_known and draw % 2 == 1
+        as_lists = program.lists_ok and draw % 2 == 1
         base = _inputs(program, rng, n, as_lists, wider=draw == draws)
         # the last draw of a NumPy program in float32 and int8: Python numbers in the loop take
         # an array's dtype (NEP 50), which the batched code must keep

@@ -47,6 +47,7 @@ def jacobian_by_unstack(x, w, b):
     tf.debugging.assert_rank_in(b, (0, 1))
     tf.debugging.assert_rank(w, 2)
     tf.debugging.assert_rank(x, 1)
+    x = tf.convert_to_tensor(x)
     if x.dtype.is_floating and y.shape.rank == 1 and (b is not x) and (w is not x):
         dy_dx = (1.0 - tf.square(y))[:, tf.newaxis] * w
     else:
@@ -75,6 +76,7 @@ def jacobian_by_gather(x, w, b):
         tf.debugging.assert_rank(w, 2)
         tf.debugging.assert_rank(x, 1)
         tf.debugging.assert_less_equal(w.shape[0], tf.shape(y)[0], message="index out of range of y")
+        x = tf.convert_to_tensor(x)
         if x.dtype.is_floating and y.shape.rank == 1 and (b is not x) and (w is not x):
             dy_dx = ((1.0 - tf.square(y))[:, tf.newaxis] * w)[:w.shape[0]]
         else:

@@ -47,6 +47,7 @@ def tanh_layer_jacobian(x, w, b):
     tf.debugging.assert_rank_in(b, (0, 1))
     tf.debugging.assert_rank(w, 2)
     tf.debugging.assert_rank(x, 1)
+    x = tf.convert_to_tensor(x)
     with tf.GradientTape() as tape:
         tape.watch(x)
         y = tf.tanh(tf.linalg.matvec(w, x) + b)

@@ -37,6 +37,7 @@ def pairwise_distances(a, b):
     #   loop) with batched ops
     tf.debugging.assert_rank(a, 2)
     tf.debugging.assert_rank(b, 2)
+    b = tf.convert_to_tensor(b)
     rows = tf.norm(a[:, tf.newaxis] - b[tf.newaxis], axis=-1)
     return rows
 
@@ -56,6 +57,7 @@ def pairwise_distance_lists(a, b):
     #   loop) with batched ops
     tf.debugging.assert_rank(a, 2)
     tf.debugging.assert_rank(b, 2)
+    b = tf.convert_to_tensor(b)
     rows = tf.norm(a[:, tf.newaxis] - b[tf.newaxis], axis=-1)
     return rows
 

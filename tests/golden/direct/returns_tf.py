@@ -91,6 +91,7 @@ def masked_returns(rewards, masks, gamma):
     tf.debugging.assert_less_equal(
         rewards.shape[0], tf.shape(masks)[0], message="index out of range of masks"
     )
+    masks = tf.convert_to_tensor(masks)
     masks_rows = masks[:rewards.shape[0]]
     returns = tf.scan(
         lambda h, g_step: g_step[0] + gamma * h * g_step[1],

@@ -25,7 +25,7 @@ from pforge.transpile.spaces import constant_int
 
 from pforge.transpile import analysis, ranks, specialize, templates
 from pforge.transpile.analysis import COMPREHENSION, LoopInfo, ModuleContext
-from pforge.transpile.backends.common import rank_test
+from pforge.transpile.backends.common import _LIST_RETURNING, rank_test
 from pforge.transpile.backends.direct import core
 from pforge.transpile.backends.direct.collectors import CollectorsMixin
 from pforge.transpile.backends.direct.conditionals import ConditionalsMixin
@@ -217,6 +217,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self._default_dtypes()
         self._no_lists()
         self._declared_ranks()
+        self._tensors_of_lists()
         self._known_kinds()
         self._float_checks()
         self._views_in_front()
@@ -522,6 +523,151 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                 known.add(gast.dump(check))
                 self.declared_ranks[name] = (check, shape.rank)
         self.out[:0] = asserts
+
+    def _tensors_of_lists(self) -> None:
+        """``x = tf.convert_to_tensor(x)`` in front of TensorFlow's batched code (after its rank
+        assertions) for each parameter of one axis that the code computes with as a list would
+        not: a Python list passes every declaration pforge takes a rank from (a
+        docstring, an annotation, ``--shapes``, ``--probe``), and the loop computes with its
+        items, which ``tf.stack`` converts. In the batched code ``x + y`` of two lists
+        concatenates them, ``x * 2`` repeats one, ``x == y`` compares them whole, and ``x +
+        1.5``, ``-x``, ``x[:, None]`` and ``x.dtype`` raise (:meth:`_list_unsafe`). A list
+        as an argument of a TensorFlow op, or beside a tensor in an operator (``x * w``, which
+        ``w.__rmul__`` computes), is converted by TensorFlow, so it is left as written.
+        A parameter of two axes or more gives the loop rows, which are lists where it is one:
+        where the batched code computes with it beside no tensor (``x * 2``), the loop computes
+        with those lists (``row * 2`` repeats one) or raises, and converting would compute
+        otherwise, so for a list the batched code raises a ``TypeError`` (:data:`_LIST_OF_ROWS`);
+        beside a tensor (``a[:, None] - b[None]``), the loop's rows meet tensors too, and it is
+        converted.
+        NumPy's batched code checks for a list instead and keeps the loop for it
+        (:meth:`_no_lists`); TensorFlow's cannot keep the loop
+        (:func:`~pforge.transpile.backends.common.rank_test`). Code written with
+        ``tf.experimental.numpy`` (``--target tensorflow``) converts with its ``asarray``.
+
+        A tensor the staged decorator's signature gives, and a name the function shows to be an
+        array or tensor (:func:`~pforge.transpile.backends.common._evidently_array`), is
+        left. Where the parameter is bound in the function, read after the loop, or the loop
+        runs inside another, its reads are converted where they are, so the name keeps its
+        value.
+        """
+        if not (self.lib.kind == "tf" or self.to_tf) or self.info.function is None:
+            return
+        fdef = self.info.function
+        staged = getattr(self.ctx, "kinds", None) is not None
+        convert = (lambda n: self.lib.call("asarray", n)) if self.to_tf else \
+            (lambda n: self.lib.call("convert_to_tensor", n))
+        candidates = set()
+        for name in sorted({n.id for st in self.out for n in gast.walk(st)
+                            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in self.params}):
+            shape = self.params[name]
+            if shape.rank in (None, 0) or shape.sequence or shape.proven \
+                    or staged and f"{fdef.name}.{name}" in self.shapes \
+                    or _evidently_array(self.ctx, fdef, templates.name(name), at=self.info.node):
+                continue
+            candidates.add(name)
+        start = next((k for k, st in enumerate(self.out) if not _own_assertion(st)), len(self.out))
+        nested = any(isinstance(n, (gast.For, gast.While, gast.AsyncFor)) and self.info.node in gast.walk(n)
+                     and n is not self.info.node for n in gast.walk(fdef))
+        rebound: list[str] = []
+        rows: list[str] = []
+        while unsafe := self._list_unsafe(self.out[start:], candidates, {*rebound, *rows}):
+            name = min(unsafe, key=lambda n: (-self.params[n].rank, n))  # (the rows first: `x * w` of rows `x`)
+            candidates.discard(name)
+            if self.params[name].rank > 1 and unsafe[name][1]:
+                rows.append(name)
+            elif nested or self._bound_or_read_after(name):
+                ids = {id(n) for n in unsafe[name][0]}
+
+                class Convert(gast.NodeTransformer):
+                    def visit_Name(inner, node):
+                        return convert(node) if id(node) in ids else node
+
+                self.out[start:] = [Convert().visit(st) for st in self.out[start:]]
+            else:
+                rebound.append(name)
+        self.out[start:start] = [st for name in sorted(rows) for st in templates.replace(
+            f"if isinstance(N, (list, tuple)):\n    raise TypeError({_LIST_OF_ROWS.format(name=name)!r})",
+            N=templates.name(name))] + [st for name in sorted(rebound) for st in templates.replace(
+            "N = V", N=templates.name(name), V=convert(templates.name(name)))]
+
+    def _list_unsafe(self, stmts, candidates: set[str], tensors: set[str]) -> dict[str, tuple[list[gast.Name], bool]]:
+        """The reads of each name of ``candidates`` in ``stmts`` that compute otherwise, or
+        raise, where the name holds a Python list (:meth:`_tensors_of_lists`), and whether one
+        of them meets no tensor in an operator (``x * 2``, ``x + y``, ``-x``), as the loop's
+        items then do: numbers for a list of one axis, lists for one of rows. A read is
+        safe as an argument of a call, an operand of ``is``, and an operand of an operator or
+        comparison whose other operand is a tensor; a basic slice of the name (``y[:n]``, a
+        list too) is safe where the name is, another subscript (``b[None]``) only in an
+        operator beside a tensor. ``tensors``: names known to hold tensors (converted ones)."""
+        parents = {id(child): node for st in stmts for node in gast.walk(st) for child in gast.iter_child_nodes(node)}
+        tensors = set(tensors)
+        for _ in range(2):  # (names the statements bind to TensorFlow's values, and those bound from them)
+            for st in stmts:
+                for node in gast.walk(st):
+                    if isinstance(node, gast.Assign) and len(node.targets) == 1 \
+                            and isinstance(node.targets[0], gast.Name) and self._evidently_tensor(node.value, tensors):
+                        tensors.add(node.targets[0].id)
+        unsafe: dict[str, tuple[list[gast.Name], bool]] = {}
+        for st in stmts:
+            for node in gast.walk(st):
+                if not (isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and node.id in candidates):
+                    continue
+                here, up, basic = node, parents.get(id(node)), True
+                while isinstance(up, gast.Subscript) and up.value is here:
+                    basic = basic and isinstance(up.slice, gast.Slice)
+                    here, up = up, parents.get(id(up))
+                if isinstance(up, gast.Compare) and all(isinstance(op, (gast.Is, gast.IsNot)) for op in up.ops) \
+                        or isinstance(up, gast.Call) and here is not up.func and basic:
+                    continue
+                other = up.right if isinstance(up, gast.BinOp) and here is up.left else \
+                    up.left if isinstance(up, gast.BinOp) else \
+                    None if not isinstance(up, gast.Compare) or len(up.ops) != 1 else \
+                    up.comparators[0] if here is up.left else up.left
+                if other is not None and self._evidently_tensor(other, tensors) and basic:
+                    continue
+                reads, items = unsafe.get(node.id, ([], False))
+                reads.append(node)
+                operator = other is not None and not self._evidently_tensor(other, tensors) \
+                    or isinstance(up, gast.UnaryOp)
+                unsafe[node.id] = (reads, items or operator)
+        return unsafe
+
+    def _evidently_tensor(self, node: gast.expr, tensors: set[str]) -> bool:
+        """Whether ``node`` evidently computes a tensor: a TensorFlow op's value (one that returns
+        a tensor), an operator or a slice of one, a name of ``tensors``, or a name of one axis or
+        more the function shows to be an array or tensor (``_evidently_array``)."""
+        if isinstance(node, gast.Call):
+            callee = self.ctx.imports.resolve(node.func) or ""
+            if self.to_tf and (callee.startswith("numpy.") or gast.unparse(node.func).strip().startswith(
+                    f"{self.lib.alias}.")):
+                callee = "tensorflow.experimental." + callee  # (NumPy's calls become tf.experimental.numpy's)
+            return callee.startswith("tensorflow.") and callee not in _LIST_RETURNING
+        if isinstance(node, gast.Name):  # (a rank-0 parameter may be a Python number)
+            return node.id in tensors or self._shape_of(node.id) is not None and self._shape_of(node.id).rank != 0 \
+                and _evidently_array(self.ctx, self.info.function, templates.name(node.id), at=self.info.node)
+        if isinstance(node, gast.BinOp):
+            return self._evidently_tensor(node.left, tensors) or self._evidently_tensor(node.right, tensors)
+        if isinstance(node, gast.UnaryOp):
+            return self._evidently_tensor(node.operand, tensors)
+        if isinstance(node, gast.Subscript):
+            return self._evidently_tensor(node.value, tensors)
+        return False
+
+    def _bound_or_read_after(self, name: str) -> bool:
+        """Whether the function binds ``name`` anywhere (a nested function too), or reads it
+        outside the loop other than before it."""
+        fdef, loop = self.info.function, self.info.node
+        inside = {id(n) for n in gast.walk(loop)}
+        for node in gast.walk(fdef):
+            if isinstance(node, gast.Name) and node.id == name and id(node) not in inside:
+                if isinstance(node.ctx, (gast.Store, gast.Del)) or isinstance(node.ctx, gast.Load) \
+                        and node.lineno >= loop.lineno:
+                    return True
+            elif isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)) and node is not fdef \
+                    and any(isinstance(n, gast.Name) and n.id == name for n in gast.walk(node)):
+                return True
+        return False
 
     def _from_rebound_declaration(self, name: str) -> bool:
         """Whether the local ``name`` was computed (through locals bound before the loop) from a
@@ -1016,6 +1162,17 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
 
 
 # -- helpers ---------------------------------------------------------------------------------------------
+
+
+#: why TensorFlow's batched code raises for a list of rows (:meth:`DirectRewriter._tensors_of_lists`)
+_LIST_OF_ROWS = "{name}: a list of rows, which the loop would compute with as lists; pass a tensor"
+
+
+def _own_assertion(stmt: gast.stmt) -> bool:
+    """Whether ``stmt`` is a ``tf.debugging.assert_*`` call statement, as batched code starts."""
+    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) \
+        and isinstance(stmt.value.func, gast.Attribute) and stmt.value.func.attr.startswith("assert_") \
+        and isinstance(stmt.value.func.value, gast.Attribute) and stmt.value.func.value.attr == "debugging"
 
 
 class _ToTensorFlow(gast.NodeTransformer):
