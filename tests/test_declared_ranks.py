@@ -520,16 +520,21 @@ def test_tensorflow_rank_assertions_are_not_staged_where_the_signature_gives_the
 
 
 def test_numpy_written_for_tensorflow_asserts_the_declared_ranks(tf, tmp_path):
-    """``--target tensorflow`` keeps no loop beside its batched code: it asserts a declared rank,
-    widened as the NumPy rewrite's check is (``r * w``: ``w`` a number or a row, ``x`` two axes
-    or more)."""
+    """``--target tensorflow`` asserts a declared rank, widened as the NumPy rewrite's check is
+    (``r * w``: ``w`` a number or a row, ``x`` two axes or more), in front of its batched code
+    (the loop beside it is for an empty ``x``, whose ``np.array([])`` the batched code cannot
+    know)."""
+    import ast
+
     source = SCALED_ROWS
     result = transpile_source(source, "m.py", target="tensorflow", line_length=200)
     assert result.plans[0].rewritten
-    assert function_body(result.code, "scaled")[:4] == [
+    branch = ast.parse(function_body(result.code, "scaled")[1])  # (`res = []` first, then the `if`)
+    assert ast.unparse(branch.body[0].test) == "len(x) > 0"
+    assert [ast.unparse(st) for st in branch.body[0].body] == [
         "tf.debugging.assert_rank_in(w, (0, 1))", "tf.debugging.assert_rank_at_least(x, 2)",
         "if isinstance(x, (list, tuple)):\n    raise TypeError('x: a list of rows, which the loop would compute with as lists; "
-        "pass a tensor')", "res = x * w"]
+        "pass a tensor')", "res = tf.experimental.numpy.multiply(x, w)"]
     after, before = file_module(tmp_path / "to_tf_after.py", result.code), file_module(tmp_path / "to_tf_before.py", source)
     for x, w in ((np.ones((3, 2)), np.array([2.0, 3.0])), (np.ones((2, 3, 2)), 2.0)):
         np.testing.assert_allclose(after.scaled(x, w), before.scaled(x, w))

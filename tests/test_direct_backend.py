@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import textwrap
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -447,7 +448,9 @@ def test_target_tensorflow_moves_numpy_loops_to_tensorflow(tf):
     result = transpile_source(_NUMPY_MAP, "m.py", target="tensorflow")
     assert "\nimport tensorflow as tf\nimport numpy as np\n" in result.code
     loop = "\n".join(_loop_code(result.code))
-    assert "tf.experimental.numpy.tanh(x @ w)" in loop and "np." not in loop
+    batched = loop.split("\nelse:")[0]  # (the loop stays beside it, for an empty `x`)
+    assert "tf.experimental.numpy.tanh(tf.experimental.numpy.matmul(x, w))" in batched
+    assert " np." not in batched and "(np." not in batched
     rng = np.random.default_rng(0)
     x, w = rng.standard_normal((6, 3)), rng.standard_normal((3, 4))
     want = load_module("m.py", source=_NUMPY_MAP).f(x, w)
@@ -456,6 +459,81 @@ def test_target_tensorflow_moves_numpy_loops_to_tensorflow(tf):
     np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=1e-6)
     np.testing.assert_allclose(float(got[1]), want[1], rtol=1e-6)
     assert transpile_source(_NUMPY_MAP, "m.py").code.count("tf.") == 0  # target auto keeps NumPy
+
+
+#: NumPy loops moved to TensorFlow (``--target tensorflow``) that the fuzzer found computing
+#: otherwise than the loop: name -> (source, ranks, calls)
+_MOVED = {
+    # no row: the loop's `np.array([])` is `(0,)` floats, the batched `x * 2` `(0, 3)` (helper-73, F3)
+    "empty-input": ("import numpy as np\n\ndef f(x):\n    out = []\n    for r in x:\n        out.append(r * 2.0)\n"
+                    "    return np.array(out)\n", {"x": 2}, [(np.zeros((0, 3)),), (np.ones((2, 3)),)]),
+    # a last value the loop never binds where it runs no iteration (fuzz seed 102)
+    "last-value-of-no-iteration": ("import numpy as np\n\ndef f(x, c):\n    o1 = []\n    s1 = -1\n"
+                                   "    for i in range(len(x)):\n        o1.append(-(0.5 + c) + i)\n"
+                                   "        s1 = len(x) * 2 + c\n    return np.array(o1), s1\n",
+                                   {"x": 1, "c": 0}, [(np.zeros(0), 1.0), (np.ones(3), 1.0)]),
+    # `i - 0.5` of the int64 index: TensorFlow's operator raises where NumPy's promotes (seed 8516009)
+    "index-minus-a-float": ("import numpy as np\n\ndef f(x, c):\n    s1 = 0.0\n    for i in range(len(x)):\n"
+                            "        if (i - 0.5) <= 0.0:\n            continue\n        s1 -= x[i] - -c\n"
+                            "    return s1\n", {"x": 1, "c": 0}, [(np.arange(4.0), 0.5), (np.zeros(0), 0.5)]),
+    # an int64 sum beside a Python float (fuzz seed 683)
+    "int-sum-plus-a-float": ("import numpy as np\n\ndef f(x, y):\n    s1, q1 = 0.0, 1.0\n    for i in range(len(x)):\n"
+                             "        s1, q1 = s1 + (x[i] + y[i]), -i + q1\n    return s1, q1\n",
+                             {"x": 1, "y": 1}, [(np.arange(3.0), np.ones(3)), (np.zeros(0), np.zeros(0))]),
+    # `j.astype(...)`: a tensor has no astype (fuzz seed 50)
+    "astype": ("import numpy as np\n\ndef f(x):\n    L1 = []\n    for i in range(len(x)):\n"
+               "        lc1 = [x[i] * j + x[i] for j in range(3)]\n        L1.append(lc1)\n    return np.array(L1)\n",
+               {"x": 1}, [(np.arange(3.0),), (np.zeros(0),)]),
+    # a list of Python ints, whose product grows past int64 (fuzz seed 8523400): the loop runs
+    "product-of-python-ints": ("import numpy as np\n\ndef f(x, b1):\n    s1 = 1\n    for i in range(len(x)):\n"
+                               "        s1 *= b1[i]\n    return s1\n", {"x": 1},
+                               [(np.ones(3), [2 ** 40, 2 ** 40, 3]), (np.ones(2), np.array([2, 3]))]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_MOVED))
+def test_target_tensorflow_computes_as_the_numpy_loop(name, tf):
+    from pforge.runtime.loader import load_module
+
+    source, shapes, calls = _MOVED[name]
+    result = transpile_source(source, "m.py", target="tensorflow", shapes=shapes)
+    assert result.plans[0].rewritten and "experimental.numpy" in result.code, result.plans[0].remarks
+    before, after = load_module("m.py", source=source).f, load_module("m.py", source=result.code).f
+    for args in calls:
+        want, got = before(*args), after(*args)
+        for w, g in zip(want if isinstance(want, tuple) else (want,), got if isinstance(got, tuple) else (got,)):
+            g = np.asarray(g)
+            assert g.shape == np.shape(w), (args, w, g, result.code)
+            if isinstance(w, int) and abs(w) > 2 ** 62:
+                assert g.dtype == object and w == g.item(), (w, g)  # (Python's int, grown past int64)
+            else:
+                np.testing.assert_allclose(g, w, rtol=1e-6, err_msg=result.code)
+
+
+@pytest.mark.parametrize(("call", "named"), [("np.linalg.norm(x[i])", "np.linalg.norm"), ("np.median(x[i])", "np.median"),
+                                              ("None", "np.logaddexp.reduce")])
+def test_target_tensorflow_leaves_what_tf_experimental_numpy_lacks(call, named):
+    """``tf.experimental.numpy`` has no ``linalg``, ``median`` or ufunc methods (helper-73's F5,
+    fuzz seed 8525685): the loop is left, with a note naming the function."""
+    body = "        s = np.logaddexp(s, np.tanh(x[i, 0]))\n" if call == "None" else f"        out.append({call})\n"
+    source = ("import numpy as np\n\ndef f(x):\n    out = []\n    s = -np.inf\n    for i in range(len(x)):\n"
+              + body + "    return np.array(out), s\n")
+    assert transpile_source(source, "m.py", shapes={"x": 2}).changed  # (NumPy's rewrite has it)
+    result = transpile_source(source, "m.py", target="tensorflow", shapes={"x": 2})
+    assert not result.changed
+    notes = [r.message for r in result.plans[0].remarks if r.code == "PF301"]
+    assert notes and f"`{named}` has no counterpart in tf.experimental.numpy" in notes[0], notes
+
+
+def test_target_tensorflow_leaves_a_float_function_of_the_index():
+    """``tf.experimental.numpy.tanh`` of an int tensor raises (no ``astype``), where NumPy's
+    gives floats (fuzz seeds 8527498, 8528011): the loop is left."""
+    source = ("import numpy as np\n\ndef f(x):\n    n1 = 0\n    for i in range(len(x)):\n"
+              "        if np.tanh(i) < 0.5:\n            n1 += 1\n    return n1\n")
+    assert transpile_source(source, "m.py", shapes={"x": 1}).changed
+    result = transpile_source(source, "m.py", target="tensorflow", shapes={"x": 1})
+    notes = [r.message for r in result.plans[0].remarks if r.code == "PF301"]
+    assert not result.changed and notes and "`np.tanh` of the loop index" in notes[0], notes
 
 
 def test_target_tensorflow_leaves_item_assignment_loops():

@@ -334,7 +334,7 @@ def test_reducer_keeps_the_failure(monkeypatch):
     good = Fragment("map", VECTORIZE, ("o[i] = x[i]",), ("o = np.zeros(len(x))",), outputs=("o",))
     bad = Fragment("bad", VECTORIZE, ("q[i] = x[i] * 3.0",), ("q = np.zeros(len(x))",), outputs=("q",))
 
-    def fake_judge(program, backend, ranks):
+    def fake_judge(program, backend, ranks, target="auto"):
         failing = any(f.kind == "bad" for f in program.fragments)
         return Outcome(WRONG_RESULT if failing else REWRITTEN)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import gast
 
-from pforge.transpile import staging, versioning
+from pforge.transpile import staging, templates, versioning
 from pforge.transpile.analysis import LoopInfo, ModuleContext, discover
 from pforge.transpile.analysis.discovery import CHECKED_MARKER
 from pforge.transpile.backends import pfor
@@ -318,7 +318,24 @@ def _move_to_tensorflow(ctx, info, namer, tf_alias, shapes, rewrites, notes, cho
     try:
         result = direct.rewrite_loop(ctx, info, namer, tf_alias or "tf", None, shapes, to_tensorflow=True)
         # (the ranks each batched code is the same for, as the NumPy rewrite prints it)
-        versioning.widen_declared_ranks(ctx, info, namer, tf_alias, ctx.imports.alias_for("numpy"), shapes, result)
+        np_alias = ctx.imports.alias_for("numpy")
+        versioning.widen_declared_ranks(ctx, info, namer, tf_alias, np_alias, shapes, result)
+        if result.checks or result.nonempty or result.needs_trip or result.trip_levels:
+            # The loop stays beside the batched code, which runs eagerly (no `tf.function` is
+            # added to NumPy code), for where a check fails or a level runs no iteration (a
+            # last value, `np.array([])` of an empty list, `(0,)` floats): each collector's
+            # consumer becomes `tnp.asarray(out)`, which takes the loop's list as NumPy does
+            # and the batched tensor as it is.
+            consumers, result.replace = result.replace, {}
+            if not all(isinstance(value, gast.Name) for value in consumers.values()):
+                notes[id(info)] = ("--target tensorflow: a collector built in reverse, whose batched value is "
+                                   "reversed where the loop's list is not, needs the loop to run")
+                return
+            if (why := versioning.guard(info, result, [], ctx, np_alias)) is not None:
+                notes[id(info)] = f"--target tensorflow: {why}"
+                return
+            result.replace = {key: templates.expr(f"{tf_alias or 'tf'}.experimental.numpy.asarray(N)", N=value)
+                              for key, value in consumers.items()}
         rewrites[id(info)] = result
         chosen[id(info)] = ("direct", "--target tensorflow: the NumPy loop is written with "
                                       "tf.experimental.numpy")

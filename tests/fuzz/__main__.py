@@ -4,7 +4,8 @@ Usage: ``python -m tests.fuzz --count 1000 --seed 0 [--jobs 2] [--library numpy]
 [--failures DIR] [--json FILE]``. Program ``k`` of a run is ``generate(seed + k)``, so a run is
 reproducible and any program can be rerun alone with ``--seed K --count 1``. Exits 1 when a
 program fails (wrong result, wrong verdict, or a crash), after printing each failure reduced
-to its smallest form.
+to its smallest form. Each NumPy program is also written with ``tf.experimental.numpy``
+(``--target tensorflow``) and, where that rewrites it, judged so too.
 """
 
 from __future__ import annotations
@@ -31,12 +32,17 @@ def run_one(seed: int, library: str | None = None):
     if library is not None and program.library != library:
         return None
     backend, ranks = config_of(seed)
-    outcome = judge(program, backend, ranks)
+    outcome, target = judge(program, backend, ranks), "auto"
+    moved = None  # a NumPy program's outcome written with tf.experimental.numpy (`--target tensorflow`)
+    if program.library == "numpy":
+        moved = judge(program, "direct", ranks, target="tensorflow")
+        if moved.failed and not outcome.failed:
+            outcome, backend, target = moved, "direct", "tensorflow"
     record = {"seed": seed, "library": program.library, "backend": backend, "ranks": ranks,
               "expect": program.expect, "kinds": list(program.kinds), "outcome": outcome.outcome,
-              "detail": outcome.detail}
+              "detail": outcome.detail, "target": target, "moved": None if moved is None else moved.outcome}
     if outcome.failed:
-        small, small_outcome = reduce(program, backend, ranks, outcome)
+        small, small_outcome = reduce(program, backend, ranks, outcome, target)
         record.update(reduced=small.source(), reduced_detail=small_outcome.detail,
                       rewrite=small_outcome.code)
     return record
@@ -77,6 +83,10 @@ def summary(records) -> str:
     lines.append("outcomes by fragment kind (a program counts once under each kind it holds):")
     for kind in sorted(by_kind):
         lines.append(f"  {kind:34} " + ", ".join(f"{o}: {n}" for o, n in sorted(by_kind[kind].items())))
+    moved = collections.Counter(r["moved"] for r in records if r.get("moved") is not None)
+    if moved:
+        lines.append("NumPy programs also written with tf.experimental.numpy (--target tensorflow): "
+                     + ", ".join(f"{o}: {n}" for o, n in sorted(moved.items())))
     total = collections.Counter(r["outcome"] for r in records)
     lines.append("total: " + ", ".join(f"{o}: {n}" for o, n in sorted(total.items())) + f" ({len(records)} programs)")
     return "\n".join(lines)
@@ -105,6 +115,7 @@ def main(argv=None) -> int:
                   file=sys.stderr, flush=True)
         if rec["outcome"] in FAILURES:
             print(f"seed {rec['seed']} ({rec['library']}, {rec['backend']}, "
+                  f"{'--target tensorflow, ' if rec.get('target') == 'tensorflow' else ''}"
                   f"{'ranks' if rec['ranks'] else 'no ranks'}): {rec['outcome']}: {rec['reduced_detail']}\n"
                   f"{rec['reduced']}", flush=True)
 
@@ -116,7 +127,8 @@ def main(argv=None) -> int:
         args.failures.mkdir(parents=True, exist_ok=True)
         for r in failed:
             (args.failures / f"seed_{r['seed']}.py").write_text(
-                f"# {r['outcome']} ({r['library']}, {r['backend']}, ranks={r['ranks']}): {r['reduced_detail']}\n"
+                f"# {r['outcome']} ({r['library']}, {r['backend']}, ranks={r['ranks']}, target={r.get('target')}): "
+                f"{r['reduced_detail']}\n"
                 + r["reduced"] + "\n# rewrite:\n" + "".join(f"# {line}\n" for line in r["rewrite"].splitlines()))
     if args.json:
         args.json.write_text(json.dumps(records, indent=1))

@@ -3,7 +3,8 @@
 Observables: the return value (shape and numbers), arrays written in place, module globals,
 attributes of an argument object, printed output, and whether a call raised. A program is
 judged under one *configuration*: a backend (``direct`` or ``pfor``) and whether the ranks
-of the inputs are given (``--shapes``) or left for pforge to find.
+of the inputs are given (``--shapes``) or left for pforge to find; a NumPy program also
+under ``--target tensorflow``.
 """
 
 from __future__ import annotations
@@ -280,10 +281,14 @@ def _staged_differs(program, source, backend, base, want, single, staged) -> str
     return None if why is None else f"staged for {dict(signature)}: {why}"
 
 
-def judge(program: Program, backend: str, ranks_known: bool, draws: int = 4) -> Outcome:
+def judge(program: Program, backend: str, ranks_known: bool, draws: int = 4, target: str = "auto") -> Outcome:
     """Transpiles ``program`` under one configuration and compares it with the loop on ``draws``
     fresh inputs (trip counts from 0 to 40, Python lists where the program accepts them: a
-    declared rank does not say a value is no list, and TensorFlow's ops take one)."""
+    declared rank does not say a value is no list, and TensorFlow's ops take one).
+
+    ``target="tensorflow"`` judges a NumPy program written with ``tf.experimental.numpy``
+    (``--target tensorflow``): its values are tensors, compared as TensorFlow's are (dtypes
+    aside, looser tolerances); a program it leaves as it is is not run."""
     from pforge.transpile import transpile_source
     from pforge.transpile.errors import SourceError
 
@@ -293,7 +298,7 @@ def judge(program: Program, backend: str, ranks_known: bool, draws: int = 4) -> 
     try:
         options = {} if program.memory_bound is None else {"memory_bound": program.memory_bound}
         result = transpile_source(source, "fuzz.py", backend=backend, shapes=shapes, vector_plans=True,
-                                  fast_math=program.fast_math, **options)
+                                  fast_math=program.fast_math, target=target, **options)
     except SourceError as exc:
         return Outcome(CRASH, f"transpile: {exc}", source)
     except Exception as exc:  # any other exception is a bug in pforge
@@ -304,6 +309,10 @@ def judge(program: Program, backend: str, ranks_known: bool, draws: int = 4) -> 
     if program.expect == REFUSE and plan.vectorizable:
         return Outcome(WRONG_VERDICT, f"planted {[f.kind for f in program.fragments if f.expect == REFUSE]} "
                                       f"but: {plan.remarks[0].message if plan.remarks else ''}", result.code)
+    moved = target == "tensorflow"  # (NumPy's loop, TensorFlow's values)
+    if moved and not plan.rewritten:
+        return Outcome(KEPT if plan.vectorizable else REFUSED, "", result.code)
+    compared_as = "tensorflow" if moved else program.library
     rng = np.random.default_rng(program.seed)
     more_defined = None
     staged: dict = {}  # the staged decorator's rewrite per signature (see _staged_differs)
@@ -344,8 +353,8 @@ def judge(program: Program, backend: str, ranks_known: bool, draws: int = 4) -> 
             # every iteration (analysis/distribution.py): the arguments it leaves may differ
             more_defined = f"n={n}: the loop raised {want['raised']}; the distributed pieces raised {got['raised']}"
             continue
-        why = compare(want, got, program.library, single, program.fast_math)
-        if why is None and want["raised"] is None and program.library == "numpy":
+        why = compare(want, got, compared_as, single, program.fast_math)
+        if why is None and want["raised"] is None and program.library == "numpy" and not moved:
             why = _staged_differs(program, source, backend, base, want, single, staged)
         if why is not None and program.library == "tensorflow" and _empty_stacks_only(want, got):
             # `tf.stack([])` is `(0,)` float32; the batched value keeps the items' shape, `(0, d)`

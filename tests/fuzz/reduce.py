@@ -14,14 +14,16 @@ from tests.fuzz.generate import Program
 from tests.fuzz.oracle import Outcome, judge
 
 
-def reduce(program: Program, backend: str, ranks_known: bool, failure: Outcome) -> tuple[Program, Outcome]:
-    """The smallest program found that fails with ``failure.outcome``, and its outcome.
+def reduce(program: Program, backend: str, ranks_known: bool, failure: Outcome,
+           target: str = "auto") -> tuple[Program, Outcome]:
+    """The smallest program found that fails with ``failure.outcome`` (under ``target``, as
+    :func:`~tests.fuzz.oracle.judge` takes it), and its outcome.
 
     Raises nothing: a candidate that fails another way is simply not kept.
     """
 
     def still_fails(candidate):
-        got = judge(candidate, backend, ranks_known)
+        got = judge(candidate, backend, ranks_known, target=target)
         return got if got.outcome == failure.outcome else None
 
     best, outcome = program, failure

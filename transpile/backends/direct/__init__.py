@@ -72,7 +72,12 @@ def rewrite_loop(ctx: ModuleContext, info: LoopInfo, namer: Namer, tf: str | Non
                     or isinstance(node.func, gast.Attribute) and node.func.attr in ("argmax", "argmin")):
                 raise Unsupported("np.argmax returns the index of a NaN, TensorFlow's does not")
         lib = Lib("np", f"{tf or 'tf'}.experimental.numpy")
-        return DirectRewriter(ctx, info, namer, lib, shapes or {}, to_tf=True).run()
+        rewriter = DirectRewriter(ctx, info, namer, lib, shapes or {}, to_tf=True)
+        result = rewriter.run()
+        # (what the batched code needs of the trip counts, which `versioning.guard` tests)
+        result.nonempty, result.needs_trip, result.trip_levels = \
+            rewriter.nonempty, rewriter.needs_trip, rewriter.trip_levels
+        return result
     elif info.library in ("numpy", "python"):
         if np is None:
             raise Unsupported("a plain-Python loop in a module that does not import numpy")

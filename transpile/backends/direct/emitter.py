@@ -223,7 +223,21 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         self._views_in_front()
         self._drop_unread_indices()
         if self.to_tf:
-            self.out = [_ToTensorFlow(self.ctx, self.lib.alias).visit(stmt) for stmt in self.out]
+            bound = _stores(self.out)
+            numbers = {name for name in self.rank_reads(self.out) if name not in bound and "." not in name
+                       and not isinstance(self.env.get(name), Ind)
+                       and (shape := self._shape_of(name)) is not None and shape.rank == 0}
+            ints = {name for name, value in self.env.items() if isinstance(value, Ind)} | {
+                node.targets[0].id for st in self.out for node in gast.walk(st)
+                if isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name)
+                and isinstance(node.value, gast.Call) and isinstance(node.value.func, gast.Attribute)
+                and node.value.func.attr == "arange"}  # (the loop's indices, `i = np.arange(n)`)
+            for _ in range(3):  # (names bound from an index may hold ints too: `j = i * 2`)
+                ints |= {node.targets[0].id for st in self.out for node in gast.walk(st)
+                         if isinstance(node, gast.Assign) and len(node.targets) == 1
+                         and isinstance(node.targets[0], gast.Name) and any(
+                             isinstance(n, gast.Name) and n.id in ints for n in gast.walk(node.value))}
+            self.out = [_ToTensorFlow(self.ctx, self.lib.alias, numbers, ints).visit(stmt) for stmt in self.out]
         result = LoopRewrite(self.out, drop, replace, self._pattern(), checks=list(self.checks))
         result.prelude = list(self.prelude)
         result.objects = self._object_lists()  # (no numbers to check, see versioning)
@@ -716,10 +730,14 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         masked array lose its mask. Only a plain array computes as the loop does. So too for
         an attribute read so, checked after the loop's trip count."""
         written = {gast.unparse(c).strip() for c in self.checks}
+        numpy = self.lib.alias if not self.to_tf else self.ctx.imports.alias_for("numpy")  # (NumPy's arrays)
+        if self.unknown_kinds and numpy is None:
+            raise Unsupported(f"`{min(self.unknown_kinds)}` may be a list, which a check of NumPy's arrays would "
+                              "rule out, and the module does not import numpy under a name")
         for name in sorted(self.unknown_kinds):
-            if any(f"type({name}) is {self.lib.alias}.ndarray" in text for text in written):
+            if any(f"type({name}) is {numpy}.ndarray" in text for text in written):
                 continue  # (checked to be an array already)
-            self.checks.append(templates.expr(f"type(N) is {self.lib.alias}.ndarray", N=templates.name(name)))
+            self.checks.append(templates.expr(f"type(N) is {numpy}.ndarray", N=templates.name(name)))
         self._known_attribute_kinds()
 
     def _known_attribute_kinds(self) -> None:
@@ -1059,7 +1077,7 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         if isinstance(node, gast.Subscript) and isinstance(reversed_operand(node), gast.Name):
             # (`x[::-1]`, `reversed(x)`: the rows of `x`, whose kind decides as `x`'s would)
             base = reversed_operand(node)
-            if self.lib.kind == "np" and not self.to_tf and base.id not in self.env and self._shape_of(base.id) is None \
+            if self.lib.kind == "np" and base.id not in self.env and self._shape_of(base.id) is None \
                     and not _evidently_array(self.ctx, self.info.function, base, at=self.info.node):
                 self.unknown_kinds.add(base.id)
         elif isinstance(node, gast.Subscript) and self.lib.kind == "np" and not self.to_tf:
@@ -1068,9 +1086,10 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
             shape = self._shape_of(node.id)
             if (node.id in self.params or node.id in self.locals) and self._declared(node.id):
                 return node
-            if shape is None and self.lib.kind == "np" and not self.to_tf and node.id not in self.env:
+            if shape is None and self.lib.kind == "np" and node.id not in self.env:
                 # (`m.shape` shows an array, not that it is no subclass: a masked array's mask,
-                # a matrix's rows would be lost)
+                # a matrix's rows would be lost; written with tf.experimental.numpy, a list of
+                # Python ints would wrap where they grow)
                 self.unknown_kinds.add(node.id)
             if (shape is None or not shape.sequence) and _evidently_array(self.ctx, self.info.function, node, at=self.info.node):
                 return node
@@ -1175,17 +1194,105 @@ def _own_assertion(stmt: gast.stmt) -> bool:
         and isinstance(stmt.value.func.value, gast.Attribute) and stmt.value.func.value.attr == "debugging"
 
 
-class _ToTensorFlow(gast.NodeTransformer):
-    """``np.X`` -> ``tf.experimental.numpy.X`` in generated code (``--target tensorflow``)."""
+#: Python's operators as ``tf.experimental.numpy``'s functions, which promote as NumPy does
+_TNP_OPERATORS = {gast.Add: "add", gast.Sub: "subtract", gast.Mult: "multiply", gast.Div: "true_divide",
+                  gast.FloorDiv: "floor_divide", gast.Mod: "mod", gast.Pow: "power", gast.MatMult: "matmul",
+                  gast.Lt: "less", gast.LtE: "less_equal", gast.Gt: "greater", gast.GtE: "greater_equal",
+                  gast.Eq: "equal", gast.NotEq: "not_equal"}
 
-    def __init__(self, ctx, tnp):
-        self.ctx, self.tnp = ctx, tnp
+
+#: what tf.experimental.numpy lacks of NumPy: a ufunc's methods (``np.logaddexp.reduce``),
+#: and modules and functions it has no counterpart of (helper-73's F5)
+_UFUNC_METHODS = frozenset({"reduce", "accumulate", "reduceat", "outer", "at"})
+_NOT_IN_TNP = ("numpy.linalg", "numpy.median", "numpy.nanmedian", "numpy.percentile", "numpy.quantile",
+               "numpy.nanpercentile", "numpy.nanquantile", "numpy.ma", "numpy.errstate")
+
+
+#: NumPy's float functions, which in tf.experimental.numpy raise for an int tensor
+_FLOAT_MATH = frozenset({
+    "tanh", "exp", "sin", "cos", "tan", "sqrt", "log", "log2", "log10", "log1p", "expm1", "exp2", "floor", "ceil",
+    "trunc", "round", "around", "arctan", "arcsin", "arccos", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
+    "cbrt", "reciprocal", "logaddexp", "logaddexp2", "hypot", "arctan2", "deg2rad", "rad2deg", "degrees",
+    "radians", "sinc", "i0", "fix"})
+
+
+class _ToTensorFlow(gast.NodeTransformer):
+    """``np.X`` -> ``tf.experimental.numpy.X`` in generated code (``--target tensorflow``), and
+    an operator with an operand that may be a tensor as ``tf.experimental.numpy``'s function
+    (``i - 0.5`` as ``tnp.subtract(i, 0.5)``): TensorFlow's operators convert the other operand
+    to the tensor's dtype, and raise for ``0.5`` beside an int64 index or a float32 tensor beside
+    a float64 one, where NumPy's promote (``numbers``: names the code reads as Python numbers,
+    which, as constants, ``len(...)`` and their sums, stay operators)."""
+
+    def __init__(self, ctx, tnp, numbers=frozenset(), ints=frozenset()):
+        self.ctx, self.tnp, self.numbers, self.ints = ctx, tnp, numbers, ints
+
+    def _number(self, node) -> bool:
+        if isinstance(node, gast.Constant):
+            return True
+        if isinstance(node, gast.Name):
+            return node.id in self.numbers
+        if isinstance(node, gast.Call):
+            return isinstance(node.func, gast.Name) and node.func.id == "len"
+        if isinstance(node, gast.BinOp):
+            return self._number(node.left) and self._number(node.right)
+        if isinstance(node, gast.UnaryOp):
+            return self._number(node.operand)
+        return False
+
+    def visit_BinOp(self, node):
+        number = self._number(node)
+        node = self.generic_visit(node)
+        if number or type(node.op) not in _TNP_OPERATORS:
+            return node
+        return templates.expr(f"{self.tnp}.{_TNP_OPERATORS[type(node.op)]}(A, B)", A=node.left, B=node.right)
+
+    def visit_Compare(self, node):
+        number = self._number(node.left) and all(map(self._number, node.comparators))
+        node = self.generic_visit(node)
+        if number or len(node.ops) != 1 or type(node.ops[0]) not in _TNP_OPERATORS:
+            return node
+        return templates.expr(f"{self.tnp}.{_TNP_OPERATORS[type(node.ops[0])]}(A, B)", A=node.left,
+                              B=node.comparators[0])
+
+    def visit_Subscript(self, node):
+        node.value = self.visit(node.value)
+        return node  # (an index's arithmetic is Python's: `x[:n - 1]`)
+
+    def _numpy_name(self, node) -> str | None:
+        """``numpy.X`` for NumPy's ``X`` as the code spells it, as the module's or as TensorFlow's
+        (``tf.experimental.numpy.X``, the batched code's own), else None."""
+        name = self.ctx.imports.resolve(node) or ""
+        text = gast.unparse(node).strip()
+        if text.startswith(f"{self.tnp}."):
+            name = "numpy." + text[len(self.tnp) + 1:]
+        return name if name.startswith("numpy.") else None
 
     def visit_Attribute(self, node):
-        name = self.ctx.imports.resolve(node) or ""
+        name = self._numpy_name(node) or ""
         if name.startswith("numpy."):
+            if name.count(".") > 1 and name.rsplit(".", 1)[-1] in _UFUNC_METHODS \
+                    or any(name == lacking or name.startswith(f"{lacking}.") for lacking in _NOT_IN_TNP):
+                raise Unsupported(f"`{name.replace('numpy', 'np', 1)}` has no counterpart in tf.experimental.numpy")
             return templates.expr(f"{self.tnp}.{name[len('numpy.'):]}")
         return self.generic_visit(node)
+
+    def visit_Call(self, node):
+        """``v.astype(t)`` as ``tnp.asarray(v, dtype=t)``: a tensor has no ``astype``."""
+        name = self._numpy_name(node.func)
+        if name is not None and name[len("numpy."):] in _FLOAT_MATH and any(
+                isinstance(n, gast.Name) and n.id in self.ints for a in node.args for n in gast.walk(a)):
+            # (TensorFlow 2.x's `tnp.tanh` of an int tensor raises AttributeError: no `astype`)
+            raise Unsupported(f"`{name.replace('numpy', 'np', 1)}` of the loop index: tf.experimental.numpy's "
+                              "float functions raise for an int tensor")
+        if any(k.arg in ("initial", "where") for k in node.keywords):
+            raise Unsupported(f"`{gast.unparse(node.func).strip()}(..., {node.keywords[0].arg}=)`: "
+                              "tf.experimental.numpy's reductions take no initial value or mask")
+        node = self.generic_visit(node)
+        if isinstance(node.func, gast.Attribute) and node.func.attr == "astype" and len(node.args) == 1 \
+                and not node.keywords:
+            return templates.expr(f"{self.tnp}.asarray(V, dtype=T)", V=node.func.value, T=node.args[0])
+        return node
 
 
 def _view(node) -> bool:
