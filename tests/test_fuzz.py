@@ -285,6 +285,10 @@ TF_LIST_REWRITES = {
     # fuzz seed 8516427: `-x` of a list raised
     "negated-list": ("def f(x):\n    o3 = []\n    for i in range(len(x)):\n        o3.insert(0, -x[i])\n"
                      "    return tf.stack(o3)\n", {"x": 1}, ([1.0, -2.0, 4.0],)),
+    # fuzz seed 8527305: a list sliced with a tensor bound, `y[:tf.maximum(len(x) - 2, 0)]`, raised
+    "list-sliced-with-a-tensor": ("def f(x, y):\n    s1 = 1.0\n    for i in range(len(x) - 2):\n"
+                                  "        s1 *= (1.0 + 0.1 * tf.tanh(y[i]))\n    return s1\n",
+                                  {"x": 1, "y": 1}, ([1.0, 2.0, 3.0, 4.0], [0.5, -1.0, 3.0, 2.0])),
     # two lists added join into one (helper-73, F2)
     "sum-of-two-lists": ("def f(x, y):\n    res = []\n    for i in range(len(x)):\n        res.append(x[i] + y[i])\n"
                          "    return tf.stack(res)\n", {"x": 1, "y": 1}, ([1.0, 2.0, 3.0], [4.0, 5.0, 6.0])),

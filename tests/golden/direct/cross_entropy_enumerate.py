@@ -36,6 +36,7 @@ def per_example_cross_entropy(logits, labels):
     #   losses) with batched ops
     tf.debugging.assert_rank(labels, 2)
     tf.debugging.assert_rank(logits, 2)
+    labels = tf.convert_to_tensor(labels)
     log_probs = tf.nn.log_softmax(logits)
     tf.debugging.assert_less_equal(
         tf.shape(logits)[0], tf.shape(labels)[0], message="index out of range of labels"

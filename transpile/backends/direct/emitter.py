@@ -613,7 +613,9 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
         safe as an argument of a call, an operand of ``is``, and an operand of an operator or
         comparison whose other operand is a tensor; a basic slice of the name (``y[:n]``, a
         list too) is safe where the name is, another subscript (``b[None]``) only in an
-        operator beside a tensor. ``tensors``: names known to hold tensors (converted ones)."""
+        operator beside a tensor, and one whose bounds call anything but ``len`` (a tensor
+        there is no list's bound) not even then. ``tensors``: names known to hold tensors
+        (converted ones)."""
         parents = {id(child): node for st in stmts for node in gast.walk(st) for child in gast.iter_child_nodes(node)}
         tensors = set(tensors)
         for _ in range(2):  # (names the statements bind to TensorFlow's values, and those bound from them)
@@ -629,7 +631,9 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
                     continue
                 here, up, basic = node, parents.get(id(node)), True
                 while isinstance(up, gast.Subscript) and up.value is here:
-                    basic = basic and isinstance(up.slice, gast.Slice)
+                    # (a list takes Python ints as bounds, not `tf.maximum(n - 2, 0)`)
+                    basic = basic and isinstance(up.slice, gast.Slice) and not any(
+                        isinstance(n, gast.Call) for n in gast.walk(up.slice) if not _length(n))
                     here, up = up, parents.get(id(up))
                 if isinstance(up, gast.Compare) and all(isinstance(op, (gast.Is, gast.IsNot)) for op in up.ops) \
                         or isinstance(up, gast.Call) and here is not up.func and basic:
@@ -1181,6 +1185,11 @@ class DirectRewriter(LevelsMixin, StatementsMixin, ReductionsMixin, TapesMixin, 
 
 
 # -- helpers ---------------------------------------------------------------------------------------------
+
+
+def _length(node) -> bool:
+    """Whether ``node`` is a call of ``len``, whose value is a Python int."""
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id == "len"
 
 
 #: why TensorFlow's batched code raises for a list of rows (:meth:`DirectRewriter._tensors_of_lists`)
