@@ -725,6 +725,39 @@ def distances(a, b):
     return tf.stack(rows)
 
 
+def shifted_by(x, c):
+    """Args:
+      x: float64 tensor [n].
+      c: scalar, the shift.
+    """
+    res = []
+    for i in range(len(x)):
+        res.append(x[i] * (c + 1.0))
+    return tf.stack(res)
+
+
+def offset(x, y):
+    """Args:
+      x: float32 tensor [n].
+      y: float32 tensor [n].
+    """
+    res = []
+    for i in range(len(x)):
+        res.append(tf.tanh(x[i]) * 2.0 + y[i])
+    return tf.stack(res)
+
+
+def centered(x):
+    """Args:
+      x: float32 tensor [n, d].
+    """
+    res = []
+    for r in x:
+        m = tf.reduce_mean(r)
+        res.append(r - m)
+    return tf.stack(res)
+
+
 def summed(x, w):
     """Args:
       x: float32 tensor [n, d].
@@ -748,7 +781,7 @@ def test_tensorflow_batched_code_converts_a_list_it_computes_with(tf, tmp_path):
     result = transpile_source(TF_LISTS, "m.py", line_length=200)
     assert all(plan.rewritten and plan.backend == "direct" for plan in result.plans)
     bodies = {name: function_body(result.code, name)
-              for name in ("added", "doubled", "matches", "shifted", "distances", "summed")}
+              for name in ("added", "doubled", "matches", "shifted", "distances", "summed", "shifted_by")}
     assert bodies["added"][3:] == ["x = tf.convert_to_tensor(x)", "res = x + y[:len(x)]", "return res"]
     assert bodies["doubled"] == [
         "tf.debugging.assert_rank_at_least(x, 2)", "if isinstance(x, (list, tuple)):\n    raise TypeError('x: a "
@@ -760,11 +793,19 @@ def test_tensorflow_batched_code_converts_a_list_it_computes_with(tf, tmp_path):
     assert bodies["distances"][2:] == ["b = tf.convert_to_tensor(b)",
                                        "rows = tf.norm(a[:, tf.newaxis] - b[tf.newaxis], axis=-1)", "return rows"]
     assert not any("convert_to_tensor" in line for line in bodies["summed"])
+    # beside a tensor computed in an operator (`tf.tanh(x) * 2.0 + y`) or bound to a name
+    # (`m = tf.reduce_mean(x, axis=-1)`), a list is converted by TensorFlow; a number is no
+    # list, and converted it would be float32, which a float64 tensor does not multiply
+    assert bodies["shifted_by"][2:] == ["x = tf.convert_to_tensor(x)", "res = x * (c + 1.0)", "return res"]
+    for name in ("offset", "centered"):
+        body = function_body(result.code, name)
+        assert not any("convert_to_tensor" in line or "isinstance" in line for line in body), (name, body)
     after, before = file_module(tmp_path / "lists_after.py", result.code), file_module(tmp_path / "lists_before.py",
                                                                                        TF_LISTS)
     calls = {"added": ([1.0, 2.0, 3.0], [4.0, 5.0, 6.0]), "matches": ([1.0, 2.0, 3.0], [1.0, 0.0, 3.0]),
              "shifted": ([1.0, 2.0],), "distances": (tf.ones((2, 2)), [[1.0, 2.0], [3.0, 4.0], [0.0, 1.0]]),
-             "summed": ([[1.0, 2.0], [3.0, 4.0]], [0.5, 0.25])}
+             "summed": ([[1.0, 2.0], [3.0, 4.0]], [0.5, 0.25]), "offset": ([1.0, 2.0], [0.5, -1.0]),
+             "centered": ([[1.0, 2.0], [3.0, 5.0]],)}
     for name, args in calls.items():
         want, got = getattr(before, name)(*args), getattr(after, name)(*args)
         if name == "shifted":
@@ -774,6 +815,8 @@ def test_tensorflow_batched_code_converts_a_list_it_computes_with(tf, tmp_path):
         tensors = [tf.constant(a) for a in args]
         again = getattr(after, name)(*tensors)
         np.testing.assert_allclose(np.asarray(again[0] if name == "shifted" else again), np.asarray(want), err_msg=name)
+    x64 = tf.constant([1.0, 2.0], tf.float64)  # (a float32 tensor of `c` would not multiply it)
+    np.testing.assert_allclose(after.shifted_by(x64, 0.5), before.shifted_by(x64, 0.5))
     rows = [[1.0, 2.0], [3.0, 4.0]]
     assert before.doubled(rows).shape == (2, 4)  # (each row repeated)
     with pytest.raises(TypeError, match="a list of rows"):
