@@ -221,6 +221,21 @@ CASES = [
             return tf.stack(grads)
         """, "[tf.constant([[1., 2.], [3., 4.], [5., 6.]])]", id="tape-watches-the-whole-input"),
 ]
+#: `zip` stops at its shortest sequence; `tf.vectorized_map` raised for elems of unequal
+#: lengths, and broadcast one of length 1 to the other's: [0.] came out [0., 0., 0., 0.] (F4; fuzz seeds
+#: 8531837, 8532279, 8532468, 8532495, 8533028 with the fuzzer's zip fragment)
+ZIP = """
+    import tensorflow as tf
+    def f(x, y):
+        outs = []
+        for a, b in zip(x, y):
+            outs.append(tf.tanh(a) * b)
+        return tf.stack(outs)
+    """
+CASES += [pytest.param(ZIP, args, id=f"zip-of-{name}") for name, args in [
+    ("a-shorter-first", "[tf.range(3.), tf.range(5.)]"), ("a-shorter-second", "[tf.range(5.), tf.range(3.)]"),
+    ("one-row-first", "[tf.range(1.), tf.range(4.) + 1.]"), ("one-row-second", "[tf.range(4.) + 1., [2.]]"),
+    ("equal-lengths", "[tf.range(4.), tf.range(4.) - 1.]")]]
 
 
 #: What the loop returns where CASES has a tie: argmax with ``>`` keeps the first of the rows

@@ -745,6 +745,23 @@ class _Builder:
         after = (f"c{k} = {consumer.format(f'[{item} {head}]')}",)
         return replace(frag, after=frag.after + after, outputs=frag.outputs + (f"c{k}",), lists_ok=False)
 
+    def _zip(self, k):
+        """A map in the loop, and after it a second loop over ``zip`` of two sequences that may
+        differ in length (``x`` and ``x[1:]``, or a row of one): ``zip`` stops at the shortest,
+        where ``tf.vectorized_map`` raises for elems of unequal lengths and broadcasts one of
+        length 1 (finding F4)."""
+        frag = self._map(k)
+        lib = "np" if self.np else "tf"
+        first, second = self.rng.choice((("x", "y"), ("x", "x[1:]"), ("x[1:]", "y"), ("x", "y[:1]"),
+                                         ("x[:1]", "y"), ("y[::2]", "x"), ("x", "x")))
+        self.reads.update(n for n in ("x", "y") if n in first + second)
+        if "c" in (item := self.rng.choice((f"{lib}.tanh(a{k}) * b{k}", f"a{k} - b{k} * 2.0", f"a{k} * b{k} + c"))):
+            self.reads.add("c")
+        stack = "np.array" if self.np else "tf.stack"
+        after = (f"z{k} = []", f"for a{k}, b{k} in zip({first}, {second}):", f"    z{k}.append({item})")
+        return replace(frag, kind=f"{frag.kind}; zip({first}, {second})", after=frag.after + after,
+                       outputs=frag.outputs + (f"{stack}(z{k})",))
+
     def _first_assign(self, k):
         """``if i == 0: s = t`` / ``else: s += t``: a reduction of the terms alone where the loop
         starts at 0; where it starts elsewhere or counts down, ``i == 0`` is no first iteration
@@ -1992,7 +2009,7 @@ INDEPENDENT = (("map", 4), ("private", 2), ("branch", 3), ("branch-partial", 2),
                ("distributed", 3), ("fixed-element", 2), ("contraction", 3),
                ("interchange", 2), ("triangle", 3), ("symmetric", 2), ("reached-invariant", 3),
                ("distance", 2), ("kept-running", 2), ("pairwise", 3), ("pack", 2), ("crossing", 2),
-               ("row-view", 2), ("linear", 3), ("masked-sum", 3), ("affine", 2))
+               ("row-view", 2), ("linear", 3), ("masked-sum", 3), ("affine", 2), ("zip", 2))
 DEPENDENT = (("carried", 2), ("inner-of-carried", 1), ("prefix", 1), ("stencil", 1), ("collide", 1), ("break", 1), ("return", 1),
              ("print", 1), ("global", 1), ("attribute", 1), ("random", 1), ("view", 1), ("rows", 1),
              ("alias", 1), ("overlap", 1), ("marks", 1))

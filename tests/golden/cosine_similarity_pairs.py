@@ -33,12 +33,13 @@ def paired_cosine_similarity(x, y):
     """
     # pforge: vectorized loop (was lines 34-35: map over x, y, collector sims) with
     #   tf.vectorized_map
+    shortest = tf.reduce_min([tf.shape(x)[0], tf.shape(y)[0]])
     def _paired_cosine_similarity_body(elems):
         a, b = elems
         return tf.reduce_sum(tf.math.l2_normalize(a) * tf.math.l2_normalize(b))
     sims = tf.vectorized_map(
         _paired_cosine_similarity_body,
-        (tf.convert_to_tensor(x), tf.convert_to_tensor(y)),
+        (tf.convert_to_tensor(x)[:shortest], tf.convert_to_tensor(y)[:shortest]),
     )
     return sims
 

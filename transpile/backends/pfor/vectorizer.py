@@ -239,9 +239,10 @@ class _Vectorizer(ChecksMixin, BranchesMixin, InnerLoopsMixin):
                                   "runs no iteration)")
             return streams
         streams = []
+        length = self._shortest(space)
         if space.kind == "enumerate":
             seq = space.items[0][1]
-            count = templates.expr(f"{self.tf}.shape(SEQ)[0]", SEQ=seq)
+            count = templates.expr(f"{self.tf}.shape(SEQ)[0]", SEQ=seq) if length is None else templates.name(length)
             if space.enumerate_start is None:
                 rng = templates.expr(f"{self.tf}.range(N)", N=count)
             else:
@@ -249,11 +250,31 @@ class _Vectorizer(ChecksMixin, BranchesMixin, InnerLoopsMixin):
             streams.append((space.induction, rng))
         for target, seq in space.items:
             if isinstance(target, gast.Name):
-                streams.append((target.id, self._as_tensor(copy.deepcopy(seq))))
+                rows = self._as_tensor(copy.deepcopy(seq))
+                if length is not None:
+                    rows = gast.Subscript(value=rows, slice=gast.Slice(lower=None, upper=templates.name(length), step=None),
+                                          ctx=gast.Load())
+                streams.append((target.id, rows))
                 self._labels[target.id] = gast.unparse(seq).strip()
             else:
                 raise Unsupported("unpacking each row into several names is not rewritten yet")
         return streams
+
+    def _shortest(self, space):
+        """``zip`` stops at its shortest sequence, where ``tf.vectorized_map`` raises for elems
+        of unequal lengths, or broadcasts one of length 1 (fuzz finding F4): sequences that are
+        not one name are cut to the shortest length, bound before the body function. Returns
+        that name, or None where every sequence is the same name (or there is one)."""
+        seqs = [seq for _, seq in space.items]
+        texts = {gast.unparse(seq).strip() for seq in seqs}
+        if len(texts) < 2:
+            return None
+        length = self.namer.new("shortest")
+        self._labels[length] = "the shortest sequence's length"
+        lengths = gast.List(elts=[templates.expr(f"{self.tf}.shape(S)[0]", S=copy.deepcopy(seq)) for seq in seqs],
+                            ctx=gast.Load())
+        self.block_bindings += templates.replace(f"{length} = {self.tf}.reduce_min(LENGTHS)", LENGTHS=lengths)
+        return length
 
     def _range_expr(self, space):
         """``tf.range`` over the loop's indices; Python's ``range(1, 0)`` is empty where
