@@ -1,7 +1,7 @@
 """Relaxed input signatures for ``pforge.vectorize``: what a call's arguments are.
 
-Per argument its kind, dtype and rank (never a dimension), the pairs of arguments that share
-memory, and the same for what the function reads without binding it (closure cells, module
+Per argument its kind, dtype and rank (never a dimension: for a NumPy array, only which axes
+are empty), the pairs of arguments that share memory, and the same for what the function reads without binding it (closure cells, module
 globals, ``self`` attributes, the module helpers the rewrite inlines). Also what those keys
 allow: the ranks the transpiler may be given, and whether ``tf.function`` keeps the meaning.
 """
@@ -29,7 +29,8 @@ _MISSING = object()
 
 
 def _arg_key(value) -> tuple:
-    """The relaxed key of one argument: kind, dtype and rank, never a dimension."""
+    """The relaxed key of one argument: kind, dtype and rank, and for a NumPy array which axes
+    have length 0; never a dimension otherwise."""
     keyer = _KEYERS.get(type(value))
     if keyer is None:
         keyer = _keyer(type(value))
@@ -50,7 +51,10 @@ def _keyer(kind: type):
         keyer = lambda value: ("none",)  # noqa: E731
     elif np is not None and kind is np.ndarray:  # a subclass (np.matrix, masked) has its own rules
         _HOLDERS.add(np.ndarray)
-        keyer = lambda value: ("ndarray", value.dtype.str, value.ndim)  # noqa: E731
+        # (and the axes of length 0: a check that an axis is empty or not is then decided,
+        # `transpile.specialize`; a new batch size of one or more is the same key)
+        keyer = lambda value: ("ndarray", value.dtype.str, value.ndim,  # noqa: E731
+                               tuple(k for k, d in enumerate(value.shape) if d == 0) if 0 in value.shape else ())
     elif np is not None and issubclass(kind, np.generic):
         keyer = lambda value: ("npscalar", value.dtype.str)  # noqa: E731
     elif tf is not None and issubclass(kind, tf.Variable):  # written in place: the object is the key

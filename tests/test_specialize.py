@@ -105,6 +105,23 @@ def _decided(tests: list[str], known: dict) -> list[str] | None:
     (["x.shape[0] > 0", "len(x) > 1", "x[0, 0] < 2 ** 63", "type(z) is np.ndarray", "x.size > 0"],
      {"x": F8}, ["x.shape[0] > 0", "len(x) > 1", "x[0, 0] < 2 ** 63", "type(z) is np.ndarray", "x.size > 0"]),
     (["x.dtype.nonexistent == 1"], {"x": F8}, ["x.dtype.nonexistent == 1"]),
+    # a kind that says which axes are empty (the fourth item) decides a comparison of an axis's
+    # length with a number where every length from 1 up gives one answer, and leaves the rest
+    (["x.shape[0] > 0", "len(x) > 0", "x.shape[-1] >= 1", "0 < x.shape[1]", "x.shape[0] != 0", "len(x) > 0.5"],
+     {"x": F8 + ((),)}, []),
+    (["x.shape[0] > 0"], {"x": F8 + ((0,),)}, None),
+    (["len(x) == 0"], {"x": F8 + ((),)}, None),
+    (["x.shape[1] == 0", "len(x) > 0", "x.shape[-1] <= 0", "x.shape[-2] >= 1"], {"x": F8 + ((1,),)}, []),
+    (["x.shape[-1] > 0"], {"x": F8 + ((1,),)}, None),
+    (["len(x) > 1", "x.shape[0] == 1", "x.shape[0] > 3", "x.shape[0] < 2", "1 < len(x)"], {"x": F8 + ((),)},
+     ["len(x) > 1", "x.shape[0] == 1", "x.shape[0] > 3", "x.shape[0] < 2", "1 < len(x)"]),
+    (["len(x) > 1", "x.shape[0] == 1", "x.shape[0] < 2"], {"x": F8 + ((0,),)}, None),
+    # lengths compared with lengths, or with names, or of an axis the array lacks, stay open
+    (["x.shape[0] <= y.shape[0]", "n <= x.shape[1]", "x.shape[2] > 0", "x.shape[0] > True", "x.shape[0] + 1 > 0",
+      "0 < x.shape[0] <= y.shape[0]"], {"x": F8 + ((),), "y": F8 + ((),)},
+     ["x.shape[0] <= y.shape[0]", "n <= x.shape[1]", "x.shape[2] > 0", "x.shape[0] > True", "x.shape[0] + 1 > 0",
+      "0 < x.shape[0] <= y.shape[0]"]),
+    (["len(r) > 0"], {"r": ("number", "float")}, ["len(r) > 0"]),
     (["type(x) is np.ndarray"], {}, ["type(x) is np.ndarray"]),
 ])
 def test_the_checks_a_signature_decides(tests, known, left):
@@ -201,7 +218,7 @@ def test_a_signature_of_float_arrays_leaves_only_the_sizes_to_check():
     code = transpile_source(TRIPLE, shapes={"f.xs": 2, "f.ys": 2, "f.zs": 2}, kinds=kinds).code
     assert "np.einsum" in code and "type(xs)" in plain and "dtype" in plain
     assert "type(" not in code and "dtype" not in code
-    assert "xs.shape[0] > 0" in code  # (sizes are no part of a signature)
+    assert "xs.shape[0] > 0" in code  # (sizes are no part of this signature: its kinds have 3 items)
     loop, rewrite = run_module(TRIPLE), run_module(code)
     for args in (_inputs(np.float64), [np.ones((0, 5)), np.ones((2, 3)), np.ones((1, 4))]):
         want = loop["f"](*args)
@@ -230,6 +247,27 @@ def test_the_staged_decorator_specializes_its_checks(tmp_path):
     ints = _inputs(np.int32)
     assert "np.einsum" not in staged.entry(*ints).code
     np.testing.assert_array_equal(staged(*ints), module.f(*ints))
+
+
+def test_the_staged_decorator_decides_which_axes_are_empty(tmp_path):
+    """The signature says which axes of an array are empty: the checks that the loops run at
+    all go, and with them the loop, from the code for arrays with rows; an empty array stages
+    again, and its code keeps the loop (the loop never reads the rows it lacks)."""
+    module = file_module(tmp_path / "triple.py", TRIPLE)
+    staged = pforge.vectorize(module.f)
+    args = _inputs(np.float64)
+    entry = staged.entry(*args)
+    assert entry.rewritten and "np.einsum" in entry.code
+    assert "shape[0] > 0" not in entry.code and "for a in" not in entry.code, entry.code
+    np.testing.assert_allclose(staged(*args), module.f(*args), rtol=1e-12)
+    bigger = [np.ones((5, 3)), np.ones((1, 3)), np.ones((2, 3))]
+    assert staged.entry(*bigger) is entry  # (another batch size: the same code)
+    np.testing.assert_allclose(staged(*bigger), module.f(*bigger), rtol=1e-12)
+    # no rows in `xs`, and `ys`'s rows of another length: the loop runs no iteration, where
+    # the einsum would raise
+    empty = [np.ones((0, 5)), np.ones((2, 3)), np.ones((1, 4))]
+    assert staged.entry(*empty) is not entry and "for a in" in staged.entry(*empty).code
+    assert staged(*empty).shape == module.f(*empty).shape == (0, 2, 1)
 
 
 SHADOWING = textwrap.dedent("""\

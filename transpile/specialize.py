@@ -23,13 +23,14 @@ import operator
 
 import gast
 
-#: a signature's kinds, as ``runtime.signatures`` keys them: ``("ndarray", dtype, ndim)`` (an
-#: exact ``np.ndarray``, dtype as ``np.dtype.str``), ``("npscalar", dtype)`` (a NumPy scalar),
+#: a signature's kinds, as ``runtime.signatures`` keys them: ``("ndarray", dtype, ndim, empty)``
+#: (an exact ``np.ndarray``, dtype as ``np.dtype.str``, and the axes of length 0, in order;
+#: a kind of three items leaves every length open), ``("npscalar", dtype)`` (a NumPy scalar),
 #: ``("number", "int" | "float" | "complex" | "bool")`` (a Python number of exactly that type)
 Kind = tuple
 
 #: builtins a check may call, and types it may name (pforge's checks never shadow them)
-_BUILTIN_FUNCTIONS = frozenset(("type", "isinstance"))
+_BUILTIN_FUNCTIONS = frozenset(("type", "isinstance", "len"))
 _BUILTIN_TYPES = frozenset(("int", "float", "complex", "bool", "str", "bytes", "list", "tuple", "dict", "set"))
 #: NumPy attributes the checks name: types, and the functions of kinds alone they call
 _NUMPY_TYPES = frozenset(("ndarray", "number", "bool_", "generic", "integer", "floating", "complexfloating",
@@ -64,6 +65,47 @@ class _Argument:
     @property
     def array_like(self) -> bool:
         return self.kind[0] in ("ndarray", "npscalar")
+
+    def extent(self, axis: int) -> "_Extent":
+        """The length of ``axis`` (negative: from the end); raises :class:`_Open` where the kind
+        gives no lengths, or the array has no such axis (the check raises as written)."""
+        if self.kind[0] != "ndarray" or len(self.kind) < 4 or not -self.kind[2] <= axis < self.kind[2]:
+            raise _Open
+        return _Extent(axis % self.kind[2] in self.kind[3])
+
+
+class _Shape:
+    """``x.shape`` of an array argument: each entry is an :class:`_Extent`."""
+
+    def __init__(self, argument: _Argument):
+        self.argument = argument
+
+
+class _Extent:
+    """The length of one axis of an array argument, of which the signature says only whether
+    it is 0: a comparison with a number decides where it holds for 0 alone, or for every
+    length from 1 up (``x.shape[0] > 0``, ``len(x) == 0``), and is left open otherwise."""
+
+    def __init__(self, empty: bool):
+        self.empty = empty
+
+    def compare(self, op, number, reflected: bool):
+        """``self <op> number`` (``number <op> self`` where ``reflected``): a bool, or raises
+        :class:`_Open` where lengths of 1 and more disagree."""
+        if isinstance(number, bool) or not isinstance(number, (int, float)):
+            raise _Open
+        ask = (lambda n: _COMPARE[op](number, n)) if reflected else (lambda n: _COMPARE[op](n, number))
+        if self.empty:
+            return bool(ask(0))
+        # every length from 1 up: the answer at 1, and at a length past the number, agree, and
+        # the answer is monotone between (a comparison of one number with another)
+        past = max(int(number), 0) + 2
+        if op in (gast.Eq, gast.NotEq) and number >= 1:
+            raise _Open
+        answers = {bool(ask(1)), bool(ask(past))}
+        if len(answers) > 1:
+            raise _Open
+        return answers.pop()
 
 
 class _Function:
@@ -125,6 +167,9 @@ def parameter_kinds(ctx, fdef, kinds: dict[str, Kind] | None) -> dict[str, Kind]
                 bound.add(node.name)
             elif isinstance(node, gast.MatchMapping) and node.rest:
                 bound.add(node.rest)
+    if any(isinstance(node, gast.Attribute) and node.attr == "resize" for node in gast.walk(ctx.tree)):
+        # (`x.resize(...)` changes an array's lengths in place, through any name of it)
+        found = {name: kind[:3] if kind[0] == "ndarray" else kind for name, kind in found.items()}
     return {name: kind for name, kind in found.items() if name not in bound and _numbers(kind)}
 
 
@@ -231,7 +276,7 @@ def _value(node: gast.expr, scope: dict, np_alias, np):
         raise
     except Exception as exc:  # noqa: BLE001 - whatever a check raises, it raises at run time too
         raise _Open from exc
-    if isinstance(found, (_Argument, _Function)):
+    if isinstance(found, (_Argument, _Function, _Shape, _Extent)):
         raise _Open
     return found
 
@@ -256,6 +301,8 @@ def _evaluate(node, scope, np_alias, np):
         if isinstance(base, _Argument):
             if base.array_like and node.attr in ("dtype", "ndim"):
                 return getattr(base.value, node.attr)
+            if base.kind[0] == "ndarray" and node.attr == "shape":
+                return _Shape(base)
             raise _Open
         if base is np:
             if node.attr in _NUMPY_TYPES:
@@ -273,11 +320,28 @@ def _evaluate(node, scope, np_alias, np):
             raise _Open
         args = [_evaluate(a, scope, np_alias, np) for a in node.args]
         return _called(function, args, np)
+    if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Load):
+        base = _evaluate(node.value, scope, np_alias, np)
+        index = node.slice
+        negative = isinstance(index, gast.UnaryOp) and isinstance(index.op, gast.USub)  # (`x.shape[-1]`)
+        index = _value(index.operand if negative else index, scope, np_alias, np)
+        if isinstance(base, _Shape) and type(index) is int:
+            index = -index if negative else index
+            return base.argument.extent(index)
+        raise _Open
     if isinstance(node, gast.Compare):
-        left = _value(node.left, scope, np_alias, np)
+        left = _compared(node.left, scope, np_alias, np)
         for op, right_node in zip(node.ops, node.comparators):
-            right = _value(right_node, scope, np_alias, np)
-            if not bool(_COMPARE[type(op)](left, right)):
+            right = _compared(right_node, scope, np_alias, np)
+            if isinstance(left, _Extent) and not isinstance(right, _Extent):
+                holds = left.compare(type(op), right, reflected=False)
+            elif isinstance(right, _Extent) and not isinstance(left, _Extent):
+                holds = right.compare(type(op), left, reflected=True)
+            elif isinstance(left, _Extent) or isinstance(right, _Extent):
+                raise _Open  # (two lengths: the signature does not order them)
+            else:
+                holds = bool(_COMPARE[type(op)](left, right))
+            if not holds:
                 return False
             left = right
         return True
@@ -291,6 +355,12 @@ def _evaluate(node, scope, np_alias, np):
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
         return not _value(node.operand, scope, np_alias, np)
     raise _Open
+
+
+def _compared(node, scope, np_alias, np):
+    """An operand of a comparison: its value, or the :class:`_Extent` of an array's axis."""
+    found = _evaluate(node, scope, np_alias, np)
+    return found if isinstance(found, _Extent) else _value(node, scope, np_alias, np)
 
 
 def _char_decided(dtype, np) -> bool:
@@ -312,6 +382,8 @@ def _called(function: _Function, args: list, np):
         return isinstance(args[0].value, _value_of(args[1]))
     if name == "ndim" and len(args) == 1 and isinstance(args[0], _Argument):
         return np.ndim(args[0].value)
+    if name == "len" and len(args) == 1 and isinstance(args[0], _Argument):
+        return args[0].extent(0)
     if name == "result_type":
         values = []
         for arg in args:
@@ -326,6 +398,6 @@ def _called(function: _Function, args: list, np):
 
 def _value_of(found):
     """``found`` as a plain value: never a stand-in or a function."""
-    if isinstance(found, (_Argument, _Function)):
+    if isinstance(found, (_Argument, _Function, _Shape, _Extent)):
         raise _Open
     return found
