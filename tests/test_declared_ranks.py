@@ -822,3 +822,44 @@ def test_tensorflow_batched_code_converts_a_list_it_computes_with(tf, tmp_path):
     with pytest.raises(TypeError, match="a list of rows"):
         after.doubled(rows)
     np.testing.assert_allclose(after.doubled(tf.constant(rows)), 2 * np.array(rows))
+
+
+FREE = '''\
+import numpy as np
+
+k = np.ones((3, 2))
+
+
+def f(x):
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        out[i] = np.sum(k[i]) * x[i]
+    return out
+
+
+class A:
+    def __init__(self, w):
+        self.w = w
+
+    def f(self, x):
+        out = np.zeros(len(x))
+        for i in range(len(x)):
+            out[i] = np.sum(self.w[i]) * x[i]
+        return out
+'''
+
+
+def test_a_rank_given_to_a_global_or_an_attribute_is_checked():
+    """``--shapes f.k=2`` (a module global) and ``f.self.w=2`` (an attribute): the batched
+    ``np.sum(k[:n], axis=-1)`` sums the last axis only, so a ``k`` of three axes runs the loop,
+    which sums both."""
+    result = transpile_source(FREE, "m.py", shapes={"f.k": 2, "f.x": 1, "f.self.w": 2}, line_length=200)
+    assert all(p.rewritten for p in result.plans), [r.message for p in result.plans for r in p.remarks]
+    assert "type(k) is np.ndarray" in result.code and "k.ndim == 2" in result.code
+    assert "type(self.w) is np.ndarray and self.w.ndim == 2" in result.code
+    before, after = run_module(FREE), run_module(result.code)
+    x = np.array([1.0, -2.0])
+    for value in (np.arange(6.0).reshape(3, 2), np.arange(24.0).reshape(3, 2, 4)):
+        after["k"] = before["k"] = value
+        _same(before["f"](x), after["f"](x))
+        _same(before["A"](value).f(x), after["A"](value).f(x))

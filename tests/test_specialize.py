@@ -299,3 +299,34 @@ def test_a_rewrite_never_calls_a_builtin_the_code_binds_to_something_else():
     x, y = np.ones((2, 3)), np.ones((3, 3))
     np.testing.assert_array_equal(rewrite["by_kind"](x, y), loop["by_kind"](x, y))
     np.testing.assert_array_equal(rewrite["of_length"]([1.0, 2.0, 3.0]), loop["of_length"]([1.0, 2.0, 3.0]))
+
+
+DECLARED = textwrap.dedent('''\
+    import numpy as np
+
+    def f(a, y):
+        """Args:
+            a: float64 [n].
+            y: float64 [n].
+        """
+        out = np.zeros(len(a))
+        for i in range(len(a)):
+            out[i] = a[i] + y[i] * 2.0
+        return out
+    ''')
+
+
+def test_a_declared_rank_the_signature_does_not_give_is_still_checked(tmp_path):
+    """``a``'s rank is the signature's, so its check goes; ``y``, an ``array.array``, is no
+    kind a signature gives, so its declared rank is checked after it (``type(y) is
+    np.ndarray``): the loop runs, where the batched ``y[:n] * 2.0`` of it raises."""
+    import array
+
+    module = file_module(tmp_path / "declared.py", DECLARED)
+    staged = pforge.vectorize(module.f)
+    a = np.arange(3.0)
+    assert "y.ndim == 1" not in staged.entry(a, a).code  # (both arrays: the signature's ranks)
+    y = array.array("d", [1.0, 2.0, 3.0])
+    entry = staged.entry(a, y)
+    assert entry.rewritten and "y.ndim == 1" in entry.code, entry.code
+    np.testing.assert_array_equal(staged(a, y), module.f(a, y))

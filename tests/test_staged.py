@@ -108,6 +108,9 @@ def test_a_tensorflow_sample_is_transpiled_once_and_traced_at_most_twice(tf):
     # traced for the first shape, then once more, with dimensions unknown, for all the others
     assert fn.stats.transpiles == 1 and fn.stats.traces == 2 and fn.stats.first_call_s > 0
     assert "tf.linalg.matmul(x, w)" in entry.code
+    # a tensor's rank is the signature's, as it is `tf.function`'s: the docstring's ranks, which
+    # `pforge transpile` asserts (`tf.debugging.assert_rank(x, 2)`), need no assertion here
+    assert "assert_rank" not in entry.code, entry.code
 
 
 def test_a_sample_with_scalar_arguments_runs_staged(tf):

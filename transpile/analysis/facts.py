@@ -341,7 +341,7 @@ class ModuleContext:
         #: hold before its outermost level is strip-mined (``transpile_source(memory_bound=)``);
         #: None: never.
         self.memory_bound: int | None = None
-        #: The kinds of one call signature's arguments (``"f.x"`` -> ``("ndarray", "<f8", 2)``,
+        #: The kinds of one call signature's arguments (``"f.x"`` -> ``("ndarray", "<f8", 2, ())``,
         #: :mod:`pforge.transpile.specialize`), which decide some run-time checks; None: unknown
         #: (``transpile_source(kinds=...)``, given by the staged decorator).
         self.kinds: dict[str, tuple] | None = None
