@@ -1,9 +1,10 @@
 """Relaxed input signatures for ``pforge.vectorize``: what a call's arguments are.
 
 Per argument its kind, dtype and rank (never a dimension: for a NumPy array, only which axes
-are empty), the pairs of arguments that share memory, and the same for what the function reads without binding it (closure cells, module
-globals, ``self`` attributes, the module helpers the rewrite inlines). Also what those keys
-allow: the ranks the transpiler may be given, and whether ``tf.function`` keeps the meaning.
+are empty), the pairs of arguments that share memory, and the same for what the function
+reads without binding it (closure cells, module globals, ``self`` attributes, the module
+helpers the rewrite inlines). Also what those keys allow: the ranks the transpiler may be
+given, and whether ``tf.function`` keeps the meaning.
 """
 
 from __future__ import annotations

@@ -358,9 +358,12 @@ def _evaluate(node, scope, np_alias, np):
 
 
 def _compared(node, scope, np_alias, np):
-    """An operand of a comparison: its value, or the :class:`_Extent` of an array's axis."""
+    """An operand of a comparison: its value, or the :class:`_Extent` of an array's axis
+    (what else it raises, the whole check's :func:`_value` turns into :class:`_Open`)."""
     found = _evaluate(node, scope, np_alias, np)
-    return found if isinstance(found, _Extent) else _value(node, scope, np_alias, np)
+    if isinstance(found, (_Argument, _Function, _Shape)):
+        raise _Open
+    return found
 
 
 def _char_decided(dtype, np) -> bool:
